@@ -1,0 +1,232 @@
+// The page content file: header, ink table, framed elements and a CRC32C trailer.
+// Specified byte by byte in docs/page-format.md.
+
+import Foundation
+
+/// Encodes and decodes `pages/<page-id>.content` files.
+public enum PageFile {
+    /// "LNPG".
+    public static let magic: [UInt8] = [0x4C, 0x4E, 0x50, 0x47]
+    /// The format version this build writes and the newest it reads.
+    public static let version: UInt16 = 1
+    public static let headerSize = 16
+    public static let trailerSize = 4
+
+    /// Element kind bytes.
+    public enum Kind {
+        public static let stroke: UInt8 = 1
+        public static let image: UInt8 = 2
+    }
+
+    /// Most samples one stroke may hold (about 73 minutes at 240 Hz).
+    public static let maxSamplesPerStroke = 1 << 20
+    /// Most distinct inks a page may hold.
+    public static let maxInks = 1 << 16
+
+    // MARK: Encoding
+
+    /// The bytes of a page content file holding `content`, its samples coded with `codec`.
+    ///
+    /// - Throws: `PageFormatError.unencodable` when a stroke's optional channel lengths differ from
+    ///   its sample count, or a stroke holds more than `maxSamplesPerStroke` samples.
+    public static func encode(_ content: PageContent, codec: SampleCodecID = .compact) throws(PageFormatError) -> [UInt8] {
+        var inks: [Ink] = []
+        var inkIndex: [Ink: Int] = [:]
+        var estimate = headerSize + trailerSize + 16
+        for element in content.elements {
+            guard case .stroke(let s) = element else { continue }
+            guard s.channelsAreConsistent else {
+                throw .unencodable("stroke \(s.id) has an optional channel whose length differs from its \(s.samples.count) samples")
+            }
+            guard s.samples.count <= maxSamplesPerStroke else {
+                throw .unencodable("stroke \(s.id) has \(s.samples.count) samples, more than \(maxSamplesPerStroke)")
+            }
+            if inkIndex[s.ink] == nil {
+                inkIndex[s.ink] = inks.count
+                inks.append(s.ink)
+            }
+            estimate += 32 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
+        }
+        guard inks.count <= maxInks else { throw .unencodable("page has \(inks.count) distinct inks, more than \(maxInks)") }
+
+        var w = ByteWriter(capacity: estimate)
+        w.writeBytes(magic)
+        w.writeUInt16(version)
+        w.writeUInt8(codec.rawValue)
+        w.writeUInt8(0)  // flags, reserved
+        w.writeInt32(content.canvasSize.width)
+        w.writeInt32(content.canvasSize.height)
+
+        w.writeVarint(inks.count)
+        for ink in inks {
+            w.writeUInt8(ink.tool.rawValue)
+            w.writeUInt8(ink.color.r); w.writeUInt8(ink.color.g); w.writeUInt8(ink.color.b); w.writeUInt8(ink.color.a)
+            w.writeUInt16(ink.width)
+        }
+
+        w.writeVarint(content.elements.count)
+        var payload = ByteWriter(capacity: 1024)
+        for element in content.elements {
+            payload = ByteWriter(capacity: payload.bytes.capacity)
+            let kind: UInt8
+            switch element {
+            case .stroke(let s):
+                kind = Kind.stroke
+                encodeStroke(s, inkIndex: inkIndex[s.ink]!, codec: codec, into: &payload)
+            case .image(let image):
+                kind = Kind.image
+                encodeImage(image, into: &payload)
+            case .unknown(let u):
+                kind = u.kind
+                payload.writeBytes(u.payload)
+            }
+            w.writeUInt8(kind)
+            w.writeVarint(payload.count)
+            w.writeBytes(payload.bytes)
+        }
+        let crc = CRC32C.checksum(w.bytes)
+        w.writeUInt32(crc)
+        return w.bytes
+    }
+
+    static func encodeStroke(_ s: Stroke, inkIndex: Int, codec: SampleCodecID, into w: inout ByteWriter) {
+        w.writeUUID(s.id)
+        w.writeVarint(inkIndex)
+        w.writeUInt8(s.channels.rawValue)
+        w.writeVarint(s.samples.count)
+        codec.codec.encode(s, into: &w)
+    }
+
+    static func encodeImage(_ i: ImageElement, into w: inout ByteWriter) {
+        w.writeUUID(i.id)
+        w.writeUUID(i.assetID)
+        w.writeInt32(i.frame.x); w.writeInt32(i.frame.y)
+        w.writeInt32(i.frame.width); w.writeInt32(i.frame.height)
+        w.writeInt32(i.rotation)
+    }
+
+    // MARK: Decoding
+
+    /// The header of a page file, readable without decoding its elements.
+    public struct Header: Equatable, Sendable {
+        public var version: UInt16
+        public var codec: SampleCodecID
+        public var canvasSize: QuantizedSize
+    }
+
+    /// Decodes a page content file, checking its magic, version, codec and CRC32C first.
+    ///
+    /// - Throws: `PageFormatError` saying what is wrong and at which byte.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) -> PageContent {
+        let header = try readHeader(bytes)
+        try verifyChecksum(bytes)
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<bytes.count - trailerSize]), base: headerSize)
+        let codec = header.codec.codec
+
+        // Each ink takes 7 bytes and each element at least 2, so these counts are bounded by the bytes.
+        let inkCount = try r.readCount(limit: min(maxInks, r.remaining / 7), "ink count")
+        var inks: [Ink] = []
+        inks.reserveCapacity(inkCount)
+        for _ in 0..<inkCount {
+            let tool = Tool(rawValue: try r.readUInt8())
+            let color = RGBA8(r: try r.readUInt8(), g: try r.readUInt8(), b: try r.readUInt8(), a: try r.readUInt8())
+            inks.append(Ink(tool: tool, color: color, width: try r.readUInt16()))
+        }
+
+        let elementCount = try r.readCount(limit: r.remaining / 2, "element count")
+        var elements: [Element] = []
+        elements.reserveCapacity(elementCount)
+        for _ in 0..<elementCount {
+            let kindOffset = r.fileOffset
+            let kind = try r.readUInt8()
+            let length = try r.readCount(limit: r.remaining, "element length")
+            var p = try r.readSlice(length)
+            switch kind {
+            case Kind.stroke:
+                let id = try p.readUUID()
+                let inkOffset = p.fileOffset
+                let ink = try p.readCount(limit: Int.max, "ink index")
+                guard ink < inks.count else {
+                    throw .invalidField(offset: inkOffset, "ink index \(ink) but the page has \(inks.count) inks")
+                }
+                let channelOffset = p.fileOffset
+                let channels = OptionalChannels(rawValue: try p.readUInt8())
+                guard OptionalChannels.all.isSuperset(of: channels) else {
+                    throw .invalidField(offset: channelOffset, "unknown optional channel bits 0x\(String(channels.rawValue, radix: 16))")
+                }
+                let count = try p.readCount(limit: maxSamplesPerStroke, "sample count")
+                let (samples, values) = try codec.decode(count: count, channels: channels, from: &p)
+                guard p.isAtEnd else {
+                    throw .invalidField(offset: p.fileOffset, "\(p.remaining) bytes left over after the samples of stroke \(id)")
+                }
+                var it = values.makeIterator()
+                var stroke = Stroke(id: id, ink: inks[ink], samples: samples)
+                if channels.contains(.azimuth) { stroke.azimuth = it.next() }
+                if channels.contains(.altitude) { stroke.altitude = it.next() }
+                if channels.contains(.opacity) { stroke.opacity = it.next() }
+                elements.append(.stroke(stroke))
+            case Kind.image:
+                let image = ImageElement(
+                    id: try p.readUUID(), assetID: try p.readUUID(),
+                    frame: QuantizedRect(x: try p.readInt32(), y: try p.readInt32(),
+                                         width: try p.readInt32(), height: try p.readInt32()),
+                    rotation: try p.readInt32())
+                guard p.isAtEnd else {
+                    throw .invalidField(offset: p.fileOffset, "\(p.remaining) bytes left over after image \(image.id)")
+                }
+                elements.append(.image(image))
+            default:
+                guard length >= 16 else {
+                    throw .invalidField(offset: kindOffset, "element of unknown kind \(kind) is shorter than its 16-byte id")
+                }
+                elements.append(.unknown(try! UnknownElement(kind: kind, payload: Data(p.buffer))))
+            }
+        }
+        guard r.isAtEnd else {
+            throw .invalidField(offset: r.fileOffset, "\(r.remaining) bytes left over after the last element")
+        }
+        return PageContent(canvasSize: header.canvasSize, elements: elements)
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(PageFormatError) -> PageContent {
+        try bytes.withUnsafeBytes { raw in Result { () throws(PageFormatError) in try decode(raw) } }.get()
+    }
+
+    public static func decode(_ data: Data) throws(PageFormatError) -> PageContent {
+        try data.withUnsafeBytes { raw in Result { () throws(PageFormatError) in try decode(raw) } }.get()
+    }
+
+    /// Reads and checks the 16-byte header (magic, version, codec, flags).
+    public static func readHeader(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) -> Header {
+        var r = ByteReader(bytes)
+        guard bytes.count >= 4 else {
+            throw .truncated(offset: 0, needed: headerSize + trailerSize, available: bytes.count)
+        }
+        guard bytes.prefix(4).elementsEqual(magic) else { throw .badMagic }
+        try r.skip(4)
+        try r.need(headerSize - 4)
+        let version = try r.readUInt16()
+        guard version >= 1 else { throw .invalidField(offset: 4, "format version 0") }
+        guard version <= self.version else { throw .unsupportedVersion(version) }
+        let codecByte = try r.readUInt8()
+        guard let codec = SampleCodecID(rawValue: codecByte) else { throw .unknownCodec(codecByte) }
+        let flags = try r.readUInt8()
+        guard flags == 0 else { throw .invalidField(offset: 7, "reserved flags 0x\(String(flags, radix: 16)) are not zero") }
+        let size = QuantizedSize(width: try r.readInt32(), height: try r.readInt32())
+        guard size.width >= 0, size.height >= 0 else {
+            throw .invalidField(offset: 8, "negative canvas size \(size.width) x \(size.height)")
+        }
+        guard bytes.count >= headerSize + trailerSize else {
+            throw .truncated(offset: bytes.count, needed: headerSize + trailerSize - bytes.count, available: 0)
+        }
+        return Header(version: version, codec: codec, canvasSize: size)
+    }
+
+    /// Checks the CRC32C trailer over everything before it.
+    public static func verifyChecksum(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) {
+        let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - trailerSize])
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt32.self))
+        let computed = CRC32C.checksum(body)
+        guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
+    }
+}

@@ -1,0 +1,1 @@
+// LulucatInterchange: module entry; the types live in the files beside this one.

@@ -1,0 +1,1 @@
+// LulucatRender: module entry; the types live in the files beside this one.

@@ -1,0 +1,1 @@
+// LulucatSQLite: module entry; the types live in the files beside this one.

@@ -1,0 +1,27 @@
+import Testing
+@testable import LulucatInk
+
+@Suite struct CRC32CTests {
+    // RFC 3720, appendix B.4.
+    @Test func rfc3720Vectors() {
+        #expect(CRC32C.checksum([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        #expect(CRC32C.checksum([UInt8](repeating: 0xFF, count: 32)) == 0x62A8_AB43)
+        #expect(CRC32C.checksum((0..<32).map { UInt8($0) }) == 0x46DD_794E)
+        #expect(CRC32C.checksum((0..<32).map { UInt8(31 - $0) }) == 0x113F_DB5C)
+        let iscsiRead: [UInt8] = [
+            0x01, 0xC0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+            0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18,
+            0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        ]
+        #expect(CRC32C.checksum(iscsiRead) == 0xD9963A56)
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+    }
+
+    @Test func continuingMatchesWhole() {
+        let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }
+        for split in [0, 1, 7, 8, 9, 500, 999, 1000] {
+            let a = CRC32C.checksum(Array(bytes[..<split]))
+            #expect(CRC32C.checksum(Array(bytes[split...]), continuing: a) == CRC32C.checksum(bytes))
+        }
+    }
+}
