@@ -1,0 +1,159 @@
+// The edits a session makes to one page, as values: what the journal logs and SQLite applies.
+
+import Foundation
+
+/// Where moved elements go in the z-order.
+public enum ZPosition: Hashable, Sendable {
+    /// On top of everything else.
+    case front
+    /// Under everything else.
+    case back
+    /// At this index of the page's elements once the moved ones are taken out.
+    case index(Int)
+}
+
+/// A transform of a selection in quantized units: scale and rotate about a centre, then translate.
+public struct QuantizedTransform: Hashable, Sendable {
+    /// Translation in 0.1 pt.
+    public var dx: Int32
+    public var dy: Int32
+    /// Scale in thousandths (1,000 keeps the size).
+    public var scale: Int32
+    /// Rotation in 0.01 degrees, clockwise on screen.
+    public var rotation: Int32
+    /// Centre of scale and rotation in 0.1 pt.
+    public var centerX: Int32
+    public var centerY: Int32
+
+    public init(dx: Int32 = 0, dy: Int32 = 0, scale: Int32 = 1000, rotation: Int32 = 0,
+                centerX: Int32 = 0, centerY: Int32 = 0) {
+        self.dx = dx; self.dy = dy; self.scale = scale; self.rotation = rotation
+        self.centerX = centerX; self.centerY = centerY
+    }
+
+    public static func translation(dx: Int32, dy: Int32) -> QuantizedTransform { .init(dx: dx, dy: dy) }
+
+    /// Maps one point, rounding to nearest.
+    public func apply(x: Int32, y: Int32) -> (Int32, Int32) {
+        let s = Double(scale) / 1000
+        let a = Double(rotation) / 100 * .pi / 180
+        let px = Double(x) - Double(centerX), py = Double(y) - Double(centerY)
+        let rx = (px * cos(a) - py * sin(a)) * s + Double(centerX) + Double(dx)
+        let ry = (px * sin(a) + py * cos(a)) * s + Double(centerY) + Double(dy)
+        return (Quantize.clampInt32(rx.rounded()), Quantize.clampInt32(ry.rounded()))
+    }
+
+    func scaled<T: BinaryInteger>(_ v: T) -> T {
+        T(clamping: (Int64(v) * Int64(scale) + 500) / 1000)
+    }
+
+    /// The element moved, scaled and rotated. Unknown elements are returned unchanged.
+    public func apply(to element: Element) -> Element {
+        switch element {
+        case .stroke(var s):
+            for i in s.samples.indices {
+                let (x, y) = apply(x: s.samples[i].x, y: s.samples[i].y)
+                s.samples[i].x = x
+                s.samples[i].y = y
+                if scale != 1000 { s.samples[i].radius = scaled(s.samples[i].radius) }
+            }
+            return .stroke(s)
+        case .image(var img):
+            let cx = Int64(img.frame.x) * 2 + Int64(img.frame.width)
+            let cy = Int64(img.frame.y) * 2 + Int64(img.frame.height)
+            let (nx, ny) = apply(x: Int32(clamping: cx / 2), y: Int32(clamping: cy / 2))
+            let w = scaled(img.frame.width), h = scaled(img.frame.height)
+            img.frame = QuantizedRect(x: nx - w / 2, y: ny - h / 2, width: w, height: h)
+            img.rotation = Int32(clamping: (Int64(img.rotation) + Int64(rotation)) % 36000)
+            return .image(img)
+        case .unknown:
+            return element
+        }
+    }
+}
+
+/// One edit of a page. Applying a page's changes in order to its last saved content gives its
+/// current content.
+public enum PageChange: Hashable, Sendable {
+    /// Elements added on top (a finished stroke, a pasted image).
+    case append([Element])
+    /// Elements removed.
+    case delete([UUID])
+    /// One element replaced, in its place, by others (an erased stroke by its remaining pieces).
+    case replace(UUID, with: [Element])
+    /// Elements replaced by new versions with the same ids, in their places (a transform).
+    case update([Element])
+    /// Elements moved in the z-order, keeping their relative order.
+    case move([UUID], to: ZPosition)
+    /// The canvas resized.
+    case resize(QuantizedSize)
+}
+
+/// A page change that does not fit the page it is applied to.
+public struct PageChangeError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension PageContent {
+    /// The index of the element with `id`, if the page has one.
+    public func index(of id: UUID) -> Int? { elements.firstIndex { $0.id == id } }
+
+    /// Applies one change.
+    /// - Throws: `PageChangeError` when it names an element the page does not have, or would
+    ///   duplicate an id. The content is unchanged when it throws.
+    public mutating func apply(_ change: PageChange) throws(PageChangeError) {
+        switch change {
+        case .append(let new):
+            try checkNew(new, replacing: nil)
+            elements.append(contentsOf: new)
+        case .delete(let ids):
+            let set = Set(ids)
+            guard set.count == ids.count else { throw PageChangeError("delete names an element twice") }
+            let before = elements.count
+            let kept = elements.filter { !set.contains($0.id) }
+            guard before - kept.count == set.count else { throw PageChangeError("delete names an element the page does not have") }
+            elements = kept
+        case .replace(let id, let pieces):
+            guard let i = index(of: id) else { throw PageChangeError("replace names element \(id), which the page does not have") }
+            try checkNew(pieces, replacing: id)
+            elements.replaceSubrange(i...i, with: pieces)
+        case .update(let new):
+            var positions: [Int] = []
+            for e in new {
+                guard let i = index(of: e.id) else { throw PageChangeError("update names element \(e.id), which the page does not have") }
+                positions.append(i)
+            }
+            guard Set(positions).count == positions.count else { throw PageChangeError("update names an element twice") }
+            for (i, e) in zip(positions, new) { elements[i] = e }
+        case .move(let ids, let position):
+            let set = Set(ids)
+            guard set.count == ids.count else { throw PageChangeError("move names an element twice") }
+            let moved = elements.filter { set.contains($0.id) }
+            guard moved.count == set.count else { throw PageChangeError("move names an element the page does not have") }
+            var rest = elements.filter { !set.contains($0.id) }
+            let at: Int
+            switch position {
+            case .front: at = rest.count
+            case .back: at = 0
+            case .index(let i):
+                guard i >= 0 && i <= rest.count else { throw PageChangeError("move to index \(i) of \(rest.count)") }
+                at = i
+            }
+            rest.insert(contentsOf: moved, at: at)
+            elements = rest
+        case .resize(let size):
+            guard size.width >= 0, size.height >= 0 else { throw PageChangeError("negative canvas size") }
+            canvasSize = size
+        }
+    }
+
+    private func checkNew(_ new: [Element], replacing: UUID?) throws(PageChangeError) {
+        let ids = new.map(\.id)
+        guard Set(ids).count == ids.count else { throw PageChangeError("new elements repeat an id") }
+        for id in ids where id != replacing && index(of: id) != nil {
+            throw PageChangeError("element \(id) is already on the page")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+// The durable operations built on the seam: whole-file read, atomic durable write, removal.
+
+import Foundation
+
+/// The prefix of every temporary file the store creates; stale ones are removed when a document opens.
+public let temporaryFilePrefix = ".lnote-tmp-"
+
+extension FileSystem {
+    /// Reads a whole regular file. A symbolic link or a directory at `path` is an error.
+    /// - Parameter limit: the largest size accepted; a bigger file is an error before any allocation.
+    public func readFile(_ path: String, limit: Int = 1 << 31) throws(FileError) -> [UInt8] {
+        let fd = try open(path, .read)
+        defer { try? close(fd) }
+        let size = try self.size(fd)
+        guard size <= limit else { throw FileError("read (file larger than \(limit) bytes)", path: path, errno: EFBIG) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = try bytes.withUnsafeMutableBytes { raw in
+                Result { () throws(FileError) in try read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[done...])) }
+            }.get()
+            if n == 0 { break }  // shrank under us: return what is there
+            done += n
+        }
+        if done < size { bytes.removeLast(size - done) }
+        return bytes
+    }
+
+    /// Writes `bytes` to `path` atomically and durably: a temporary file in the same directory,
+    /// created exclusively, written fully and synced, renamed over `path`, then the directory synced.
+    /// On any failure the temporary file is removed and `path` keeps its previous content.
+    public func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String) throws(FileError) {
+        let (dir, name) = splitPath(path)
+        let temp = dir + "/" + temporaryFilePrefix + UUID().uuidString + "-" + name
+        let fd = try open(temp, .createExclusive)
+        do {
+            try write(fd, bytes)
+            try sync(fd)
+        } catch {
+            try? close(fd)
+            try? unlink(temp)
+            throw error
+        }
+        do {
+            try close(fd)
+            try rename(temp, to: path)
+        } catch {
+            try? unlink(temp)
+            throw error
+        }
+        try syncDirectory(dir)
+    }
+
+    public func writeAtomically(_ bytes: [UInt8], to path: String) throws(FileError) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(FileError) in try writeAtomically(raw, to: path) } }.get()
+    }
+
+    public func writeAtomically(_ data: Data, to path: String) throws(FileError) {
+        try data.withUnsafeBytes { raw in Result { () throws(FileError) in try writeAtomically(raw, to: path) } }.get()
+    }
+
+    /// Creates a directory if it is not there yet; a file or link in its place is an error.
+    public func ensureDirectory(_ path: String) throws(FileError) {
+        switch try info(path)?.kind {
+        case .directory?: return
+        case nil: try makeDirectory(path)
+        default: throw FileError("create directory (something else is there)", path: path, errno: EEXIST)
+        }
+    }
+
+    /// Removes a directory tree (no links are followed: a link is removed, not its target).
+    public func removeTree(_ path: String) throws(FileError) {
+        guard let i = try info(path) else { return }
+        guard i.kind == .directory else { try unlink(path); return }
+        for name in try contentsOfDirectory(path) { try removeTree(path + "/" + name) }
+        try removeDirectory(path)
+    }
+
+    /// Removes a file; nothing there is not an error.
+    public func removeIfPresent(_ path: String) throws(FileError) {
+        do { try unlink(path) } catch { if !error.isNotFound { throw error } }
+    }
+
+    /// Whether a regular file is at `path`.
+    public func fileExists(_ path: String) throws(FileError) -> Bool { try info(path)?.kind == .file }
+}
+
+/// Splits "/a/b/c" into ("/a/b", "c").
+func splitPath(_ path: String) -> (String, String) {
+    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+    let dir = String(path[..<slash])
+    return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))
+}

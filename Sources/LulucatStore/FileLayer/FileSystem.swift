@@ -1,0 +1,66 @@
+// The seam between the store and the operating system: every file system call the store makes.
+// The real implementation is `PosixFileSystem`; tests swap in a simulated one to inject faults and
+// to build every crash state a run allows.
+
+/// What a path names, as `lstat` sees it (symbolic links are not followed).
+public enum FileKind: Sendable, Equatable {
+    case file, directory, symlink, other
+}
+
+/// The facts of one path.
+public struct FileInfo: Sendable, Equatable {
+    public var kind: FileKind
+    public var size: Int
+    public init(kind: FileKind, size: Int) { self.kind = kind; self.size = size }
+}
+
+/// An open file of a `FileSystem`, named by its descriptor number.
+public struct FileDescriptor: Hashable, Sendable {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+}
+
+/// How `open` opens a file.
+public enum OpenMode: Sendable, Equatable {
+    /// Read only.
+    case read
+    /// Create a new file for writing; fails with EEXIST when the path exists (O_EXCL).
+    case createExclusive
+    /// Open for appending, creating the file when missing.
+    case append
+    /// Open an existing file for reading and writing (truncating a torn tail, for example).
+    case readWrite
+}
+
+/// Every file system call the store makes, each wrapped once. Paths are absolute. No call follows a
+/// symbolic link at the last component (O_NOFOLLOW); a link where a file should be is an error.
+public protocol FileSystem: Sendable {
+    func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor
+    /// Writes all of `bytes` at the current offset, looping over short writes.
+    func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError)
+    /// Reads up to `buffer.count` bytes at the current offset; returns how many (0 at the end).
+    func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int
+    /// Makes the file's data and metadata durable (F_FULLFSYNC on Apple).
+    func sync(_ fd: FileDescriptor) throws(FileError)
+    /// Makes the file's data durable (fdatasync): enough after an append to an existing file.
+    func syncData(_ fd: FileDescriptor) throws(FileError)
+    func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError)
+    func size(_ fd: FileDescriptor) throws(FileError) -> Int
+    func close(_ fd: FileDescriptor) throws(FileError)
+
+    func rename(_ from: String, to: String) throws(FileError)
+    func unlink(_ path: String) throws(FileError)
+    func makeDirectory(_ path: String) throws(FileError)
+    func removeDirectory(_ path: String) throws(FileError)
+    /// Makes the directory's entries (creations, renames, removals) durable.
+    func syncDirectory(_ path: String) throws(FileError)
+    /// The names in a directory, without "." and "..", in no particular order.
+    func contentsOfDirectory(_ path: String) throws(FileError) -> [String]
+    /// The facts of a path, or nil when nothing is there.
+    func info(_ path: String) throws(FileError) -> FileInfo?
+
+    /// Takes an exclusive advisory lock on `path` (created if missing) without waiting.
+    /// - Throws: `FileError` with EWOULDBLOCK when another holder has it.
+    func lock(_ path: String) throws(FileError) -> FileDescriptor
+    func unlock(_ fd: FileDescriptor)
+}

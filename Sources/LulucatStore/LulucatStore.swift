@@ -1,1 +1,0 @@
-// LulucatStore: module entry; the types live in the files beside this one.

@@ -1,0 +1,90 @@
+// The layout of a document package on disk: which file holds what, and how ids become names.
+// Specified in docs/package-format.md.
+
+import Foundation
+import LulucatInk
+
+/// A document package, `<library>/<document-UUID>.lnote/`, and the paths inside it.
+///
+/// Every name built here comes from a UUID we generated or validated; names read from disk are
+/// parsed back into UUIDs before they are used, never used as paths as they are.
+public struct DocumentPackage: Sendable, Hashable {
+    public static let pathExtension = "lnote"
+    public let id: UUID
+    /// The package directory, absolute.
+    public let path: String
+
+    public init(id: UUID, libraryRoot: String) {
+        self.id = id
+        self.path = libraryRoot + "/" + DocumentPackage.directoryName(id)
+    }
+
+    /// A package at an explicit directory whose name must be `<UUID>.lnote`.
+    /// - Throws: `StoreError.invalidIdentifier` when the name is not a UUID with the extension.
+    public init(path: String) throws(StoreError) {
+        var p = path
+        while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+        let (_, name) = splitPath(p)
+        guard let id = DocumentPackage.id(fromDirectoryName: name) else { throw .invalidIdentifier(name) }
+        self.id = id
+        self.path = p
+    }
+
+    public static func directoryName(_ id: UUID) -> String { id.uuidString + "." + pathExtension }
+
+    /// The document id of a directory name `<UUID>.lnote`, or nil.
+    public static func id(fromDirectoryName name: String) -> UUID? {
+        let suffix = "." + pathExtension
+        guard name.hasSuffix(suffix) else { return nil }
+        return UUID(strictString: String(name.dropLast(suffix.count)))
+    }
+
+    public var manifestPath: String { path + "/manifest.json" }
+    public var documentPath: String { path + "/document.json" }
+    public var pagesPath: String { path + "/pages" }
+    public var assetsPath: String { path + "/assets" }
+    public var thumbnailsPath: String { path + "/thumbnails" }
+    public var lockPath: String { path + "/.lock" }
+    /// Where undecodable or unlisted pages are moved by repair; never deleted.
+    public var recoveredPath: String { path + "/recovered" }
+
+    public func pagePath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".content" }
+    public func journalPath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".journal" }
+    public func thumbnailPath(_ page: UUID) -> String { thumbnailsPath + "/" + page.uuidString + ".jpg" }
+    public func assetPath(_ asset: UUID, ext: String) -> String { assetsPath + "/" + asset.uuidString + "." + ext }
+
+    /// File extensions accepted for assets.
+    public static let assetExtensions: Set<String> = ["jpg", "jpeg", "png", "heic"]
+
+    /// Parses `<UUID>.<ext>` with `ext` among `allowed`; nil for any other name.
+    public static func parseName(_ name: String, extensions allowed: Set<String>) -> (UUID, String)? {
+        guard let dot = name.firstIndex(of: "."), let id = UUID(strictString: String(name[..<dot])) else { return nil }
+        let ext = String(name[name.index(after: dot)...])
+        guard allowed.contains(ext) else { return nil }
+        return (id, ext)
+    }
+}
+
+extension UUID {
+    /// Parses exactly the 36-character 8-4-4-4-12 hexadecimal form, nothing looser.
+    public init?(strictString s: String) {
+        let u = Array(s.utf8)
+        guard u.count == 36 else { return nil }
+        for (i, c) in u.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard c == 45 else { return nil }
+            } else {
+                guard (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) else { return nil }
+            }
+        }
+        guard let id = UUID(uuidString: s) else { return nil }
+        self = id
+    }
+}
+
+extension Date {
+    /// Now, truncated to the millisecond the package JSON files keep, so values round-trip exactly.
+    public static func storeNow() -> Date {
+        Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+}

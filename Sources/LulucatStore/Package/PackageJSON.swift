@@ -1,0 +1,253 @@
+// document.json and manifest.json: their Codable models, dates in ISO 8601, keys in a stable order.
+// Specified in docs/package-format.md.
+
+import Foundation
+import LulucatInk
+
+/// The storage engine that fills a package's page content.
+public enum EngineKind: String, Codable, Sendable, CaseIterable {
+    /// Level 0: one `.content` snapshot file per page.
+    case snapshot
+    /// Level 1: snapshot plus a per-page append-only journal.
+    case journal
+    /// Level 2: a SQLite database in the package.
+    case sqlite
+}
+
+/// One page as document.json lists it.
+public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    /// Canvas width and height in 0.1 pt.
+    public var width: Int32
+    public var height: Int32
+    public var created: Date
+    public var modified: Date
+    public var elementCount: Int
+
+    public init(id: UUID, canvas: QuantizedSize, created: Date, modified: Date, elementCount: Int) {
+        self.id = id
+        self.width = canvas.width
+        self.height = canvas.height
+        self.created = created
+        self.modified = modified
+        self.elementCount = elementCount
+    }
+
+    public var canvasSize: QuantizedSize { QuantizedSize(width: width, height: height) }
+}
+
+/// document.json: the source of truth for a document's metadata and page order.
+public struct DocumentMetadata: Codable, Sendable, Equatable {
+    /// The version this build writes and the newest it reads.
+    public static let currentFormatVersion = 1
+    public var format: String = "lulucat.document"
+    public var formatVersion: Int = DocumentMetadata.currentFormatVersion
+    public var id: UUID
+    public var title: String
+    public var created: Date
+    public var modified: Date
+    public var engine: EngineKind
+    /// The sample codec new page snapshots are written with.
+    public var codec: String
+    /// Pages in reading order.
+    public var pages: [PageEntry]
+
+    public init(id: UUID, title: String, created: Date, modified: Date, engine: EngineKind = .snapshot,
+                codec: SampleCodecID = .compact, pages: [PageEntry] = []) {
+        self.id = id
+        self.title = title
+        self.created = created
+        self.modified = modified
+        self.engine = engine
+        self.codec = codec.description
+        self.pages = pages
+    }
+
+    public var sampleCodec: SampleCodecID { SampleCodecID(name: codec) ?? .compact }
+}
+
+/// manifest.json: the cache the library view reads, one small file per document.
+public struct Manifest: Codable, Sendable, Equatable {
+    public static let currentFormatVersion = 1
+    public var format: String = "lulucat.manifest"
+    public var formatVersion: Int = Manifest.currentFormatVersion
+    public var id: UUID
+    public var title: String
+    public var created: Date
+    public var modified: Date
+    public var pageCount: Int
+    /// The page whose thumbnail is the cover (the first page), or nil for an empty document.
+    public var coverPageID: UUID?
+
+    public init(_ document: DocumentMetadata) {
+        id = document.id
+        title = document.title
+        created = document.created
+        modified = document.modified
+        pageCount = document.pages.count
+        coverPageID = document.pages.first?.id
+    }
+}
+
+/// Encoding and decoding of the package JSON files.
+enum PackageJSON {
+    static let maxFileSize = 16 << 20
+    static let maxTitleLength = 4096
+
+    static func encoder() -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        e.dateEncodingStrategy = .custom { date, encoder in
+            var c = encoder.singleValueContainer()
+            try c.encode(ISO8601.string(date))
+        }
+        return e
+    }
+
+    static func decoder() -> JSONDecoder {
+        let d = JSONDecoder()
+        d.dateDecodingStrategy = .custom { decoder in
+            let c = try decoder.singleValueContainer()
+            let s = try c.decode(String.self)
+            guard let date = ISO8601.date(s) else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not an ISO 8601 time")
+            }
+            return date
+        }
+        return d
+    }
+
+    static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        // Encoding our own plain values cannot fail.
+        var bytes = [UInt8](try! encoder().encode(value))
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// Decodes a package JSON file, checking its format name and version.
+    static func decodeDocument(_ bytes: [UInt8], path: String) throws(StoreError) -> DocumentMetadata {
+        let doc: DocumentMetadata = try decode(bytes, path: path, format: "lulucat.document",
+                                               supported: DocumentMetadata.currentFormatVersion)
+        var seen = Set<UUID>()
+        for p in doc.pages {
+            guard seen.insert(p.id).inserted else { throw .corruptFile(path: path, reason: "page \(p.id) is listed twice") }
+            guard p.width >= 0, p.height >= 0 else { throw .corruptFile(path: path, reason: "page \(p.id) has a negative canvas size") }
+            guard p.elementCount >= 0 else { throw .corruptFile(path: path, reason: "page \(p.id) has a negative element count") }
+        }
+        guard doc.title.utf8.count <= maxTitleLength else { throw .corruptFile(path: path, reason: "the title is longer than \(maxTitleLength) bytes") }
+        guard SampleCodecID(name: doc.codec) != nil else { throw .corruptFile(path: path, reason: "unknown codec '\(doc.codec)'") }
+        return doc
+    }
+
+    static func decodeManifest(_ bytes: [UInt8], path: String) throws(StoreError) -> Manifest {
+        let m: Manifest = try decode(bytes, path: path, format: "lulucat.manifest", supported: Manifest.currentFormatVersion)
+        guard m.pageCount >= 0 else { throw .corruptFile(path: path, reason: "negative page count") }
+        return m
+    }
+
+    private struct Header: Decodable { var format: String?; var formatVersion: Int? }
+
+    private static func decode<T: Decodable>(_ bytes: [UInt8], path: String, format: String, supported: Int) throws(StoreError) -> T {
+        let data = Data(bytes)
+        let header: Header
+        do { header = try decoder().decode(Header.self, from: data) } catch {
+            throw .corruptFile(path: path, reason: "not valid JSON (\(describe(error)))")
+        }
+        guard header.format == format else {
+            throw .corruptFile(path: path, reason: "\"format\" is \(header.format.map { "'\($0)'" } ?? "missing"), expected '\(format)'")
+        }
+        guard let version = header.formatVersion, version >= 1 else {
+            throw .corruptFile(path: path, reason: "\"formatVersion\" is missing or invalid")
+        }
+        guard version <= supported else { throw .unsupportedVersion(path: path, found: version, supported: supported) }
+        do { return try decoder().decode(T.self, from: data) } catch {
+            throw .corruptFile(path: path, reason: describe(error))
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        guard let e = error as? DecodingError else { return "\(error)" }
+        func at(_ path: [CodingKey]) -> String {
+            path.isEmpty ? "the top level" : path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch e {
+        case .keyNotFound(let key, let c): return "key \"\(key.stringValue)\" is missing at \(at(c.codingPath))"
+        case .typeMismatch(_, let c), .valueNotFound(_, let c): return "wrong type at \(at(c.codingPath)): \(c.debugDescription)"
+        case .dataCorrupted(let c): return "\(c.debugDescription) at \(at(c.codingPath))"
+        @unknown default: return "\(e)"
+        }
+    }
+}
+
+/// ISO 8601 times in UTC with milliseconds: `2026-11-30T16:31:45.123Z`.
+enum ISO8601 {
+    static func string(_ date: Date) -> String {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var secs = ms / 1000
+        let milli = ms - secs * 1000
+        var days = secs / 86400
+        secs -= days * 86400
+        if secs < 0 { secs += 86400; days -= 1 }
+        // Civil from days (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func p(_ v: Int64, _ w: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
+        return "\(p(y, 4))-\(p(m, 2))-\(p(d, 2))T\(p(secs / 3600, 2)):\(p(secs / 60 % 60, 2)):\(p(secs % 60, 2)).\(p(milli, 3))Z"
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` or with a `+HH:MM` / `-HH:MM` offset.
+    static func date(_ s: String) -> Date? {
+        let u = Array(s.utf8)
+        func num(_ from: Int, _ count: Int) -> Int64? {
+            guard from + count <= u.count else { return nil }
+            var v: Int64 = 0
+            for c in u[from..<from + count] {
+                guard c >= 48 && c <= 57 else { return nil }
+                v = v * 10 + Int64(c - 48)
+            }
+            return v
+        }
+        guard u.count >= 20, u[4] == 45, u[7] == 45, u[10] == 84 || u[10] == 116, u[13] == 58, u[16] == 58,
+              let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
+              let se = num(17, 2), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+        else { return nil }
+        var i = 19
+        var frac = 0.0
+        if i < u.count && u[i] == 46 {
+            i += 1
+            var scale = 0.1
+            let start = i
+            while i < u.count, u[i] >= 48 && u[i] <= 57 { frac += Double(u[i] - 48) * scale; scale /= 10; i += 1 }
+            guard i > start else { return nil }
+        }
+        var offset: Int64 = 0
+        guard i < u.count else { return nil }
+        if u[i] == 90 || u[i] == 122 {
+            i += 1
+        } else if u[i] == 43 || u[i] == 45, let oh = num(i + 1, 2), u.count > i + 3, u[i + 3] == 58, let om = num(i + 4, 2) {
+            offset = (oh * 3600 + om * 60) * (u[i] == 43 ? 1 : -1)
+            i += 6
+        } else { return nil }
+        guard i == u.count else { return nil }
+        // Days from civil (Howard Hinnant's algorithm).
+        let yy = mo <= 2 ? y - 1 : y
+        let era = (yy >= 0 ? yy : yy - 399) / 400
+        let yoe = yy - era * 400
+        let mp = (mo + 9) % 12
+        let doy = (153 * mp + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        let secs = days * 86400 + h * 3600 + mi * 60 + se - offset
+        return Date(timeIntervalSince1970: Double(secs) + frac)
+    }
+}

@@ -1,0 +1,58 @@
+// The errors of the store layer: what went wrong, on which document, page or file.
+
+import Foundation
+import LulucatInk
+
+/// A failure of the store, with the file, page or document it concerns.
+public enum StoreError: Error, CustomStringConvertible, Sendable {
+    /// A file system call failed.
+    case file(FileError)
+    /// A JSON file of a package cannot be read; the package is left untouched.
+    case corruptFile(path: String, reason: String)
+    /// A page content file cannot be decoded.
+    case corruptPage(page: UUID, path: String, PageFormatError)
+    /// A page listed in document.json has no content on disk.
+    case missingPage(page: UUID, path: String)
+    /// A file was written by a newer version of the format than this build reads.
+    case unsupportedVersion(path: String, found: Int, supported: Int)
+    /// A string that should be a UUID, or a name that would escape its folder.
+    case invalidIdentifier(String)
+    /// A link, folder or device where a regular file should be.
+    case unexpectedFileKind(path: String, found: FileKind)
+    /// Another session or process has the document open for writing.
+    case documentInUse(path: String)
+    case documentNotFound(String)
+    case pageNotFound(UUID)
+    case elementNotFound(UUID, page: UUID)
+    /// The session was closed; open the document again.
+    case sessionClosed
+    /// A call whose arguments do not fit the document (a page index out of range, ...).
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .file(let e): return e.description
+        case let .corruptFile(path, reason): return "\(path) is corrupt: \(reason)"
+        case let .corruptPage(page, path, e): return "page \(page) (\(path)) cannot be read: \(e)"
+        case let .missingPage(page, path): return "page \(page) is listed in document.json but \(path) is missing"
+        case let .unsupportedVersion(path, found, supported):
+            return "\(path) has format version \(found), newer than this build reads (\(supported)); update the app"
+        case .invalidIdentifier(let s): return "'\(s)' is not a valid identifier (a UUID is expected)"
+        case let .unexpectedFileKind(path, found): return "\(path) is a \(found), not a regular file"
+        case .documentInUse(let path): return "document is in use: \(path) is open for writing by another session"
+        case .documentNotFound(let s): return "no document '\(s)' in the library"
+        case .pageNotFound(let id): return "the document has no page \(id)"
+        case let .elementNotFound(id, page): return "page \(page) has no element \(id)"
+        case .sessionClosed: return "the document session is closed"
+        case .invalidArgument(let s): return s
+        }
+    }
+}
+
+extension StoreError {
+    /// Runs a file-layer call, wrapping its error.
+    @inline(__always)
+    static func io<T>(_ body: () throws(FileError) -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw .file(error) }
+    }
+}
