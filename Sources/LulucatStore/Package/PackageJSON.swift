@@ -23,8 +23,11 @@ public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
     public var created: Date
     public var modified: Date
     public var elementCount: Int
+    /// The assets the page's images show, sorted; lets orphans be found without reading pages.
+    public var assets: [UUID]
 
-    public init(id: UUID, canvas: QuantizedSize, created: Date, modified: Date, elementCount: Int) {
+    public init(id: UUID, canvas: QuantizedSize, created: Date, modified: Date, elementCount: Int, assets: [UUID] = []) {
+        self.assets = assets
         self.id = id
         self.width = canvas.width
         self.height = canvas.height
