@@ -186,7 +186,7 @@ enum PackageJSON {
 enum ISO8601 {
     static func string(_ date: Date) -> String {
         let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var secs = ms / 1000
+        var secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000)
         let milli = ms - secs * 1000
         var days = secs / 86400
         secs -= days * 86400
