@@ -15,6 +15,10 @@ protocol Command: Sendable {
 /// Every subcommand, in the order `lnote help` lists them.
 let commands: [any Command.Type] = [
     HelpCommand.self,
+    ListCommand.self,
+    InfoCommand.self,
+    NewCommand.self,
+    VerifyCommand.self,
 ]
 
 /// Bad command-line usage: exits 64 with the command's usage on stderr.

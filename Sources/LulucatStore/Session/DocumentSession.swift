@@ -39,6 +39,8 @@ public actor DocumentSession {
         var changes: [PageChange] = []
         var dirty = false
         var lastUse: UInt64 = 0
+        /// The coded strokes of the page as last read or written, so a save re-codes only new ones.
+        var encoded: EncodedStrokes?
     }
 
     /// The marker that says a session has the document open; found at open, it means the last
@@ -202,8 +204,8 @@ public actor DocumentSession {
             loaded[page] = p
             return p
         }
-        let content = try engine.loadPage(page)
-        let p = LoadedPage(content: content, lastUse: useClock)
+        let (content, encoded) = try engine.loadPageForEditing(page)
+        let p = LoadedPage(content: content, lastUse: useClock, encoded: encoded)
         loaded[page] = p
         evictCleanPages(keeping: page)
         return p
