@@ -15,10 +15,12 @@ protocol Command: Sendable {
 /// Every subcommand, in the order `lnote help` lists them.
 let commands: [any Command.Type] = [
     HelpCommand.self,
+    DemoCommand.self,
     ListCommand.self,
     InfoCommand.self,
     NewCommand.self,
     VerifyCommand.self,
+    BenchCommand.self,
 ]
 
 /// Bad command-line usage: exits 64 with the command's usage on stderr.

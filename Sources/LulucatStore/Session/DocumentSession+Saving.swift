@@ -42,7 +42,9 @@ extension DocumentSession {
         for entry in metadata.pages {
             guard let p = loaded[entry.id], p.dirty else { continue }
             do {
+                let start = DispatchTime.now().uptimeNanoseconds
                 let encoded = try engine.savePage(entry.id, content: p.content, changes: p.changes, reusing: p.encoded)
+                saveDurations.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                 var saved = p
                 saved.encoded = encoded
                 saved.changes = []

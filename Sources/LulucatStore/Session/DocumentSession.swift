@@ -31,6 +31,8 @@ public actor DocumentSession {
 
     /// What the open-time checks found and repaired.
     public internal(set) var openReport: [Finding] = []
+    /// How long each page save took, in seconds, since the session opened (autosave and flush).
+    public internal(set) var saveDurations: [Double] = []
     /// The error of the last autosave that failed, cleared by the next save that succeeds.
     public internal(set) var lastSaveError: StoreError?
 

@@ -70,3 +70,11 @@ final class SnapshotEngine: StorageEngine {
 
     func close() throws(StoreError) {}
 }
+
+/// Reading one page snapshot outside a session (verify, render, export, benchmarks).
+public enum PageSnapshot {
+    /// Reads and decodes `pages/<page>.content` of a package.
+    public static func read(_ package: DocumentPackage, page: UUID, fileSystem: any FileSystem = PosixFileSystem()) throws(StoreError) -> PageContent {
+        try SnapshotEngine.readSnapshot(package.pagePath(page), page: page, fileSystem: fileSystem)
+    }
+}
