@@ -1,0 +1,117 @@
+// Turns InkML bytes into a small element tree with positions, through Foundation's XMLParser.
+
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// One XML element as the InkML reader needs it: local name, attributes, children, and (for
+/// `<trace>` only) its text, with the line and column of its start tag.
+final class XMLElementNode {
+    let name: String
+    let attributes: [String: String]
+    let line: Int
+    let column: Int
+    var children: [XMLElementNode] = []
+    var text = ""
+
+    init(name: String, attributes: [String: String], line: Int, column: Int) {
+        self.name = name
+        self.attributes = attributes
+        self.line = line
+        self.column = column
+    }
+
+    /// An attribute by local name, whatever prefix the file gave it (`xml:id`, `id`).
+    func attribute(_ local: String) -> String? {
+        if let v = attributes[local] { return v }
+        for (k, v) in attributes where k.hasSuffix(":" + local) { return v }
+        return nil
+    }
+
+    /// The element's `xml:id` (or the `id` older drafts used).
+    var id: String? { attribute("id") }
+
+    func children(named name: String) -> [XMLElementNode] { children.filter { $0.name == name } }
+    func child(named name: String) -> XMLElementNode? { children.first { $0.name == name } }
+}
+
+/// Parses bytes into a tree of InkML elements. Elements in another namespace (vendor extensions
+/// such as Microsoft's `msink:`) are skipped with their subtrees; text is kept only inside
+/// `<trace>`, where the points are.
+enum XMLTree {
+    static let inkMLNamespace = "http://www.w3.org/2003/InkML"
+
+    static func parse(_ data: Data, maxElements: Int) throws(InkMLError) -> XMLElementNode {
+        // Entity declarations are how XML expands a few bytes into gigabytes; InkML has no use
+        // for them.
+        if data.range(of: Data("<!ENTITY".utf8)) != nil {
+            throw InkMLError(.unsupported, "the file declares XML entities, which InkML does not use; refused for safety")
+        }
+        let parser = XMLParser(data: data)
+        parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = false
+        parser.shouldResolveExternalEntities = false
+        let builder = TreeBuilder(maxElements: maxElements)
+        parser.delegate = builder
+        let ok = parser.parse()
+        if let error = builder.failure { throw error }
+        guard ok, let root = builder.root else {
+            let message = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "unknown parser error"
+            throw InkMLError(.malformedXML, line: parser.lineNumber, column: parser.columnNumber,
+                             "the file is not well-formed XML (\(message))")
+        }
+        guard root.name == "ink" else {
+            throw InkMLError(.notInkML, line: root.line, column: root.column,
+                             "the root element is <\(root.name)>, not <ink>: this is not an InkML file")
+        }
+        return root
+    }
+}
+
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+    var root: XMLElementNode?
+    var failure: InkMLError?
+    private var stack: [XMLElementNode] = []
+    /// Depth inside an element of a foreign namespace whose subtree we skip.
+    private var skipping = 0
+    private var count = 0
+    private let maxElements: Int
+
+    init(maxElements: Int) { self.maxElements = maxElements }
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        if skipping > 0 { skipping += 1; return }
+        if let ns = namespaceURI, !ns.isEmpty, ns != XMLTree.inkMLNamespace, root != nil {
+            skipping = 1
+            return
+        }
+        count += 1
+        if count > maxElements {
+            failure = InkMLError(.tooLarge, line: parser.lineNumber, column: parser.columnNumber,
+                                 "more than \(maxElements) elements")
+            parser.abortParsing()
+            return
+        }
+        let node = XMLElementNode(name: elementName, attributes: attributeDict,
+                                  line: parser.lineNumber, column: parser.columnNumber)
+        if let parent = stack.last { parent.children.append(node) } else if root == nil { root = node }
+        stack.append(node)
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+        if skipping > 0 { skipping -= 1; return }
+        _ = stack.popLast()
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard skipping == 0, let top = stack.last, top.name == "trace" else { return }
+        top.text += string
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        guard skipping == 0, let top = stack.last, top.name == "trace" else { return }
+        top.text += String(decoding: CDATABlock, as: UTF8.self)
+    }
+}
