@@ -48,7 +48,7 @@ enum XMLTree {
         if data.range(of: Data("<!ENTITY".utf8)) != nil {
             throw InkMLError(.unsupported, "the file declares XML entities, which InkML does not use; refused for safety")
         }
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: try utf8(data))
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
@@ -56,10 +56,14 @@ enum XMLTree {
         parser.delegate = builder
         let ok = parser.parse()
         if let error = builder.failure { throw error }
+        // swift-corelibs-foundation may return true after a fatal error: trust the error first.
+        if let error = builder.parseError ?? parser.parserError {
+            let code = (error as NSError).code
+            throw InkMLError(.malformedXML, line: builder.errorLine ?? parser.lineNumber, column: builder.errorColumn ?? parser.columnNumber,
+                             "the file is not well-formed XML (\(describe(code)))")
+        }
         guard ok, let root = builder.root else {
-            let message = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "unknown parser error"
-            throw InkMLError(.malformedXML, line: parser.lineNumber, column: parser.columnNumber,
-                             "the file is not well-formed XML (\(message))")
+            throw InkMLError(.malformedXML, line: parser.lineNumber, column: parser.columnNumber, "the file is not well-formed XML")
         }
         guard root.name == "ink" else {
             throw InkMLError(.notInkML, line: root.line, column: root.column,
@@ -67,11 +71,57 @@ enum XMLTree {
         }
         return root
     }
+
+    /// The bytes as UTF-8, which is what we hand the parser: UTF-8 (with or without a byte order
+    /// mark) as is, UTF-16 with a byte order mark transcoded. Anything else is refused here,
+    /// because swift-corelibs-foundation's XMLParser traps on names that are not valid UTF-8.
+    static func utf8(_ data: Data) throws(InkMLError) -> Data {
+        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
+            guard let text = String(data: data, encoding: .utf16) else {
+                throw InkMLError(.malformedXML, "the file starts as UTF-16 but is not valid UTF-16")
+            }
+            // The declaration still says UTF-16; the parser must read what we give it.
+            var body = Substring(text)
+            if body.hasPrefix("<?xml"), let end = body.range(of: "?>") { body = body[end.upperBound...] }
+            return Data(("<?xml version=\"1.0\" encoding=\"UTF-8\"?>" + body).utf8)
+        }
+        let valid = data.withUnsafeBytes { String(validating: $0, as: UTF8.self) != nil }
+        guard valid else {
+            let prefix = data.prefix(200)
+            let declared = String(decoding: prefix, as: UTF8.self).range(of: "encoding=") != nil
+                && String(decoding: prefix, as: UTF8.self).lowercased().contains("utf-8") == false
+            throw InkMLError(.malformedXML, declared
+                ? "the file declares an encoding other than UTF-8 or UTF-16, which is not supported"
+                : "the file is not valid UTF-8")
+        }
+        return data
+    }
+
+    static func describe(_ code: Int) -> String {
+        switch code {
+        case 4: return "the document is empty"
+        case 5: return "the file ends before the document does"
+        case 9: return "an invalid character"
+        case 23: return "an entity reference is not terminated"
+        case 26: return "an undeclared entity"
+        case 38, 39: return "an attribute is malformed"
+        case 40, 41: return "an attribute value is not quoted"
+        case 64: return "no document element"
+        case 68: return "a name is malformed"
+        case 73: return "\">\" expected"
+        case 76: return "an end tag does not match its start tag"
+        case 85: return "extra content after the document element"
+        default: return "XML parser error \(code)"
+        }
+    }
 }
 
 private final class TreeBuilder: NSObject, XMLParserDelegate {
     var root: XMLElementNode?
     var failure: InkMLError?
+    var parseError: Error?
+    var errorLine: Int?
+    var errorColumn: Int?
     private var stack: [XMLElementNode] = []
     /// Depth inside an element of a foreign namespace whose subtree we skip.
     private var skipping = 0
@@ -103,6 +153,14 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
         if skipping > 0 { skipping -= 1; return }
         _ = stack.popLast()
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred error: Error) {
+        if parseError == nil {
+            parseError = error
+            errorLine = parser.lineNumber
+            errorColumn = parser.columnNumber
+        }
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {

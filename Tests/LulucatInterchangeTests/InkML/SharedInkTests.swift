@@ -85,6 +85,10 @@ enum SharedInk {
             #expect(again.warnings.isEmpty)
             #expect(again.strokes.map(\.samples) == page.strokes.map(\.samples), "\(url.lastPathComponent)")
             #expect(again.strokes.map(\.ink) == page.strokes.map(\.ink))
+            // What `lnote import` will store: the page encodes and decodes unchanged.
+            let bytes = try PageFile.encode(page)
+            #expect(try PageFile.decode(bytes) == page)
+            print("figure inkml \(url.lastPathComponent): page_bytes \(bytes.count)")
         }
     }
 }
