@@ -22,6 +22,24 @@ import Testing
         #expect(try reader.contents(of: reader.entries[1]) == Data(hello))
     }
 
+    @Test func dataDescriptorsAndCommentsAreAccepted() throws {
+        var a = RawEntry.deflated("a.txt", hello), b = RawEntry.stored("b.txt", hello)
+        a.dataDescriptor = true
+        b.dataDescriptor = true
+        let reader = try ZipReader(RawZip.build([a, b]))
+        #expect(try reader.contents(of: reader.entries[0]) == Data(hello))
+        #expect(try reader.contents(of: reader.entries[1]) == Data(hello))
+        // An archive comment, exactly as long as the end record says.
+        let commented = RawZip.build([.stored("a.txt", hello)]) { w in
+            w.setUInt32(UInt32(5) << 16, at: w.count - 4) // comment length 5 (the high half of the last word)
+            w.writeBytes(Array("hello".utf8))
+        }
+        #expect(try ZipReader(commented).entries.count == 1)
+        var lying = commented
+        lying.append(0)
+        #expect(archiveError { _ = try ZipReader(lying) }?.kind == .notAnArchive)
+    }
+
     @Test func unsafeNames() {
         for name in ["/etc/passwd", "../evil", "a/../../evil", "a\\..\\evil", "", "a//b", "./x", "C:/x", "a\u{0}b"] {
             let e = refusal([.stored(name, hello)])

@@ -19,6 +19,9 @@ struct RawEntry {
     var localName: String? = nil
     /// Overrides the local header offset in the central directory.
     var offsetOverride: UInt32? = nil
+    /// Flag bit 3: zero CRC and sizes in the local header, a data descriptor after the data
+    /// (what Finder and streaming writers produce).
+    var dataDescriptor = false
 
     /// A stored entry with honest fields.
     static func stored(_ name: String, _ contents: [UInt8]) -> RawEntry {
@@ -43,16 +46,22 @@ enum RawZip {
             let name = Array((e.localName ?? e.name).utf8)
             w.writeUInt32(0x0403_4B50)
             w.writeUInt16(20)
-            w.writeUInt16(e.flags)
+            w.writeUInt16(e.flags | (e.dataDescriptor ? 8 : 0))
             w.writeUInt16(e.method)
             w.writeUInt16(0); w.writeUInt16(0x21)
-            w.writeUInt32(e.crc)
-            w.writeUInt32(UInt32(e.payload.count))
-            w.writeUInt32(e.uncompressedSize)
+            w.writeUInt32(e.dataDescriptor ? 0 : e.crc)
+            w.writeUInt32(e.dataDescriptor ? 0 : UInt32(e.payload.count))
+            w.writeUInt32(e.dataDescriptor ? 0 : e.uncompressedSize)
             w.writeUInt16(UInt16(name.count))
             w.writeUInt16(0)
             w.writeBytes(name)
             w.writeBytes(e.payload)
+            if e.dataDescriptor {
+                w.writeUInt32(0x0807_4B50)
+                w.writeUInt32(e.crc)
+                w.writeUInt32(UInt32(e.payload.count))
+                w.writeUInt32(e.uncompressedSize)
+            }
         }
         let directoryStart = w.count
         for (e, offset) in zip(entries, offsets) {
@@ -60,7 +69,7 @@ enum RawZip {
             w.writeUInt32(0x0201_4B50)
             w.writeUInt16(e.madeBy)
             w.writeUInt16(20)
-            w.writeUInt16(e.flags)
+            w.writeUInt16(e.flags | (e.dataDescriptor ? 8 : 0))
             w.writeUInt16(e.method)
             w.writeUInt16(0); w.writeUInt16(0x21)
             w.writeUInt32(e.crc)
