@@ -54,6 +54,19 @@ public enum PackageArchive {
         }
     }
 
+    /// Like `write(files:topFolder:to:)`, loading each file only when its turn comes, so a large
+    /// package never has more than one file in memory (with a writer that streams to a sink,
+    /// the archive is not held either).
+    /// - Parameters:
+    ///   - paths: package-relative paths, each a file of `PackageLayout`.
+    ///   - contents: reads one file; an error it throws is rethrown as is.
+    public static func write(paths: [String], topFolder: UUID?, to writer: ZipWriter,
+                             contents: (String) throws -> Data) throws {
+        for path in paths.sorted(by: exportOrder) {
+            try write(files: [(path, try contents(path))], topFolder: topFolder, to: writer)
+        }
+    }
+
     /// Reads and checks an exported package.
     /// - Returns: the files with paths relative to the package folder (a single `<UUID>.lnote/`
     ///   top folder, if the archive has one, is removed), in archive order; folder entries are

@@ -81,6 +81,13 @@ public struct ZipReader: Sendable {
     ///   stops one byte past the declared size), `.malformed` for corrupt deflate data,
     ///   `.checksumMismatch`.
     public func contents(of entry: Entry) throws(ArchiveError) -> Data {
+        // Entries are values a caller could alter: check again what opening checked.
+        guard entry.dataOffset >= 0, entry.compressedSize <= UInt64(data.count),
+              entry.dataOffset <= data.count - Int(entry.compressedSize),
+              entry.uncompressedSize <= limits.maxEntryUncompressed,
+              entry.method == ZipFormat.methodDeflate || entry.compressedSize == entry.uncompressedSize else {
+            throw ArchiveError(.malformed, entry: entry.path, "is not an entry of this archive")
+        }
         let size = Int(entry.uncompressedSize)
         var output = Data(count: size + 1)
         let produced = try data.withRawBytes { (archive: UnsafeRawBufferPointer) throws(ArchiveError) -> Int in

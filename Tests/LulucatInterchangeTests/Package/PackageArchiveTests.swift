@@ -41,6 +41,20 @@ import Testing
         }
     }
 
+    @Test func loadingFilesOneByOneIntoASinkGivesTheSameBytes() throws {
+        let files = Dictionary(uniqueKeysWithValues: Self.files.map { ($0.relativePath, $0.data) })
+        var streamed = Data()
+        let writer = ZipWriter(sink: { streamed.append(contentsOf: $0) })
+        var loaded: [String] = []
+        try PackageArchive.write(paths: Array(files.keys), topFolder: Self.doc, to: writer) { path in
+            loaded.append(path)
+            return files[path]!
+        }
+        _ = try writer.finish()
+        #expect(streamed == (try PackageArchive.export(files: Self.files, topFolder: Self.doc)))
+        #expect(loaded.first == "manifest.json" && loaded.count == files.count)
+    }
+
     @Test func streamingReadSeesEveryFile() throws {
         let zip = try PackageArchive.export(files: Self.files, topFolder: Self.doc)
         var seen: [String: Int] = [:]

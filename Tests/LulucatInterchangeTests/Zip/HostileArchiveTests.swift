@@ -224,3 +224,16 @@ import Testing
         }
     }
 }
+
+@Suite struct ZipEntryMisuseTests {
+    @Test func anAlteredEntryIsRefused() throws {
+        let reader = try ZipReader(RawZip.build([.stored("a", Array("abc".utf8))]))
+        var entry = reader.entries[0]
+        entry.compressedSize = 1 << 40
+        entry.uncompressedSize = 1 << 40
+        #expect(archiveError { _ = try reader.contents(of: entry) }?.kind == .malformed)
+        entry = reader.entries[0]
+        entry.dataOffset = -1
+        #expect(archiveError { _ = try reader.contents(of: entry) }?.kind == .malformed)
+    }
+}
