@@ -13,7 +13,7 @@ struct ChannelMapper {
     private let x: Int, y: Int
     private let xScale: Double, yScale: Double
     private var t: Int?, tScale = 1.0
-    private var f: Int?, fScale = ChannelScale(factor: 1)
+    private var f: Int?, fScale = ChannelScale(factor: 1), fHasRange = false
     private var w: Int?, wScale = 1.0
     private var oa: Int?, oe: Int?, oaScale = 1.0, oeScale = 1.0
     private var otx: Int?, oty: Int?, otxScale = 1.0, otyScale = 1.0
@@ -53,12 +53,15 @@ struct ChannelMapper {
                 }
             case "F":
                 f = i
+                fHasRange = true
                 if let lo = c.min, let hi = c.max, hi > lo {
                     fScale = ChannelScale(factor: 1 / (hi - lo), offset: lo)
                 } else if let hi = c.max, hi > 0 {
                     fScale = ChannelScale(factor: 1 / hi)
                 } else if c.units == "%" {
                     fScale = ChannelScale(factor: 0.01)
+                } else {
+                    fHasRange = false
                 }
             case "W":
                 w = i
@@ -114,6 +117,10 @@ struct ChannelMapper {
             var pressure: UInt16 = 1000
             if let f {
                 if !columns[f][i].isNaN { lastF = fScale.apply(columns[f][i]) }
+                if !fHasRange && lastF > 1 {
+                    fHasRange = true // said once
+                    warnings.append(("F-range", "channel F declares no range (max) and has values above 1; they are read as multiples of a nominal full press"))
+                }
                 if !lastF.isNaN { pressure = Quantize.pressure(lastF) }
             }
             var radius = baseRadius

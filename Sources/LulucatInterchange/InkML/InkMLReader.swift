@@ -324,7 +324,7 @@ struct InkMLInterpreter {
     /// The element a reference names: `#id` (or a bare `id`); references into other files are
     /// refused.
     private func lookup(_ ref: String, at node: XMLElementNode, expecting name: String? = nil) throws(InkMLError) -> XMLElementNode {
-        var id = Substring(ref)
+        var id = Substring(ref.trimmingCharacters(in: .whitespacesAndNewlines))
         if id.hasPrefix("#") { id = id.dropFirst() } else if id.contains("#") || id.contains("/") {
             throw InkMLError(.unsupported, line: node.line, column: node.column,
                              "the reference \"\(ref)\" points into another file, which is not supported")

@@ -127,6 +127,17 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
         #expect(s.map(\.radius) == [20, 15]) // W / 2
     }
 
+    @Test func forceWithoutARange() throws {
+        let fraction = try inkml(ptInk(##"<trace contextRef="#c">1 2 0.25, 1 2 1</trace>"##,
+                                       channels: ##"<channel name="X" units="pt"/><channel name="Y" units="pt"/><channel name="F"/>"##))
+        #expect(fraction.strokes[0].samples.map(\.pressure) == [250, 1000])
+        #expect(fraction.warnings.isEmpty)
+        let raw = try inkml(ptInk(##"<trace contextRef="#c">1 2 300, 1 2 512</trace>"##,
+                                  channels: ##"<channel name="X" units="pt"/><channel name="Y" units="pt"/><channel name="F" type="integer"/>"##))
+        #expect(raw.warnings.count == 1)
+        #expect(raw.warnings[0].contains("declares no range"))
+    }
+
     @Test func anglesFromAzimuthElevationOrTilt() throws {
         let doc = try inkml(ptInk(##"<trace contextRef="#c">0 0 90 45, 0 0 -90 90</trace><trace contextRef="#t">0 0 0 0, 0 0 45 0</trace>"##,
                                   channels: ##"<channel name="X" units="pt"/><channel name="Y" units="pt"/><channel name="OA" units="deg"/><channel name="OE" units="deg"/>"##)
