@@ -79,6 +79,9 @@ struct InkMLInterpreter {
     private var strokeIndexByTraceID: [String: Int] = [:]
     private var warnings: [String] = []
     private var warned: Set<String> = []
+    /// Traces of the ink stream (outside `<definitions>`): drawn where they stand, so a
+    /// `<traceView>` that names them (as segmentation annotations do) must not draw them again.
+    private var streamTraces: Set<ObjectIdentifier> = []
     private var totalPoints = 0
     private var skippedPenUp = 0
 
@@ -89,6 +92,7 @@ struct InkMLInterpreter {
 
     mutating func run() throws(InkMLError) {
         index(root)
+        collectStreamTraces(root.children)
         var current = Context()
         try walk(root.children, context: &current, groupContext: nil, groupBrush: nil, depth: 0)
         if skippedPenUp > 0 {
@@ -120,8 +124,16 @@ struct InkMLInterpreter {
         }
     }
 
+    private mutating func collectStreamTraces(_ nodes: [XMLElementNode]) {
+        for node in nodes {
+            if node.name == "trace" { streamTraces.insert(ObjectIdentifier(node)) }
+            if node.name == "traceGroup" { collectStreamTraces(node.children) }
+        }
+    }
+
     private mutating func walk(_ nodes: [XMLElementNode], context current: inout Context,
-                               groupContext: Context?, groupBrush: Brush?, depth: Int) throws(InkMLError) {
+                               groupContext: Context?, groupBrush: Brush?, depth: Int,
+                               viaView: Bool = false) throws(InkMLError) {
         guard depth < 256 else {
             throw InkMLError(.tooLarge, line: nodes.first?.line, "trace groups nested more than 256 deep")
         }
@@ -130,13 +142,19 @@ struct InkMLInterpreter {
             case "context":
                 // A context in the ink stream becomes the current one.
                 current = try resolveContext(node, base: current)
+            case "traceFormat":
+                // A trace format standing alone in the ink stream (recognition corpora write one
+                // before their traces) sets the current format, as a context holding it would.
+                current.format = try traceFormat(node)
             case "trace":
+                if viaView && streamTraces.contains(ObjectIdentifier(node)) { continue }
                 let (context, brush) = try effective(node, current: current, groupContext: groupContext, groupBrush: groupBrush)
                 try importTrace(node, context: context, brush: brush)
             case "traceGroup":
                 let (context, brush) = try effective(node, current: current, groupContext: groupContext, groupBrush: groupBrush)
                 var inner = current
-                try walk(node.children, context: &inner, groupContext: context, groupBrush: brush, depth: depth + 1)
+                try walk(node.children, context: &inner, groupContext: context, groupBrush: brush, depth: depth + 1,
+                         viaView: viaView)
             case "traceView":
                 try importView(node, current: current, groupContext: groupContext, groupBrush: groupBrush, depth: depth)
             default:
@@ -174,7 +192,8 @@ struct InkMLInterpreter {
                              "traceDataRef \"\(ref)\" names a <\(target.name)>, not a trace or trace group")
         }
         var inner = current
-        try walk([target], context: &inner, groupContext: groupContext, groupBrush: groupBrush, depth: depth + 1)
+        try walk([target], context: &inner, groupContext: groupContext, groupBrush: groupBrush, depth: depth + 1,
+                 viaView: true)
     }
 
     // MARK: - Contexts, formats, brushes

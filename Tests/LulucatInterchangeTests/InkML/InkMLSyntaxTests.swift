@@ -243,6 +243,38 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
         #expect(doc.warnings.contains { $0.contains("pen-up") })
     }
 
+    /// The shape of handwriting-recognition corpora: traces in the stream, then trace groups of
+    /// views over them as segmentation annotations. The views must not draw the traces twice.
+    @Test func viewsOverStreamTracesDoNotDuplicateThem() throws {
+        let doc = try inkml("""
+            <ink xmlns="http://www.w3.org/2003/InkML">
+              <traceFormat><channel name="X" type="decimal"/><channel name="Y" type="decimal"/></traceFormat>
+              <annotation type="truth">$a+1$</annotation>
+              <trace id="0">985 3317, 990 3320</trace>
+              <trace id="1">1000 3300, 1010 3310, 1020 3320</trace>
+              <traceGroup xml:id="10">
+                <annotation type="truth">Segmentation</annotation>
+                <traceGroup xml:id="11"><annotation type="truth">a</annotation><traceView traceDataRef="0"/></traceGroup>
+                <traceGroup xml:id="12"><annotation type="truth">1</annotation><traceView traceDataRef="#1"/></traceGroup>
+              </traceGroup>
+            </ink>
+            """)
+        #expect(doc.strokes.count == 2)
+        #expect(doc.sampleCount == 5)
+        #expect(xy(doc) == [[9850, 33170], [9900, 33200]])
+    }
+
+    @Test func aTraceFormatInTheStreamSetsTheCurrentFormat() throws {
+        let doc = try inkml("""
+            <ink xmlns="http://www.w3.org/2003/InkML">
+              <traceFormat><channel name="X" units="pt"/><channel name="Y" units="pt"/><channel name="T" units="ms"/></traceFormat>
+              <trace>1 2 1000, 3 4 1016</trace>
+            </ink>
+            """)
+        #expect(xy(doc) == [[10, 20], [30, 40]])
+        #expect(doc.strokes[0].samples.map(\.time) == [0, 16])
+    }
+
     @Test func continuationJoinsTraces() throws {
         let doc = try inkml(ptInk("""
             <trace xml:id="a" contextRef="#c" continuation="begin">1 1 100, 2 2 110</trace>
