@@ -90,6 +90,19 @@ import Testing
         #expect(archiveError { try failing.add(path: "x", data: Self.text) }?.kind == .io)
     }
 
+    /// Zip without zip64 ends at 4 GiB. The size is checked before a byte is read, so a buffer
+    /// that claims 4 GiB over one real byte is enough to see the refusal.
+    @Test func writerRefusesEntriesOf4GiB() throws {
+        let zip = ZipWriter()
+        let one: [UInt8] = [0]
+        one.withUnsafeBytes { real in
+            let claimed = UnsafeRawBufferPointer(start: real.baseAddress, count: 1 << 32)
+            let e = archiveError { try zip.add(path: "huge.bin", bytes: claimed) }
+            #expect(e?.kind == .tooLarge)
+            #expect(e?.entry == "huge.bin")
+        }
+    }
+
     @Test func writerRefusesWhatTheReaderRefuses() throws {
         let zip = ZipWriter()
         for bad in ["/abs", "../up", "a/../b", "a\\b", "", "a//b", "./a", "c:x", "dir/"] {
