@@ -41,6 +41,7 @@ final class XMLElementNode {
 /// `<trace>`, where the points are.
 enum XMLTree {
     static let inkMLNamespace = "http://www.w3.org/2003/InkML"
+    static let maxDepth = 200
 
     static func parse(_ data: Data, maxElements: Int) throws(InkMLError) -> XMLElementNode {
         // Entity declarations are how XML expands a few bytes into gigabytes; InkML has no use
@@ -132,12 +133,20 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        if failure != nil { return }
         if skipping > 0 { skipping += 1; return }
         if let ns = namespaceURI, !ns.isEmpty, ns != XMLTree.inkMLNamespace, root != nil {
             skipping = 1
             return
         }
         count += 1
+        // The tree is walked recursively: bound its depth well below what a stack holds.
+        if stack.count >= XMLTree.maxDepth {
+            failure = InkMLError(.tooLarge, line: parser.lineNumber, column: parser.columnNumber,
+                                 "elements nested more than \(XMLTree.maxDepth) deep")
+            parser.abortParsing()
+            return
+        }
         if count > maxElements {
             failure = InkMLError(.tooLarge, line: parser.lineNumber, column: parser.columnNumber,
                                  "more than \(maxElements) elements")

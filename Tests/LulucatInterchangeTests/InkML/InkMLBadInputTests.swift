@@ -72,6 +72,14 @@ func inkmlError(_ text: String, limits: InkMLReader.Limits = .init()) -> InkMLEr
         #expect(inkmlError("<ink>" + String(repeating: "<trace>1 2</trace>", count: 20) + "</ink>", limits: limits)?.kind == .tooLarge)
     }
 
+    @Test func deepNestingIsRefusedNotOverflowed() {
+        let depth = 100_000
+        let text = "<ink>" + String(repeating: "<traceGroup>", count: depth) + "<trace>1 2</trace>"
+            + String(repeating: "</traceGroup>", count: depth) + "</ink>"
+        let e = inkmlError(text)
+        #expect(e?.kind == .malformedXML || e?.kind == .tooLarge, "\(String(describing: e))")
+    }
+
     /// Every prefix of a valid file, and every single-byte change of it, reads or fails with a
     /// typed error: no crash, no other error type.
     @Test func truncationsAndCorruptionsNeverCrash() throws {
