@@ -82,7 +82,14 @@ struct InkMLInterpreter {
     /// Traces of the ink stream (outside `<definitions>`): drawn where they stand, so a
     /// `<traceView>` that names them (as segmentation annotations do) must not draw them again.
     private var streamTraces: Set<ObjectIdentifier> = []
+    /// Traces and groups already drawn through a view: each is drawn once, which also keeps
+    /// views of groups holding views from multiplying without end.
+    private var viewed: Set<ObjectIdentifier> = []
     private var totalPoints = 0
+    /// How many references are being followed at once: chains of contexts or brushes are
+    /// resolved recursively, so their length is bounded.
+    private var referenceDepth = 0
+    static let maxReferenceDepth = 64
     private var skippedPenUp = 0
 
     init(root: XMLElementNode, limits: InkMLReader.Limits) {
@@ -191,6 +198,10 @@ struct InkMLInterpreter {
             throw InkMLError(.invalidReference, line: node.line, column: node.column,
                              "traceDataRef \"\(ref)\" names a <\(target.name)>, not a trace or trace group")
         }
+        guard viewed.insert(ObjectIdentifier(target)).inserted else {
+            warn("view-again", "a trace or group viewed more than once is drawn once")
+            return
+        }
         var inner = current
         try walk([target], context: &inner, groupContext: groupContext, groupBrush: groupBrush, depth: depth + 1,
                  viaView: true)
@@ -203,6 +214,8 @@ struct InkMLInterpreter {
         let target = try lookup(ref, at: node, expecting: "context")
         let id = target.id ?? ref
         if let cached = contextCache[id] { return cached }
+        try enterReference(at: node)
+        defer { referenceDepth -= 1 }
         // A cycle of contextRefs ends here: the placeholder is what a context referring to
         // itself inherits.
         contextCache[id] = Context()
@@ -297,6 +310,8 @@ struct InkMLInterpreter {
         let target = try lookup(ref, at: node, expecting: "brush")
         let id = target.id ?? ref
         if let cached = brushCache[id] { return cached }
+        try enterReference(at: node)
+        defer { referenceDepth -= 1 }
         brushCache[id] = Brush()
         let brush = try resolveBrush(target)
         brushCache[id] = brush
@@ -357,6 +372,14 @@ struct InkMLInterpreter {
                              "<\(node.name)> refers to \"\(ref)\" as a \(name), but it is a <\(target.name)>")
         }
         return target
+    }
+
+    private mutating func enterReference(at node: XMLElementNode) throws(InkMLError) {
+        guard referenceDepth < Self.maxReferenceDepth else {
+            throw InkMLError(.tooLarge, line: node.line, column: node.column,
+                             "contexts or brushes refer to one another more than \(Self.maxReferenceDepth) deep")
+        }
+        referenceDepth += 1
     }
 
     private mutating func warn(_ key: String, _ message: String) {

@@ -80,6 +80,29 @@ func inkmlError(_ text: String, limits: InkMLReader.Limits = .init()) -> InkMLEr
         #expect(e?.kind == .malformedXML || e?.kind == .tooLarge, "\(String(describing: e))")
     }
 
+    @Test func longReferenceChainsAreRefusedNotOverflowed() {
+        let n = 50_000
+        var contexts = ""
+        for i in 0..<n { contexts += "<context xml:id=\"c\(i)\" contextRef=\"#c\(i + 1)\"/>" }
+        let e = inkmlError("<ink><definitions>\(contexts)<context xml:id=\"c\(n)\"/></definitions><trace contextRef=\"#c0\">1 2</trace></ink>")
+        #expect(e?.kind == .tooLarge)
+        var brushes = ""
+        for i in 0..<n { brushes += "<brush xml:id=\"b\(i)\" brushRef=\"#b\(i + 1)\"/>" }
+        #expect(inkmlError("<ink><definitions>\(brushes)</definitions><trace brushRef=\"#b0\">1 2</trace></ink>")?.kind == .tooLarge)
+        // A short chain is fine.
+        #expect(inkmlError(##"<ink><definitions><context xml:id="a" contextRef="#b"/><context xml:id="b"/></definitions><trace contextRef="#a">1 2</trace></ink>"##) == nil)
+    }
+
+    /// Groups whose views name each other twice over: without care, 2^depth walks.
+    @Test func viewsOfViewsDoNotMultiply() throws {
+        var defs = #"<traceGroup xml:id="g0"><trace>1 2</trace></traceGroup>"#
+        for i in 1...100 {
+            defs += ##"<traceGroup xml:id="g\##(i)"><traceView traceDataRef="#g\##(i - 1)"/><traceView traceDataRef="#g\##(i - 1)"/></traceGroup>"##
+        }
+        let doc = try InkMLReader.read(Data("<ink><definitions>\(defs)</definitions><traceView traceDataRef=\"#g100\"/><traceView traceDataRef=\"#g100\"/></ink>".utf8))
+        #expect(doc.strokes.count == 1)
+    }
+
     /// Every prefix of a valid file, and every single-byte change of it, reads or fails with a
     /// typed error: no crash, no other error type.
     @Test func truncationsAndCorruptionsNeverCrash() throws {
