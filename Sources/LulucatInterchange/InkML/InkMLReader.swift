@@ -382,9 +382,13 @@ struct InkMLInterpreter {
         referenceDepth += 1
     }
 
+    /// Says `message` once per `key`; past 100 warnings a last one says the rest were not listed.
     private mutating func warn(_ key: String, _ message: String) {
-        if warned.insert(key).inserted { warnings.append(message) }
+        guard warnings.count <= Self.maxWarnings, warned.insert(key).inserted else { return }
+        warnings.append(warnings.count < Self.maxWarnings ? message : "more warnings were not listed")
     }
+
+    static let maxWarnings = 100
 
     // MARK: - Traces
 

@@ -103,6 +103,15 @@ func inkmlError(_ text: String, limits: InkMLReader.Limits = .init()) -> InkMLEr
         #expect(doc.strokes.count == 1)
     }
 
+    @Test func warningsAreCapped() throws {
+        let channels = (0..<300).map { "<channel name=\"U\($0)\"/>" }.joined()
+        let values = (0..<300).map { _ in "0" }.joined(separator: " ")
+        let doc = try InkMLReader.read(Data("<ink><traceFormat><channel name=\"X\" units=\"pt\"/><channel name=\"Y\" units=\"pt\"/>\(channels)</traceFormat><trace>1 2 \(values)</trace></ink>".utf8))
+        #expect(doc.warnings.count == 101)
+        #expect(doc.warnings.last == "more warnings were not listed")
+        #expect(xy(doc) == [[10, 20]])
+    }
+
     /// Every prefix of a valid file, and every single-byte change of it, reads or fails with a
     /// typed error: no crash, no other error type.
     @Test func truncationsAndCorruptionsNeverCrash() throws {
