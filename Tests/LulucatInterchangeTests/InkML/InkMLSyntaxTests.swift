@@ -114,6 +114,40 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
         #expect(doc.strokes[0].ink.width == 15) // 0.05292 cm = 1.5 pt
     }
 
+    /// Vendor elements in other namespaces are skipped with their content; canvas transforms are
+    /// reported, not applied.
+    @Test func vendorExtensionsAndCanvasTransforms() throws {
+        let doc = try inkml("""
+            <inkml:ink xmlns:inkml="http://www.w3.org/2003/InkML" xmlns:msink="http://schemas.microsoft.com/ink/2010/main">
+              <inkml:definitions>
+                <inkml:context xml:id="ctx0">
+                  <inkml:inkSource xml:id="src">
+                    <inkml:traceFormat>
+                      <inkml:channel name="X" type="integer" units="cm"/><inkml:channel name="Y" type="integer" units="cm"/>
+                      <inkml:channel name="T" type="integer" units="dev"/>
+                    </inkml:traceFormat>
+                    <inkml:channelProperties>
+                      <inkml:channelProperty channel="X" name="resolution" value="1000" units="1/cm"/>
+                      <inkml:channelProperty channel="Y" name="resolution" value="1000" units="1/cm"/>
+                    </inkml:channelProperties>
+                  </inkml:inkSource>
+                  <inkml:canvasTransform><inkml:mapping type="identity"/></inkml:canvasTransform>
+                  <inkml:timestamp xml:id="ts0" timeString="2026-11-30T12:00:00"/>
+                </inkml:context>
+              </inkml:definitions>
+              <inkml:trace xml:id="t0" contextRef="#ctx0">0 0 0, 1000 2000 16</inkml:trace>
+              <msink:context><msink:trace>this is not ink</msink:trace></msink:context>
+              <inkml:trace contextRef="#ctx0">10 10 5</inkml:trace>
+            </inkml:ink>
+            """)
+        #expect(doc.strokes.count == 2)
+        #expect(xy(doc) == [[0, 0], [283, 567]]) // 1 cm = 28.35 pt, 2 cm = 56.69 pt
+        #expect(doc.strokes[0].samples.map(\.time) == [0, 16])
+        #expect(doc.warnings.count == 2, "\(doc.warnings)")
+        #expect(doc.warnings.contains { $0.contains("canvas transforms") })
+        #expect(doc.warnings.contains { $0.contains("channel T has units \"dev\"") })
+    }
+
     @Test func timeForceWidthAndOrientation() throws {
         let doc = try inkml(ptInk(##"<trace contextRef="#c">1 2 10.5 0 4, 1 3 10.52 1023 3</trace>"##, channels: """
             <channel name="X" units="mm"/><channel name="Y" units="mm" orientation="-ve"/>
