@@ -88,3 +88,15 @@ extension SQLiteContentStore {
         return try guarded { try content.contentHash() }
     }
 }
+
+extension SQLiteContentStore {
+    /// Lends each stroke's `samples` BLOB of a page to `body`, in z-order, without decoding or
+    /// copying it (the buffer is valid only inside `body`). For benchmarks and bulk export.
+    public func forEachStrokeBlob(_ page: UUID, _ body: (UnsafeRawBufferPointer) throws -> Void) throws(SQLiteEngineError) {
+        try guarded {
+            let s = try connection.prepare("SELECT samples FROM strokes WHERE page_id = ?1 ORDER BY z")
+            try s.bind(page.sqliteBytes, at: 1)
+            while try s.step() { try s.withBlob(at: 0, body) }
+        }
+    }
+}

@@ -16,6 +16,28 @@ enum StrokeBlob {
         samples * (Fixed16Codec.bytesPerSample + 2 * channels.rawValue.nonzeroBitCount)
     }
 
+    /// Whether a `[Sample]` in memory already is the fixed16 records (little-endian host, the
+    /// fields at their record offsets), so a stroke without channels binds its array directly.
+    static let samplesAreRecords: Bool = {
+        #if _endian(little)
+        return MemoryLayout<Sample>.size == 16 && MemoryLayout<Sample>.stride == 16
+            && MemoryLayout<Sample>.offset(of: \Sample.x) == 0 && MemoryLayout<Sample>.offset(of: \Sample.y) == 4
+            && MemoryLayout<Sample>.offset(of: \Sample.radius) == 8 && MemoryLayout<Sample>.offset(of: \Sample.pressure) == 10
+            && MemoryLayout<Sample>.offset(of: \Sample.time) == 12
+        #else
+        return false
+        #endif
+    }()
+
+    /// Lends the stroke's BLOB bytes to `body`: the samples array itself when it already is the
+    /// BLOB (no copy at all), else the encoded bytes.
+    static func withBytes<R>(of stroke: Stroke, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if samplesAreRecords, stroke.channels.isEmpty {
+            return try stroke.samples.withUnsafeBytes(body)
+        }
+        return try encode(stroke).withUnsafeBytes(body)
+    }
+
     static func encode(_ stroke: Stroke) -> [UInt8] {
         var writer = ByteWriter(capacity: byteCount(samples: stroke.samples.count, channels: stroke.channels))
         SampleCodecID.fixed16.encodeSamples(stroke, into: &writer)

@@ -164,8 +164,8 @@ private final class PageWriter {
             try s.bind(Int64(stroke.ink.width), at: 6)
             try s.bind(Int64(stroke.channels.rawValue), at: 7)
             try s.bind(Int64(stroke.samples.count), at: 8)
-            // The BLOB is bound without a copy: it lives until the closure returns.
-            try s.withBlob(StrokeBlob.encode(stroke), at: 9) { try s.run() }
+            // The BLOB is bound without a copy (SQLITE_STATIC): the bytes outlive the closure.
+            try StrokeBlob.withBytes(of: stroke) { raw in try s.withBlob(raw, at: 9) { try s.run() } }
         case .image(let image):
             let s = insertImage
             try s.bind(key, at: 1)
