@@ -14,7 +14,7 @@ import Darwin
 /// The SQLite engine benchmark. `BenchCommand` dispatches `lnote bench sqlite ...` here.
 struct SQLiteBench {
     static let usage = """
-        lnote bench sqlite [--json] [--repetitions N] [--strokes N] [--samples N] [--dir PATH] [--page-size BYTES] [--explore]
+        lnote bench sqlite [--json] [--repetitions N] [--strokes N] [--samples N] [--dir PATH] [--page-size BYTES] [--cache-kib N] [--explore]
 
         Writes 100 strokes of 3,400 samples (5,440,000 bytes of fixed16 BLOBs) and of 2,550 samples
         (4,080,000 bytes) in one transaction into a fresh content database, with synchronous FULL
@@ -33,10 +33,11 @@ struct SQLiteBench {
         var explore = false
         /// Only this stroke size instead of the seed's two.
         var samples: Int?
+        var cacheKiB = SQLiteContentStore.Configuration().cacheSizeKiB
     }
 
     static func parse(_ arguments: [String]) throws -> Options {
-        let args = try Arguments(arguments, valued: ["repetitions", "strokes", "samples", "dir", "page-size"], flags: ["json", "explore"])
+        let args = try Arguments(arguments, valued: ["repetitions", "strokes", "samples", "dir", "page-size", "cache-kib"], flags: ["json", "explore"])
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         var o = Options()
         o.json = args.flag("json")
@@ -45,6 +46,8 @@ struct SQLiteBench {
         o.strokes = try args.int("strokes") ?? o.strokes
         o.pageSize = try args.int("page-size") ?? o.pageSize
         o.samples = try args.int("samples")
+        o.cacheKiB = try args.int("cache-kib") ?? o.cacheKiB
+        guard (64...1_048_576).contains(o.cacheKiB) else { throw UsageError("--cache-kib must be 64...1048576") }
         if let n = o.samples, !(0...PageFile.maxSamplesPerStroke).contains(n) {
             throw UsageError("--samples must be 0...\(PageFile.maxSamplesPerStroke)")
         }
@@ -68,20 +71,21 @@ struct SQLiteBench {
             "repetitions": options.repetitions,
             "strokes": options.strokes,
             "page_size": options.pageSize,
+            "cache_kib": options.cacheKiB,
             "directory": root,
         ]
         var variants: [[String: Any]] = []
         for samples in options.samples.map({ [$0] }) ?? [3_400, 2_550] {
             let workload = Workload(strokes: options.strokes, samplesPerStroke: samples)
             var configs: [(String, SQLiteContentStore.Configuration)] = [
-                ("full", config(.full, options.pageSize)), ("normal", config(.normal, options.pageSize)),
+                ("full", config(.full, options.pageSize, options)), ("normal", config(.normal, options.pageSize, options)),
             ]
             if options.explore {
-                configs.append(("full_after_checkpoint", config(.full, options.pageSize)))
+                configs.append(("full_after_checkpoint", config(.full, options.pageSize, options)))
                 for size in [4_096, 16_384, 65_536] where size != options.pageSize {
-                    configs.append(("full_page\(size)", config(.full, size)))
+                    configs.append(("full_page\(size)", config(.full, size, options)))
                 }
-                var rollback = config(.full, options.pageSize)
+                var rollback = config(.full, options.pageSize, options)
                 rollback.journalMode = .delete
                 configs.append(("full_rollback_journal", rollback))
             }
@@ -105,8 +109,9 @@ struct SQLiteBench {
         }
     }
 
-    static func config(_ sync: SynchronousLevel, _ pageSize: Int) -> SQLiteContentStore.Configuration {
+    static func config(_ sync: SynchronousLevel, _ pageSize: Int, _ options: Options) -> SQLiteContentStore.Configuration {
         var c = SQLiteContentStore.Configuration()
+        c.cacheSizeKiB = options.cacheKiB
         c.synchronous = sync
         c.pageSize = pageSize
         return c
@@ -156,10 +161,26 @@ struct SQLiteBench {
 
     // MARK: Measuring
 
+    /// Wall-clock milliseconds of `body`; the CPU time this thread spent in it is added to `cpu`.
+    static func milliseconds(cpu: inout [Double], _ body: () throws -> Void) rethrows -> Double {
+        let before = threadCPUms()
+        let wall = try milliseconds(body)
+        cpu.append(threadCPUms() - before)
+        return wall
+    }
+
     static func milliseconds(_ body: () throws -> Void) rethrows -> Double {
         let clock = ContinuousClock()
         let d = try clock.measure(body)
         return Double(d.components.seconds) * 1_000 + Double(d.components.attoseconds) / 1e15
+    }
+
+    /// CPU time of the calling thread (user + system): what a step costs apart from waiting for
+    /// the disk or for the other processes on a shared machine.
+    static func threadCPUms() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) * 1_000 + Double(t.tv_nsec) / 1e6
     }
 
     static func median(_ values: [Double]) -> Double {
@@ -171,6 +192,7 @@ struct SQLiteBench {
                         root: String) throws -> [String: Any] {
         var floorWrite: [Double] = [], floorRead: [Double] = []
         var commits = [String: [Double]](), reads: [Double] = [], loads: [Double] = []
+        var floorCPU: [Double] = [], commitCPU = [String: [Double]]()
         var walBytes = [String: Int]()
         var run = 0
         for rep in 0..<repetitions {
@@ -184,7 +206,7 @@ struct SQLiteBench {
                 defer { try? FileManager.default.removeItem(atPath: dir) }
                 if step == "floor" {
                     let file = (dir as NSString).appendingPathComponent("floor.bin")
-                    floorWrite.append(try milliseconds { try PlainFile.writeAndSync(w.blobs, to: file) })
+                    floorWrite.append(try milliseconds(cpu: &floorCPU) { try PlainFile.writeAndSync(w.blobs, to: file) })
                     floorRead.append(try milliseconds { _ = try PlainFile.readAll(file) })
                     continue
                 }
@@ -204,9 +226,11 @@ struct SQLiteBench {
                     }))
                     try store.checkpointIdle()
                 }
-                commits[step, default: []].append(try milliseconds {
+                var cpu: [Double] = []
+                commits[step, default: []].append(try milliseconds(cpu: &cpu) {
                     try store.applyChanges(to: page, [.append(w.elements)])
                 })
+                commitCPU[step, default: []] += cpu
                 walBytes[step] = (try? FileManager.default.attributesOfItem(atPath: store.path + "-wal"))?[.size] as? Int ?? 0
                 try store.close()
                 if step == "full" {
@@ -228,6 +252,7 @@ struct SQLiteBench {
             "samples_per_stroke": w.samplesPerStroke,
             "blob_bytes": w.bytes,
             "floor_write_ms": round3(floorW),
+            "floor_write_cpu_ms": round3(median(floorCPU)),
             "floor_read_ms": round3(floorR),
             "read_ms": round3(median(reads)),
             "load_page_ms": round3(median(loads)),
@@ -238,6 +263,7 @@ struct SQLiteBench {
             let m = median(commits[name]!)
             out["commit_\(name)_ms"] = round3(m)
             out["commit_vs_floor_\(name)"] = round3(m / floorW)
+            out["commit_\(name)_cpu_ms"] = round3(median(commitCPU[name]!))
             out["wal_bytes_\(name)"] = walBytes[name]
         }
         return out
@@ -246,13 +272,13 @@ struct SQLiteBench {
     static func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 
     static func printTable(_ report: [String: Any], variants: [[String: Any]]) {
-        print("SQLite \(report["sqlite_version"]!), page size \(report["page_size"]!), medians of \(report["repetitions"]!) runs")
+        print("SQLite \(report["sqlite_version"]!), page size \(report["page_size"]!), cache \(report["cache_kib"]!) KiB, medians of \(report["repetitions"]!) runs")
         for v in variants {
             print("\n\(report["strokes"]!) strokes x \(v["samples_per_stroke"]!) samples = \(v["blob_bytes"]!) bytes of BLOBs")
-            print("  floor: write+fsync \(v["floor_write_ms"]!) ms, read \(v["floor_read_ms"]!) ms")
+            print("  floor: write+fsync \(v["floor_write_ms"]!) ms (CPU \(v["floor_write_cpu_ms"]!) ms), read \(v["floor_read_ms"]!) ms")
             for key in v.keys.sorted() where key.hasPrefix("commit_vs_floor_") {
                 let name = String(key.dropFirst("commit_vs_floor_".count))
-                print("  commit \(name): \(v["commit_\(name)_ms"]!) ms = \(v[key]!) x floor")
+                print("  commit \(name): \(v["commit_\(name)_ms"]!) ms = \(v[key]!) x floor (CPU \(v["commit_\(name)_cpu_ms"]!) ms)")
             }
             print("  read BLOBs: \(v["read_ms"]!) ms = \(v["read_vs_floor"]!) x floor; loadPage: \(v["load_page_ms"]!) ms = \(v["load_page_vs_floor"]!) x floor")
         }
