@@ -1,0 +1,166 @@
+// A stroke's coverage, built as one mask and composited once, so overlapping pieces never double up.
+
+/// Coverage (0...1) per pixel of the canvas for the stroke being drawn.
+///
+/// Every piece of a stroke (a tapered capsule between two samples) writes the *maximum* of its
+/// coverage and what is there, so where pieces overlap at a joint the stroke is exactly as opaque as
+/// anywhere else: no seams, no dark dots. Each row remembers the span that was touched; compositing
+/// visits and clears only those spans, so a stroke costs the pixels it covers, not the canvas.
+final class CoverageMask {
+    let width: Int
+    let height: Int
+    private let values: UnsafeMutablePointer<Float>
+    private let rowStart: UnsafeMutablePointer<Int32>
+    private let rowEnd: UnsafeMutablePointer<Int32>
+    private var firstRow = Int.max
+    private var lastRow = -1
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        values = .allocate(capacity: max(1, width * height))
+        values.initialize(repeating: 0, count: max(1, width * height))
+        rowStart = .allocate(capacity: max(1, height))
+        rowStart.initialize(repeating: Int32.max, count: max(1, height))
+        rowEnd = .allocate(capacity: max(1, height))
+        rowEnd.initialize(repeating: -1, count: max(1, height))
+    }
+
+    deinit {
+        values.deallocate()
+        rowStart.deallocate()
+        rowEnd.deallocate()
+    }
+
+    /// The pixel range [lo, hi] covering `lo...hi` (in pixels, fractional), widened by one pixel for
+    /// anti-aliasing and clipped to `0..<limit`; nil when empty. Done in Double so absurd coordinates
+    /// from a corrupt file clip instead of overflowing.
+    @inline(__always)
+    private static func clip(_ lo: Float, _ hi: Float, _ limit: Int) -> (Int, Int)? {
+        let l = max(0, Double(lo) - 1).rounded(.down)
+        let h = min(Double(limit - 1), (Double(hi) + 1).rounded(.down))
+        guard l <= h, h >= 0, l < Double(limit) else { return nil }
+        return (Int(l), Int(h))
+    }
+
+    @inline(__always)
+    private func markRows(_ y0: Int, _ y1: Int, _ x0: Int, _ x1: Int) {
+        firstRow = min(firstRow, y0)
+        lastRow = max(lastRow, y1)
+        for y in y0...y1 {
+            if Int32(x0) < rowStart[y] { rowStart[y] = Int32(x0) }
+            if Int32(x1) > rowEnd[y] { rowEnd[y] = Int32(x1) }
+        }
+    }
+
+    /// Adds the convex hull of disc A (centre, radius, weight) and disc B, weights interpolated
+    /// along the segment: a tapered capsule. Coordinates in pixels.
+    func addCapsule(ax: Float, ay: Float, ar: Float, aw: Float,
+                    bx: Float, by: Float, br: Float, bw: Float) {
+        guard let (x0, x1) = Self.clip(min(ax - ar, bx - br), max(ax + ar, bx + br), width),
+              let (y0, y1) = Self.clip(min(ay - ar, by - br), max(ay + ar, by + br), height)
+        else { return }
+        markRows(y0, y1, x0, x1)
+        let dx = bx - ax, dy = by - ay
+        let h = dx * dx + dy * dy
+        let b = ar - br
+        if h <= b * b + 1e-6 {
+            // One disc holds the other (or both are the same point): the larger disc alone.
+            if ar >= br { addDisc(ax, ay, ar, aw, x0, x1, y0, y1) } else { addDisc(bx, by, br, bw, x0, x1, y0, y1) }
+            return
+        }
+        // Signed distance to an uneven capsule (Inigo Quilez, "2D distance functions").
+        let cx = (h - b * b).squareRoot(), cy = b
+        let invH = 1 / h
+        let sameWeight = aw == bw
+        for y in y0...y1 {
+            let py = Float(y) + 0.5 - ay
+            let row = values + y * width
+            for x in x0...x1 {
+                let px = Float(x) + 0.5 - ax
+                let qx = abs(px * dy - py * dx) * invH
+                let qy = (px * dx + py * dy) * invH
+                let k = cx * qy - cy * qx
+                let d: Float
+                if k < 0 {
+                    d = (h * (qx * qx + qy * qy)).squareRoot() - ar
+                } else if k > cx {
+                    d = (h * (qx * qx + qy * qy + 1 - 2 * qy)).squareRoot() - br
+                } else {
+                    d = cx * qx + cy * qy - ar
+                }
+                var c = 0.5 - d
+                if c <= 0 { continue }
+                if c > 1 { c = 1 }
+                if !sameWeight {
+                    let t = min(max(qy, 0), 1)
+                    c *= aw + (bw - aw) * t
+                } else {
+                    c *= aw
+                }
+                if c > row[x] { row[x] = c }
+            }
+        }
+    }
+
+    /// Adds a disc (a single-sample stroke, a dot).
+    func addDisc(x cx: Float, y cy: Float, radius r: Float, weight w: Float) {
+        guard let (x0, x1) = Self.clip(cx - r, cx + r, width), let (y0, y1) = Self.clip(cy - r, cy + r, height) else { return }
+        markRows(y0, y1, x0, x1)
+        addDisc(cx, cy, r, w, x0, x1, y0, y1)
+    }
+
+    private func addDisc(_ cx: Float, _ cy: Float, _ r: Float, _ w: Float, _ x0: Int, _ x1: Int, _ y0: Int, _ y1: Int) {
+        for y in y0...y1 {
+            let py = Float(y) + 0.5 - cy
+            let row = values + y * width
+            for x in x0...x1 {
+                let px = Float(x) + 0.5 - cx
+                var c = 0.5 - ((px * px + py * py).squareRoot() - r)
+                if c <= 0 { continue }
+                if c > 1 { c = 1 }
+                c *= w
+                if c > row[x] { row[x] = c }
+            }
+        }
+    }
+
+    /// How the mask's colour meets the canvas.
+    enum Blend { case normal, multiply }
+
+    /// Composites `color` (alpha included) through the mask onto `canvas` (opaque RGBA8, same size),
+    /// then clears the mask for the next stroke.
+    func composite(onto canvas: UnsafeMutableBufferPointer<UInt8>, r: UInt8, g: UInt8, b: UInt8, alpha: Float, blend: Blend) {
+        guard firstRow <= lastRow else { return }
+        let cr = Float(r), cg = Float(g), cb = Float(b)
+        // Multiply by (1 - a) + a * colour: what remains of the paper's light through the ink.
+        let mr = 1 - cr / 255, mg = 1 - cg / 255, mb = 1 - cb / 255
+        for y in firstRow...lastRow {
+            let start = Int(rowStart[y]), end = Int(rowEnd[y])
+            rowStart[y] = Int32.max
+            rowEnd[y] = -1
+            guard start <= end else { continue }
+            let row = values + y * width
+            for x in start...end {
+                let m = row[x]
+                if m <= 0 { continue }
+                row[x] = 0
+                let a = m * alpha
+                let i = (y * width + x) * 4
+                let dr = Float(canvas[i]), dg = Float(canvas[i + 1]), db = Float(canvas[i + 2])
+                switch blend {
+                case .normal:
+                    canvas[i] = UInt8(dr + (cr - dr) * a + 0.5)
+                    canvas[i + 1] = UInt8(dg + (cg - dg) * a + 0.5)
+                    canvas[i + 2] = UInt8(db + (cb - db) * a + 0.5)
+                case .multiply:
+                    canvas[i] = UInt8(dr * (1 - a * mr) + 0.5)
+                    canvas[i + 1] = UInt8(dg * (1 - a * mg) + 0.5)
+                    canvas[i + 2] = UInt8(db * (1 - a * mb) + 0.5)
+                }
+            }
+        }
+        firstRow = Int.max
+        lastRow = -1
+    }
+}

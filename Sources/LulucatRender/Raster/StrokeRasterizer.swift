@@ -1,0 +1,60 @@
+// Turns a stroke's samples into coverage: tapered capsules between samples, smoothed with
+// Catmull-Rom where the samples are far apart in pixels.
+
+import LulucatInk
+
+enum StrokeRasterizer {
+    /// Narrower than this radius (in pixels) a stroke is drawn at this radius with its opacity
+    /// scaled down instead: a 0.2 px line as a faint 1 px line, not a broken dotted one.
+    static let hairlineRadius: Double = 0.5
+    /// Segments longer than this (pixels) are subdivided along a Catmull-Rom curve.
+    static let smoothingStep: Double = 2
+
+    /// Writes the stroke's coverage into `mask` at `scale` pixels per point.
+    static func addStroke(_ points: [StrokePoint], scale: Double, to mask: CoverageMask) {
+        guard !points.isEmpty else { return }
+        @inline(__always) func pixel(_ p: StrokePoint) -> (x: Float, y: Float, r: Float, w: Float) {
+            let r = p.radius * scale
+            let (drawn, weight) = r < hairlineRadius ? (hairlineRadius, r / hairlineRadius) : (r, 1)
+            return (Float(p.x * scale), Float(p.y * scale), Float(drawn), Float(weight * p.opacity))
+        }
+        if points.count == 1 {
+            let p = pixel(points[0])
+            mask.addDisc(x: p.x, y: p.y, radius: p.r, weight: p.w)
+            return
+        }
+        for i in 0..<(points.count - 1) {
+            let a = pixel(points[i]), b = pixel(points[i + 1])
+            let length = Double(((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot())
+            if length <= smoothingStep {
+                mask.addCapsule(ax: a.x, ay: a.y, ar: a.r, aw: a.w, bx: b.x, by: b.y, br: b.r, bw: b.w)
+                continue
+            }
+            // Far-apart samples (a large scale, or a fast pen): follow the curve through the
+            // neighbours instead of a straight chord, so curves stay round when zoomed.
+            let p0 = pixel(points[max(i - 1, 0)]), p3 = pixel(points[min(i + 2, points.count - 1)])
+            let pieces = min(64, Int((length / smoothingStep).rounded(.up)))
+            var previous = a
+            for k in 1...pieces {
+                let t = Float(k) / Float(pieces)
+                let next: (x: Float, y: Float, r: Float, w: Float)
+                if k == pieces {
+                    next = b
+                } else {
+                    next = (catmullRom(p0.x, a.x, b.x, p3.x, t), catmullRom(p0.y, a.y, b.y, p3.y, t),
+                            a.r + (b.r - a.r) * t, a.w + (b.w - a.w) * t)
+                }
+                mask.addCapsule(ax: previous.x, ay: previous.y, ar: previous.r, aw: previous.w,
+                                bx: next.x, by: next.y, br: next.r, bw: next.w)
+                previous = next
+            }
+        }
+    }
+
+    /// Uniform Catmull-Rom between p1 (t = 0) and p2 (t = 1).
+    @inline(__always)
+    static func catmullRom(_ p0: Float, _ p1: Float, _ p2: Float, _ p3: Float, _ t: Float) -> Float {
+        let t2 = t * t, t3 = t2 * t
+        return 0.5 * ((2 * p1) + (-p0 + p2) * t + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t2 + (-p0 + 3 * p1 - 3 * p2 + p3) * t3)
+    }
+}
