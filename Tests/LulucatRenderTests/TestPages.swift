@@ -76,10 +76,12 @@ enum TestPages {
     static func assets(_ id: UUID) -> RGBAImage? { id == photoID ? photo : nil }
 }
 
-/// Reference images under `Fixtures/`, found from this file's path (no bundle resources needed).
+/// Reference images under `Tests/Fixtures/LulucatRender/`, found from this file's path. They live
+/// outside the test target's folder so SwiftPM neither bundles them nor warns about unhandled files.
 enum Fixtures {
     static var directory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").appendingPathComponent("LulucatRender")
     }
 
     /// Set LULUCAT_WRITE_FIXTURES=1 to (re)write the references; then look at them before committing.

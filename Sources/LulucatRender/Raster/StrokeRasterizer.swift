@@ -13,10 +13,10 @@ enum StrokeRasterizer {
     /// Writes the stroke's coverage into `mask` at `scale` pixels per point.
     static func addStroke(_ points: [StrokePoint], scale: Double, to mask: CoverageMask) {
         guard !points.isEmpty else { return }
-        @inline(__always) func pixel(_ p: StrokePoint) -> (x: Float, y: Float, r: Float, w: Float) {
+        @inline(__always) func pixel(_ p: StrokePoint) -> PixelPoint {
             let r = p.radius * scale
             let (drawn, weight) = r < hairlineRadius ? (hairlineRadius, r / hairlineRadius) : (r, 1)
-            return (Float(p.x * scale), Float(p.y * scale), Float(drawn), Float(weight * p.opacity))
+            return PixelPoint(x: Float(p.x * scale), y: Float(p.y * scale), r: Float(drawn), w: Float(weight * p.opacity))
         }
         if points.count == 1 {
             let p = pixel(points[0])
@@ -32,17 +32,21 @@ enum StrokeRasterizer {
             }
             // Far-apart samples (a large scale, or a fast pen): follow the curve through the
             // neighbours instead of a straight chord, so curves stay round when zoomed.
-            let p0 = pixel(points[max(i - 1, 0)]), p3 = pixel(points[min(i + 2, points.count - 1)])
+            // At the ends the missing neighbour is the reflection of the other one, so a straight
+            // two-sample stroke stays exactly its tapered capsule. Radii follow the same spline as
+            // positions: a disc's size must match where along the segment it sits.
+            let p0 = i > 0 ? pixel(points[i - 1]) : PixelPoint(x: 2 * a.x - b.x, y: 2 * a.y - b.y, r: 2 * a.r - b.r, w: a.w)
+            let p3 = i + 2 < points.count ? pixel(points[i + 2]) : PixelPoint(x: 2 * b.x - a.x, y: 2 * b.y - a.y, r: 2 * b.r - a.r, w: b.w)
             let pieces = min(64, Int((length / smoothingStep).rounded(.up)))
             var previous = a
             for k in 1...pieces {
                 let t = Float(k) / Float(pieces)
-                let next: (x: Float, y: Float, r: Float, w: Float)
+                let next: PixelPoint
                 if k == pieces {
                     next = b
                 } else {
-                    next = (catmullRom(p0.x, a.x, b.x, p3.x, t), catmullRom(p0.y, a.y, b.y, p3.y, t),
-                            a.r + (b.r - a.r) * t, a.w + (b.w - a.w) * t)
+                    next = PixelPoint(x: catmullRom(p0.x, a.x, b.x, p3.x, t), y: catmullRom(p0.y, a.y, b.y, p3.y, t),
+                                      r: max(0, catmullRom(p0.r, a.r, b.r, p3.r, t)), w: a.w + (b.w - a.w) * t)
                 }
                 mask.addCapsule(ax: previous.x, ay: previous.y, ar: previous.r, aw: previous.w,
                                 bx: next.x, by: next.y, br: next.r, bw: next.w)
@@ -50,6 +54,9 @@ enum StrokeRasterizer {
             }
         }
     }
+
+    /// A sample in pixels: centre, drawn radius, weight (opacity times the hairline fade).
+    struct PixelPoint { var x, y, r, w: Float }
 
     /// Uniform Catmull-Rom between p1 (t = 0) and p2 (t = 1).
     @inline(__always)
