@@ -32,13 +32,13 @@ final class CoverageMask {
         rowEnd.deallocate()
     }
 
-    /// The pixel range [lo, hi] covering `lo...hi` (in pixels, fractional), widened by one pixel for
-    /// anti-aliasing and clipped to `0..<limit`; nil when empty. Done in Double so absurd coordinates
-    /// from a corrupt file clip instead of overflowing.
+    /// The pixels whose centres lie within half a pixel of `lo...hi` (coverage is 0.5 - distance,
+    /// so nothing further gets any), clipped to `0..<limit`; nil when empty. Done in Double so absurd
+    /// coordinates from a corrupt file clip instead of overflowing.
     @inline(__always)
     private static func clip(_ lo: Float, _ hi: Float, _ limit: Int) -> (Int, Int)? {
-        let l = max(0, Double(lo) - 1).rounded(.down)
-        let h = min(Double(limit - 1), (Double(hi) + 1).rounded(.down))
+        let l = max(0, (Double(lo) - 1).rounded(.up))
+        let h = min(Double(limit - 1), Double(hi).rounded(.down))
         guard l <= h, h >= 0, l < Double(limit) else { return nil }
         return (Int(l), Int(h))
     }
@@ -73,10 +73,13 @@ final class CoverageMask {
         let cx = (h - b * b).squareRoot(), cy = b
         let invH = 1 / h
         let sameWeight = aw == bw
+        let full = max(aw, bw)
         for y in y0...y1 {
             let py = Float(y) + 0.5 - ay
             let row = values + y * width
             for x in x0...x1 {
+                // Consecutive capsules overlap; a pixel already at this capsule's most cannot rise.
+                if row[x] >= full { continue }
                 let px = Float(x) + 0.5 - ax
                 let qx = abs(px * dy - py * dx) * invH
                 let qy = (px * dx + py * dy) * invH
@@ -115,6 +118,7 @@ final class CoverageMask {
             let py = Float(y) + 0.5 - cy
             let row = values + y * width
             for x in x0...x1 {
+                if row[x] >= w { continue }
                 let px = Float(x) + 0.5 - cx
                 var c = 0.5 - ((px * px + py * py).squareRoot() - r)
                 if c <= 0 { continue }

@@ -18,13 +18,14 @@ enum StrokeRasterizer {
             let (drawn, weight) = r < hairlineRadius ? (hairlineRadius, r / hairlineRadius) : (r, 1)
             return PixelPoint(x: Float(p.x * scale), y: Float(p.y * scale), r: Float(drawn), w: Float(weight * p.opacity))
         }
-        if points.count == 1 {
-            let p = pixel(points[0])
+        let pixels = decimate(points.map(pixel))
+        if pixels.count == 1 {
+            let p = pixels[0]
             mask.addDisc(x: p.x, y: p.y, radius: p.r, weight: p.w)
             return
         }
-        for i in 0..<(points.count - 1) {
-            let a = pixel(points[i]), b = pixel(points[i + 1])
+        for i in 0..<(pixels.count - 1) {
+            let a = pixels[i], b = pixels[i + 1]
             let length = Double(((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot())
             if length <= smoothingStep {
                 mask.addCapsule(ax: a.x, ay: a.y, ar: a.r, aw: a.w, bx: b.x, by: b.y, br: b.r, bw: b.w)
@@ -35,8 +36,8 @@ enum StrokeRasterizer {
             // At the ends the missing neighbour is the reflection of the other one, so a straight
             // two-sample stroke stays exactly its tapered capsule. Radii follow the same spline as
             // positions: a disc's size must match where along the segment it sits.
-            let p0 = i > 0 ? pixel(points[i - 1]) : PixelPoint(x: 2 * a.x - b.x, y: 2 * a.y - b.y, r: 2 * a.r - b.r, w: a.w)
-            let p3 = i + 2 < points.count ? pixel(points[i + 2]) : PixelPoint(x: 2 * b.x - a.x, y: 2 * b.y - a.y, r: 2 * b.r - a.r, w: b.w)
+            let p0 = i > 0 ? pixels[i - 1] : PixelPoint(x: 2 * a.x - b.x, y: 2 * a.y - b.y, r: 2 * a.r - b.r, w: a.w)
+            let p3 = i + 2 < pixels.count ? pixels[i + 2] : PixelPoint(x: 2 * b.x - a.x, y: 2 * b.y - a.y, r: 2 * b.r - a.r, w: b.w)
             let pieces = min(64, Int((length / smoothingStep).rounded(.up)))
             var previous = a
             for k in 1...pieces {
@@ -53,6 +54,30 @@ enum StrokeRasterizer {
                 previous = next
             }
         }
+    }
+
+    /// Samples closer than this (pixels) to the last one kept are merged into the next segment
+    /// when their radius and weight barely differ. At 240 Hz a thumbnail gets many samples per
+    /// pixel; drawing each would cost far more than it shows. A 1 px chord leaves a curve of
+    /// radius R (pixels) by 1/(8R) px: under 0.13 px wherever the curve's radius is a pixel or more.
+    static let minimumStep: Float = 1
+
+    static func decimate(_ points: [PixelPoint]) -> [PixelPoint] {
+        guard points.count > 2 else { return points }
+        var kept: [PixelPoint] = [points[0]]
+        kept.reserveCapacity(points.count)
+        var last = points[0]
+        for i in 1..<(points.count - 1) {
+            let p = points[i]
+            let dx = p.x - last.x, dy = p.y - last.y
+            if dx * dx + dy * dy < minimumStep * minimumStep && abs(p.r - last.r) < 0.1 && abs(p.w - last.w) < 0.02 {
+                continue
+            }
+            kept.append(p)
+            last = p
+        }
+        kept.append(points[points.count - 1])
+        return kept
     }
 
     /// A sample in pixels: centre, drawn radius, weight (opacity times the hairline fade).
