@@ -17,16 +17,17 @@ import Testing
     }
 
     /// The hull of two discs, worked by hand: A = (0, 0) r 2, B = (10, 0) r 1. sin = 0.1,
-    /// cos = 0.99499, so the tangent normals are (0.1, +/-0.995).
+    /// cos = 0.99499, so the tangent normals are (0.1, +/-0.995): tangent points (0.2, +/-1.99)
+    /// on A and (10.1, +/-0.99) on B.
     @Test func capsuleOutlineIsTheTangentHull() {
         var d = ""
         StrokeOutline.appendCapsule(StrokePoint(x: 0, y: 0, radius: 2, opacity: 1),
                                     StrokePoint(x: 10, y: 0, radius: 1, opacity: 1), to: &d)
-        #expect(d == "M0.2 1.99L10.1 0.99A1 1 0 0 0 10.1 -0.99L0.2 -1.99A2 2 0 1 0 0.2 1.99Z")
+        #expect(d == "M0.2 1.99l9.9 -1a1 1 0 0 0 0 -1.98l-9.9 -1a2 2 0 1 0 0 3.98z")
         var dot = ""
         StrokeOutline.appendCapsule(StrokePoint(x: 5, y: 5, radius: 3, opacity: 1),
                                     StrokePoint(x: 6, y: 5, radius: 1, opacity: 1), to: &dot)
-        #expect(dot == "M8 5A3 3 0 1 0 2 5A3 3 0 1 0 8 5Z")
+        #expect(dot == "M8 5a3 3 0 1 0 -6 0a3 3 0 1 0 6 0z")
     }
 
     @Test func numbersAreShortAndExact() {

@@ -4,9 +4,9 @@
 import Foundation
 
 enum StrokeOutline {
-    /// Samples closer than this (points) to the simplified outline are dropped: half the 0.1 pt
-    /// quantum, so the outline is the raster's shape to well under a pixel at any usual zoom.
-    static let tolerance = 0.05
+    /// Samples closer than this (points) to the simplified outline are dropped: the 0.1 pt quantum
+    /// the samples are stored in, so the outline is the raster's shape to a fifth of a pixel at 2x.
+    static let tolerance = 0.1
 
     /// Path data (`d`) for the stroke's outline, in points.
     static func pathData(_ points: [StrokePoint]) -> String {
@@ -23,7 +23,9 @@ enum StrokeOutline {
 
     /// The convex hull of two discs: tangent line on one side, arc round B's far side, tangent line
     /// back, arc round A. Every piece turns the same way (counter-clockwise on screen), so overlapping
-    /// pieces add to the winding number instead of cancelling.
+    /// pieces add to the winding number instead of cancelling. After the first point the commands
+    /// are relative (shorter); each point is rounded to 0.01 pt before the differences are taken,
+    /// so rounding never accumulates.
     static func appendCapsule(_ a: StrokePoint, _ b: StrokePoint, to d: inout String) {
         let dx = b.x - a.x, dy = b.y - a.y
         let length = (dx * dx + dy * dy).squareRoot()
@@ -38,23 +40,34 @@ enum StrokeOutline {
         let lx = s * ux - c * uy, ly = s * uy + c * ux
         let rx = s * ux + c * uy, ry = s * uy - c * ux
         let largeB = s < 0 ? "1" : "0", largeA = s > 0 ? "1" : "0"
-        d += "M"; point(a.x + a.radius * lx, a.y + a.radius * ly, &d)
-        d += "L"; point(b.x + b.radius * lx, b.y + b.radius * ly, &d)
-        d += "A"; number(b.radius, &d); d += " "; number(b.radius, &d); d += " 0 \(largeB) 0 "
-        point(b.x + b.radius * rx, b.y + b.radius * ry, &d)
-        d += "L"; point(a.x + a.radius * rx, a.y + a.radius * ry, &d)
-        d += "A"; number(a.radius, &d); d += " "; number(a.radius, &d); d += " 0 \(largeA) 0 "
-        point(a.x + a.radius * lx, a.y + a.radius * ly, &d)
-        d += "Z"
+        let aLeft = hundredths(a.x + a.radius * lx, a.y + a.radius * ly)
+        let bLeft = hundredths(b.x + b.radius * lx, b.y + b.radius * ly)
+        let bRight = hundredths(b.x + b.radius * rx, b.y + b.radius * ry)
+        let aRight = hundredths(a.x + a.radius * rx, a.y + a.radius * ry)
+        d += "M"; fixed(aLeft.0, &d); d += " "; fixed(aLeft.1, &d)
+        d += "l"; delta(aLeft, bLeft, &d)
+        d += "a"; number(b.radius, &d); d += " "; number(b.radius, &d); d += " 0 \(largeB) 0 "; delta(bLeft, bRight, &d)
+        d += "l"; delta(bRight, aRight, &d)
+        d += "a"; number(a.radius, &d); d += " "; number(a.radius, &d); d += " 0 \(largeA) 0 "; delta(aRight, aLeft, &d)
+        d += "z"
     }
 
     /// A full circle as two half arcs, turning the same way as the capsules.
     static func appendCircle(_ p: StrokePoint, to d: inout String) {
         let r = p.radius
         d += "M"; point(p.x + r, p.y, &d)
-        d += "A"; number(r, &d); d += " "; number(r, &d); d += " 0 1 0 "; point(p.x - r, p.y, &d)
-        d += "A"; number(r, &d); d += " "; number(r, &d); d += " 0 1 0 "; point(p.x + r, p.y, &d)
-        d += "Z"
+        d += "a"; number(r, &d); d += " "; number(r, &d); d += " 0 1 0 "; point(-2 * r, 0, &d)
+        d += "a"; number(r, &d); d += " "; number(r, &d); d += " 0 1 0 "; point(2 * r, 0, &d)
+        d += "z"
+    }
+
+    private static func hundredths(_ x: Double, _ y: Double) -> (Int, Int) {
+        func h(_ v: Double) -> Int { v.isFinite ? Int(max(-1e15, min(1e15, (v * 100).rounded()))) : 0 }
+        return (h(x), h(y))
+    }
+
+    private static func delta(_ from: (Int, Int), _ to: (Int, Int), _ d: inout String) {
+        fixed(to.0 - from.0, &d); d += " "; fixed(to.1 - from.1, &d)
     }
 
     /// Ramer-Douglas-Peucker over (x, y, radius): keeps the samples the outline needs.
@@ -94,7 +107,11 @@ enum StrokeOutline {
     /// Appends `v` with at most two decimals and no trailing zeros (fast, locale-free).
     static func number(_ v: Double, _ d: inout String) {
         guard v.isFinite else { d += "0"; return }
-        let hundredths = Int((v * 100).rounded())
+        fixed(Int(max(-1e15, min(1e15, (v * 100).rounded()))), &d)
+    }
+
+    /// Appends a count of hundredths as a decimal: 150 -> "1.5", -5 -> "-0.05".
+    static func fixed(_ hundredths: Int, _ d: inout String) {
         if hundredths < 0 { d += "-" }
         let m = hundredths.magnitude
         d += String(m / 100)
