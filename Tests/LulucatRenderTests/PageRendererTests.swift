@@ -120,4 +120,37 @@ import Testing
         let under = try PageRenderer.render(Self.page([.image(Self.image(TestPages.photoID)), .stroke(stroke)]), scale: 1) { _ in white }
         #expect(under.image.pixel(x: 40, y: 25) == (0, 0, 0, 255))
     }
+
+    @Test func absurdFramesAreClippedNotFatal() throws {
+        let photo = TestPages.photo
+        let frames = [QuantizedRect(x: Int32.min, y: Int32.min, width: Int32.max, height: Int32.max),
+                      QuantizedRect(x: 100, y: 100, width: 0, height: 300),
+                      QuantizedRect(x: 100, y: 100, width: -400, height: -300),
+                      QuantizedRect(x: Int32.max - 10, y: 0, width: Int32.max, height: 10),
+                      QuantizedRect(x: -5_000_000, y: -5_000_000, width: 10_000_000, height: 10_000_000)]
+        for frame in frames {
+            for rotation: Int32 in [0, 4500, Int32.max, Int32.min] {
+                for asset in [TestPages.photoID, TestPages.missingID] {
+                    let element = ImageElement(assetID: asset, frame: frame, rotation: rotation)
+                    let result = try PageRenderer.render(Self.page([.image(element)]), scale: 1) { $0 == TestPages.photoID ? photo : nil }
+                    #expect(result.image.width == 100)
+                    _ = SVGWriter.svg(for: Self.page([.image(element)]), assets: { _ in nil })
+                }
+            }
+        }
+    }
+
+    @Test func eachAssetIsDecodedOnce() throws {
+        var calls = 0
+        let elements = (0..<5).map { i in Element.image(Self.image(TestPages.photoID, x: Int32(i * 100))) }
+        let result = try PageRenderer.render(Self.page(elements), scale: 1) { _ in calls += 1; return TestPages.photo }
+        #expect(calls == 1)
+        #expect(result.problems.isEmpty)
+        // A missing asset is asked for once and reported for every image that shows it.
+        calls = 0
+        let missing = try PageRenderer.render(Self.page(elements), scale: 1) { _ in calls += 1; return nil }
+        #expect(calls == 1)
+        #expect(missing.problems.count == 5)
+        #expect(Set(missing.problems.map(\.elementID)).count == 5)
+    }
 }

@@ -47,8 +47,9 @@ public enum PageRenderer {
         var image = RGBAImage(width: width, height: height, fill: (255, 255, 255, 255))
         var problems: [RenderProblem] = []
         let mask = CoverageMask(width: width, height: height)
-        // Each asset is decoded and prepared once even when several images show it.
-        var prepared: [UUID: SamplingSource] = [:]
+        // Each asset is decoded once even when several images show it (each image still gets its
+        // own prepared copy: how far it is shrunk depends on the frame).
+        var decodedAssets: [UUID: Result<RGBAImage, AssetFailure>] = [:]
         image.pixels.withUnsafeMutableBufferPointer { canvas in
             for step in DrawOrder.steps(for: content) {
                 switch step {
@@ -60,20 +61,24 @@ public enum PageRenderer {
                                    blend: isHighlighter ? .multiply : .normal)
                 case .image(let element):
                     let frame = PlacedFrame(element, scale: scale)
-                    var source = prepared[element.assetID]
-                    if source == nil {
+                    let lookup: Result<RGBAImage, AssetFailure>
+                    if let known = decodedAssets[element.assetID] {
+                        lookup = known
+                    } else {
                         do {
-                            if let decoded = try assets(element.assetID) {
-                                source = SamplingSource(decoded, targetWidth: frame.width, targetHeight: frame.height)
-                                prepared[element.assetID] = source
-                            } else {
-                                problems.append(RenderProblem(elementID: element.id, assetID: element.assetID, kind: .missingAsset))
-                            }
+                            lookup = try assets(element.assetID).map { .success($0) } ?? .failure(AssetFailure(kind: .missingAsset))
                         } catch {
-                            problems.append(RenderProblem(elementID: element.id, assetID: element.assetID,
-                                                          kind: .unreadableAsset(String(describing: error))))
+                            lookup = .failure(AssetFailure(kind: .unreadableAsset(String(describing: error))))
                         }
+                        decodedAssets[element.assetID] = lookup
                     }
+                    var decoded: RGBAImage?
+                    switch lookup {
+                    case .success(let image): decoded = image
+                    case .failure(let failure):
+                        problems.append(RenderProblem(elementID: element.id, assetID: element.assetID, kind: failure.kind))
+                    }
+                    let source = decoded.map { SamplingSource($0, targetWidth: frame.width, targetHeight: frame.height) }
                     if let source {
                         ImageRasterizer.draw(source, in: frame, canvas: canvas, width: width, height: height)
                     } else {
@@ -86,6 +91,9 @@ public enum PageRenderer {
         return RenderResult(image: image, problems: problems)
     }
 }
+
+/// Why an asset lookup gave no image, remembered so a bad asset is asked for once per render.
+private struct AssetFailure: Error { var kind: RenderProblem.Kind }
 
 /// Thumbnails for the library grid.
 public enum Thumbnail {
