@@ -7,7 +7,7 @@ import LulucatInk
 /// An SVG page and the images it could not embed.
 public struct SVGResult: Sendable {
     public var text: String
-    /// Images drawn as placeholders (missing asset, or bytes that are neither JPEG nor PNG).
+    /// Images drawn as placeholders (missing asset, or bytes that do not decode as JPEG or PNG).
     public var problems: [RenderProblem]
 }
 
@@ -15,7 +15,8 @@ public enum SVGWriter {
     /// The SVG document of `content`.
     ///
     /// - Parameter assets: the encoded bytes (JPEG or PNG) of an asset id, nil when missing; a
-    ///   thrown error counts as unreadable. Either way a placeholder is drawn and a problem reported.
+    ///   thrown error counts as unreadable. Each asset is decoded once to check it; a missing or
+    ///   undecodable one is drawn as a placeholder and reported.
     ///
     /// Each stroke is one `<path>` whose pieces are filled once (non-zero rule), so a translucent
     /// stroke has no darker joints, as in the raster. SVG has no per-point opacity: a stroke with an
@@ -27,12 +28,16 @@ public enum SVGWriter {
         out += "width=\"\(num(w))pt\" height=\"\(num(h))pt\" viewBox=\"0 0 \(num(w)) \(num(h))\">\n"
         out += "<rect x=\"0\" y=\"0\" width=\"\(num(w))\" height=\"\(num(h))\" fill=\"#ffffff\"/>\n"
         var problems: [RenderProblem] = []
+        // Each asset is fetched and checked once, however many images show it.
+        var known: [UUID: Result<String, AssetFailure>] = [:]
         for step in DrawOrder.steps(for: content) {
             switch step {
             case .ink(let stroke): out += strokePath(stroke, multiply: false)
             case .highlighter(let stroke): out += strokePath(stroke, multiply: true)
             case .image(let element):
-                let (text, problem) = image(element, assets: assets)
+                let asset = known[element.assetID] ?? dataURI(element.assetID, assets)
+                known[element.assetID] = asset
+                let (text, problem) = image(element, asset: asset)
                 out += text
                 if let problem { problems.append(problem) }
             }
@@ -63,7 +68,22 @@ public enum SVGWriter {
         return "<path \(attributes) d=\"\(StrokeOutline.pathData(points))\"/>\n"
     }
 
-    private static func image(_ element: ImageElement, assets: (UUID) throws -> Data?) -> (String, RenderProblem?) {
+    private struct AssetFailure: Error { var kind: RenderProblem.Kind }
+
+    /// The asset as a data: URI, after decoding it once to check it: a corrupt asset gets the
+    /// raster's placeholder rather than a broken-image icon in the viewer.
+    private static func dataURI(_ id: UUID, _ assets: (UUID) throws -> Data?) -> Result<String, AssetFailure> {
+        do {
+            guard let data = try assets(id) else { return .failure(AssetFailure(kind: .missingAsset)) }
+            _ = try RGBAImage(decoding: data)
+            let mime = RGBAImage.sniffFormat(data) == .jpeg ? "image/jpeg" : "image/png"
+            return .success("data:\(mime);base64,\(data.base64EncodedString())")
+        } catch {
+            return .failure(AssetFailure(kind: .unreadableAsset(String(describing: error))))
+        }
+    }
+
+    private static func image(_ element: ImageElement, asset: Result<String, AssetFailure>) -> (String, RenderProblem?) {
         let x = Double(element.frame.x) / 10, y = Double(element.frame.y) / 10
         let w = Double(element.frame.width) / 10, h = Double(element.frame.height) / 10
         var transform = ""
@@ -71,25 +91,16 @@ public enum SVGWriter {
             // SVG's rotate() turns clockwise on screen for a positive angle, as the model does.
             transform = " transform=\"rotate(\(num(Double(element.rotation) / 100)) \(num(x + w / 2)) \(num(y + h / 2)))\""
         }
-        let problem: RenderProblem
-        do {
-            if let data = try assets(element.assetID) {
-                if let format = RGBAImage.sniffFormat(data) {
-                    let mime = format == .jpeg ? "image/jpeg" : "image/png"
-                    let text = "<image x=\"\(num(x))\" y=\"\(num(y))\" width=\"\(num(w))\" height=\"\(num(h))\" "
-                        + "preserveAspectRatio=\"none\"\(transform) "
-                        + "xlink:href=\"data:\(mime);base64,\(data.base64EncodedString())\"/>\n"
-                    return (text, nil)
-                }
-                problem = RenderProblem(elementID: element.id, assetID: element.assetID,
-                                        kind: .unreadableAsset(RenderError.unknownImageFormat.description))
-            } else {
-                problem = RenderProblem(elementID: element.id, assetID: element.assetID, kind: .missingAsset)
-            }
-        } catch {
-            problem = RenderProblem(elementID: element.id, assetID: element.assetID,
-                                    kind: .unreadableAsset(String(describing: error)))
+        let kind: RenderProblem.Kind
+        switch asset {
+        case .success(let uri):
+            let text = "<image x=\"\(num(x))\" y=\"\(num(y))\" width=\"\(num(w))\" height=\"\(num(h))\" "
+                + "preserveAspectRatio=\"none\"\(transform) xlink:href=\"\(uri)\"/>\n"
+            return (text, nil)
+        case .failure(let failure):
+            kind = failure.kind
         }
+        let problem = RenderProblem(elementID: element.id, assetID: element.assetID, kind: kind)
         let placeholder = "<g\(transform)><rect x=\"\(num(x))\" y=\"\(num(y))\" width=\"\(num(w))\" height=\"\(num(h))\" "
             + "fill=\"#dedede\" stroke=\"#8c8c8c\" stroke-width=\"1.5\"/>"
             + "<path d=\"M\(num(x)) \(num(y))L\(num(x + w)) \(num(y + h))M\(num(x + w)) \(num(y))L\(num(x)) \(num(y + h))\" "
