@@ -41,6 +41,13 @@ import Testing
         #expect(problems.isEmpty)
         let decoded = try RGBAImage(decoding: jpeg)
         #expect(decoded.width == 128 && decoded.height == 166)
+        // Fitted into a box: the tall page fills the height, a wide page the width.
+        let boxed = try Thumbnail.make(letter, width: 200, maxHeight: 200, assets: { _ in nil }).image
+        #expect(boxed.width == 155 && boxed.height == 200)  // 612 * 200 / 792 = 154.5
+        let wide = PageContent(canvasSize: QuantizedSize(width: 8000, height: 2000), elements: [])
+        let wideBoxed = try Thumbnail.make(wide, width: 200, maxHeight: 200, assets: { _ in nil }).image
+        #expect(wideBoxed.width == 200 && wideBoxed.height == 50)
+        #expect(throws: RenderError.self) { try Thumbnail.make(letter, width: 200, maxHeight: 0, assets: { _ in nil }) }
     }
 
     @Test func missingAssetDrawsAPlaceholderAndIsReported() throws {

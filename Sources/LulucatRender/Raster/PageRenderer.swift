@@ -100,27 +100,31 @@ public enum Thumbnail {
     /// The default width of a library thumbnail, in pixels.
     public static let defaultWidth = 256
 
-    /// The page fitted to `width` pixels (height follows the canvas's aspect ratio).
-    /// - Throws: `RenderError.invalidScale` when `width` is not positive, `.imageTooLarge` beyond
-    ///   `ImageLimits`.
-    public static func make(_ content: PageContent, width: Int = defaultWidth,
+    /// The page fitted to `width` pixels, its height following the canvas's aspect ratio; with
+    /// `maxHeight`, fitted into `width` x `maxHeight` instead (a landscape page fills the width, a
+    /// tall one the height), for a library grid of fixed cells.
+    /// - Throws: `RenderError.invalidScale` when `width` or `maxHeight` is not positive,
+    ///   `.imageTooLarge` beyond `ImageLimits`.
+    public static func make(_ content: PageContent, width: Int = defaultWidth, maxHeight: Int? = nil,
                             assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
         guard width > 0 else { throw RenderError.invalidScale(Double(width)) }
+        if let maxHeight, maxHeight <= 0 { throw RenderError.invalidScale(Double(maxHeight)) }
         let canvasWidth = Double(max(content.canvasSize.width, 1)) / 10
         let canvasHeight = Double(max(content.canvasSize.height, 1)) / 10
-        let scale = Double(width) / canvasWidth
-        let height = max(1, Int((canvasHeight * scale).rounded()))
-        guard width <= ImageLimits.maxDimension, height <= ImageLimits.maxDimension,
-              width * height <= ImageLimits.maxPixels else {
-            throw RenderError.imageTooLarge(width: width, height: height)
+        var scale = Double(width) / canvasWidth
+        if let maxHeight { scale = min(scale, Double(maxHeight) / canvasHeight) }
+        let w = max(1, Int((canvasWidth * scale).rounded()))
+        let h = max(1, Int((canvasHeight * scale).rounded()))
+        guard w <= ImageLimits.maxDimension, h <= ImageLimits.maxDimension, w * h <= ImageLimits.maxPixels else {
+            throw RenderError.imageTooLarge(width: w, height: h)
         }
-        return PageRenderer.render(content, width: width, height: height, scale: scale, assets: assets)
+        return PageRenderer.render(content, width: w, height: h, scale: scale, assets: assets)
     }
 
     /// The thumbnail as JPEG bytes, ready for `thumbnails/<page-id>.jpg`.
-    public static func jpeg(_ content: PageContent, width: Int = defaultWidth, quality: Int = 80,
+    public static func jpeg(_ content: PageContent, width: Int = defaultWidth, maxHeight: Int? = nil, quality: Int = 80,
                             assets: (UUID) throws -> RGBAImage?) throws -> (data: Data, problems: [RenderProblem]) {
-        let result = try make(content, width: width, assets: assets)
+        let result = try make(content, width: width, maxHeight: maxHeight, assets: assets)
         return (try result.image.jpegData(quality: quality), result.problems)
     }
 }
