@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jpeglib.h>
+#include <jerror.h>
 
 #ifndef JCS_EXTENSIONS
 #error "CJPEG needs libjpeg-turbo (JCS_EXT_RGBA); install libjpeg62-turbo-dev"
@@ -34,10 +35,21 @@ static void lulucat_error_exit(j_common_ptr cinfo) {
     longjmp(err->jump, 1);
 }
 
-// Warnings (level -1) mean corrupt or truncated data that libjpeg would paper over with grey:
-// treat them as errors. Trace messages (level >= 0) are ignored instead of printed to stderr.
+// Warnings (level -1) mostly mean corrupt or truncated data that libjpeg would paper over with
+// grey: those are errors. A few are harmless quirks of real cameras and editors (stray bytes
+// between segments, an unknown JFIF revision or Adobe transform code, a bad ICC marker we do not
+// read) and are let through. Trace messages (level >= 0) are dropped instead of printed to stderr.
 static void lulucat_emit_message(j_common_ptr cinfo, int msg_level) {
-    if (msg_level < 0) lulucat_error_exit(cinfo);
+    if (msg_level >= 0) return;
+    switch (cinfo->err->msg_code) {
+    case JWRN_EXTRANEOUS_DATA:
+    case JWRN_JFIF_MAJOR:
+    case JWRN_ADOBE_XFORM:
+    case JWRN_BOGUS_ICC:
+        return;
+    default:
+        lulucat_error_exit(cinfo);
+    }
 }
 
 static void lulucat_progress(j_common_ptr cinfo) {

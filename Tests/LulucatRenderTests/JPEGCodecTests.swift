@@ -133,3 +133,17 @@ import Testing
         #expect(throws: RenderError.unknownImageFormat) { try RGBAImage(decoding: Data("GIF89a".utf8)) }
     }
 }
+
+@Suite struct JPEGWarningTests {
+    /// Stray bytes between two segments (some cameras write them) decode; the same picture cut
+    /// short does not.
+    @Test func strayBytesBetweenSegmentsAreTolerated() throws {
+        let data = [UInt8](JPEGCodecTests.encoded)
+        // Insert two bytes just before the SOS marker (FF DA).
+        let sos = (0..<(data.count - 1)).first { data[$0] == 0xFF && data[$0 + 1] == 0xDA }!
+        let stray = Data(data[..<sos] + [0x00, 0x17] + data[sos...])
+        let image = try JPEGCodec.decode(stray)
+        #expect(image == (try JPEGCodec.decode(JPEGCodecTests.encoded)))
+        #expect(throws: RenderError.self) { try JPEGCodec.decode(stray.prefix(stray.count - 40)) }
+    }
+}

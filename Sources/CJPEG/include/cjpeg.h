@@ -2,7 +2,8 @@
 //
 // libjpeg's default error handler calls exit(). Every entry point here installs its own handler
 // that jumps back (setjmp/longjmp) and returns LULUCAT_JPEG_ERROR with the library's message, and it
-// treats libjpeg's warnings (corrupt or truncated data) as errors too.
+// treats libjpeg's warnings about corrupt or truncated data as errors too (a few harmless ones, such
+// as stray bytes between segments, are tolerated).
 #ifndef LULUCAT_CJPEG_H
 #define LULUCAT_CJPEG_H
 #include <stddef.h>
