@@ -23,6 +23,7 @@ struct RenderBench {
         var size = (width: 0, height: 0)
         let thumbnail = try median(runs) { _ = try Thumbnail.make(page, width: Thumbnail.defaultWidth, assets: noAssets) }
         let thumbnailJPEG = try median(runs) { _ = try Thumbnail.jpeg(page, width: Thumbnail.defaultWidth, assets: noAssets) }
+        let jpegBytes = try Thumbnail.jpeg(page, width: Thumbnail.defaultWidth, assets: noAssets).data.count
         let full = try median(runs) {
             let image = try PageRenderer.render(page, scale: 2, assets: noAssets).image
             size = (image.width, image.height)
@@ -35,6 +36,7 @@ struct RenderBench {
                 ("strokes", "\(page.strokes.count)"), ("samples", "\(page.sampleCount)"), ("runs", "\(runs)"),
                 ("thumbnail_width", "\(Thumbnail.defaultWidth)"),
                 ("thumbnail_ms", fmt(thumbnail)), ("thumbnail_jpeg_ms", fmt(thumbnailJPEG)),
+                ("thumbnail_jpeg_bytes", "\(jpegBytes)"),
                 ("render_2x_ms", fmt(full)), ("render_2x_width", "\(size.width)"), ("render_2x_height", "\(size.height)"),
                 ("render_mpix_per_s", fmt(mpixPerSecond)),
             ]
@@ -42,7 +44,7 @@ struct RenderBench {
         } else {
             print("render bench: \(page.strokes.count) strokes, \(page.sampleCount) samples (synthetic letter page), median of \(runs) runs")
             print("  thumbnail, \(Thumbnail.defaultWidth) px wide        \(fmt(thumbnail)) ms")
-            print("  thumbnail + JPEG (quality 80)   \(fmt(thumbnailJPEG)) ms")
+            print("  thumbnail + JPEG (quality 80)   \(fmt(thumbnailJPEG)) ms, \(jpegBytes) bytes")
             print("  full page at 2x (\(size.width) x \(size.height))  \(fmt(full)) ms = \(fmt(mpixPerSecond)) Mpx/s")
         }
     }
