@@ -74,10 +74,12 @@ final class CoverageMask {
         let invH = 1 / h
         let sameWeight = aw == bw
         let full = max(aw, bw)
+        let rows = RowSpans(ax: ax, ay: ay, ar: ar, bx: bx, by: by, br: br, length: h.squareRoot())
         for y in y0...y1 {
+            guard let (xs, xe) = rows.span(row: y, x0: x0, x1: x1) else { continue }
             let py = Float(y) + 0.5 - ay
             let row = values + y * width
-            for x in x0...x1 {
+            for x in xs...xe {
                 // Consecutive capsules overlap; a pixel already at this capsule's most cannot rise.
                 if row[x] >= full { continue }
                 let px = Float(x) + 0.5 - ax
@@ -114,10 +116,14 @@ final class CoverageMask {
     }
 
     private func addDisc(_ cx: Float, _ cy: Float, _ r: Float, _ w: Float, _ x0: Int, _ x1: Int, _ y0: Int, _ y1: Int) {
+        let reach = r + 0.5
         for y in y0...y1 {
             let py = Float(y) + 0.5 - cy
+            guard py * py < reach * reach else { continue }
+            let half = (reach * reach - py * py).squareRoot()
+            guard let (xs, xe) = RowSpans.pixels(cx - half, cx + half, x0, x1) else { continue }
             let row = values + y * width
-            for x in x0...x1 {
+            for x in xs...xe {
                 if row[x] >= w { continue }
                 let px = Float(x) + 0.5 - cx
                 var c = 0.5 - ((px * px + py * py).squareRoot() - r)
@@ -126,6 +132,58 @@ final class CoverageMask {
                 c *= w
                 if c > row[x] { row[x] = c }
             }
+        }
+    }
+
+    /// Which pixels of a row a tapered capsule can touch: the row's slice of the capsule grown by
+    /// half a pixel (beyond that, coverage is 0). The grown capsule is the convex hull of the two
+    /// grown discs, so its slice runs between the outermost crossings of the row with the two discs
+    /// and the two tangent segments. Skipping the bounding box's empty corners saves a third of
+    /// the distance evaluations.
+    struct RowSpans {
+        let ax, ay, ra, bx, by, rb: Float
+        /// Tangent segments (left and right of the axis) of the grown hull.
+        let l1x, l1y, l2x, l2y, r1x, r1y, r2x, r2y: Float
+
+        init(ax: Float, ay: Float, ar: Float, bx: Float, by: Float, br: Float, length: Float) {
+            self.ax = ax; self.ay = ay; self.bx = bx; self.by = by
+            ra = ar + 0.5; rb = br + 0.5
+            let ux = (bx - ax) / length, uy = (by - ay) / length
+            let s = (ar - br) / length
+            let c = max(0, 1 - s * s).squareRoot()
+            let nlx = s * ux - c * uy, nly = s * uy + c * ux
+            let nrx = s * ux + c * uy, nry = s * uy - c * ux
+            l1x = ax + ra * nlx; l1y = ay + ra * nly; l2x = bx + rb * nlx; l2y = by + rb * nly
+            r1x = ax + ra * nrx; r1y = ay + ra * nry; r2x = bx + rb * nrx; r2y = by + rb * nry
+        }
+
+        @inline(__always)
+        func span(row y: Int, x0: Int, x1: Int) -> (Int, Int)? {
+            let cy = Float(y) + 0.5
+            var lo = Float.infinity, hi = -Float.infinity
+            let da = cy - ay
+            if da * da < ra * ra { let w = (ra * ra - da * da).squareRoot(); lo = min(lo, ax - w); hi = max(hi, ax + w) }
+            let db = cy - by
+            if db * db < rb * rb { let w = (rb * rb - db * db).squareRoot(); lo = min(lo, bx - w); hi = max(hi, bx + w) }
+            if l1y != l2y && (cy - l1y) * (cy - l2y) <= 0 {
+                let x = l1x + (cy - l1y) * (l2x - l1x) / (l2y - l1y)
+                lo = min(lo, x); hi = max(hi, x)
+            }
+            if r1y != r2y && (cy - r1y) * (cy - r2y) <= 0 {
+                let x = r1x + (cy - r1y) * (r2x - r1x) / (r2y - r1y)
+                lo = min(lo, x); hi = max(hi, x)
+            }
+            guard lo <= hi else { return nil }
+            return RowSpans.pixels(lo, hi, x0, x1)
+        }
+
+        /// The pixels of `x0...x1` whose centres lie in `lo...hi` (with a hair of slack for rounding).
+        @inline(__always)
+        static func pixels(_ lo: Float, _ hi: Float, _ x0: Int, _ x1: Int) -> (Int, Int)? {
+            let first = max(Float(x0), (lo - 0.5 - 0.01).rounded(.up))
+            let last = min(Float(x1), (hi - 0.5 + 0.01).rounded(.down))
+            guard first <= last else { return nil }
+            return (Int(first), Int(last))
         }
     }
 
