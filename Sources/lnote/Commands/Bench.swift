@@ -9,6 +9,7 @@ struct BenchCommand: Command {
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("save", SaveBench.run),
         ("sqlite", { try await SQLiteBench.run(arguments: $0) }),
+        ("render", { try await RenderBench.run(arguments: $0) }),
         ("_open", SaveBench.openProbe),
     ]
     let name: String
