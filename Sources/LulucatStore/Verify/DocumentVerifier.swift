@@ -38,11 +38,17 @@ public struct DocumentVerifier: Sendable {
             }
         }
 
+        // A SQLite document's pages are all in content.sqlite: findings about them name that file.
+        let databaseOpens = doc.engine != .sqlite || verifyContentDatabase(package, doc, add)
+        func pagePath(_ page: UUID) -> String { doc.engine == .sqlite ? package.contentDatabasePath : package.pagePath(page) }
         let engine: (any StorageEngine)?
-        do { engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs) } catch {
-            add(.error, package.documentPath, "\(error)")
-            engine = nil
+        if !databaseOpens { engine = nil } else {
+            do { engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs) } catch {
+                add(.error, package.documentPath, "\(error)")
+                engine = nil
+            }
         }
+        defer { (engine as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
         var referenced: [UUID: UUID] = [:]  // asset -> page
         if let engine {
             for entry in doc.pages {
@@ -50,10 +56,10 @@ public struct DocumentVerifier: Sendable {
                     let content = try engine.loadPage(entry.id)
                     let level: Finding.Severity = wasOpen ? .warning : .error
                     if content.elements.count != entry.elementCount {
-                        add(level, package.pagePath(entry.id), "holds \(content.elements.count) elements but document.json says \(entry.elementCount)")
+                        add(level, pagePath(entry.id), "page \(entry.id) holds \(content.elements.count) elements but document.json says \(entry.elementCount)")
                     }
                     if content.canvasSize != entry.canvasSize {
-                        add(level, package.pagePath(entry.id), "canvas is \(content.canvasSize.width)x\(content.canvasSize.height) but document.json says \(entry.width)x\(entry.height)")
+                        add(level, pagePath(entry.id), "page \(entry.id) canvas is \(content.canvasSize.width)x\(content.canvasSize.height) but document.json says \(entry.width)x\(entry.height)")
                     }
                     let assets = content.assetIDs
                     if Set(entry.assets) != assets {
@@ -61,7 +67,7 @@ public struct DocumentVerifier: Sendable {
                     }
                     for a in assets { referenced[a] = entry.id }
                 } catch {
-                    add(.error, package.pagePath(entry.id), "\(error)")
+                    add(.error, pagePath(entry.id), "\(error)")
                 }
             }
         }
