@@ -50,3 +50,9 @@ extension DocumentSession {
         idleCount += 1
     }
 }
+
+extension DocumentSession {
+    /// Saves of a SQLite document that had to rewrite their pages instead of applying the
+    /// recorded changes (0 unless the session and the database disagreed; for tests).
+    var sqliteRewriteFallbacks: Int { (engine as? SQLiteEngine)?.rewriteFallbacks ?? 0 }
+}
