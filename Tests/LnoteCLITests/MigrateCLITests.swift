@@ -25,9 +25,21 @@ import Testing
         let doc = (report["documents"] as! [[String: Any]])[0]
         #expect(doc["from"] as? String == "sqlite" && doc["to"] as? String == "snapshot" && doc["migrated"] as? Bool == true)
 
-        // One is a SQLite document: damage its database, verify names the file and exits 1.
+        // One is a SQLite document: it exports as one file with content.sqlite, imports, renders.
         let info = try JSONSerialization.jsonObject(with: Data(try lnote(["info", "One", "--library", lib, "--json"]).stdout.utf8)) as! [String: Any]
         #expect(info["engine"] as? String == "sqlite")
+        let archive = tmp.path + "/one.zip"
+        let exported = try lnote(["export", "One", "-o", archive, "--library", lib])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let zipped = String(decoding: try Data(contentsOf: URL(fileURLWithPath: archive)), as: UTF8.self)
+        #expect(zipped.contains("content.sqlite") && !zipped.contains("content.sqlite-"))
+        let imported = try lnote(["import", archive, "--title", "One again", "--library", tmp.path + "/other", "--json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try lnote(["verify", "--library", tmp.path + "/other"]).status == 0)
+        let rendered = try lnote(["render", "One", "-o", tmp.path + "/one.svg", "--library", lib])
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+
+        // Damage its database: verify names the file and exits 1.
         let database = lib + "/" + (info["id"] as! String) + ".lnote/content.sqlite"
         try Data(repeating: 0x42, count: 50_000).write(to: URL(fileURLWithPath: database))
         let bad = try lnote(["verify", "One", "--library", lib])
