@@ -205,6 +205,39 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
     }
 }
 
+/// The WAL bound, measured through the engine's own save path with a small bound (the default is
+/// 16 MiB, too much to write in a unit test).
+@Suite struct SQLiteEngineWALTests {
+    @Test func theWALStaysBoundedAcrossManySavesAndCloseLeavesOneFile() throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Bounded", engine: .sqlite)
+        let page = try PackageReader.readDocument(package, fileSystem: PosixFileSystem()).pages[0].id
+        var configuration = SQLiteContentStore.Configuration()
+        configuration.walAutocheckpointBytes = 256 << 10
+        configuration.journalSizeLimit = 256 << 10
+        let engine = try SQLiteEngine(package: package, configuration: configuration)
+        var content = try engine.loadPage(page)
+        var largest = 0
+        for i in 0..<60 {
+            // One 3,400-sample stroke a save: 54,400 bytes of BLOB, about 70 KB of WAL frames.
+            let stroke = makeStroke(i, samples: 3_400)
+            try content.apply(.append([.stroke(stroke)]))
+            _ = try engine.savePages([PageSave(id: page, content: content, changes: [.append([.stroke(stroke)])], reusing: nil)])
+            largest = max(largest, fileSize(package.contentDatabasePath + "-wal") ?? 0)
+        }
+        // 60 saves wrote about 4 MB; the WAL never held more than the bound plus about one save.
+        #expect(largest > 256 << 10)
+        #expect(largest < (256 << 10) + 200_000)
+        #expect(engine.rewriteFallbacks == 0)
+        try engine.close()
+        #expect(!FileManager.default.fileExists(atPath: package.contentDatabasePath + "-wal"))
+        let reopened = try SQLiteEngine(package: package)
+        #expect(try reopened.loadPage(page) == content)
+        try reopened.close()
+    }
+}
+
 /// Damaged databases, and a writer killed in the middle of a transaction.
 @Suite struct SQLiteEngineFaultTests {
     let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
