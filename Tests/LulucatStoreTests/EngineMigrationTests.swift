@@ -119,6 +119,10 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
             let switched = MigrationStep.allCases.firstIndex(of: step)! >= MigrationStep.allCases.firstIndex(of: .switched)!
             let engine = switched ? target : source
             #expect(try PackageReader.readDocument(package, fileSystem: PosixFileSystem()).engine == engine)
+            // Before any open, verify already finds the document whole, and says a migration stopped.
+            let before = DocumentVerifier().verify(package)
+            #expect(!before.contains { $0.severity == .error }, "step \(step.rawValue): \(before)")
+            #expect(before.contains { $0.path.hasSuffix(EngineMigration.markerName) && $0.severity == .warning })
 
             let report = try await expectContent(library, package, hashes, engine: engine)
             #expect(report.contains { $0.path.hasSuffix(EngineMigration.markerName) }, "step \(step.rawValue)")
