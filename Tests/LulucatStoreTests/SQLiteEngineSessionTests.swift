@@ -205,6 +205,69 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
     }
 }
 
+/// Another connection in the way: a save that cannot commit leaves every dirty page dirty and the
+/// database unchanged; a reader in the way of the closing checkpoint does not fail the close.
+@Suite struct SQLiteEngineContentionTests {
+    let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+
+    @Test func aSaveThatCannotCommitKeepsEveryPageDirtyAndSavesLater() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Busy", engine: .sqlite)
+        let session = try await library.open(package.id, options: noAutosave)
+        let first = await session.pageIDs()[0]
+        let second = try await session.addPage()
+        try await session.append(sampleStroke(seed: 1), to: first)
+        try await session.append(sampleStroke(seed: 2), to: second)
+        // Another process holds the write lock (SQLite's own, not our .lock).
+        let other = try Connection(path: package.contentDatabasePath)
+        try other.execute("BEGIN IMMEDIATE")
+        await #expect {
+            try await session.save()
+        } throws: { error in
+            guard case StoreError.contentDatabase(.inUse(let file)) = error else { return false }
+            return file == package.contentDatabasePath
+        }
+        #expect(Set(await session.dirtyPageIDs) == [first, second])
+        #expect(await session.lastSaveError != nil)
+        #expect(try strokeRows(package).isEmpty)
+        try other.execute("ROLLBACK")
+        try other.close()
+        try await session.save()
+        #expect(await session.dirtyPageIDs.isEmpty)
+        #expect(try strokeRows(package).count == 2)
+        try await session.close()
+    }
+
+    @Test func aReaderInTheWayOfTheClosingCheckpointDoesNotFailTheClose() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Read", engine: .sqlite)
+        let session = try await library.open(package.id, options: noAutosave)
+        let page = await session.pageIDs()[0]
+        try await session.save()
+        let reader = try Connection(path: package.contentDatabasePath, flags: [.readOnly])
+        try reader.execute("BEGIN")
+        // A read transaction holds its snapshot until COMMIT, so the WAL cannot be reset under it.
+        func countStrokes() throws -> Int64 {
+            let count = try reader.prepare("SELECT count(*) FROM strokes")
+            try count.step()
+            return count.int64(at: 0)
+        }
+        #expect(try countStrokes() == 0)
+        let stroke = sampleStroke(seed: 3)
+        try await session.append(stroke, to: page)
+        try await session.close()  // the TRUNCATE checkpoint is busy; the save is committed
+        #expect(try countStrokes() == 0)  // its snapshot still predates the save
+        try reader.execute("COMMIT")
+        try reader.close()
+        let again = try await library.open(package.id, options: noAutosave)
+        #expect(try await again.content(of: page).elements == [.stroke(stroke)])
+        try await again.close()
+        #expect(!packageFiles(package).contains("content.sqlite-wal"))
+    }
+}
+
 /// The WAL bound, measured through the engine's own save path with a small bound (the default is
 /// 16 MiB, too much to write in a unit test).
 @Suite struct SQLiteEngineWALTests {

@@ -87,8 +87,16 @@ final class SQLiteEngine: StorageEngine {
     }
 
     /// At close: a checked TRUNCATE checkpoint, so the package holds one database file.
+    ///
+    /// A checkpoint kept from finishing by another connection (`lnote verify` reading in another
+    /// process) does not fail the close: every save is committed in the WAL, and the next open, or
+    /// the checkpoint before a copy, copies it in. Any other failure is thrown.
     func close() throws(StoreError) {
-        try Self.mapped { () throws(SQLiteEngineError) in try store.close() }
+        guard !store.connection.isClosed else { return }
+        do { try store.close() } catch {
+            if case .inUse = error, store.connection.isClosed { return }
+            throw .contentDatabase(error)
+        }
     }
 
     static func mapped<T>(_ body: () throws(SQLiteEngineError) -> T) throws(StoreError) -> T {
