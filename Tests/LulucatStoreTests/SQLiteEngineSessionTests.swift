@@ -339,6 +339,30 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         #expect(readBytes(package.contentDatabasePath) == [UInt8](repeating: 0x5A, count: 100_000))
     }
 
+    @Test func repairKeepsAnUnreadablePageListedAndItsRowsUntouched() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let (package, page) = try await documentWithStrokes(library, strokes: 3)
+        let db = try Connection(path: package.contentDatabasePath)
+        try db.execute("UPDATE strokes SET sample_count = sample_count + 1 WHERE rowid = (SELECT min(rowid) FROM strokes)")
+        try db.close()
+        let database = readBytes(package.contentDatabasePath)
+        // Leftovers of an interrupted migration, and a lost manifest.
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: package.pagePath(page)))
+        FileManager.default.createFile(atPath: package.path + "/" + EngineMigration.markerName, contents: Data("{}".utf8))
+        try FileManager.default.removeItem(atPath: package.manifestPath)
+
+        let findings = try DocumentRepair().repair(package)
+        #expect(findings.contains { $0.severity == .error && $0.path == package.contentDatabasePath && $0.message.contains(page.uuidString) })
+        #expect(findings.contains { $0.path == package.pagePath(page) && $0.severity == .repaired })
+        #expect(findings.contains { $0.path == package.manifestPath && $0.severity == .repaired })
+        #expect(try PackageReader.readDocument(package, fileSystem: PosixFileSystem()).pages.map(\.id) == [page])
+        #expect(readBytes(package.contentDatabasePath) == database)
+        #expect(!FileManager.default.fileExists(atPath: package.pagePath(page)))
+        let errors = DocumentVerifier().verify(package).filter { $0.severity == .error }
+        #expect(errors.count == 1 && errors[0].path == package.contentDatabasePath && errors[0].message.contains("sample"))
+    }
+
     @Test func aDatabaseWithDamagedPagesFailsTheIntegrityCheckInVerify() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
