@@ -7,10 +7,12 @@ import LulucatInk
 /// The page-holding files of one engine inside a package.
 enum EngineForm {
     /// Engines migration can read and write in this build. The journal engine joins when its
-    /// branch lands: its form is the snapshot files plus `pages/*.journal`; writing it from
-    /// another engine is writing snapshot files (a page with no journal is a valid journal page),
-    /// and leaving it for the snapshot engine is compacting every page (its engine's `compact`)
-    /// so the snapshot files alone hold it. See docs/sqlite-engine.md, "Migration".
+    /// branch lands (`.journal` added here, and the journal-to-snapshot writer in
+    /// EngineMigration.writeNewForm): its form is the snapshot files plus `pages/*.journal`;
+    /// writing it from another engine is writing snapshot files (a page with no journal is a valid
+    /// journal page), from snapshot there is nothing to write, and leaving it for the snapshot
+    /// engine is compacting every page (the journal engine's `compact`) so the snapshot files alone
+    /// hold it. See docs/sqlite-engine.md, "Migration".
     static let migratable: Set<EngineKind> = [.snapshot, .sqlite]
 
     /// The files of `engine`'s form found on disk now, as absolute paths.
@@ -119,3 +121,12 @@ final class SQLiteFormWriter: FormWriter {
         store = nil
     }
 }
+
+/// Nothing to write: the old form already is the new one (snapshot files are journal pages
+/// without journals); verification still reads every page through the new engine.
+final class ExistingFormWriter: FormWriter {
+    func write(_ page: UUID, _ content: PageContent) throws(StoreError) {}
+    func finish() throws(StoreError) {}
+    func abandon() {}
+}
+

@@ -179,10 +179,13 @@ public struct EngineMigration: Sendable {
         // The old engine is only read; a SQLite source is closed without writing.
         defer { (source as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
         let writer: any FormWriter
-        switch target {
-        case .sqlite: writer = try SQLiteFormWriter(package: package, fileSystem: fs)
-        case .snapshot: writer = SnapshotFormWriter(package: package, fileSystem: fs, codec: doc.sampleCodec)
-        case .journal: throw StoreError.invalidArgument("the journal engine cannot be migrated in this build")
+        switch (doc.engine, target) {
+        case (_, .sqlite): writer = try SQLiteFormWriter(package: package, fileSystem: fs)
+        case (.snapshot, .journal): writer = ExistingFormWriter()
+        case (.journal, .snapshot):
+            // With the journal engine: each page compacted through `source` (its crash-safe merge).
+            throw StoreError.invalidArgument("the journal engine cannot be migrated in this build")
+        case (_, .snapshot), (_, .journal): writer = SnapshotFormWriter(package: package, fileSystem: fs, codec: doc.sampleCodec)
         }
         var facts: [UUID: PageFacts] = [:]
         do {
