@@ -1,59 +1,81 @@
-// Reads the compact codec's bitstream (least-significant bit first) with 64-bit unaligned loads.
+// Reads the compact codec's bitstream (least-significant bit first) through a 64-bit bit buffer.
 
-/// A cursor over a bitstream in borrowed bytes. `peek()` yields at least 57 valid bits at the
-/// cursor; bits past the end of the bytes read as zero, and `isOverrun` tells afterwards whether
-/// any of them were consumed. So a decoder loop never needs a bounds check per bit, only one check
-/// per channel.
+/// A cursor over a bitstream in borrowed bytes, with the next bits held in a 64-bit register.
+/// After `refill()` at least 56 bits are buffered; bits past the end of the bytes read as zero and
+/// `isOverrun` tells afterwards whether any were consumed, so decoder loops need no bounds check
+/// per value, only one per channel.
 struct BitReader {
-    let base: UnsafeRawPointer?
+    private let base: UnsafeRawPointer
     let byteCount: Int
-    /// Bits consumed so far.
-    var position = 0
-
-    init(_ buffer: UnsafeRawBufferPointer) {
-        base = buffer.baseAddress
-        byteCount = buffer.count
+    /// Buffered bits, the next one in bit 0.
+    private var buffer: UInt64 = 0
+    /// How many bits of `buffer` are valid.
+    private var buffered = 0
+    /// The next byte to move into the buffer (may pass `byteCount`: those bytes read as zero).
+    private var next = 0
+    init(_ bytes: UnsafeRawBufferPointer) {
+        // Empty bytes have no address; this one is never dereferenced, since byteCount is 0.
+        base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 0x10)!
+        byteCount = bytes.count
     }
 
+    /// Bits consumed so far.
+    var position: Int { next * 8 - buffered }
     var bitCapacity: Int { byteCount * 8 }
     /// Whether bits beyond the end of the bytes were consumed.
     var isOverrun: Bool { position > byteCount * 8 }
 
-    /// The next 57 or more bits, the next one in bit 0.
-    @inline(__always) func peek() -> UInt64 {
-        let byte = position >> 3
-        if byte + 8 <= byteCount, let base {
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: byte, as: UInt64.self))
-            return word >> UInt64(position & 7)
+    /// Tops the buffer up to at least 56 bits.
+    @inline(__always) mutating func refill() {
+        if buffered >= 56 { return }
+        if next &+ 8 <= byteCount {
+            buffer |= UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self)) &<< UInt64(buffered)
+            next &+= (63 &- buffered) &>> 3
+            buffered |= 56
+        } else {
+            (buffer, buffered, next) = BitReader.slowRefill(base, byteCount, buffer, buffered, next)
         }
-        return slowPeek(byte)
     }
 
-    /// `peek` near the end of the bytes: assembles what is left, zero-filled.
-    @inline(never) func slowPeek(_ byte: Int) -> UInt64 {
-        guard let base, byte < byteCount else { return 0 }
-        var word: UInt64 = 0
-        for i in 0..<min(8, byteCount - byte) {
-            word |= UInt64(base.load(fromByteOffset: byte + i, as: UInt8.self)) << UInt64(8 * i)
+    /// `refill` near the end of the bytes: a byte at a time, zeros past the end. It takes and
+    /// returns the state as values so that callers' bit buffers can stay in registers.
+    @inline(never)
+    static func slowRefill(_ base: UnsafeRawPointer, _ byteCount: Int, _ buffer: UInt64, _ buffered: Int,
+                           _ next: Int) -> (UInt64, Int, Int) {
+        var (buffer, buffered, next) = (buffer, buffered, next)
+        while buffered <= 56 {
+            let byte: UInt64 = next < byteCount ? UInt64(base.load(fromByteOffset: next, as: UInt8.self)) : 0
+            buffer |= byte &<< UInt64(buffered)
+            next &+= 1
+            buffered &+= 8
         }
-        return word >> UInt64(position & 7)
+        return (buffer, buffered, next)
     }
 
-    @inline(__always) mutating func skip(_ n: Int) { position += n }
+    /// The buffered bits (call `refill` first).
+    @inline(__always) var bits: UInt64 { buffer }
+
+    /// Drops `n` buffered bits (`n` at most the bits buffered).
+    @inline(__always) mutating func consume(_ n: Int) {
+        buffer &>>= UInt64(n)
+        buffered &-= n
+    }
 
     /// Reads an `n`-bit field, `n` at most 32.
     @inline(__always) mutating func read(bits n: Int) -> UInt32 {
-        let v = UInt32(truncatingIfNeeded: peek() & ((1 << UInt64(n)) - 1))
-        position += n
+        refill()
+        let v = UInt32(truncatingIfNeeded: buffer & ((1 &<< UInt64(n)) &- 1))
+        consume(n)
         return v
     }
 
     /// Reads an Exp-Golomb code of order `k` (see `BitWriter.writeExpGolomb`); nil when its value
     /// does not fit 32 bits.
     mutating func readExpGolomb(order k: Int) -> UInt32? {
-        let z = min(peek().trailingZeroBitCount, 64)
+        refill()
+        let z = buffer.trailingZeroBitCount
         guard z <= 32 else { return nil }
-        position += z + 1
+        consume(z + 1)
         let w = (UInt64(1) << UInt64(z)) | (z > 0 ? UInt64(read(bits: z)) : 0)
         let value = ((w - 1) << UInt64(k)) | (k > 0 ? UInt64(read(bits: k)) : 0)
         guard value <= UInt64(UInt32.max) else { return nil }

@@ -42,9 +42,17 @@ enum CompactFormat {
     static let time = Channel(signed: false, firstOrder: 0, is16Bit: false)
     static let optional = Channel(signed: false, firstOrder: 8, is16Bit: true)
 
-    /// Predictor codes: 0 predicts a delta of zero; 1, 2, 3 predict the running mean of past
-    /// deltas kept with these shifts (0 = the previous delta, i.e. delta-of-delta).
-    static let meanShifts: [Int] = [0, 0, 2, 3]
+    /// Predictor codes: 0 predicts a delta of zero; 1 predicts the previous delta (delta of
+    /// delta); 2 predicts a running mean of past deltas; 3 predicts the value on a line from the
+    /// first value with a slope and phase in the header (an even clock, for time).
+    static let linePredictor = 3
+    /// The line's slope is in 1/2^slopeShift units per sample, rounded to nearest.
+    static let slopeShift: Int64 = 12
+    static let slopeHalf: Int64 = 1 << 11
+    /// The line's phase: a 12-bit field added to i × slope before the shift.
+    static let phaseBits = 12
+    /// The order of the Exp-Golomb code of the zigzagged slope.
+    static let slopeOrder = 12
     /// A unary quotient this long is an escape: the residual follows as 32 raw bits.
     static let escapeLength = 24
     /// The running mean of residuals (in 1/16) moves by 1/2^meanRate of the gap to each new one.
@@ -56,13 +64,34 @@ enum CompactFormat {
     /// Initial running mean of zero-run lengths (in 1/16): 1.
     static let initialRunMean: Int64 = 16
 
+    /// The adaptive state of a Rice code: a running mean (in 1/16) of the values coded so far,
+    /// which sets the parameter of the next value.
+    struct RiceMean {
+        var mean: Int64
+        @inline(__always) init(_ initial: Int64) { mean = initial }
+        /// The Rice parameter of the next value.
+        @inline(__always) var k: Int { CompactFormat.riceParameter(mean) }
+        @inline(__always) mutating func update(_ u: UInt32) { CompactFormat.updateMean(&mean, u) }
+    }
+
     @inline(__always) static func riceParameter(_ mean: Int64) -> Int {
-        let m = UInt64(truncatingIfNeeded: mean >> meanToParameterShift)
-        return 64 - m.leadingZeroBitCount
+        let m = UInt64(truncatingIfNeeded: mean &>> meanToParameterShift)
+        return 64 &- m.leadingZeroBitCount
     }
     @inline(__always) static func updateMean(_ mean: inout Int64, _ u: UInt32) {
-        mean += ((Int64(u) << 4) - mean) >> meanRate
+        mean &+= ((Int64(u) &<< 4) &- mean) &>> meanRate
     }
+    /// The predictor's state (in 1/16) after delta `d`, for predictors 1 and 2: the delta itself,
+    /// or 3/4 of the old mean plus 1/4 of the delta (floors taken separately, which keeps the
+    /// decoder's dependency chain short).
+    @inline(__always) static func nextDeltaMean(_ m: Int64, _ d: Int32, predictor: Int) -> Int64 {
+        predictor == 1 ? Int64(d) &<< 4 : m &- (m &>> 2) &+ (Int64(d) &<< 2)
+    }
+    /// The delta predictors 1 and 2 guess from their state: the state rounded to a whole number.
+    @inline(__always) static func predictedDelta(_ m: Int64) -> Int32 {
+        Int32(truncatingIfNeeded: (m &+ 8) &>> 4)
+    }
+
     @inline(__always) static func zigzag(_ r: Int32) -> UInt32 {
         UInt32(bitPattern: (r << 1) ^ (r >> 31))
     }

@@ -4,17 +4,12 @@
 enum CompactStrokeDecoder {
     typealias F = CompactFormat
 
-    /// Where decoded values of one channel go: a field of a strided record, 16 or 32 bits wide.
-    struct FieldPointer {
+    /// Where decoded values of one channel go: a field of type `W` in strided records.
+    struct FieldPointer<W: FixedWidthInteger & UnsignedInteger> {
         var base: UnsafeMutableRawPointer
         var stride: Int
-        var is16Bit: Bool
         @inline(__always) func store(_ v: UInt32, at i: Int) {
-            if is16Bit {
-                base.storeBytes(of: UInt16(truncatingIfNeeded: v), toByteOffset: i &* stride, as: UInt16.self)
-            } else {
-                base.storeBytes(of: v, toByteOffset: i &* stride, as: UInt32.self)
-            }
+            base.storeBytes(of: W(truncatingIfNeeded: v), toByteOffset: i &* stride, as: W.self)
         }
     }
 
@@ -43,12 +38,11 @@ enum CompactStrokeDecoder {
         let samples = [Sample](unsafeUninitializedCapacity: n) { storage, initialized in
             let base = UnsafeMutableRawPointer(storage.baseAddress!)
             do throws(PageFormatError) {
-                let fields: [(Int, F.Channel)] = [(xOffset, F.x), (yOffset, F.y), (radiusOffset, F.radius),
-                                                  (pressureOffset, F.pressure), (timeOffset, F.time)]
-                for (offset, spec) in fields {
-                    try decodeChannel(n, spec, &bits, start: start,
-                                      into: FieldPointer(base: base + offset, stride: sampleStride, is16Bit: spec.is16Bit))
-                }
+                try decodeChannel(n, F.x, &bits, start: start, into: FieldPointer<UInt32>(base: base + xOffset, stride: sampleStride))
+                try decodeChannel(n, F.y, &bits, start: start, into: FieldPointer<UInt32>(base: base + yOffset, stride: sampleStride))
+                try decodeChannel(n, F.radius, &bits, start: start, into: FieldPointer<UInt16>(base: base + radiusOffset, stride: sampleStride))
+                try decodeChannel(n, F.pressure, &bits, start: start, into: FieldPointer<UInt16>(base: base + pressureOffset, stride: sampleStride))
+                try decodeChannel(n, F.time, &bits, start: start, into: FieldPointer<UInt32>(base: base + timeOffset, stride: sampleStride))
                 initialized = n
             } catch {
                 failure = error
@@ -62,7 +56,7 @@ enum CompactStrokeDecoder {
             let values = [UInt16](unsafeUninitializedCapacity: n) { storage, initialized in
                 do throws(PageFormatError) {
                     try decodeChannel(n, F.optional, &bits, start: start,
-                                      into: FieldPointer(base: UnsafeMutableRawPointer(storage.baseAddress!), stride: 2, is16Bit: true))
+                                      into: FieldPointer<UInt16>(base: UnsafeMutableRawPointer(storage.baseAddress!), stride: 2))
                     initialized = n
                 } catch {
                     failure = error
@@ -86,9 +80,8 @@ enum CompactStrokeDecoder {
     }
 
     /// Decodes one channel of `n` values into `out`.
-    @inline(__always)
-    static func decodeChannel(_ n: Int, _ spec: F.Channel, _ bits: inout BitReader, start: Int,
-                              into out: FieldPointer) throws(PageFormatError) {
+    static func decodeChannel<W>(_ n: Int, _ spec: F.Channel, _ bits: inout BitReader, start: Int,
+                                 into out: FieldPointer<W>) throws(PageFormatError) {
         guard let firstCode = bits.readExpGolomb(order: spec.firstOrder) else {
             throw .invalidField(offset: start + bits.position / 8, "a channel's first value does not fit 32 bits")
         }
@@ -109,9 +102,17 @@ enum CompactStrokeDecoder {
                 }
                 scale = s + 2
             }
+            var slope: Int64 = 0, phase: Int64 = 0
+            if predictor == F.linePredictor {
+                guard let code = bits.readExpGolomb(order: F.slopeOrder) else {
+                    throw .invalidField(offset: start + bits.position / 8, "a channel's slope does not fit 32 bits")
+                }
+                slope = Int64(F.unzigzag(code))
+                phase = Int64(bits.read(bits: F.phaseBits))
+            }
             out.store(v, at: 0)
-            var state = ChannelState(value: v, scale: Int32(truncatingIfNeeded: scale),
-                                     shift: Int64(F.meanShifts[predictor]), predicts: predictor != 0)
+            var state = ChannelState(value: v, scale: Int32(truncatingIfNeeded: scale), predictor: predictor,
+                                     slope: slope, phase: phase)
             if runs {
                 guard decodeRuns(n, &state, F.initialMean(meanIndex), &bits, out) else {
                     throw .invalidField(offset: start + bits.position / 8, "a run of equal residuals is longer than the samples left")
@@ -134,27 +135,54 @@ enum CompactStrokeDecoder {
     struct ChannelState {
         var value: UInt32
         var scale: Int32
-        var shift: Int64
+        var predictor: Int
+        /// Whether the running mean of deltas predicts the next delta (predictors 1 and 2).
         var predicts: Bool
+        /// Whether values are predicted on the line from the first value (predictor 3).
+        var line: Bool
+        var origin: UInt32
+        var slope: Int64
+        var phase: Int64
+        /// The running mean of past deltas in 1/16 (the predictor's guess), once `index` >= 2.
         var mean: Int64 = 0
         var index = 1
         /// Every value ORed together, to check a 16-bit channel's range once at the end.
         var seen: UInt32 = 0
 
-        init(value: UInt32, scale: Int32, shift: Int64, predicts: Bool) {
+        init(value: UInt32, scale: Int32, predictor: Int, slope: Int64, phase: Int64) {
             self.value = value
             self.scale = scale
-            self.shift = shift
-            self.predicts = predicts
+            self.predictor = predictor
+            self.predicts = predictor == 1 || predictor == 2
+            self.line = predictor == F.linePredictor
+            self.origin = value
+            self.slope = slope
+            self.phase = phase
             self.seen = value
         }
 
+        /// The line's value at sample `i`.
+        @inline(__always) func onLine(_ i: Int) -> UInt32 {
+            origin &+ UInt32(truncatingIfNeeded: (Int64(i) &* slope &+ phase) &>> F.slopeShift)
+        }
+
         /// Applies the residual (zigzagged) `u` and stores the next value.
-        @inline(__always) mutating func apply(_ u: UInt32, _ out: FieldPointer) {
+        @inline(__always) mutating func apply<W>(_ u: UInt32, _ out: FieldPointer<W>) {
+            if line {
+                value = onLine(index) &+ UInt32(bitPattern: F.unzigzag(u) &* scale)
+                seen |= value
+                out.store(value, at: index)
+                index &+= 1
+                return
+            }
             var d = F.unzigzag(u)
             if predicts {
-                if index >= 2 { d = d &+ Int32(truncatingIfNeeded: (mean &+ 8) >> 4) }
-                mean = index == 1 ? Int64(d) << 4 : mean &+ (((Int64(d) << 4) &- mean) >> shift)
+                if index >= 2 {
+                    d = d &+ F.predictedDelta(mean)
+                    mean = F.nextDeltaMean(mean, d, predictor: predictor)
+                } else {
+                    mean = Int64(d) &<< 4
+                }
             }
             value = value &+ UInt32(bitPattern: d &* scale)
             seen |= value
@@ -165,42 +193,181 @@ enum CompactStrokeDecoder {
 
     /// Reads one Rice-coded value with parameter `k`.
     @inline(__always) static func readRice(_ k: Int, _ bits: inout BitReader) -> UInt32 {
-        let word = bits.peek()
+        bits.refill()
+        let word = bits.bits
         let q = word.trailingZeroBitCount
-        if q < F.escapeLength {
+        if _fastPath(q < F.escapeLength) {
             let low = (word &>> UInt64(q &+ 1)) & ((1 &<< UInt64(k)) &- 1)
-            bits.skip(q &+ 1 &+ k)
+            bits.consume(q &+ 1 &+ k)
             return UInt32(truncatingIfNeeded: (UInt64(q) &<< UInt64(k)) | low)
         }
-        bits.skip(F.escapeLength)
+        bits.consume(F.escapeLength)
         return bits.read(bits: 32)
     }
 
-    static func decodeRice(_ n: Int, _ state: inout ChannelState, _ initialMean: Int64,
-                           _ bits: inout BitReader, _ out: FieldPointer) {
-        var mean = initialMean
-        for _ in 1..<n {
-            let u = readRice(F.riceParameter(mean), &bits)
-            F.updateMean(&mean, u)
-            state.apply(u, out)
+    static func decodeRice<W>(_ n: Int, _ state: inout ChannelState, _ initialMean: Int64,
+                              _ reader: inout BitReader, _ out: FieldPointer<W>) {
+        // Locals, not struct fields, so the loop state stays in registers.
+        var bits = reader
+        var mean = F.RiceMean(initialMean)
+        // The first residual seeds the predictor; the loops after it run without that test.
+        let first = readRice(mean.k, &bits)
+        mean.update(first)
+        state.apply(first, out)
+        var value = state.value, seen = state.seen, deltaMean = state.mean
+        let scale = state.scale
+        var i = state.index
+        if state.line {
+            while i < n {
+                let u = readRice(mean.k, &bits)
+                mean.update(u)
+                value = state.onLine(i) &+ UInt32(bitPattern: F.unzigzag(u) &* scale)
+                seen |= value
+                out.store(value, at: i)
+                i &+= 1
+            }
+        } else if state.predictor == 1 {
+            // Delta of delta: the state is the previous delta.
+            var previous = F.predictedDelta(deltaMean)
+            while i < n {
+                let u = readRice(mean.k, &bits)
+                mean.update(u)
+                previous = F.unzigzag(u) &+ previous
+                value = value &+ UInt32(bitPattern: previous &* scale)
+                seen |= value
+                out.store(value, at: i)
+                i &+= 1
+            }
+            deltaMean = Int64(previous) &<< 4
+        } else if state.predicts {
+            while i < n {
+                let u = readRice(mean.k, &bits)
+                mean.update(u)
+                let d = F.unzigzag(u) &+ F.predictedDelta(deltaMean)
+                deltaMean = F.nextDeltaMean(deltaMean, d, predictor: 2)
+                value = value &+ UInt32(bitPattern: d &* scale)
+                seen |= value
+                out.store(value, at: i)
+                i &+= 1
+            }
+        } else {
+            while i < n {
+                let u = readRice(mean.k, &bits)
+                mean.update(u)
+                value = value &+ UInt32(bitPattern: F.unzigzag(u) &* scale)
+                seen |= value
+                out.store(value, at: i)
+                i &+= 1
+            }
         }
+        state.value = value
+        state.seen = seen
+        state.mean = deltaMean
+        state.index = i
+        reader = bits
     }
 
     /// Returns false when a run is longer than the samples left.
-    static func decodeRuns(_ n: Int, _ state: inout ChannelState, _ initialMean: Int64,
-                           _ bits: inout BitReader, _ out: FieldPointer) -> Bool {
-        var mean = initialMean
-        var runMean = F.initialRunMean
-        while state.index < n {
-            let run = readRice(F.riceParameter(runMean), &bits)
-            F.updateMean(&runMean, run)
-            guard Int(run) <= n - state.index else { return false }
-            for _ in 0..<Int(run) { state.apply(0, out) }
-            if state.index == n { break }
-            let u = readRice(F.riceParameter(mean), &bits)
-            F.updateMean(&mean, u)
-            state.apply(u &+ 1, out)
-            if bits.isOverrun { return true }
+    static func decodeRuns<W>(_ n: Int, _ state: inout ChannelState, _ initialMean: Int64,
+                              _ reader: inout BitReader, _ out: FieldPointer<W>) -> Bool {
+        var bits = reader
+        defer { reader = bits }
+        var mean = F.RiceMean(initialMean)
+        var runMean = F.RiceMean(F.initialRunMean)
+        var s = state
+        defer { state = s }
+        // Until the predictor is seeded (index 1), use the general step.
+        while s.index < n && s.index < 2 {
+            let run = readRice(runMean.k, &bits)
+            runMean.update(run)
+            guard Int(run) <= n &- s.index else { return false }
+            for _ in 0..<Int(run) { s.apply(0, out) }
+            if s.index == n { return true }
+            let u = readRice(mean.k, &bits)
+            mean.update(u)
+            s.apply(u &+ 1, out)
+        }
+        if s.line {
+            while s.index < n {
+                let run = readRice(runMean.k, &bits)
+                runMean.update(run)
+                guard Int(run) <= n &- s.index else { return false }
+                // On the line a zero residual is the line's value.
+                let end = s.index &+ Int(run)
+                while s.index < end {
+                    s.value = s.onLine(s.index)
+                    s.seen |= s.value
+                    out.store(s.value, at: s.index)
+                    s.index &+= 1
+                }
+                if s.index == n { break }
+                let coded = readRice(mean.k, &bits)
+                mean.update(coded)
+                s.apply(coded &+ 1, out)
+            }
+        } else if s.predicts {
+            while s.index < n {
+                let run = readRice(runMean.k, &bits)
+                runMean.update(run)
+                guard Int(run) <= n &- s.index else { return false }
+                var u: UInt32 = 0
+                var end = s.index &+ Int(run)
+                if end < n {
+                    let coded = readRice(mean.k, &bits)
+                    mean.update(coded)
+                    u = coded &+ 1
+                    end &+= 1
+                }
+                // A zero residual continues at the predicted delta; the last step applies u.
+                let zerosEnd = u == 0 ? end : end &- 1
+                while s.index < zerosEnd {
+                    let d = F.predictedDelta(s.mean)
+                    let next = F.nextDeltaMean(s.mean, d, predictor: s.predictor)
+                    let settled = next == s.mean
+                    s.mean = next
+                    let delta = UInt32(bitPattern: d &* s.scale)
+                    s.value = s.value &+ delta
+                    s.seen |= s.value
+                    out.store(s.value, at: s.index)
+                    s.index &+= 1
+                    if settled {
+                        // The mean has settled: the rest of the run moves by the same delta.
+                        while s.index < zerosEnd {
+                            s.value = s.value &+ delta
+                            s.seen |= s.value
+                            out.store(s.value, at: s.index)
+                            s.index &+= 1
+                        }
+                    }
+                }
+                if s.index < end {
+                    let d = F.unzigzag(u) &+ F.predictedDelta(s.mean)
+                    s.mean = F.nextDeltaMean(s.mean, d, predictor: s.predictor)
+                    s.value = s.value &+ UInt32(bitPattern: d &* s.scale)
+                    s.seen |= s.value
+                    out.store(s.value, at: s.index)
+                    s.index &+= 1
+                }
+            }
+        } else {
+            while s.index < n {
+                let run = readRice(runMean.k, &bits)
+                runMean.update(run)
+                guard Int(run) <= n &- s.index else { return false }
+                // Without a predictor a zero residual repeats the value.
+                let end = s.index &+ Int(run)
+                while s.index < end {
+                    out.store(s.value, at: s.index)
+                    s.index &+= 1
+                }
+                if s.index == n { break }
+                let coded = readRice(mean.k, &bits)
+                mean.update(coded)
+                s.value = s.value &+ UInt32(bitPattern: F.unzigzag(coded &+ 1) &* s.scale)
+                s.seen |= s.value
+                out.store(s.value, at: s.index)
+                s.index &+= 1
+            }
         }
         return true
     }

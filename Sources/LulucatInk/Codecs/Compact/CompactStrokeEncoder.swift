@@ -61,38 +61,50 @@ enum CompactStrokeEncoder {
         w.writeExpGolomb(first, order: spec.firstOrder)
         if n == 1 { return }
 
-        var scale: UInt32 = 0
-        for i in 1..<n { scale = gcd(scale, Int32(bitPattern: v[i] &- v[i - 1]).magnitude) }
-        if scale == 0 && !forceRice {
+        var deltaScale: UInt32 = 0
+        for i in 1..<n { deltaScale = gcd(deltaScale, Int32(bitPattern: v[i] &- v[i - 1]).magnitude) }
+        if deltaScale == 0 && !forceRice {
             w.write(0, bits: 1)  // constant
             return
         }
         w.write(1, bits: 1)
-        if scale == 0 { scale = 1 }
+        let line = fitLine(v)
+        var lineScale: UInt32 = 0
+        for i in 1..<n { lineScale = gcd(lineScale, Int32(bitPattern: v[i] &- onLine(v[0], line, i)).magnitude) }
+        func scale(_ predictor: Int) -> UInt32 {
+            max(1, predictor == F.linePredictor ? lineScale : deltaScale)
+        }
 
         var best = Choice()
         for predictor in 0..<4 {
-            residualsOf(v, predictor: predictor, scale: scale, into: r)
+            residualsOf(v, predictor: predictor, scale: scale(predictor), line: line, into: r)
+            // The line's slope costs header bits the others do not spend.
+            let extra = predictor == F.linePredictor ? expGolombBits(F.zigzag(line.slope), F.slopeOrder) + F.phaseBits : 0
             let rice = riceCosts(r, n)
-            for j in 0..<4 where rice[j] < best.bits {
-                best = Choice(predictor: predictor, runs: false, meanIndex: j, bits: rice[j])
+            for j in 0..<4 where rice[j] + extra < best.bits {
+                best = Choice(predictor: predictor, runs: false, meanIndex: j, bits: rice[j] + extra)
             }
             if forceRice { continue }
             let runs = runCosts(r, n)
-            for j in 0..<4 where runs[j] < best.bits {
-                best = Choice(predictor: predictor, runs: true, meanIndex: j, bits: runs[j])
+            for j in 0..<4 where runs[j] + extra < best.bits {
+                best = Choice(predictor: predictor, runs: true, meanIndex: j, bits: runs[j] + extra)
             }
         }
+        let chosenScale = scale(best.predictor)
         w.write(UInt64(best.predictor), bits: 2)
         w.write(best.runs ? 1 : 0, bits: 1)
         w.write(UInt64(best.meanIndex), bits: 2)
-        if scale > 1 {
+        if chosenScale > 1 {
             w.write(1, bits: 1)
-            w.writeExpGolomb(scale - 2, order: 0)
+            w.writeExpGolomb(chosenScale - 2, order: 0)
         } else {
             w.write(0, bits: 1)
         }
-        residualsOf(v, predictor: best.predictor, scale: scale, into: r)
+        if best.predictor == F.linePredictor {
+            w.writeExpGolomb(F.zigzag(line.slope), order: F.slopeOrder)
+            w.write(UInt64(line.phase), bits: F.phaseBits)
+        }
+        residualsOf(v, predictor: best.predictor, scale: chosenScale, line: line, into: r)
         if best.runs {
             writeRuns(r, n, meanIndex: best.meanIndex, into: &w)
         } else {
@@ -106,20 +118,78 @@ enum CompactStrokeEncoder {
         return a
     }
 
-    /// The zigzagged residuals r[1..<n] of the values after dividing deltas by `scale` and
-    /// subtracting the predictor's guess.
-    static func residualsOf(_ v: UnsafeBufferPointer<UInt32>, predictor: Int, scale: UInt32,
+    /// A line through the first value: slope in 1/4096 a sample, and phase (0..<4096) added
+    /// before the shift.
+    struct Line {
+        var slope: Int32 = 0
+        var phase: Int64 = F.slopeHalf
+    }
+
+    /// The line through the first value that fits the others best: near the least-squares slope,
+    /// a slope and phase that hit every value when there is one (an even clock rounded to whole
+    /// ms, whatever its phase), else the slope that leaves the fewest misses, rounding to nearest.
+    static func fitLine(_ v: UnsafeBufferPointer<UInt32>) -> Line {
+        let n = v.count
+        var sxy = 0.0, sxx = 0.0
+        for i in 1..<n {
+            let d = Double(Int32(bitPattern: v[i] &- v[0]))
+            sxy += Double(i) * d
+            sxx += Double(i) * Double(i)
+        }
+        let fitted = (sxy / sxx * Double(1 << F.slopeShift)).rounded()
+        guard fitted.isFinite, abs(fitted) < Double(Int32.max) - 8 else { return Line() }
+        let unit = Int64(1) << F.slopeShift
+        for candidate in Int32(fitted) - 4...Int32(fitted) + 4 {
+            // The phases that put value i on the line form an interval; intersect them.
+            var lo = Int64.min, hi = Int64.max
+            for i in 1..<n {
+                let low = Int64(Int32(bitPattern: v[i] &- v[0])) * unit - Int64(i) * Int64(candidate)
+                lo = max(lo, low)
+                hi = min(hi, low + unit - 1)
+                if lo > hi { break }
+            }
+            if max(lo, 0) <= min(hi, unit - 1) { return Line(slope: candidate, phase: max(lo, 0)) }
+        }
+        var best = Line(), fewest = Int.max
+        for candidate in Int32(fitted) - 4...Int32(fitted) + 4 {
+            let line = Line(slope: candidate)
+            var misses = 0
+            for i in 1..<n where v[i] != onLine(v[0], line, i) { misses += 1 }
+            if misses < fewest { (best, fewest) = (line, misses) }
+        }
+        return best
+    }
+
+    @inline(__always) static func onLine(_ origin: UInt32, _ line: Line, _ i: Int) -> UInt32 {
+        origin &+ UInt32(truncatingIfNeeded: (Int64(i) &* Int64(line.slope) &+ line.phase) &>> F.slopeShift)
+    }
+
+    static func expGolombBits(_ value: UInt32, _ k: Int) -> Int {
+        let w = (UInt64(value) >> UInt64(k)) + 1
+        return 2 * (63 - w.leadingZeroBitCount) + 1 + k
+    }
+
+    /// The zigzagged residuals r[1..<n] of the values: for predictors 0–2 the deltas divided by
+    /// `scale` minus the predictor's guess; for the line, the distance to it divided by `scale`.
+    static func residualsOf(_ v: UnsafeBufferPointer<UInt32>, predictor: Int, scale: UInt32, line: Line,
                             into r: UnsafeMutableBufferPointer<UInt32>) {
         let n = v.count
-        let shift = Int64(F.meanShifts[predictor])
+        if predictor == F.linePredictor {
+            for i in 1..<n {
+                var d = Int32(bitPattern: v[i] &- onLine(v[0], line, i))
+                if scale > 1 { d = Int32(truncatingIfNeeded: Int64(d) / Int64(scale)) }
+                r[i] = F.zigzag(d)
+            }
+            return
+        }
         var mean: Int64 = 0
         for i in 1..<n {
             var d = Int32(bitPattern: v[i] &- v[i - 1])
             if scale > 1 { d = Int32(truncatingIfNeeded: Int64(d) / Int64(scale)) }
             var residual = d
             if predictor != 0 {
-                if i >= 2 { residual = d &- Int32(truncatingIfNeeded: (mean + 8) >> 4) }
-                mean = i == 1 ? Int64(d) << 4 : mean + (((Int64(d) << 4) - mean) >> shift)
+                if i >= 2 { residual = d &- F.predictedDelta(mean) }
+                mean = i == 1 ? Int64(d) << 4 : F.nextDeltaMean(mean, d, predictor: predictor)
             }
             r[i] = F.zigzag(residual)
         }
@@ -127,33 +197,33 @@ enum CompactStrokeEncoder {
 
     /// Bits of the plain Rice coding of r[1..<n] for each of the four initial means.
     static func riceCosts(_ r: UnsafeMutableBufferPointer<UInt32>, _ n: Int) -> [Int] {
-        var m0 = F.initialMean(0), m1 = F.initialMean(1), m2 = F.initialMean(2), m3 = F.initialMean(3)
+        var m0 = F.RiceMean(F.initialMean(0)), m1 = F.RiceMean(F.initialMean(1)), m2 = F.RiceMean(F.initialMean(2)), m3 = F.RiceMean(F.initialMean(3))
         var c0 = 0, c1 = 0, c2 = 0, c3 = 0
         for i in 1..<n {
             let u = r[i]
-            c0 += F.riceCost(u, F.riceParameter(m0)); F.updateMean(&m0, u)
-            c1 += F.riceCost(u, F.riceParameter(m1)); F.updateMean(&m1, u)
-            c2 += F.riceCost(u, F.riceParameter(m2)); F.updateMean(&m2, u)
-            c3 += F.riceCost(u, F.riceParameter(m3)); F.updateMean(&m3, u)
+            c0 += F.riceCost(u, m0.k); m0.update(u)
+            c1 += F.riceCost(u, m1.k); m1.update(u)
+            c2 += F.riceCost(u, m2.k); m2.update(u)
+            c3 += F.riceCost(u, m3.k); m3.update(u)
         }
         return [c0, c1, c2, c3]
     }
 
     /// Bits of the zero-run coding of r[1..<n] for each of the four initial means.
     static func runCosts(_ r: UnsafeMutableBufferPointer<UInt32>, _ n: Int) -> [Int] {
-        var m = (0..<4).map { F.initialMean($0) }
-        var runMean = F.initialRunMean
+        var m = (0..<4).map { F.RiceMean(F.initialMean($0)) }
+        var runMean = F.RiceMean(F.initialRunMean)
         var runBits = 0
         var c = [0, 0, 0, 0]
         var run: UInt32 = 0
         for i in 1..<n {
             let u = r[i]
             if u == 0 { run += 1; continue }
-            runBits += F.riceCost(run, F.riceParameter(runMean)); F.updateMean(&runMean, run)
+            runBits += F.riceCost(run, runMean.k); runMean.update(run)
             run = 0
-            for j in 0..<4 { c[j] += F.riceCost(u - 1, F.riceParameter(m[j])); F.updateMean(&m[j], u - 1) }
+            for j in 0..<4 { c[j] += F.riceCost(u - 1, m[j].k); m[j].update(u - 1) }
         }
-        if run > 0 { runBits += F.riceCost(run, F.riceParameter(runMean)) }
+        if run > 0 { runBits += F.riceCost(run, runMean.k) }
         return c.map { $0 + runBits }
     }
 
@@ -169,26 +239,26 @@ enum CompactStrokeEncoder {
     }
 
     static func writeRice(_ r: UnsafeMutableBufferPointer<UInt32>, _ n: Int, meanIndex: Int, into w: inout BitWriter) {
-        var mean = F.initialMean(meanIndex)
+        var mean = F.RiceMean(F.initialMean(meanIndex))
         for i in 1..<n {
-            writeRice(r[i], F.riceParameter(mean), into: &w)
-            F.updateMean(&mean, r[i])
+            writeRice(r[i], mean.k, into: &w)
+            mean.update(r[i])
         }
     }
 
     static func writeRuns(_ r: UnsafeMutableBufferPointer<UInt32>, _ n: Int, meanIndex: Int, into w: inout BitWriter) {
-        var mean = F.initialMean(meanIndex)
-        var runMean = F.initialRunMean
+        var mean = F.RiceMean(F.initialMean(meanIndex))
+        var runMean = F.RiceMean(F.initialRunMean)
         var run: UInt32 = 0
         for i in 1..<n {
             let u = r[i]
             if u == 0 { run += 1; continue }
-            writeRice(run, F.riceParameter(runMean), into: &w)
-            F.updateMean(&runMean, run)
+            writeRice(run, runMean.k, into: &w)
+            runMean.update(run)
             run = 0
-            writeRice(u - 1, F.riceParameter(mean), into: &w)
-            F.updateMean(&mean, u - 1)
+            writeRice(u - 1, mean.k, into: &w)
+            mean.update(u - 1)
         }
-        if run > 0 { writeRice(run, F.riceParameter(runMean), into: &w) }
+        if run > 0 { writeRice(run, runMean.k, into: &w) }
     }
 }
