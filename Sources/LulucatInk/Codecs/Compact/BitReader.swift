@@ -27,13 +27,17 @@ struct BitReader {
 
     /// Tops the buffer up to at least 56 bits.
     @inline(__always) mutating func refill() {
-        if buffered >= 56 { return }
+        // Branch-free while eight bytes remain: a full buffer just takes no new bytes (after a
+        // refill `buffered` is 56...63, so the shift is never 64). A test for "is it full" would
+        // be taken at random and mispredict.
         if next &+ 8 <= byteCount {
             buffer |= UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self)) &<< UInt64(buffered)
             next &+= (63 &- buffered) &>> 3
             buffered |= 56
         } else {
-            (buffer, buffered, next) = BitReader.slowRefill(base, byteCount, buffer, buffered, next)
+            if buffered < 56 {
+                (buffer, buffered, next) = BitReader.slowRefill(base, byteCount, buffer, buffered, next)
+            }
         }
     }
 

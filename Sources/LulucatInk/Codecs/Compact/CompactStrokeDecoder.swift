@@ -267,108 +267,90 @@ enum CompactStrokeDecoder {
         reader = bits
     }
 
-    /// Returns false when a run is longer than the samples left.
+    /// Coder 1 in two passes: the runs and values become residuals in a scratch buffer, then one
+    /// tight loop per predictor rebuilds the values. Returns false when a run is longer than the
+    /// samples left.
     static func decodeRuns<W>(_ n: Int, _ state: inout ChannelState, _ initialMean: Int64,
                               _ reader: inout BitReader, _ out: FieldPointer<W>) -> Bool {
+        // Eight spare residuals, so short runs are zeroed with one fixed-size store.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: n + 8) { scratch in
+            let e = scratch.baseAddress!
+            guard expandRuns(n, initialMean, &reader, e) else { return false }
+            rebuild(n, &state, e, out)
+            return true
+        }
+    }
+
+    /// Reads coder 1's runs and values into residuals e[1..<n].
+    static func expandRuns(_ n: Int, _ initialMean: Int64, _ reader: inout BitReader,
+                           _ e: UnsafeMutablePointer<UInt32>) -> Bool {
         var bits = reader
         defer { reader = bits }
         var mean = F.RiceMean(initialMean)
         var runMean = F.RiceMean(F.initialRunMean)
-        var s = state
-        defer { state = s }
-        // Until the predictor is seeded (index 1), use the general step.
-        while s.index < n && s.index < 2 {
+        var i = 1
+        while i < n {
             let run = readRice(runMean.k, &bits)
             runMean.update(run)
-            guard Int(run) <= n &- s.index else { return false }
-            for _ in 0..<Int(run) { s.apply(0, out) }
-            if s.index == n { return true }
-            let u = readRice(mean.k, &bits)
-            mean.update(u)
-            s.apply(u &+ 1, out)
-        }
-        if s.line {
-            while s.index < n {
-                let run = readRice(runMean.k, &bits)
-                runMean.update(run)
-                guard Int(run) <= n &- s.index else { return false }
-                // On the line a zero residual is the line's value.
-                let end = s.index &+ Int(run)
-                while s.index < end {
-                    s.value = s.onLine(s.index)
-                    s.seen |= s.value
-                    out.store(s.value, at: s.index)
-                    s.index &+= 1
-                }
-                if s.index == n { break }
-                let coded = readRice(mean.k, &bits)
-                mean.update(coded)
-                s.apply(coded &+ 1, out)
+            guard Int(run) <= n &- i else { return false }
+            if run <= 8 {
+                // A fixed-size store instead of a loop whose exit would mispredict.
+                UnsafeMutableRawPointer(e + i).storeBytes(of: SIMD8<UInt32>(repeating: 0), as: SIMD8<UInt32>.self)
+                i &+= Int(run)
+            } else {
+                let end = i &+ Int(run)
+                while i < end { e[i] = 0; i &+= 1 }
             }
-        } else if s.predicts {
-            while s.index < n {
-                let run = readRice(runMean.k, &bits)
-                runMean.update(run)
-                guard Int(run) <= n &- s.index else { return false }
-                var u: UInt32 = 0
-                var end = s.index &+ Int(run)
-                if end < n {
-                    let coded = readRice(mean.k, &bits)
-                    mean.update(coded)
-                    u = coded &+ 1
-                    end &+= 1
-                }
-                // A zero residual continues at the predicted delta; the last step applies u.
-                let zerosEnd = u == 0 ? end : end &- 1
-                while s.index < zerosEnd {
-                    let d = F.predictedDelta(s.mean)
-                    let next = F.nextDeltaMean(s.mean, d, predictor: s.predictor)
-                    let settled = next == s.mean
-                    s.mean = next
-                    let delta = UInt32(bitPattern: d &* s.scale)
-                    s.value = s.value &+ delta
-                    s.seen |= s.value
-                    out.store(s.value, at: s.index)
-                    s.index &+= 1
-                    if settled {
-                        // The mean has settled: the rest of the run moves by the same delta.
-                        while s.index < zerosEnd {
-                            s.value = s.value &+ delta
-                            s.seen |= s.value
-                            out.store(s.value, at: s.index)
-                            s.index &+= 1
-                        }
-                    }
-                }
-                if s.index < end {
-                    let d = F.unzigzag(u) &+ F.predictedDelta(s.mean)
-                    s.mean = F.nextDeltaMean(s.mean, d, predictor: s.predictor)
-                    s.value = s.value &+ UInt32(bitPattern: d &* s.scale)
-                    s.seen |= s.value
-                    out.store(s.value, at: s.index)
-                    s.index &+= 1
-                }
-            }
-        } else {
-            while s.index < n {
-                let run = readRice(runMean.k, &bits)
-                runMean.update(run)
-                guard Int(run) <= n &- s.index else { return false }
-                // Without a predictor a zero residual repeats the value.
-                let end = s.index &+ Int(run)
-                while s.index < end {
-                    out.store(s.value, at: s.index)
-                    s.index &+= 1
-                }
-                if s.index == n { break }
-                let coded = readRice(mean.k, &bits)
-                mean.update(coded)
-                s.value = s.value &+ UInt32(bitPattern: F.unzigzag(coded &+ 1) &* s.scale)
-                s.seen |= s.value
-                out.store(s.value, at: s.index)
-                s.index &+= 1
-            }
+            if i == n { break }
+            let coded = readRice(mean.k, &bits)
+            mean.update(coded)
+            e[i] = coded &+ 1
+            i &+= 1
         }
         return true
+    }
+
+    /// Rebuilds values 1..<n from residuals e[1..<n].
+    static func rebuild<W>(_ n: Int, _ state: inout ChannelState, _ e: UnsafeMutablePointer<UInt32>,
+                           _ out: FieldPointer<W>) {
+        let scale = state.scale
+        var value = state.value, seen = state.seen
+        if state.line {
+            for i in 1..<n {
+                value = state.onLine(i) &+ UInt32(bitPattern: F.unzigzag(e[i]) &* scale)
+                seen |= value
+                out.store(value, at: i)
+            }
+        } else if state.predictor == 0 {
+            for i in 1..<n {
+                value = value &+ UInt32(bitPattern: F.unzigzag(e[i]) &* scale)
+                seen |= value
+                out.store(value, at: i)
+            }
+        } else if state.predictor == 1 {
+            var d: Int32 = 0
+            for i in 1..<n {
+                d = d &+ F.unzigzag(e[i])
+                value = value &+ UInt32(bitPattern: d &* scale)
+                seen |= value
+                out.store(value, at: i)
+            }
+        } else {
+            var d = F.unzigzag(e[1])
+            var mean = Int64(d) &<< 4
+            value = value &+ UInt32(bitPattern: d &* scale)
+            seen |= value
+            out.store(value, at: 1)
+            for i in 2..<max(2, n) {
+                d = F.unzigzag(e[i]) &+ F.predictedDelta(mean)
+                mean = F.nextDeltaMean(mean, d, predictor: 2)
+                value = value &+ UInt32(bitPattern: d &* scale)
+                seen |= value
+                out.store(value, at: i)
+            }
+        }
+        state.value = value
+        state.seen = seen
+        state.index = n
     }
 }
