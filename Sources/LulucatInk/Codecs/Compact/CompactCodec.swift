@@ -55,7 +55,7 @@ enum CompactFormat {
     static let slopeOrder = 12
     /// A unary quotient this long is an escape: the residual follows as 32 raw bits.
     static let escapeLength = 24
-    /// The running mean of residuals (in 1/16) moves by 1/2^meanRate of the gap to each new one.
+    /// The running mean of residuals (in 1/16) keeps 1 − 1/2^meanRate of itself at each value.
     static let meanRate: Int64 = 2
     /// The Rice parameter is the bit length of the running mean (in 1/16) shifted right by this.
     static let meanToParameterShift: Int64 = 5
@@ -79,7 +79,9 @@ enum CompactFormat {
         return 64 &- m.leadingZeroBitCount
     }
     @inline(__always) static func updateMean(_ mean: inout Int64, _ u: UInt32) {
-        mean &+= ((Int64(u) &<< 4) &- mean) &>> meanRate
+        // 3/4 of the old mean plus 1/4 of u (in 1/16: u × 4), floors taken separately: the
+        // new value enters with one shift and one add, which keeps the decoder's chain short.
+        mean = mean &- (mean &>> meanRate) &+ (Int64(u) &<< (4 &- meanRate))
     }
     /// The predictor's state (in 1/16) after delta `d`, for predictors 1 and 2: the delta itself,
     /// or 3/4 of the old mean plus 1/4 of the delta (floors taken separately, which keeps the
