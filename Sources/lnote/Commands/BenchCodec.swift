@@ -68,7 +68,12 @@ enum InkFolder {
     /// directory or from the executable's directory or any directory above it.
     static func sharedInkRoot() -> String? {
         let fm = FileManager.default
+        var isDir: ObjCBool = false
         if let env = ProcessInfo.processInfo.environment["LNOTE_INK_DIR"], !env.isEmpty {
+            guard fm.fileExists(atPath: env, isDirectory: &isDir), isDir.boolValue else {
+                printError("lnote bench codec: LNOTE_INK_DIR=\(env) is not a folder")
+                return nil
+            }
             return env
         }
         var candidates = [URL(fileURLWithPath: fm.currentDirectoryPath).appendingPathComponent("../shared/data/ink")]
@@ -78,7 +83,6 @@ enum InkFolder {
             candidates.append(dir.appendingPathComponent("shared/data/ink"))
             dir = dir.deletingLastPathComponent()
         }
-        var isDir: ObjCBool = false
         return candidates.map { $0.standardizedFileURL.path }.first { fm.fileExists(atPath: $0, isDirectory: &isDir) && isDir.boolValue }
     }
 
@@ -98,17 +102,17 @@ enum InkFolder {
     static func page(_ folder: String) throws -> PageContent {
         let files = jsonlFiles(folder)
         guard !files.isEmpty else {
-            throw UsageError("\(folder) holds no *.jsonl files (expected the format of shared/data/ink)")
+            throw CodecBenchError("\(folder) holds no *.jsonl files (expected the format of shared/data/ink)")
         }
         var elements: [Element] = []
         for file in files {
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw UsageError("cannot read \(file)")
+                throw CodecBenchError("cannot read \(file)")
             }
             do {
                 elements += try InkJSONL.strokes(from: data).map(Element.stroke)
             } catch {
-                throw UsageError("\(file): \(error)")
+                throw CodecBenchError("\(file): \(error)")
             }
         }
         return PageContent(canvasSize: .letter, elements: elements)
