@@ -16,7 +16,7 @@ import Foundation
 ///   (Barry–Goldman) spline, so velocity is continuous, sampled at 240 Hz with a little digitiser
 ///   noise (σ 0.03 pt) before quantizing.
 /// - Pressure rises over the first ~25 ms and falls over the last ~30 ms, drifts per word, and is
-///   higher on downstrokes; radius follows pressure (half the ink width × 0.55…1.45).
+///   higher on downstrokes; radius follows pressure (half the ink width × 0.4…1).
 /// - Time is i × 1000/240 ms rounded: evenly spaced, about 4.17 ms.
 ///
 /// A 2,000-stroke page averages about 150 samples a stroke: about 300,000 samples, 4.8 MB in fixed16.
@@ -34,11 +34,11 @@ public struct HandwritingGenerator: Sendable {
         var rng = SeededRandom(seed: seed)
         let width = Double(canvas.width) / 10, height = Double(canvas.height) / 10
         let margin = min(54, width / 8, height / 8)
-        // Words average about 2.2 strokes and 4.6 x-heights of line including the gap; lines are
+        // Words average about 2.2 strokes (sized for 2.0 and measured widths, to fill about 90%) and 4.6 x-heights of line including the gap; lines are
         // 3.2 x-heights apart. Pick the x-height that makes the words fit.
-        let words = max(1, Double(count) / 2.2)
+        let words = max(1, Double(count) / 2.0)
         let area = max(1, (width - 2 * margin) * (height - 2 * margin))
-        let xHeight = min(12, max(4, (area / (words * 4.6 * 3.2)).squareRoot()))
+        let xHeight = min(12, max(4, 1.1 * (area / (words * 4.6 * 3.2)).squareRoot()))
         let lineSpacing = 3.2 * xHeight
         var penX = margin, baseline = margin + 2 * xHeight
         var pass = 0
@@ -153,7 +153,7 @@ public struct HandwritingGenerator: Sendable {
             let down = max(-1, min(1, (y - previousY) * Self.sampleRate / (25 * xHeight)))
             previousY = y
             let p = max(0, base * attack * release * (1 + 0.12 * sin(wobblePhase + wobbleRate * t)) + 0.08 * down * attack)
-            let radius = Double(ink.width) / 20 * (0.55 + 0.9 * min(1, p / 0.6))
+            let radius = Double(ink.width) / 20 * (0.4 + 0.6 * min(1, p / 0.6))
             samples.append(Sample(
                 x: Quantize.position(x + rng.normal(0, 0.03)), y: Quantize.position(y + rng.normal(0, 0.03)),
                 radius: Quantize.length(radius), pressure: Quantize.pressure(p),
