@@ -102,7 +102,7 @@ enum CompactFormat {
     }
     /// Bits of the Rice code of `u` with parameter `k`.
     @inline(__always) static func riceCost(_ u: UInt32, _ k: Int) -> Int {
-        let q = Int(u >> UInt32(k))
-        return q < escapeLength ? q + 1 + k : escapeLength + 32
+        let q = Int(u &>> UInt32(truncatingIfNeeded: k))
+        return q < escapeLength ? q &+ 1 &+ k : escapeLength + 32
     }
 }

@@ -62,7 +62,7 @@ enum CompactStrokeEncoder {
         if n == 1 { return }
 
         var deltaScale: UInt32 = 0
-        for i in 1..<n { deltaScale = gcd(deltaScale, Int32(bitPattern: v[i] &- v[i - 1]).magnitude) }
+        for i in 1..<n where deltaScale != 1 { deltaScale = gcd(deltaScale, Int32(bitPattern: v[i] &- v[i - 1]).magnitude) }
         if deltaScale == 0 && !forceRice {
             w.write(0, bits: 1)  // constant
             return
@@ -70,7 +70,7 @@ enum CompactStrokeEncoder {
         w.write(1, bits: 1)
         let line = fitLine(v)
         var lineScale: UInt32 = 0
-        for i in 1..<n { lineScale = gcd(lineScale, Int32(bitPattern: v[i] &- onLine(v[0], line, i)).magnitude) }
+        for i in 1..<n where lineScale != 1 { lineScale = gcd(lineScale, Int32(bitPattern: v[i] &- onLine(v[0], line, i)).magnitude) }
         func scale(_ predictor: Int) -> UInt32 {
             max(1, predictor == F.linePredictor ? lineScale : deltaScale)
         }
@@ -127,7 +127,7 @@ enum CompactStrokeEncoder {
 
     /// The line through the first value that fits the others best: near the least-squares slope,
     /// a slope and phase that hit every value when there is one (an even clock rounded to whole
-    /// ms, whatever its phase), else the slope that leaves the fewest misses, rounding to nearest.
+    /// ms, whatever its phase), else the least-squares slope, rounding to nearest.
     static func fitLine(_ v: UnsafeBufferPointer<UInt32>) -> Line {
         let n = v.count
         var sxy = 0.0, sxx = 0.0
@@ -150,14 +150,8 @@ enum CompactStrokeEncoder {
             }
             if max(lo, 0) <= min(hi, unit - 1) { return Line(slope: candidate, phase: max(lo, 0)) }
         }
-        var best = Line(), fewest = Int.max
-        for candidate in Int32(fitted) - 4...Int32(fitted) + 4 {
-            let line = Line(slope: candidate)
-            var misses = 0
-            for i in 1..<n where v[i] != onLine(v[0], line, i) { misses += 1 }
-            if misses < fewest { (best, fewest) = (line, misses) }
-        }
-        return best
+        // No slope hits every value: the least-squares line, rounding to nearest.
+        return Line(slope: Int32(fitted))
     }
 
     @inline(__always) static func onLine(_ origin: UInt32, _ line: Line, _ i: Int) -> UInt32 {
@@ -197,34 +191,39 @@ enum CompactStrokeEncoder {
 
     /// Bits of the plain Rice coding of r[1..<n] for each of the four initial means.
     static func riceCosts(_ r: UnsafeMutableBufferPointer<UInt32>, _ n: Int) -> [Int] {
-        var m0 = F.RiceMean(F.initialMean(0)), m1 = F.RiceMean(F.initialMean(1)), m2 = F.RiceMean(F.initialMean(2)), m3 = F.RiceMean(F.initialMean(3))
+        var m0 = F.RiceMean(F.initialMean(0)), m1 = F.RiceMean(F.initialMean(1))
+        var m2 = F.RiceMean(F.initialMean(2)), m3 = F.RiceMean(F.initialMean(3))
         var c0 = 0, c1 = 0, c2 = 0, c3 = 0
         for i in 1..<n {
             let u = r[i]
-            c0 += F.riceCost(u, m0.k); m0.update(u)
-            c1 += F.riceCost(u, m1.k); m1.update(u)
-            c2 += F.riceCost(u, m2.k); m2.update(u)
-            c3 += F.riceCost(u, m3.k); m3.update(u)
+            c0 &+= F.riceCost(u, m0.k); m0.update(u)
+            c1 &+= F.riceCost(u, m1.k); m1.update(u)
+            c2 &+= F.riceCost(u, m2.k); m2.update(u)
+            c3 &+= F.riceCost(u, m3.k); m3.update(u)
         }
         return [c0, c1, c2, c3]
     }
 
     /// Bits of the zero-run coding of r[1..<n] for each of the four initial means.
     static func runCosts(_ r: UnsafeMutableBufferPointer<UInt32>, _ n: Int) -> [Int] {
-        var m = (0..<4).map { F.RiceMean(F.initialMean($0)) }
+        var m0 = F.RiceMean(F.initialMean(0)), m1 = F.RiceMean(F.initialMean(1))
+        var m2 = F.RiceMean(F.initialMean(2)), m3 = F.RiceMean(F.initialMean(3))
         var runMean = F.RiceMean(F.initialRunMean)
-        var runBits = 0
-        var c = [0, 0, 0, 0]
+        var runBits = 0, c0 = 0, c1 = 0, c2 = 0, c3 = 0
         var run: UInt32 = 0
         for i in 1..<n {
             let u = r[i]
-            if u == 0 { run += 1; continue }
-            runBits += F.riceCost(run, runMean.k); runMean.update(run)
+            if u == 0 { run &+= 1; continue }
+            runBits &+= F.riceCost(run, runMean.k); runMean.update(run)
             run = 0
-            for j in 0..<4 { c[j] += F.riceCost(u - 1, m[j].k); m[j].update(u - 1) }
+            let v = u &- 1
+            c0 &+= F.riceCost(v, m0.k); m0.update(v)
+            c1 &+= F.riceCost(v, m1.k); m1.update(v)
+            c2 &+= F.riceCost(v, m2.k); m2.update(v)
+            c3 &+= F.riceCost(v, m3.k); m3.update(v)
         }
-        if run > 0 { runBits += F.riceCost(run, runMean.k) }
-        return c.map { $0 + runBits }
+        if run > 0 { runBits &+= F.riceCost(run, runMean.k) }
+        return [c0 &+ runBits, c1 &+ runBits, c2 &+ runBits, c3 &+ runBits]
     }
 
     @inline(__always) static func writeRice(_ u: UInt32, _ k: Int, into w: inout BitWriter) {
