@@ -4,11 +4,13 @@
 /// `compact`: lossless coding of a stroke's quantized samples, channel by channel.
 ///
 /// Every channel (x, y, radius, pressure, time, then each present optional channel) is coded on
-/// its own: the first value, then either a "constant" flag or a small header choosing a
-/// predictor (delta, or delta minus a running mean of past deltas), an optional common scale of the
-/// deltas, and a coder (adaptive Rice on every residual, or adaptive Rice on runs of zero residuals
-/// and on the others). The Rice parameter follows a running mean of recent residuals, so it needs
-/// no per-stroke table and adapts within a stroke as the pen speeds up and slows down.
+/// its own: the first value, then either a "constant" flag or a small header choosing a predictor
+/// (delta, delta of delta, delta minus a running mean of deltas, or a line for evenly clocked
+/// time), an optional common scale of the deltas, and a coder (adaptive Rice on every residual, or
+/// adaptive Rice on runs of zero residuals and on the others). The Rice parameter follows a
+/// running mean of recent residuals, so it needs no per-stroke table and adapts within a stroke
+/// as the pen speeds up and slows down. The encoder picks the cheapest choice per channel by
+/// counting bits. Byte by byte in docs/page-format.md.
 ///
 /// Untrusted input: a stroke of N samples always codes to at least N bits, so the decoder rejects a
 /// count above 8 times the bytes it has left before it allocates anything.

@@ -1,4 +1,4 @@
-// The compact decoder: one tight loop per channel writing straight into the samples' fields.
+// The compact decoder: tight loops per channel and predictor, writing straight into the samples' fields.
 
 /// Decodes one stroke's samples from the compact bitstream.
 enum CompactStrokeDecoder {
@@ -85,7 +85,7 @@ enum CompactStrokeDecoder {
         guard let firstCode = bits.readExpGolomb(order: spec.firstOrder) else {
             throw .invalidField(offset: start + bits.position / 8, "a channel's first value does not fit 32 bits")
         }
-        var v = spec.signed ? UInt32(bitPattern: F.unzigzag(firstCode)) : firstCode
+        let v = spec.signed ? UInt32(bitPattern: F.unzigzag(firstCode)) : firstCode
         var seen = v
         if n == 1 {
             out.store(v, at: 0)
@@ -120,7 +120,6 @@ enum CompactStrokeDecoder {
             } else {
                 decodeRice(n, &state, F.initialMean(meanIndex), &bits, out)
             }
-            v = state.value
             seen = state.seen
         }
         if bits.isOverrun {
