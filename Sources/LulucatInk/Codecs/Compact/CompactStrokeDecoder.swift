@@ -34,15 +34,19 @@ enum CompactStrokeDecoder {
         let buffer = UnsafeRawBufferPointer(rebasing: reader.buffer[reader.offset...])
         var bits = BitReader(buffer)
         var failure: PageFormatError?
+        // Residuals of run-coded channels, shared by the stroke's channels; eight spare slots let
+        // short runs be zeroed with one fixed-size store.
+        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: n + 8)
+        defer { scratch.deallocate() }
 
         let samples = [Sample](unsafeUninitializedCapacity: n) { storage, initialized in
             let base = UnsafeMutableRawPointer(storage.baseAddress!)
             do throws(PageFormatError) {
-                try decodeChannel(n, F.x, &bits, start: start, into: FieldPointer<UInt32>(base: base + xOffset, stride: sampleStride))
-                try decodeChannel(n, F.y, &bits, start: start, into: FieldPointer<UInt32>(base: base + yOffset, stride: sampleStride))
-                try decodeChannel(n, F.radius, &bits, start: start, into: FieldPointer<UInt16>(base: base + radiusOffset, stride: sampleStride))
-                try decodeChannel(n, F.pressure, &bits, start: start, into: FieldPointer<UInt16>(base: base + pressureOffset, stride: sampleStride))
-                try decodeChannel(n, F.time, &bits, start: start, into: FieldPointer<UInt32>(base: base + timeOffset, stride: sampleStride))
+                try decodeChannel(n, scratch, F.x, &bits, start: start, into: FieldPointer<UInt32>(base: base + xOffset, stride: sampleStride))
+                try decodeChannel(n, scratch, F.y, &bits, start: start, into: FieldPointer<UInt32>(base: base + yOffset, stride: sampleStride))
+                try decodeChannel(n, scratch, F.radius, &bits, start: start, into: FieldPointer<UInt16>(base: base + radiusOffset, stride: sampleStride))
+                try decodeChannel(n, scratch, F.pressure, &bits, start: start, into: FieldPointer<UInt16>(base: base + pressureOffset, stride: sampleStride))
+                try decodeChannel(n, scratch, F.time, &bits, start: start, into: FieldPointer<UInt32>(base: base + timeOffset, stride: sampleStride))
                 initialized = n
             } catch {
                 failure = error
@@ -55,7 +59,7 @@ enum CompactStrokeDecoder {
         for _ in 0..<channels.rawValue.nonzeroBitCount {
             let values = [UInt16](unsafeUninitializedCapacity: n) { storage, initialized in
                 do throws(PageFormatError) {
-                    try decodeChannel(n, F.optional, &bits, start: start,
+                    try decodeChannel(n, scratch, F.optional, &bits, start: start,
                                       into: FieldPointer<UInt16>(base: UnsafeMutableRawPointer(storage.baseAddress!), stride: 2))
                     initialized = n
                 } catch {
@@ -80,7 +84,8 @@ enum CompactStrokeDecoder {
     }
 
     /// Decodes one channel of `n` values into `out`.
-    static func decodeChannel<W>(_ n: Int, _ spec: F.Channel, _ bits: inout BitReader, start: Int,
+    static func decodeChannel<W>(_ n: Int, _ scratch: UnsafeMutablePointer<UInt32>, _ spec: F.Channel,
+                                 _ bits: inout BitReader, start: Int,
                                  into out: FieldPointer<W>) throws(PageFormatError) {
         guard let firstCode = bits.readExpGolomb(order: spec.firstOrder) else {
             throw .invalidField(offset: start + bits.position / 8, "a channel's first value does not fit 32 bits")
@@ -114,7 +119,7 @@ enum CompactStrokeDecoder {
             var state = ChannelState(value: v, scale: Int32(truncatingIfNeeded: scale), predictor: predictor,
                                      slope: slope, phase: phase)
             if runs {
-                guard decodeRuns(n, &state, F.initialMean(meanIndex), &bits, out) else {
+                guard decodeRuns(n, scratch, &state, F.initialMean(meanIndex), &bits, out) else {
                     throw .invalidField(offset: start + bits.position / 8, "a run of equal residuals is longer than the samples left")
                 }
             } else {
@@ -169,7 +174,7 @@ enum CompactStrokeDecoder {
         @inline(__always) mutating func apply<W>(_ u: UInt32, _ out: FieldPointer<W>) {
             if line {
                 value = onLine(index) &+ UInt32(bitPattern: F.unzigzag(u) &* scale)
-                seen |= value
+                if W.bitWidth == 16 { seen |= value }
                 out.store(value, at: index)
                 index &+= 1
                 return
@@ -184,7 +189,7 @@ enum CompactStrokeDecoder {
                 }
             }
             value = value &+ UInt32(bitPattern: d &* scale)
-            seen |= value
+            if W.bitWidth == 16 { seen |= value }
             out.store(value, at: index)
             index &+= 1
         }
@@ -221,7 +226,7 @@ enum CompactStrokeDecoder {
                 let u = readRice(mean.k, &bits)
                 mean.update(u)
                 value = state.onLine(i) &+ UInt32(bitPattern: F.unzigzag(u) &* scale)
-                seen |= value
+                if W.bitWidth == 16 { seen |= value }
                 out.store(value, at: i)
                 i &+= 1
             }
@@ -233,7 +238,7 @@ enum CompactStrokeDecoder {
                 mean.update(u)
                 previous = F.unzigzag(u) &+ previous
                 value = value &+ UInt32(bitPattern: previous &* scale)
-                seen |= value
+                if W.bitWidth == 16 { seen |= value }
                 out.store(value, at: i)
                 i &+= 1
             }
@@ -245,7 +250,7 @@ enum CompactStrokeDecoder {
                 let d = F.unzigzag(u) &+ F.predictedDelta(deltaMean)
                 deltaMean = F.nextDeltaMean(deltaMean, d, predictor: 2)
                 value = value &+ UInt32(bitPattern: d &* scale)
-                seen |= value
+                if W.bitWidth == 16 { seen |= value }
                 out.store(value, at: i)
                 i &+= 1
             }
@@ -254,7 +259,7 @@ enum CompactStrokeDecoder {
                 let u = readRice(mean.k, &bits)
                 mean.update(u)
                 value = value &+ UInt32(bitPattern: F.unzigzag(u) &* scale)
-                seen |= value
+                if W.bitWidth == 16 { seen |= value }
                 out.store(value, at: i)
                 i &+= 1
             }
@@ -266,18 +271,14 @@ enum CompactStrokeDecoder {
         reader = bits
     }
 
-    /// Coder 1 in two passes: the runs and values become residuals in a scratch buffer, then one
+    /// Coder 1 in two passes: the runs and values become residuals in `e` (n + 8 slots), then one
     /// tight loop per predictor rebuilds the values. Returns false when a run is longer than the
     /// samples left.
-    static func decodeRuns<W>(_ n: Int, _ state: inout ChannelState, _ initialMean: Int64,
-                              _ reader: inout BitReader, _ out: FieldPointer<W>) -> Bool {
-        // Eight spare residuals, so short runs are zeroed with one fixed-size store.
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: n + 8) { scratch in
-            let e = scratch.baseAddress!
-            guard expandRuns(n, initialMean, &reader, e) else { return false }
-            rebuild(n, &state, e, out)
-            return true
-        }
+    static func decodeRuns<W>(_ n: Int, _ e: UnsafeMutablePointer<UInt32>, _ state: inout ChannelState,
+                              _ initialMean: Int64, _ reader: inout BitReader, _ out: FieldPointer<W>) -> Bool {
+        guard expandRuns(n, initialMean, &reader, e) else { return false }
+        rebuild(n, &state, e, out)
+        return true
     }
 
     /// Reads coder 1's runs and values into residuals e[1..<n].
@@ -317,13 +318,13 @@ enum CompactStrokeDecoder {
         if state.line {
             for i in 1..<n {
                 value = state.onLine(i) &+ UInt32(bitPattern: F.unzigzag(e[i]) &* scale)
-                seen |= value
+                if W.bitWidth == 16 { seen |= value }
                 out.store(value, at: i)
             }
         } else if state.predictor == 0 {
             for i in 1..<n {
                 value = value &+ UInt32(bitPattern: F.unzigzag(e[i]) &* scale)
-                seen |= value
+                if W.bitWidth == 16 { seen |= value }
                 out.store(value, at: i)
             }
         } else if state.predictor == 1 {
@@ -331,20 +332,20 @@ enum CompactStrokeDecoder {
             for i in 1..<n {
                 d = d &+ F.unzigzag(e[i])
                 value = value &+ UInt32(bitPattern: d &* scale)
-                seen |= value
+                if W.bitWidth == 16 { seen |= value }
                 out.store(value, at: i)
             }
         } else {
             var d = F.unzigzag(e[1])
             var mean = Int64(d) &<< 4
             value = value &+ UInt32(bitPattern: d &* scale)
-            seen |= value
+            if W.bitWidth == 16 { seen |= value }
             out.store(value, at: 1)
             for i in 2..<max(2, n) {
                 d = F.unzigzag(e[i]) &+ F.predictedDelta(mean)
                 mean = F.nextDeltaMean(mean, d, predictor: 2)
                 value = value &+ UInt32(bitPattern: d &* scale)
-                seen |= value
+                if W.bitWidth == 16 { seen |= value }
                 out.store(value, at: i)
             }
         }
