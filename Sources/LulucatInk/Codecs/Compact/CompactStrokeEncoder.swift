@@ -9,7 +9,6 @@ enum CompactStrokeEncoder {
         var predictor = 0
         var runs = false
         var meanIndex = 0
-        var scale: UInt32 = 1
         var bits = Int.max
     }
 
