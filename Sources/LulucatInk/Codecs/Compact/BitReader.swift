@@ -30,7 +30,8 @@ struct BitReader {
         // Branch-free while eight bytes remain: a full buffer just takes no new bytes (after a
         // refill `buffered` is 56...63, so the shift is never 64). A test for "is it full" would
         // be taken at random and mispredict.
-        if next &+ 8 <= byteCount {
+        // Compared unsigned, so even a corrupted negative cursor could not pass as in bounds.
+        if UInt(bitPattern: next &+ 8) <= UInt(bitPattern: byteCount) {
             buffer |= UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self)) &<< UInt64(buffered)
             next &+= (63 &- buffered) &>> 3
             buffered |= 56
@@ -41,19 +42,19 @@ struct BitReader {
         }
     }
 
-    /// `refill` near the end of the bytes: a byte at a time, zeros past the end. It takes and
-    /// returns the state as values so that callers' bit buffers can stay in registers.
+    /// `refill` near the end of the bytes: the bytes left (fewer than eight) are copied into a
+    /// zeroed word, so bits past the end read as zero. It takes and returns the state as values so
+    /// that callers' bit buffers can stay in registers.
     @inline(never)
     static func slowRefill(_ base: UnsafeRawPointer, _ byteCount: Int, _ buffer: UInt64, _ buffered: Int,
-                           _ next: Int) -> (UInt64, Int, Int) {
-        var (buffer, buffered, next) = (buffer, buffered, next)
-        while buffered <= 56 {
-            let byte: UInt64 = next < byteCount ? UInt64(base.load(fromByteOffset: next, as: UInt8.self)) : 0
-            buffer |= byte &<< UInt64(buffered)
-            next &+= 1
-            buffered &+= 8
+                           _ next: Int) -> (buffer: UInt64, buffered: Int, next: Int) {
+        var word: UInt64 = 0
+        if next >= 0 && next < byteCount {
+            withUnsafeMutableBytes(of: &word) { w in
+                w.copyMemory(from: UnsafeRawBufferPointer(start: base + next, count: min(8, byteCount - next)))
+            }
         }
-        return (buffer, buffered, next)
+        return (buffer | (UInt64(littleEndian: word) &<< UInt64(buffered)), buffered | 56, next &+ ((63 &- buffered) &>> 3))
     }
 
     /// The buffered bits (call `refill` first).
