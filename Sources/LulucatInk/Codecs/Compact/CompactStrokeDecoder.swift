@@ -33,12 +33,36 @@ enum CompactStrokeDecoder {
         }
         let buffer = UnsafeRawBufferPointer(rebasing: reader.buffer[reader.offset...])
         var bits = BitReader(buffer)
+        var decoded: (samples: [Sample], channels: [[UInt16]]) = ([], [])
         var failure: PageFormatError?
-        // Residuals of run-coded channels, shared by the stroke's channels; eight spare slots let
-        // short runs be zeroed with one fixed-size store.
-        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: n + 8)
-        defer { scratch.deallocate() }
+        // Residuals of run-coded channels, shared by the stroke's channels (on the stack when
+        // small); eight spare slots let short runs be zeroed with one fixed-size store.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: n + 8) { scratch in
+            do throws(PageFormatError) {
+                decoded = try decodeChannels(n, channels, &bits, start: start, scratch: scratch.baseAddress!)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
 
+        let used = (bits.position + 7) / 8
+        let padding = used * 8 - bits.position
+        if padding > 0 {
+            let last = buffer[used - 1]
+            guard last >> UInt8(8 - padding) == 0 else {
+                throw .invalidField(offset: start + used - 1, "padding bits after the samples are not zero")
+            }
+        }
+        try reader.skip(used)
+        return decoded
+    }
+
+    /// Decodes the five sample channels and the optional ones.
+    static func decodeChannels(_ n: Int, _ channels: OptionalChannels, _ bits: inout BitReader, start: Int,
+                               scratch: UnsafeMutablePointer<UInt32>) throws(PageFormatError)
+        -> (samples: [Sample], channels: [[UInt16]]) {
+        var failure: PageFormatError?
         let samples = [Sample](unsafeUninitializedCapacity: n) { storage, initialized in
             let base = UnsafeMutableRawPointer(storage.baseAddress!)
             do throws(PageFormatError) {
@@ -70,16 +94,6 @@ enum CompactStrokeDecoder {
             if let failure { throw failure }
             optional.append(values)
         }
-
-        let used = (bits.position + 7) / 8
-        let padding = used * 8 - bits.position
-        if padding > 0 {
-            let last = buffer[used - 1]
-            guard last >> UInt8(8 - padding) == 0 else {
-                throw .invalidField(offset: start + used - 1, "padding bits after the samples are not zero")
-            }
-        }
-        try reader.skip(used)
         return (samples, optional)
     }
 
