@@ -21,7 +21,7 @@ struct BenchCodec: BenchSubcommand {
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
         inkFolder = a.value("ink")
         strokes = try a.int("strokes") ?? 2000
-        rounds = try a.int("rounds") ?? 7
+        rounds = try a.int("rounds") ?? 9
         json = a.flag("json")
         guard strokes > 0 else { throw UsageError("--strokes must be positive") }
         guard rounds > 0 else { throw UsageError("--rounds must be positive") }
