@@ -13,10 +13,24 @@ struct BitReader {
     private var buffered = 0
     /// The next byte to move into the buffer (may pass `byteCount`: those bytes read as zero).
     private var next = 0
+    /// The last (up to) eight bytes as a little-endian word, zero-padded, and where they start:
+    /// near the end, refills shift this word instead of reading past the bytes.
+    private let tail: UInt64
+    private let tailStart: Int
+
     init(_ bytes: UnsafeRawBufferPointer) {
         // Empty bytes have no address; this one is never dereferenced, since byteCount is 0.
         base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 0x10)!
         byteCount = bytes.count
+        let start = max(0, bytes.count - 8)
+        var word: UInt64 = 0
+        if bytes.count > 0 {
+            withUnsafeMutableBytes(of: &word) { w in
+                w.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start...]))
+            }
+        }
+        tailStart = start
+        tail = UInt64(littleEndian: word)
     }
 
     /// Bits consumed so far.
@@ -25,36 +39,22 @@ struct BitReader {
     /// Whether bits beyond the end of the bytes were consumed.
     var isOverrun: Bool { position > byteCount * 8 }
 
-    /// Tops the buffer up to at least 56 bits.
+    /// Tops the buffer up to at least 56 bits, branch-free apart from "near the end or not": a
+    /// full buffer just takes no new bytes (after a refill `buffered` is 56...63, so the shift is
+    /// never 64), where a test for "is it full" would be taken at random and mispredict.
     @inline(__always) mutating func refill() {
-        // Branch-free while eight bytes remain: a full buffer just takes no new bytes (after a
-        // refill `buffered` is 56...63, so the shift is never 64). A test for "is it full" would
-        // be taken at random and mispredict.
+        let word: UInt64
         // Compared unsigned, so even a corrupted negative cursor could not pass as in bounds.
         if UInt(bitPattern: next &+ 8) <= UInt(bitPattern: byteCount) {
-            buffer |= UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self)) &<< UInt64(buffered)
-            next &+= (63 &- buffered) &>> 3
-            buffered |= 56
+            word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self))
         } else {
-            if buffered < 56 {
-                (buffer, buffered, next) = BitReader.slowRefill(base, byteCount, buffer, buffered, next)
-            }
+            // Within the last eight bytes (next >= tailStart) or past them: zeros shift in.
+            let skipped = next &- tailStart
+            word = skipped >= 0 && skipped < 8 ? tail &>> UInt64(8 &* skipped) : 0
         }
-    }
-
-    /// `refill` near the end of the bytes: the bytes left (fewer than eight) are copied into a
-    /// zeroed word, so bits past the end read as zero. It takes and returns the state as values so
-    /// that callers' bit buffers can stay in registers.
-    @inline(never)
-    static func slowRefill(_ base: UnsafeRawPointer, _ byteCount: Int, _ buffer: UInt64, _ buffered: Int,
-                           _ next: Int) -> (buffer: UInt64, buffered: Int, next: Int) {
-        var word: UInt64 = 0
-        if next >= 0 && next < byteCount {
-            withUnsafeMutableBytes(of: &word) { w in
-                w.copyMemory(from: UnsafeRawBufferPointer(start: base + next, count: min(8, byteCount - next)))
-            }
-        }
-        return (buffer | (UInt64(littleEndian: word) &<< UInt64(buffered)), buffered | 56, next &+ ((63 &- buffered) &>> 3))
+        buffer |= word &<< UInt64(buffered)
+        next &+= (63 &- buffered) &>> 3
+        buffered |= 56
     }
 
     /// The buffered bits (call `refill` first).
