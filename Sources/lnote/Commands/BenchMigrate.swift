@@ -17,15 +17,14 @@ enum MigrateBench {
         let json = args.flag("json")
         func say(_ s: String) { if !json { print(s) } }
 
-        var generator = HandwritingGenerator(seed: 2026)
         let library = Library(root: base + "/library")
         let package = try library.createDocument(title: "Migration bench")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, maxLoadedPages: 2, thumbnails: nil))
         var ids = await session.pageIDs()
         for _ in 1..<pages { ids.append(try await session.addPage()) }
         var samples = 0
-        for id in ids {
-            let content = generator.page(strokes: strokes, canvas: .letter)
+        for (i, id) in ids.enumerated() {
+            let content = HandwritingGenerator(seed: 2026 + UInt64(i)).page(strokes: strokes, canvas: .letter)
             samples += content.sampleCount
             try await session.append(content.elements, to: id)
             try await session.save()
