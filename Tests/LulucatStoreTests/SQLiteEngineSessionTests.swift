@@ -349,7 +349,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         let database = readBytes(package.contentDatabasePath)
         // Leftovers of an interrupted migration, and a lost manifest.
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: package.pagePath(page)))
-        FileManager.default.createFile(atPath: package.path + "/" + EngineMigration.markerName, contents: Data("{}".utf8))
+        _ = FileManager.default.createFile(atPath: package.path + "/" + EngineMigration.markerName, contents: Data("{}".utf8))
         try FileManager.default.removeItem(atPath: package.manifestPath)
 
         let findings = try DocumentRepair().repair(package)
