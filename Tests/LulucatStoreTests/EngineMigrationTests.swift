@@ -74,6 +74,23 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
         #expect(!again.migrated)
     }
 
+    @Test func savesOnlyInTheWALOfACrashedSessionAreMigrated() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let (package, hashes, _) = try await richDocument(library, engine: .sqlite)
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let page = await session.pageIDs()[2]
+        try await session.append((0..<5).map { .stroke(makeStroke(200 + $0, samples: 500)) }, to: page)
+        try await session.save()
+        var expected = hashes
+        expected[page] = try await session.content(of: page).contentHash()
+        await session.abandon()  // killed: the save is in the WAL, document.json lags
+        #expect((fileSize(package.contentDatabasePath + "-wal") ?? 0) > 0)
+        try EngineMigration().migrate(package, to: .snapshot)
+        #expect(formFiles(package) == (3, false, false, false))
+        _ = try await expectContent(library, package, expected, engine: .snapshot)
+    }
+
     @Test func anOpenDocumentOrAnUnavailableEngineIsRefusedUntouched() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
