@@ -25,12 +25,7 @@ extension Library {
     public func withConsistentFiles<T>(_ id: UUID, _ body: (DocumentPackage, [String]) throws -> T) throws -> T {
         let fs = fileSystem
         let package = self.package(id)
-        let lock: FileDescriptor
-        do { lock = try fs.lock(package.lockPath) } catch {
-            if error.isWouldBlock { throw StoreError.documentInUse(path: package.path) }
-            if error.isNotFound { throw StoreError.documentNotFound(id.uuidString) }
-            throw StoreError.file(error)
-        }
+        let lock = try package.lockForWriting(fs)
         defer { fs.unlock(lock) }
         _ = try PackageReader.readDocument(package, fileSystem: fs)
         try EngineHooks.prepareForCopy(package, fileSystem: fs)

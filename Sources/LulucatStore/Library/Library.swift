@@ -189,12 +189,7 @@ public struct Library: Sendable {
         let fs = fileSystem
         let source = package(id)
         // Holding the lock keeps a writer from changing the package while it is copied.
-        let lock: FileDescriptor
-        do { lock = try fs.lock(source.lockPath) } catch {
-            if error.isWouldBlock { throw .documentInUse(path: source.path) }
-            if error.isNotFound { throw .documentNotFound(id.uuidString) }
-            throw .file(error)
-        }
+        let lock = try source.lockForWriting(fs)
         defer { fs.unlock(lock) }
         var doc = try PackageReader.readDocument(source, fileSystem: fs)
         try EngineHooks.prepareForCopy(source, fileSystem: fs)
@@ -220,12 +215,7 @@ public struct Library: Sendable {
     public func moveToTrash(_ id: UUID) throws(StoreError) {
         let fs = fileSystem
         let source = package(id)
-        let lock: FileDescriptor
-        do { lock = try fs.lock(source.lockPath) } catch {
-            if error.isWouldBlock { throw .documentInUse(path: source.path) }
-            if error.isNotFound { throw .documentNotFound(id.uuidString) }
-            throw .file(error)
-        }
+        let lock = try source.lockForWriting(fs)
         fs.unlock(lock)
         try StoreError.io { () throws(FileError) in
             try fs.ensureDirectory(trashPath)

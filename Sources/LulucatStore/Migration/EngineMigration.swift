@@ -75,12 +75,7 @@ public struct EngineMigration: Sendable {
     public func migrate(_ package: DocumentPackage, to target: EngineKind,
                         progress: (MigrationProgress) -> Void = { _ in }) throws -> MigrationReport {
         let fs = fileSystem
-        let lock: FileDescriptor
-        do { lock = try fs.lock(package.lockPath) } catch {
-            if error.isWouldBlock { throw StoreError.documentInUse(path: package.path) }
-            if error.isNotFound { throw StoreError.documentNotFound(package.path) }
-            throw StoreError.file(error)
-        }
+        let lock = try package.lockForWriting(fs)
         defer { fs.unlock(lock) }
         let start = DispatchTime.now().uptimeNanoseconds
         var findings: [Finding] = []

@@ -79,11 +79,7 @@ public actor DocumentSession {
             throw .documentNotFound(package.path)
         }
         guard info.kind == .directory else { throw .unexpectedFileKind(path: package.path, found: info.kind) }
-        let lock: FileDescriptor
-        do { lock = try fs.lock(package.lockPath) } catch {
-            if error.isWouldBlock { throw .documentInUse(path: package.path) }
-            throw .file(error)
-        }
+        let lock = try package.lockForWriting(fs)
         do {
             var findings: [Finding] = []
             let metadata = try PackageReader.readDocument(package, fileSystem: fs)

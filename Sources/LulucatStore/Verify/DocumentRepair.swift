@@ -16,12 +16,7 @@ public struct DocumentRepair: Sendable {
     ///   from a guess: restore it from a backup or export).
     public func repair(_ package: DocumentPackage) throws(StoreError) -> [Finding] {
         let fs = fileSystem
-        let lock: FileDescriptor
-        do { lock = try fs.lock(package.lockPath) } catch {
-            if error.isWouldBlock { throw .documentInUse(path: package.path) }
-            if error.isNotFound { throw .documentNotFound(package.path) }
-            throw .file(error)
-        }
+        let lock = try package.lockForWriting(fs)
         defer { fs.unlock(lock) }
         var findings: [Finding] = []
         var doc = try PackageReader.readDocument(package, fileSystem: fs)

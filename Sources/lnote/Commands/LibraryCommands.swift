@@ -148,11 +148,7 @@ struct VerifyCommand: Command {
         let lib = library(args)
         let packages: [DocumentPackage]
         if let ref = args.positionals.first {
-            if ref.hasSuffix(".lnote") || ref.contains("/") {
-                packages = [try DocumentPackage(path: ref)]
-            } else {
-                packages = [lib.package(try lib.resolve(ref))]
-            }
+            packages = [try resolvePackage(ref, in: lib)]
         } else {
             packages = try lib.list().map(\.package)
         }

@@ -30,7 +30,7 @@ struct MigrateCommand: Command {
             packages = try lib.list().map(\.package)
         } else {
             let ref = args.positionals[0]
-            packages = [ref.hasSuffix(".lnote") || ref.contains("/") ? try DocumentPackage(path: ref) : lib.package(try lib.resolve(ref))]
+            packages = [try resolvePackage(ref, in: lib)]
         }
         let json = args.flag("json")
         let live = !json && isatty(STDOUT_FILENO) == 1
