@@ -28,6 +28,7 @@ public final class CountingFileSystem: FileSystem, @unchecked Sendable {
     public func sync(_ fd: FileDescriptor) throws(FileError) { try base.sync(fd) }
     public func syncData(_ fd: FileDescriptor) throws(FileError) { try base.syncData(fd) }
     public func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError) { try base.truncate(fd, to: length) }
+    public func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) { try base.seek(fd, to: offset) }
     public func size(_ fd: FileDescriptor) throws(FileError) -> Int { try base.size(fd) }
     public func close(_ fd: FileDescriptor) throws(FileError) { try base.close(fd) }
     public func rename(_ from: String, to: String) throws(FileError) { try base.rename(from, to: to) }

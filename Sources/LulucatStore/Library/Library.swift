@@ -115,7 +115,7 @@ public struct Library: Sendable {
         guard title.utf8.count <= PackageJSON.maxTitleLength else {
             throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
         }
-        guard engine == .snapshot else {
+        guard engine != .sqlite else {
             throw .invalidArgument("the \(engine.rawValue) engine is not available in this build")
         }
         try prepare()

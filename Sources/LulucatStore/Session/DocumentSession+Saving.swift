@@ -74,6 +74,17 @@ extension DocumentSession {
         if metadataDirty { try writeMetadata() }
     }
 
+    /// Saves every dirty page, then merges each page's journal into its snapshot (journal
+    /// documents; a snapshot document has nothing to merge).
+    /// - Returns: the pages whose files were rewritten.
+    @discardableResult
+    public func compact() throws(StoreError) -> [UUID] {
+        try flush()
+        var compacted: [UUID] = []
+        for entry in metadata.pages where try engine.compact(entry.id) { compacted.append(entry.id) }
+        return compacted
+    }
+
     /// Writes document.json, then the manifest (the cache follows the truth).
     func writeMetadata() throws(StoreError) {
         let fs = fileSystem

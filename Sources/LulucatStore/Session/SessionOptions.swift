@@ -11,12 +11,15 @@ public struct SessionOptions: Sendable {
     public var maxLoadedPages: Int
     /// Called after a page is saved, off the saving path, to refresh derived files (thumbnails).
     public var pageSaved: (@Sendable (PageSavedEvent) -> Void)?
+    /// Compaction thresholds and preallocation of the journal engine (journal documents only).
+    public var journal: JournalOptions
 
     public init(autosaveDelay: Duration? = .milliseconds(500), maxLoadedPages: Int = 8,
-                pageSaved: (@Sendable (PageSavedEvent) -> Void)? = nil) {
+                pageSaved: (@Sendable (PageSavedEvent) -> Void)? = nil, journal: JournalOptions = JournalOptions()) {
         self.autosaveDelay = autosaveDelay
         self.maxLoadedPages = max(1, maxLoadedPages)
         self.pageSaved = pageSaved
+        self.journal = journal
     }
 }
 

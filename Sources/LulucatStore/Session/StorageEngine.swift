@@ -19,4 +19,14 @@ protocol StorageEngine: AnyObject {
     func removePage(_ id: UUID) throws(StoreError)
     /// Called when the session closes, after the last save.
     func close() throws(StoreError)
+    /// What loading and repairing pages found (a torn journal tail, a journal kept aside).
+    var findings: [Finding] { get }
+    /// Merges whatever an engine keeps beside a page's snapshot into it (`lnote compact`).
+    /// - Returns: whether anything was written.
+    func compact(_ id: UUID) throws(StoreError) -> Bool
+}
+
+extension StorageEngine {
+    var findings: [Finding] { [] }
+    func compact(_ id: UUID) throws(StoreError) -> Bool { false }
 }

@@ -1,0 +1,377 @@
+// The journal engine through the session API: appends, replay, preallocation, torn tails,
+// corruption kept aside, compaction and its crash points, reopening after a crash.
+
+import Foundation
+import Testing
+import LulucatInk
+@testable import LulucatStore
+
+/// A journal document in a fresh library, opened with autosave off.
+struct JournalFixture {
+    let tmp = TemporaryFolder()
+    let library: Library
+    let package: DocumentPackage
+    let options: SessionOptions
+
+    init(_ journal: JournalOptions = JournalOptions(), fileSystem: any FileSystem = PosixFileSystem()) throws {
+        library = Library(root: tmp.path + "/lib", fileSystem: fileSystem)
+        package = try library.createDocument(title: "Journal", engine: .journal)
+        options = SessionOptions(autosaveDelay: nil, journal: journal)
+    }
+
+    func open() async throws -> DocumentSession { try await library.open(package.id, options: options) }
+
+    /// The page replayed from disk without a session.
+    func replay(_ page: UUID) throws -> JournalReplay {
+        try JournalReplay.read(package, page: page, fileSystem: PosixFileSystem())
+    }
+
+    var journalPath: (UUID) -> String { { package.journalPath($0) } }
+}
+
+@Suite struct JournalEngineTests {
+    @Test func newDocumentsUseTheSnapshotEngineUnlessTold() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let plain = try library.createDocument(title: "Plain")
+        #expect(try DocumentMetadata.read(plain).engine == .snapshot)
+        let journal = try library.createDocument(title: "J", engine: .journal)
+        #expect(try DocumentMetadata.read(journal).engine == .journal)
+        let session = try await library.open(journal.id)
+        #expect(await session.engineKind == .journal)
+        try await session.close()
+    }
+
+    @Test func aSaveAppendsOneSyncedFrameAndLeavesTheSnapshot() async throws {
+        let f = try JournalFixture(JournalOptions(preallocationChunk: 4096))
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        let snapshotBefore = readBytes(f.package.pagePath(page))
+        try await session.append(sampleStroke(), to: page)
+        try await session.save()
+        #expect(readBytes(f.package.pagePath(page)) == snapshotBefore)
+        let journal = try #require(readBytes(f.package.journalPath(page)))
+        #expect(journal.count == 4096)  // preallocated
+        let r = try f.replay(page)
+        #expect(r.journal == .current)
+        #expect(r.frameCount == 1)
+        #expect(r.content.elements.count == 1)
+        // More saves fill the preallocated region without growing the file.
+        for i in 0..<5 { try await session.append(sampleStroke(10, seed: i), to: page); try await session.save() }
+        #expect(readBytes(f.package.journalPath(page))?.count == 4096)
+        // Until a frame no longer fits: the file grows by whole chunks.
+        try await session.append(sampleStroke(400), to: page)
+        try await session.save()
+        let grown = try #require(readBytes(f.package.journalPath(page)))
+        #expect(grown.count > 4096 && grown.count % 4096 == 0)
+        #expect(try f.replay(page).frameCount == 7)
+        try await session.close()
+    }
+
+    @Test func withoutPreallocationTheJournalIsExactlyItsFrames() async throws {
+        let f = try JournalFixture(JournalOptions(preallocationChunk: 0))
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        try await session.append(sampleStroke(), to: page)
+        try await session.save()
+        let r = try f.replay(page)
+        #expect(r.fileSize == r.validEnd)
+        #expect(r.frameBytes == r.validEnd - JournalFormat.headerSize)
+        await session.abandon()
+    }
+
+    /// Random edits of every kind, saved at random points; after a crash (abandon) the replayed
+    /// page equals what was in memory at the last save; after close it is all in the snapshot.
+    @Test func replayEqualsMemoryAfterRandomEdits() async throws {
+        for seed: UInt64 in [1, 2, 3] {
+            let f = try JournalFixture(JournalOptions(compactAfterFrames: 7, preallocationChunk: 8192))
+            let session = try await f.open()
+            let page = await session.pageIDs()[0]
+            var rng = SplitMix(seed: seed)
+            var saved = try await session.content(of: page)
+            for step in 0..<60 {
+                try await randomEdit(session, page, &rng, step: step)
+                if rng.next() % 3 == 0 {
+                    try await session.save()
+                    saved = try await session.content(of: page)
+                }
+            }
+            try await session.save()
+            saved = try await session.content(of: page)
+            await session.abandon()
+            #expect(try f.replay(page).content == saved)
+
+            let again = try await f.open()
+            #expect(try await again.content(of: page) == saved)
+            #expect(await again.pageEntries()[0].elementCount == saved.elements.count)
+            try await again.close()
+            // Closing merged the journal: the snapshot alone is the page, the journal is empty.
+            #expect(try PageSnapshot.read(f.package, page: page) == saved)
+            let r = try f.replay(page)
+            #expect(r.frameCount == 0 && r.journal == .current && r.fileSize == JournalFormat.headerSize)
+            #expect(DocumentVerifier().verify(f.package).filter { $0.severity == .error }.isEmpty)
+        }
+    }
+
+    func randomEdit(_ s: DocumentSession, _ page: UUID, _ rng: inout SplitMix, step: Int) async throws {
+        let content = try await s.content(of: page)
+        let strokes = content.strokes
+        switch strokes.isEmpty ? 0 : rng.next() % 7 {
+        case 0, 1:
+            try await s.append(sampleStroke(5 + Int(rng.next() % 40), seed: step), to: page)
+        case 2:
+            let st = strokes[Int(rng.next() % UInt64(strokes.count))]
+            if st.samples.count > 4 { try await s.erase(stroke: st.id, keeping: [0..<2, 3..<st.samples.count], on: page) }
+        case 3:
+            let ids = strokes.prefix(3).map(\.id)
+            try await s.transform(ids, by: .translation(dx: Int32(rng.next() % 50), dy: -3), on: page)
+        case 4:
+            try await s.move([strokes[0].id], to: rng.next() % 2 == 0 ? .front : .index(0), on: page)
+        case 5:
+            try await s.delete([strokes[Int(rng.next() % UInt64(strokes.count))].id], from: page)
+        default:
+            try await s.resizeCanvas(of: page, to: QuantizedSize(width: 6000 + Int32(step), height: 7000))
+        }
+    }
+
+    /// Builds a journal of single-stroke saves and returns its bytes, the page, and the content
+    /// after each acknowledged frame (index 0: before any).
+    func journalWithFrames(_ f: JournalFixture, count: Int) async throws -> (UUID, [UInt8], [PageContent], [Int]) {
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        var contents = [try await session.content(of: page)]
+        var ends = [JournalFormat.headerSize]
+        for i in 0..<count {
+            if i % 4 == 3 {
+                let first = try await session.content(of: page).elements[0].id
+                try await session.transform([first], by: .translation(dx: 5, dy: 5), on: page)
+            } else {
+                try await session.append(sampleStroke(2 + i, seed: i), to: page)
+            }
+            try await session.save()
+            contents.append(try await session.content(of: page))
+            ends.append(try f.replay(page).validEnd)
+        }
+        await session.abandon()
+        let bytes = try #require(readBytes(f.package.journalPath(page)))
+        return (page, bytes, contents, ends)
+    }
+
+    @Test func aJournalCutAtEveryByteReplaysExactlyTheFramesBeforeTheCut() async throws {
+        // Preallocated: cutting short covers a journal grown by plain appends as well.
+        do {
+            let f = try JournalFixture(JournalOptions(preallocationChunk: 1024))
+            let (page, bytes, contents, ends) = try await journalWithFrames(f, count: 7)
+            let path = f.package.journalPath(page)
+            // Where each frame's last nonzero byte ends: a cut filled with zeros (the preallocated
+            // region) completes a frame whose missing bytes were zeros anyway, the very bytes the
+            // save wrote, so that frame replays whole.
+            let nonzeroEnds = ends.map { end in (JournalFormat.headerSize..<end).last { bytes[$0] != 0 }.map { $0 + 1 } ?? end }
+            for cut in JournalFormat.headerSize...ends.last! {
+                let cutShort = Array(bytes[0..<cut])
+                let zeroFilled = cutShort + [UInt8](repeating: 0, count: bytes.count - cut)
+                for (variant, acknowledged) in [(cutShort, ends.lastIndex { $0 <= cut }!),
+                                                (zeroFilled, nonzeroEnds.lastIndex { $0 <= cut }!)] {
+                    try Data(variant).write(to: URL(fileURLWithPath: path))
+                    let r = try f.replay(page)
+                    let same = r.content == contents[acknowledged]
+                    #expect(same, "cut at \(cut)")
+                    #expect(r.frameCount == acknowledged, "cut at \(cut)")
+                    #expect(r.journal == .current)
+                }
+            }
+            // And the session reopens on a torn journal and appends after the valid frames.
+            let cut = ends[5] + 7
+            try Data(Array(bytes[0..<cut]) + [UInt8](repeating: 0, count: 3000)).write(to: URL(fileURLWithPath: path))
+            let session = try await f.open()
+            #expect(try await session.content(of: page) == contents[5])
+            #expect(await session.engineFindings.contains { $0.message.contains("torn tail") })
+            let extra = sampleStroke(9, seed: 99)
+            try await session.append(extra, to: page)
+            try await session.save()
+            await session.abandon()
+            var expected = contents[5]
+            expected.elements.append(.stroke(extra))
+            let r = try f.replay(page)
+            #expect(r.content == expected)
+            #expect(r.frameCount == 6)
+            #expect(r.tailToClear == nil)
+        }
+    }
+
+    @Test func garbageAfterTheLastFrameIsATornTailNotAnError() async throws {
+        let f = try JournalFixture(JournalOptions(preallocationChunk: 0))
+        let (page, bytes, contents, _) = try await journalWithFrames(f, count: 3)
+        var rng = SplitMix(seed: 7)
+        let garbage = (0..<700).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        try Data(bytes + garbage).write(to: URL(fileURLWithPath: f.package.journalPath(page)))
+        let r = try f.replay(page)
+        #expect(r.content == contents[3])
+        #expect(r.journal == .current)
+        #expect(!DocumentVerifier().verify(f.package).contains { $0.severity == .error && $0.path.hasSuffix(".journal") })
+    }
+
+    @Test func damageInTheMiddleIsReportedAndKeptAside() async throws {
+        let f = try JournalFixture(JournalOptions(preallocationChunk: 2048))
+        let (page, bytes, contents, ends) = try await journalWithFrames(f, count: 5)
+        var bad = bytes
+        bad[ends[2] + 20] ^= 0x40  // inside frame 2's payload
+        let path = f.package.journalPath(page)
+        try Data(bad).write(to: URL(fileURLWithPath: path))
+
+        let r = try f.replay(page)
+        #expect(r.content == contents[2])
+        guard case .damaged = r.journal else { Issue.record("expected damage, got \(r.journal)"); return }
+        let findings = DocumentVerifier().verify(f.package)
+        #expect(findings.contains { $0.severity == .error && $0.path == path && $0.message.contains("valid frames follow") })
+        #expect(readBytes(path) == bad)  // verify changes nothing
+
+        // Opening is fine; the first write keeps the damaged journal aside before anything else.
+        let session = try await f.open()
+        #expect(try await session.content(of: page) == contents[2])
+        let extra = sampleStroke(6, seed: 50)
+        try await session.append(extra, to: page)
+        try await session.save()
+        #expect(readBytes(path + ".corrupt-1") == bad)
+        #expect(await session.engineFindings.contains { $0.severity == .repaired })
+        try await session.close()
+        var expected = contents[2]
+        expected.elements.append(.stroke(extra))
+        let reopened = try await f.open()
+        #expect(try await reopened.content(of: page) == expected)
+        try await reopened.close()
+        let after = DocumentVerifier().verify(f.package)
+        #expect(!after.contains { $0.severity == .error })
+        #expect(after.contains { $0.severity == .warning && $0.path.hasSuffix(".corrupt-1") })
+    }
+
+    @Test func aBadHeaderIsKeptAsideToo() async throws {
+        let f = try JournalFixture()
+        let (page, bytes, contents, _) = try await journalWithFrames(f, count: 2)
+        var bad = bytes
+        bad[9] ^= 1  // the generation
+        let path = f.package.journalPath(page)
+        try Data(bad).write(to: URL(fileURLWithPath: path))
+        #expect(try f.replay(page).content == contents[0])
+        #expect(DocumentVerifier().verify(f.package).contains { $0.severity == .error && $0.path == path })
+        let session = try await f.open()
+        #expect(try await session.compact() == [page])
+        #expect(readBytes(path + ".corrupt-1") == bad)
+        try await session.close()
+    }
+
+    /// Compaction's steps done by hand, stopping after each: no frame is applied twice or lost.
+    @Test func compactionCrashPoints() async throws {
+        let f = try JournalFixture()
+        let (page, bytes, contents, _) = try await journalWithFrames(f, count: 6)
+        let final = contents.last!
+        let snapshotPath = f.package.pagePath(page), journalPath = f.package.journalPath(page)
+        let oldSnapshot = try #require(readBytes(snapshotPath))
+        let merged = try PageFile.encode(final, codec: .compact)
+
+        // 1. Crash while writing the new snapshot: only a temporary file exists.
+        try Data(merged.prefix(100)).write(to: URL(fileURLWithPath: f.package.pagesPath + "/" + temporaryFilePrefix + "x-" + page.uuidString + ".content"))
+        #expect(try f.replay(page).content == final)
+
+        // 2. Crash after the new snapshot, before the new journal: the old journal is stale.
+        try Data(merged).write(to: URL(fileURLWithPath: snapshotPath))
+        let stale = try f.replay(page)
+        #expect(stale.content == final)
+        #expect(stale.journal == .stale)
+        #expect(stale.frameCount == 0)
+        #expect(!DocumentVerifier().verify(f.package).contains { $0.severity == .error && $0.path.hasSuffix(".journal") })
+        // The session goes on from there: its first save starts the next generation.
+        let session = try await f.open()
+        #expect(try await session.content(of: page) == final)
+        let extra = sampleStroke(4, seed: 77)
+        try await session.append(extra, to: page)
+        try await session.save()
+        await session.abandon()
+        let next = try f.replay(page)
+        var expected = final
+        expected.elements.append(.stroke(extra))
+        #expect(next.content == expected)
+        #expect(next.header!.generation == stale.header!.generation + 1)
+
+        // 3. Put the old state back and let compaction run whole: the same page.
+        try Data(oldSnapshot).write(to: URL(fileURLWithPath: snapshotPath))
+        try Data(bytes).write(to: URL(fileURLWithPath: journalPath))
+        let s2 = try await f.open()
+        #expect(try await s2.compact() == [page])
+        try await s2.close()
+        #expect(try PageSnapshot.read(f.package, page: page) == final)
+        #expect(try f.replay(page).frameCount == 0)
+    }
+
+    @Test func theThresholdCompactsWhileEditing() async throws {
+        let f = try JournalFixture(JournalOptions(compactAfterFrames: 5, preallocationChunk: 4096))
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        for i in 0..<12 {
+            try await session.append(sampleStroke(8, seed: i), to: page)
+            try await session.save()
+        }
+        let expected = try await session.content(of: page)
+        await session.abandon()
+        let r = try f.replay(page)
+        #expect(r.frameCount == 2)
+        #expect(r.header!.generation == 3)  // two compactions since the first journal
+        #expect(try PageSnapshot.read(f.package, page: page).elements.count == 10)
+        #expect(r.content == expected)
+    }
+
+    @Test func aFailedAppendIsRetriedWithoutDuplicates() async throws {
+        let fs = InstrumentedFileSystem()
+        let f = try JournalFixture(JournalOptions(preallocationChunk: 4096), fileSystem: fs)
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        try await session.append(sampleStroke(), to: page)
+        try await session.save()
+        fs.failPathContaining = ".journal"
+        try await session.append(sampleStroke(20, seed: 1), to: page)
+        await #expect(throws: StoreError.self) { try await session.save() }
+        #expect(await session.dirtyPageIDs == [page])
+        fs.failPathContaining = nil
+        try await session.save()
+        let expected = try await session.content(of: page)
+        await session.abandon()
+        let r = try f.replay(page)
+        #expect(r.content == expected)
+        #expect(r.frameCount == 2)
+    }
+
+    @Test func duplicateCopiesJournalsAndRemovePageRemovesThem() async throws {
+        let f = try JournalFixture()
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        try await session.append(sampleStroke(), to: page)
+        let second = try await session.addPage()
+        try await session.append(sampleStroke(7, seed: 2), to: second)
+        try await session.flush()
+        let expected = try await session.content(of: page)
+        // Duplicate while the journal holds the frames (duplicate needs the lock: abandon first).
+        await session.abandon()
+        let copy = try f.library.duplicate(f.package.id)
+        #expect(readBytes(copy.journalPath(page)) == readBytes(f.package.journalPath(page)))
+        let copied = try await f.library.open(copy.id, options: f.options)
+        #expect(try await copied.content(of: page) == expected)
+        try await copied.removePage(second)
+        #expect(readBytes(copy.journalPath(second)) == nil)
+        #expect(readBytes(copy.pagePath(second)) == nil)
+        try await copied.close()
+    }
+
+    @Test func uncleanShutdownRepairUsesTheJournal() async throws {
+        let f = try JournalFixture()
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        for i in 0..<3 { try await session.append(sampleStroke(5, seed: i), to: page) }
+        try await session.save()  // pages durable; document.json still says 0 elements
+        await session.abandon()
+        let again = try await f.open()
+        #expect(await again.pageEntries()[0].elementCount == 3)
+        #expect(await again.openReport.contains { $0.severity == .repaired })
+        try await again.close()
+        #expect(!DocumentVerifier().verify(f.package).contains { $0.severity == .error })
+    }
+}
