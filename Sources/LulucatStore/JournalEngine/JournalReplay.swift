@@ -79,9 +79,15 @@ struct JournalReplay {
             let decoded: [PageChange]
             do {
                 decoded = try changes.decodeFrame(type: frame.type, UnsafeRawBufferPointer(rebasing: bytes[frame.payload]), fileOffset: frame.payload.lowerBound)
-                var next = content
-                for change in decoded { try next.apply(change) }
-                content = next
+                if decoded.count == 1 {
+                    // In place: `apply` leaves the content unchanged when it throws, and a copy
+                    // per frame would copy the page's element array once per frame.
+                    try content.apply(decoded[0])
+                } else {
+                    var next = content
+                    for change in decoded { try next.apply(change) }
+                    content = next
+                }
             } catch {
                 journal = .damaged("frame \(frameCount) at byte \(frame.extent.lowerBound) does not apply: \(error)")
                 findings.append(Finding(.error, path, "frame \(frameCount) at byte \(frame.extent.lowerBound) is intact but does not apply (\(error)); replay stopped before it (the journal is kept aside when the page is next written)"))

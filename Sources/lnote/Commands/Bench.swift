@@ -4,10 +4,11 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: save (more come with their engines)."
-    static let usage = "lnote bench save [--json] [OPTIONS]"
+    static let abstract = "Run a benchmark: save, journal (more come with their engines)."
+    static let usage = "lnote bench save|journal [--json] [OPTIONS]"
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("save", SaveBench.run),
+        ("journal", JournalBench.run),
         ("_open", SaveBench.openProbe),
     ]
     let name: String
