@@ -20,6 +20,7 @@ let commands: [any Command.Type] = [
     InfoCommand.self,
     NewCommand.self,
     VerifyCommand.self,
+    RepairCommand.self,
     CompactCommand.self,
     BenchCommand.self,
 ]
