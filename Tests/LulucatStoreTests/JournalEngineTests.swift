@@ -375,3 +375,32 @@ struct JournalFixture {
         #expect(!DocumentVerifier().verify(f.package).contains { $0.severity == .error })
     }
 }
+
+@Suite struct JournalRepairTests {
+    @Test func repairMovesAPageJournalWithItsSnapshot() async throws {
+        let f = try JournalFixture()
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        try await session.append(sampleStroke(), to: page)
+        try await session.save()
+        try await session.close()
+        let journal = try #require(readBytes(f.package.journalPath(page)))
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: f.package.pagePath(page)))
+        let findings = try DocumentRepair().repair(f.package)
+        #expect(findings.contains { $0.severity == .repaired && $0.path == f.package.pagePath(page) })
+        #expect(readBytes(f.package.journalPath(page)) == nil)
+        #expect(readBytes(f.package.recoveredPath + "/" + page.uuidString + ".journal") == journal)
+        #expect(!DocumentVerifier().verify(f.package).contains { $0.severity == .error })
+    }
+
+    @Test func compactOnASnapshotDocumentDoesNothing() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Plain")
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
+        try await session.append(sampleStroke(), to: session.pageIDs()[0])
+        #expect(try await session.compact() == [])
+        #expect(await session.dirtyPageIDs.isEmpty)
+        try await session.close()
+    }
+}
