@@ -20,9 +20,10 @@ final class JournalEngine: StorageEngine {
 
     /// One page's journal as the engine writes it.
     struct PageJournal {
-        /// The page as last made durable (snapshot plus applied frames).
-        var content: PageContent
-        var encoded: EncodedStrokes?
+        /// The page as replayed, kept only while a damaged journal waits to be compacted from it.
+        /// The engine does not hold the page otherwise: a second reference to the session's
+        /// element array would make every edit copy the whole page.
+        var replayed: (content: PageContent, encoded: EncodedStrokes?)?
         var snapshot: SnapshotIdentity
         /// The journal's header, or nil when a new journal must be started before the next frame
         /// (none on disk, or a stale or damaged one).
@@ -57,17 +58,34 @@ final class JournalEngine: StorageEngine {
     // MARK: Loading
 
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
-        if let p = pages[id] { return p.content }
         let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem)
         findings += replay.findings
         return replay.content
     }
 
     func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
-        if let p = pages[id] { return (p.content, p.encoded) }
-        let p = try readState(id)
+        if let p = pages[id] {
+            // Loaded again after the session let it go: what is on disk is what was saved.
+            if let r = p.replayed { return r }
+            return try replayedPage(id)
+        }
+        var p = try readState(id)
+        let page = p.replayed!
+        if !p.damaged { p.replayed = nil }
         pages[id] = p
-        return (p.content, p.encoded)
+        return page
+    }
+
+    /// The page a damaged journal's replay recovered, to compact before the journal goes.
+    func damagedPage(_ id: UUID, _ p: PageJournal) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        if let r = p.replayed { return r }
+        return try replayedPage(id)
+    }
+
+    /// The page as its snapshot and journal give it now.
+    func replayedPage(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem)
+        return (replay.content, replay.encoded)
     }
 
     /// The page's state, replayed from disk when the engine has not seen it yet.
@@ -80,7 +98,7 @@ final class JournalEngine: StorageEngine {
     func readState(_ id: UUID) throws(StoreError) -> PageJournal {
         let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem)
         findings += replay.findings
-        var p = PageJournal(content: replay.content, encoded: replay.encoded, snapshot: replay.snapshot)
+        var p = PageJournal(replayed: (replay.content, replay.encoded), snapshot: replay.snapshot)
         p.lastGeneration = replay.header?.generation ?? 0
         switch replay.journal {
         case .missing, .stale:
@@ -103,7 +121,8 @@ final class JournalEngine: StorageEngine {
     func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
         let (bytes, strokes) = try encodeSnapshot(id, content, reusing: nil)
         try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(bytes, to: package.pagePath(id)) }
-        pages[id] = PageJournal(content: content, encoded: strokes, snapshot: SnapshotIdentity(snapshot: bytes))
+        _ = strokes
+        pages[id] = PageJournal(snapshot: SnapshotIdentity(snapshot: bytes))
     }
 
     /// Appends one frame holding `changes` and syncs it; the save is acknowledged only after the sync.
@@ -125,16 +144,14 @@ final class JournalEngine: StorageEngine {
         try append(frame, page: id, &p)
         p.frameCount += 1
         p.frameBytes += frame.count
-        p.content = content
-        p.encoded = reusing
         if p.frameCount >= options.compactAfterFrames || p.frameBytes >= options.compactAfterBytes {
             // The save is already durable: a failed compaction must not look like a failed save
             // (the session would append the same changes again). It is retried at the next save.
-            do { try compact(id, &p, preallocate: true) } catch {
+            do { return try compact(id, &p, content: content, encoded: reusing, preallocate: true) ?? reusing } catch {
                 findings.append(Finding(.warning, package.journalPath(id), "compaction failed and will be retried: \(error)"))
             }
         }
-        return p.encoded
+        return reusing
     }
 
     /// Writes `frame` at the write offset, growing the preallocated region when it does not fit,
@@ -184,8 +201,10 @@ final class JournalEngine: StorageEngine {
         if p.damaged {
             try keepAside(id)
             // The snapshot must contain what replay recovered before the damaged journal goes.
-            try compact(id, &p, preallocate: true, force: true)
+            let page = try damagedPage(id, p)
+            try compact(id, &p, content: page.0, encoded: page.1, preallocate: true)
             p.damaged = false
+            p.replayed = nil
         }
         if p.header == nil { try startJournal(id, &p, preallocate: true) }
         if let tail = p.tailToClear {
@@ -241,16 +260,16 @@ final class JournalEngine: StorageEngine {
 
     // MARK: Compaction
 
-    /// Merges a page's journal into a new snapshot, then starts a new journal generation on top of
-    /// it. A crash after the snapshot and before the new journal leaves a journal that names the
-    /// old snapshot: replay sees it is stale and does not apply it again.
+    /// Merges a page's journal into a new snapshot of `content` (the page with every frame
+    /// applied), then starts a new journal generation on top of it. A crash after the snapshot
+    /// and before the new journal leaves a journal that names the old snapshot: replay sees it is
+    /// stale and does not apply it again.
     ///
-    /// - Returns: whether a new snapshot or journal was written.
+    /// - Returns: the coded strokes of the new snapshot, or nil when compaction was skipped.
     @discardableResult
-    func compact(_ id: UUID, _ p: inout PageJournal, preallocate: Bool, force: Bool = false) throws(StoreError) -> Bool {
-        guard force || p.frameCount > 0 || p.header == nil || p.damaged else { return false }
-        if p.damaged && !force { try keepAside(id); p.damaged = false }
-        let (bytes, strokes) = try encodeSnapshot(id, p.content, reusing: p.encoded)
+    func compact(_ id: UUID, _ p: inout PageJournal, content: PageContent, encoded: EncodedStrokes?,
+                 preallocate: Bool) throws(StoreError) -> EncodedStrokes? {
+        let (bytes, strokes) = try encodeSnapshot(id, content, reusing: encoded)
         let identity = SnapshotIdentity(snapshot: bytes)
         if identity == p.snapshot {
             // Same length and CRC as the snapshot the journal applies to. If the bytes are the same
@@ -259,18 +278,18 @@ final class JournalEngine: StorageEngine {
             let current = try SnapshotEngine.readBytes(package.pagePath(id), page: id, fileSystem: fileSystem)
             guard current == bytes else {
                 findings.append(Finding(.info, package.pagePath(id), "compaction skipped: the new snapshot's CRC32C and length equal the old one's"))
-                return false
+                return nil
             }
         } else {
             try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(bytes, to: package.pagePath(id)) }
             p.snapshot = identity
         }
-        p.encoded = strokes
         try startJournal(id, &p, preallocate: preallocate)
-        return true
+        return strokes
     }
 
-    /// Compacts one page now (`lnote compact`), loading it first when needed.
+    /// Compacts one page now (`lnote compact`, and every edited page at close), loading it first
+    /// when needed. A damaged journal is kept aside first.
     ///
     /// - Returns: whether anything was written.
     @discardableResult
@@ -279,10 +298,15 @@ final class JournalEngine: StorageEngine {
         defer { pages[id] = p }
         if p.damaged {
             try keepAside(id)
+            let page = try damagedPage(id, p)
             p.damaged = false
-            return try compact(id, &p, preallocate: false, force: true)
+            p.replayed = nil
+            return try compact(id, &p, content: page.0, encoded: page.1, preallocate: false) != nil
         }
-        if p.frameCount > 0 { return try compact(id, &p, preallocate: false) }
+        if p.frameCount > 0 {
+            let page = try replayedPage(id)
+            return try compact(id, &p, content: page.0, encoded: page.1, preallocate: false) != nil
+        }
         // A stale journal (a compaction that stopped before its new journal) is replaced.
         let fs = fileSystem
         if p.header == nil, try StoreError.io({ () throws(FileError) in try fs.fileExists(package.journalPath(id)) }) {
@@ -315,10 +339,8 @@ final class JournalEngine: StorageEngine {
     func close() throws(StoreError) {
         if options.compactOnClose {
             for id in pages.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
-                var p = pages[id]!
-                defer { pages[id] = p }
-                if p.damaged { try keepAside(id); p.damaged = false; try compact(id, &p, preallocate: false, force: true) }
-                else if p.frameCount > 0 { try compact(id, &p, preallocate: false) }
+                let p = pages[id]!
+                if p.damaged || p.frameCount > 0 { try compact(id) }
             }
         }
         for (id, p) in pages {

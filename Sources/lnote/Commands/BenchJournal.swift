@@ -12,7 +12,7 @@ import Darwin
 
 enum JournalBench {
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: ["strokes", "window", "replay-frames", "runs", "dir", "chunk"], flags: ["json"])
+        let args = try Arguments(arguments, valued: ["strokes", "window", "replay-frames", "runs", "dir", "chunk"], flags: ["json", "journal-only"])
         let strokeCount = try args.int("strokes") ?? 2000
         let window = try args.int("window") ?? 200
         let replayFrames = try args.int("replay-frames") ?? 1000
@@ -59,7 +59,9 @@ enum JournalBench {
             let stroke = strokes[i]
             let inWindow = i >= strokeCount - window
             snapFS.reset(); journalFS.reset()
-            let ts = try await measureAsync {
+            // --journal-only: the journal and its floors without the snapshot engine's large writes
+            // in between (to see what those cost the small writes measured after them).
+            let ts = args.flag("journal-only") ? 0 : try await measureAsync {
                 try await snap.append(stroke, to: snapPage)
                 try await snap.save()
             }
@@ -87,6 +89,8 @@ enum JournalBench {
             frameSizes.append(Double(frame.count)); pageSizes.append(Double(encoded.bytes.count))
         }
         let summary = try JournalFile.summary(journalDoc, page: journalPage)
+        // The engine's own part of each durable stroke: savePage alone, without the session's edit.
+        let engineSaves = Array(await journal.saveDurations.suffix(window))
         try await snap.close()
         try await journal.close()
 
@@ -126,6 +130,8 @@ enum JournalBench {
             "plain_snapshot_vs_append": r(plainRatio),
             "plain_snapshot_vs_prealloc_append": r(plainPreallocRatio),
             "append_vs_floor": r(median(tJournal) / median(tFloorPrealloc)),
+            "journal_save_page_ms": r(median(engineSaves) * 1000),
+            "journal_save_page_vs_floor": r(median(engineSaves) / median(tFloorPrealloc)),
             "append_vs_plain_append_floor": r(median(tJournal) / median(tFloorAppend)),
             "bytes_written_per_stroke_snapshot": Int(median(bSnap)),
             "bytes_written_per_stroke_journal": Int(median(bJournal)),
@@ -152,6 +158,7 @@ enum JournalBench {
           plain_snapshot_vs_append               \(r(plainRatio))   (vs preallocated: \(r(plainPreallocRatio)))
           append_vs_floor                        \(r(median(tJournal) / median(tFloorPrealloc)))   (target <= 1.2; the floor appends as the engine does, into preallocated blocks)
           append_vs_plain_append_floor           \(r(median(tJournal) / median(tFloorAppend)))
+          the engine's savePage alone            \(r(median(engineSaves) * 1000)) ms = \(r(median(engineSaves) / median(tFloorPrealloc))) x the floor
         Bytes written per durable stroke (median; mean with compactions and preallocation):
           bytes_written_per_stroke_snapshot      \(Int(median(bSnap)))  (mean \(Int(mean(bSnap))))
           bytes_written_per_stroke_journal       \(Int(median(bJournal)))  (mean \(Int(mean(bJournal))))
