@@ -199,6 +199,39 @@ struct JournalFixture {
         }
     }
 
+    /// A crash may persist the sectors of the last frame's write in any order: every subset of
+    /// its 512-byte sectors reaching the disk (the rest still the preallocated zeros) replays the
+    /// frames before it, or all of it, and is never taken for damage.
+    @Test func anySubsetOfTheLastFramesSectorsIsATornTail() async throws {
+        let f = try JournalFixture(JournalOptions(preallocationChunk: 8192))
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        try await session.append(sampleStroke(30, seed: 1), to: page)
+        try await session.save()
+        let before = try await session.content(of: page)
+        let start = try f.replay(page).validEnd
+        try await session.append(sampleStroke(150, seed: 2), to: page)  // about 2.4 KB: 5 or 6 sectors
+        try await session.save()
+        let after = try await session.content(of: page)
+        await session.abandon()
+        let end = try f.replay(page).validEnd
+        let bytes = try #require(readBytes(f.package.journalPath(page)))
+        let sectors = Array(stride(from: start / 512 * 512, to: end, by: 512))
+        #expect(sectors.count >= 5)
+        for mask in 0..<(1 << sectors.count) {
+            var crashed = bytes
+            for (k, sector) in sectors.enumerated() where mask & (1 << k) == 0 {
+                for i in max(sector, start)..<min(sector + 512, end) { crashed[i] = 0 }
+            }
+            try Data(crashed).write(to: URL(fileURLWithPath: f.package.journalPath(page)))
+            let r = try f.replay(page)
+            let whole = mask == (1 << sectors.count) - 1
+            let same = r.content == (whole ? after : before)
+            #expect(same, "sectors persisted: \(String(mask, radix: 2))")
+            #expect(r.journal == .current, "sectors persisted: \(String(mask, radix: 2))")
+        }
+    }
+
     @Test func garbageAfterTheLastFrameIsATornTailNotAnError() async throws {
         let f = try JournalFixture(JournalOptions(preallocationChunk: 0))
         let (page, bytes, contents, _) = try await journalWithFrames(f, count: 3)
