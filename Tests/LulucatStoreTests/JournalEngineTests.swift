@@ -437,3 +437,29 @@ struct JournalFixture {
         try await session.close()
     }
 }
+
+@Suite struct JournalPageCloseTests {
+    @Test func aPageThatClosesIsCompacted() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Pages", engine: .journal)
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, maxLoadedPages: 1))
+        let first = await session.pageIDs()[0]
+        try await session.append(sampleStroke(), to: first)
+        try await session.save()
+        #expect(try JournalFile.summary(package, page: first).frames == 1)
+        let expected = try await session.content(of: first)
+        // Loading a second page lets the first (clean) one go: it is merged into its snapshot.
+        let second = try await session.addPage()
+        _ = try await session.content(of: second)
+        #expect(await session.loadedPageCount == 1)
+        #expect(try JournalFile.summary(package, page: first).frames == 0)
+        #expect(try PageSnapshot.read(package, page: first) == expected)
+        // And it loads again, and takes more frames.
+        try await session.append(sampleStroke(9, seed: 4), to: first)
+        try await session.save()
+        #expect(try JournalFile.summary(package, page: first).frames == 1)
+        await session.abandon()
+        #expect(try StoredPage.read(package, page: first).elements.count == 2)
+    }
+}

@@ -334,6 +334,19 @@ final class JournalEngine: StorageEngine {
         }
     }
 
+    /// The page closed: its journal is merged into its snapshot (when `compactOnClose`) and its
+    /// descriptor released; a failure is a warning and the journal stays as it is, still valid.
+    func pageUnloaded(_ id: UUID) {
+        guard let p = pages[id] else { return }
+        if options.compactOnClose && (p.damaged || p.frameCount > 0) {
+            do { try compact(id) } catch {
+                findings.append(Finding(.warning, package.journalPath(id), "compaction when the page closed failed (the journal stays valid): \(error)"))
+            }
+        }
+        if let fd = pages[id]?.fd { try? fileSystem.close(fd) }
+        pages[id] = nil
+    }
+
     /// Merges every edited page's journal into its snapshot (leaving a header-only journal, so the
     /// generation keeps counting), then closes the journals.
     func close() throws(StoreError) {

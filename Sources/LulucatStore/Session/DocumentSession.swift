@@ -222,7 +222,10 @@ public actor DocumentSession {
     func evictCleanPages(keeping page: UUID) {
         guard loaded.count > options.maxLoadedPages else { return }
         let clean = loaded.filter { !$0.value.dirty && $0.key != page }.sorted { $0.value.lastUse < $1.value.lastUse }
-        for (id, _) in clean.prefix(loaded.count - options.maxLoadedPages) { loaded[id] = nil }
+        for (id, _) in clean.prefix(loaded.count - options.maxLoadedPages) {
+            loaded[id] = nil
+            engine.pageUnloaded(id)
+        }
     }
 }
 

@@ -24,9 +24,13 @@ protocol StorageEngine: AnyObject {
     /// Merges whatever an engine keeps beside a page's snapshot into it (`lnote compact`).
     /// - Returns: whether anything was written.
     func compact(_ id: UUID) throws(StoreError) -> Bool
+    /// The session let a clean page go (the page closed): an engine may merge and release what it
+    /// keeps for it. Failures are findings, never errors: nothing unsaved depends on it.
+    func pageUnloaded(_ id: UUID)
 }
 
 extension StorageEngine {
     var findings: [Finding] { [] }
     func compact(_ id: UUID) throws(StoreError) -> Bool { false }
+    func pageUnloaded(_ id: UUID) {}
 }
