@@ -173,6 +173,12 @@ func everyChange(base: Stroke) -> [PageChange] {
                 }
             }
         }
+        // Garbage in which every fourth offset claims a 1 MiB frame: the search for valid frames
+        // stops at its work limit and calls it damage rather than rule them out by guessing.
+        var heavy = [UInt8](repeating: 0, count: 3 << 20)
+        for i in stride(from: 0, to: heavy.count, by: 4) { heavy[i] = 0x01; heavy[i + 2] = 0x10 }
+        #expect(scan(good + heavy).tail == .unsearched(at: good.count))
+        #expect(scan(good + heavy).frames.count == 2)
         // A whole journal of garbage after the header.
         let noise = (0..<10_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         #expect(scan(journal(frames: []) + noise).frames.isEmpty)

@@ -152,7 +152,14 @@ struct JournalScan {
         case torn(at: Int)
         /// A frame that fails its check followed by valid frames: damage, not a crash.
         case corrupt(at: Int, validFramesAfter: Int)
+        /// Nonzero bytes too many to search for valid frames within the work limit: treated as
+        /// damage (kept aside), since valid frames could not be ruled out.
+        case unsearched(at: Int)
     }
+
+    /// Most payload bytes the search for frames after a bad one may checksum (about 10 ms with
+    /// CRC instructions), so a journal of garbage cannot make opening a page take minutes.
+    static let searchBudget = 64 << 20
 
     var frames: [Frame] = []
     /// The offset just past the last valid frame: where the next frame goes.
@@ -179,7 +186,14 @@ struct JournalScan {
         // (a save is one frame), so a valid later frame means damage. Look for the next few
         // sequence numbers at every offset where a frame header is plausible.
         var after = 0
+        var budget = JournalScan.searchBudget
         search: for start in (offset + 1)..<max(offset + 1, end) {
+            guard let length = JournalScan.plausibleLength(in: bytes, at: start) else { continue }
+            budget -= 16 * length
+            if budget < 0 {
+                tail = .unsearched(at: offset)
+                return
+            }
             for skipped in 1...16 {
                 if let first = JournalScan.frame(in: bytes, at: start, generation: generation, sequence: sequence + UInt64(skipped)) {
                     after = 1
@@ -197,19 +211,27 @@ struct JournalScan {
         tail = after > 0 ? .corrupt(at: offset, validFramesAfter: after) : .torn(at: offset)
     }
 
-    /// The frame at `offset` if it is whole and its CRC matches for `sequence`; nil otherwise.
-    static func frame(in bytes: UnsafeRawBufferPointer, at offset: Int, generation: UInt64, sequence: UInt64) -> Frame? {
+    /// The payload length of a frame header at `offset` that could be a frame (a length in range
+    /// that fits in the file, a type that is not 0), before any CRC; nil otherwise.
+    static func plausibleLength(in bytes: UnsafeRawBufferPointer, at offset: Int) -> Int? {
         guard offset >= 0, bytes.count - offset >= JournalFormat.frameHeaderSize else { return nil }
         let length = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         guard length > 0, length <= UInt32(JournalFormat.maxPayload) else { return nil }
+        // A type this build does not know still frames: replay reports it.
+        guard bytes[offset + 8] != 0 else { return nil }
+        guard Int(length) <= bytes.count - offset - JournalFormat.frameHeaderSize else { return nil }
+        return Int(length)
+    }
+
+    /// The frame at `offset` if it is whole and its CRC matches for `sequence`; nil otherwise.
+    static func frame(in bytes: UnsafeRawBufferPointer, at offset: Int, generation: UInt64, sequence: UInt64) -> Frame? {
+        guard let length = plausibleLength(in: bytes, at: offset) else { return nil }
         let type = bytes[offset + 8]
-        guard type != 0 else { return nil }  // a type this build does not know still frames: replay reports it
         let start = offset + JournalFormat.frameHeaderSize
-        guard Int(length) <= bytes.count - start else { return nil }
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-        let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(length)])
-        let crc = JournalFormat.frameChecksum(generation: generation, sequence: sequence, lengthAndType: (length, type), payload: payload)
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+        let crc = JournalFormat.frameChecksum(generation: generation, sequence: sequence, lengthAndType: (UInt32(length), type), payload: payload)
         guard crc == stored else { return nil }
-        return Frame(type: type, payload: start..<start + Int(length), extent: offset..<start + Int(length))
+        return Frame(type: type, payload: start..<start + length, extent: offset..<start + length)
     }
 }

@@ -112,6 +112,9 @@ struct JournalReplay {
         case .torn(let at):
             tailToClear = at..<scan.dataEnd
             findings.append(Finding(.info, path, "torn tail at byte \(at) (a save cut short by a crash, never acknowledged); ignored, cleared by the next write"))
+        case .unsearched(let at):
+            journal = .damaged("frame \(frameCount) at byte \(at) fails its check and too many bytes follow it to rule out valid frames")
+            findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) fails its check and \(scan.dataEnd - at) nonzero bytes follow it, too many to search for valid frames: treated as damage; replay stopped at byte \(at) (the journal is kept aside when the page is next written)"))
         case let .corrupt(at, after):
             journal = .damaged("frame \(frameCount) at byte \(at) is damaged and \(after) valid frames follow it")
             findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) is damaged and \(after) valid frame\(after == 1 ? "" : "s") follow it: not a torn tail; replay stopped at byte \(at) (the journal is kept aside when the page is next written)"))
