@@ -212,6 +212,7 @@ final class JournalEngine: StorageEngine {
             let fd = try openForWriting(package.journalPath(id), &p)
             let lower = min(tail.lowerBound, p.writeOffset)
             let zeros = [UInt8](repeating: 0, count: max(0, tail.upperBound - lower))
+            p.position = -1  // unknown until the zeros are written
             try StoreError.io { () throws(FileError) in
                 try fs.seek(fd, to: lower)
                 try fs.write(fd, zeros)
