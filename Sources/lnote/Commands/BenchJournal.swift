@@ -30,7 +30,8 @@ enum JournalBench {
         var generator = HandwritingGenerator(seed: 2026)
         let strokes = generator.page(strokes: max(strokeCount, replayFrames), canvas: .letter).strokes
         let journalOptions = JournalOptions(preallocationChunk: chunk)
-        let options = SessionOptions(autosaveDelay: nil, journal: journalOptions)
+        // No thumbnails: each save would render the page in the background, on the same cores.
+        let options = SessionOptions(autosaveDelay: nil, thumbnails: nil, journal: journalOptions)
 
         let snapFS = CountingFileSystem(), journalFS = CountingFileSystem()
         let snapLibrary = Library(root: base + "/snapshot", fileSystem: snapFS)
@@ -97,7 +98,7 @@ enum JournalBench {
         say("Replaying a \(replayFrames)-frame journal...")
         let replayLibrary = Library(root: base + "/replay")
         let replayDoc = try replayLibrary.createDocument(title: "Replay", engine: .journal)
-        let noCompaction = SessionOptions(autosaveDelay: nil, journal: JournalOptions(compactAfterBytes: Int.max / 2, compactAfterFrames: Int.max / 2, preallocationChunk: chunk))
+        let noCompaction = SessionOptions(autosaveDelay: nil, thumbnails: nil, journal: JournalOptions(compactAfterBytes: Int.max / 2, compactAfterFrames: Int.max / 2, preallocationChunk: chunk))
         let replaySession = try await replayLibrary.open(replayDoc.id, options: noCompaction)
         let replayPage = await replaySession.pageIDs()[0]
         for stroke in strokes.prefix(replayFrames) {
