@@ -57,9 +57,14 @@ final class JournalEngine: StorageEngine {
 
     // MARK: Loading
 
+    /// Adds what a replay found, once: a page read again finds the same torn tail again.
+    private func record(_ new: [Finding]) {
+        for f in new where !findings.contains(f) { findings.append(f) }
+    }
+
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
         let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem)
-        findings += replay.findings
+        record(replay.findings)
         return replay.content
     }
 
@@ -97,7 +102,7 @@ final class JournalEngine: StorageEngine {
     /// Replays a page from disk into the state the engine writes from.
     func readState(_ id: UUID) throws(StoreError) -> PageJournal {
         let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem)
-        findings += replay.findings
+        record(replay.findings)
         var p = PageJournal(replayed: (replay.content, replay.encoded), snapshot: replay.snapshot)
         p.lastGeneration = replay.header?.generation ?? 0
         switch replay.journal {
