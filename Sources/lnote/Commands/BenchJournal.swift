@@ -56,6 +56,7 @@ enum JournalBench {
         var frameSizes: [Double] = [], pageSizes: [Double] = []
         var page = PageContent(canvasSize: .letter)
         var pageCache: EncodedStrokes?
+        var engineSaves: [Double] = []
         for i in 0..<strokeCount {
             let stroke = strokes[i]
             let inWindow = i >= strokeCount - window
@@ -66,32 +67,38 @@ enum JournalBench {
                 try await snap.append(stroke, to: snapPage)
                 try await snap.save()
             }
-            let tj = try await measureAsync {
+            page.elements.append(.stroke(stroke))
+            guard inWindow else {
                 try await journal.append(stroke, to: journalPage)
                 try await journal.save()
+                continue
             }
-            page.elements.append(.stroke(stroke))
-            guard inWindow else { continue }
-            tSnap.append(ts); tJournal.append(tj)
-            bSnap.append(Double(snapFS.bytesWritten)); bJournal.append(Double(journalFS.bytesWritten))
+            tSnap.append(ts)
+            bSnap.append(Double(snapFS.bytesWritten))
             // The same bytes through plain system calls.
             let encoded = try PageFile.encode(page, codec: .compact, reusing: pageCache)
             pageCache = encoded.strokes
             let frame = try JournalFile.frame(for: [.append([.stroke(stroke)])], sequence: UInt64(i))
-            // Each small durable write is measured right after a large one (the engines' after
-            // the snapshot engine's save, the floors' after the floor rewrite), the two floors
-            // taking turns, so none of them pays or skips the large write's aftermath alone.
             tFloorRewrite.append(try measure { try SaveBench.floorWrite(encoded.bytes, dir: floorDir) })
-            if i % 2 == 0 {
-                tFloorPrealloc.append(try measure { try preallocFloor.append(frame) })
-            } else {
-                tFloorAppend.append(try measure { try appendFloor.append(frame) })
+            // The three small durable writes follow the large ones in turn, each first, second
+            // and third equally often: on a shared disk what a sync waits for depends on what
+            // came just before it.
+            for k in 0..<3 {
+                switch (i + k) % 3 {
+                case 0:
+                    tJournal.append(try await measureAsync {
+                        try await journal.append(stroke, to: journalPage)
+                        try await journal.save()
+                    })
+                    bJournal.append(Double(journalFS.bytesWritten))
+                    if let last = await journal.saveDurations.last { engineSaves.append(last) }
+                case 1: tFloorPrealloc.append(try measure { try preallocFloor.append(frame) })
+                default: tFloorAppend.append(try measure { try appendFloor.append(frame) })
+                }
             }
             frameSizes.append(Double(frame.count)); pageSizes.append(Double(encoded.bytes.count))
         }
         let summary = try JournalFile.summary(journalDoc, page: journalPage)
-        // The engine's own part of each durable stroke: savePage alone, without the session's edit.
-        let engineSaves = Array(await journal.saveDurations.suffix(window))
         try await snap.close()
         try await journal.close()
 
