@@ -463,3 +463,67 @@ struct JournalFixture {
         #expect(try StoredPage.read(package, page: first).elements.count == 2)
     }
 }
+
+/// Passes every call to the real file system, except that renames onto a `.journal` fail while
+/// armed (the new journal of a compaction cannot be put in place).
+final class JournalRenameFailing: FileSystem, @unchecked Sendable {
+    let base = PosixFileSystem()
+    private let lock = NSLock()
+    private var armed = false
+    func arm(_ on: Bool) { lock.withLock { armed = on } }
+    func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor { try base.open(path, mode) }
+    func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError) { try base.write(fd, bytes) }
+    func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int { try base.read(fd, into: buffer) }
+    func sync(_ fd: FileDescriptor) throws(FileError) { try base.sync(fd) }
+    func syncData(_ fd: FileDescriptor) throws(FileError) { try base.syncData(fd) }
+    func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError) { try base.truncate(fd, to: length) }
+    func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) { try base.seek(fd, to: offset) }
+    func size(_ fd: FileDescriptor) throws(FileError) -> Int { try base.size(fd) }
+    func close(_ fd: FileDescriptor) throws(FileError) { try base.close(fd) }
+    func rename(_ from: String, to: String) throws(FileError) {
+        if lock.withLock({ armed }) && to.hasSuffix(".journal") { throw FileError("rename", path: to, errno: ENOSPC) }
+        try base.rename(from, to: to)
+    }
+    func unlink(_ path: String) throws(FileError) { try base.unlink(path) }
+    func makeDirectory(_ path: String) throws(FileError) { try base.makeDirectory(path) }
+    func removeDirectory(_ path: String) throws(FileError) { try base.removeDirectory(path) }
+    func syncDirectory(_ path: String) throws(FileError) { try base.syncDirectory(path) }
+    func contentsOfDirectory(_ path: String) throws(FileError) -> [String] { try base.contentsOfDirectory(path) }
+    func info(_ path: String) throws(FileError) -> FileInfo? { try base.info(path) }
+    func lock(_ path: String) throws(FileError) -> FileDescriptor { try base.lock(path) }
+    func unlock(_ fd: FileDescriptor) { base.unlock(fd) }
+}
+
+@Suite struct JournalCompactionFailureTests {
+    /// The snapshot of a compaction is written, its new journal is not: the save that triggered
+    /// it still succeeds, and the saves after it are not lost in the now stale journal.
+    @Test func aCompactionThatStopsAfterItsSnapshotLosesNothing() async throws {
+        let fs = JournalRenameFailing()
+        let f = try JournalFixture(JournalOptions(compactAfterFrames: 3, preallocationChunk: 4096), fileSystem: fs)
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        for i in 0..<2 {
+            try await session.append(sampleStroke(6, seed: i), to: page)
+            try await session.save()
+        }
+        fs.arm(true)
+        try await session.append(sampleStroke(6, seed: 2), to: page)
+        try await session.save()  // durable; its compaction fails after the snapshot
+        #expect(await session.engineFindings.contains { $0.severity == .warning && $0.message.contains("compaction failed") })
+        #expect(try f.replay(page).journal == .stale)
+        let afterThird = try await session.content(of: page)
+        // While no new journal can be put in place, a save cannot be acknowledged: appending to
+        // the stale journal would be acknowledged and then ignored by replay.
+        try await session.append(sampleStroke(6, seed: 3), to: page)
+        await #expect(throws: StoreError.self) { try await session.save() }
+        #expect(try f.replay(page).content == afterThird)
+        fs.arm(false)
+        try await session.save()
+        let expected = try await session.content(of: page)
+        await session.abandon()
+        let r = try f.replay(page)
+        #expect(r.content == expected)
+        #expect(r.content.elements.count == 4)
+        #expect(r.journal == .current && r.frameCount == 1)
+    }
+}

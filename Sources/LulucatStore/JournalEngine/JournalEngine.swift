@@ -143,6 +143,7 @@ final class JournalEngine: StorageEngine {
             throw .invalidArgument("page \(id): one save of \(encoded.payload.count) bytes is more than a journal frame holds (\(JournalFormat.maxPayload))")
         }
         try prepareForWriting(id, &p)
+        p.replayed = nil
         let header = p.header!
         let frame = JournalFormat.encodeFrame(type: encoded.type, payload: encoded.payload,
                                               generation: header.generation, sequence: UInt64(p.frameCount))
@@ -289,6 +290,10 @@ final class JournalEngine: StorageEngine {
         } else {
             try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(bytes, to: package.pagePath(id)) }
             p.snapshot = identity
+            // The old journal is stale from here on: if the new one cannot be written now, the
+            // next save must start it before appending, or its frames would land in a journal
+            // that names the old snapshot and be ignored.
+            p.header = nil
         }
         try startJournal(id, &p, preallocate: preallocate)
         return strokes
@@ -301,7 +306,10 @@ final class JournalEngine: StorageEngine {
     @discardableResult
     func compact(_ id: UUID) throws(StoreError) -> Bool {
         var p = try state(id)
-        defer { pages[id] = p }
+        defer {
+            if !p.damaged { p.replayed = nil }
+            pages[id] = p
+        }
         if p.damaged {
             try keepAside(id)
             let page = try damagedPage(id, p)
