@@ -7,6 +7,7 @@ struct BenchCommand: Command {
     static let abstract = "Run a benchmark: codec, save, journal, sqlite, render."
     static let usage = "lnote bench codec|save|journal|sqlite|render [--json] [OPTIONS]"
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
+        ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),
         ("journal", JournalBench.run),
         ("sqlite", { try await SQLiteBench.run(arguments: $0) }),

@@ -22,9 +22,12 @@ enum SaveBench {
         let json = args.flag("json")
         func say(_ s: String) { if !json { print(s) } }
 
-        var generator = HandwritingGenerator(seed: 2026)
+        let generator = HandwritingGenerator(seed: 2026)
         let page = generator.page(strokes: strokes, canvas: .letter)
-        let extra = (0..<(2 * runs + 4)).map { _ in generator.page(strokes: 1, canvas: .letter).elements[0] }
+        // New strokes written on top, one per save, as a person writes.
+        let extra = (0..<(2 * runs + 4)).map { k in
+            Element.stroke(generator.stroke(letters: 3, origin: (72 + Double(k % 20) * 24, 700), variant: UInt64(k + 1)))
+        }
         say("Generated a \(strokes)-stroke page: \(page.sampleCount) samples.")
 
         let library = Library(root: base + "/library")
