@@ -13,9 +13,10 @@ struct JournalFixture {
     let package: DocumentPackage
     let options: SessionOptions
 
-    init(_ journal: JournalOptions = JournalOptions(), fileSystem: any FileSystem = PosixFileSystem()) throws {
+    init(_ journal: JournalOptions = JournalOptions(), fileSystem: any FileSystem = PosixFileSystem(),
+         codec: SampleCodecID = .compact) throws {
         library = Library(root: tmp.path + "/lib", fileSystem: fileSystem)
-        package = try library.createDocument(title: "Journal", engine: .journal)
+        package = try library.createDocument(title: "Journal", engine: .journal, codec: codec)
         options = SessionOptions(autosaveDelay: nil, journal: journal)
     }
 
@@ -43,7 +44,8 @@ struct JournalFixture {
     }
 
     @Test func aSaveAppendsOneSyncedFrameAndLeavesTheSnapshot() async throws {
-        let f = try JournalFixture(JournalOptions(preallocationChunk: 4096))
+        // fixed16: 16 bytes a sample, so frame sizes are known.
+        let f = try JournalFixture(JournalOptions(preallocationChunk: 4096), codec: .fixed16)
         let session = try await f.open()
         let page = await session.pageIDs()[0]
         let snapshotBefore = readBytes(f.package.pagePath(page))
@@ -203,7 +205,7 @@ struct JournalFixture {
     /// its 512-byte sectors reaching the disk (the rest still the preallocated zeros) replays the
     /// frames before it, or all of it, and is never taken for damage.
     @Test func anySubsetOfTheLastFramesSectorsIsATornTail() async throws {
-        let f = try JournalFixture(JournalOptions(preallocationChunk: 8192))
+        let f = try JournalFixture(JournalOptions(preallocationChunk: 8192), codec: .fixed16)
         let session = try await f.open()
         let page = await session.pageIDs()[0]
         try await session.append(sampleStroke(30, seed: 1), to: page)

@@ -27,7 +27,7 @@ enum JournalBench {
         let json = args.flag("json")
         func say(_ s: String) { if !json { print(s) } }
 
-        var generator = HandwritingGenerator(seed: 2026)
+        let generator = HandwritingGenerator(seed: 2026)
         let strokes = generator.page(strokes: max(strokeCount, replayFrames), canvas: .letter).strokes
         let journalOptions = JournalOptions(preallocationChunk: chunk)
         // No thumbnails: each save would render the page in the background, on the same cores.
