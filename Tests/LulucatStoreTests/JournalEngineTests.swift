@@ -529,3 +529,38 @@ final class JournalRenameFailing: FileSystem, @unchecked Sendable {
         #expect(r.journal == .current && r.frameCount == 1)
     }
 }
+
+@Suite struct JournalFrameApplyTests {
+    /// An intact frame that does not apply (it appends a stroke the page already has) stops replay
+    /// and is damage, not a torn tail.
+    @Test func anIntactFrameThatDoesNotApplyIsDamage() async throws {
+        let f = try JournalFixture(JournalOptions(preallocationChunk: 0))
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        let stroke = sampleStroke(8)
+        try await session.append(stroke, to: page)
+        try await session.save()
+        let one = try await session.content(of: page)
+        await session.abandon()
+        let path = f.package.journalPath(page)
+        var bytes = try #require(readBytes(path))
+        let generation = try #require(try f.replay(page).header?.generation)
+        for change: PageChange in [.append([.stroke(stroke)]), .delete([UUID()]), .move([UUID()], to: .front)] {
+            let again = try JournalFile.frame(for: [change], codec: .compact, generation: generation, sequence: 1)
+            try Data(bytes + again).write(to: URL(fileURLWithPath: path))
+            let r = try f.replay(page)
+            #expect(r.content == one)
+            #expect(r.frameCount == 1)
+            guard case .damaged(let why) = r.journal else { Issue.record("expected damage for \(change)"); continue }
+            #expect(why.contains("does not apply"))
+        }
+        // A group frame applies all or nothing.
+        let second = sampleStroke(5, seed: 9)
+        let group = try JournalFile.frame(for: [.append([.stroke(second)]), .delete([UUID()])], codec: .compact, generation: generation, sequence: 1)
+        bytes += group
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let r = try f.replay(page)
+        #expect(r.content == one)
+        #expect(r.frameCount == 1)
+    }
+}

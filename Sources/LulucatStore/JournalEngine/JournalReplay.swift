@@ -60,6 +60,30 @@ struct JournalReplay {
         return replay
     }
 
+    /// Applies one change as `PageContent.apply` does (same checks, same errors' meaning), with
+    /// appends checked against `ids` instead of a scan of the page.
+    private func apply(_ change: PageChange, to content: inout PageContent, ids: inout Set<UUID>) throws(PageChangeError) {
+        switch change {
+        case .append(let new):
+            var fresh = Set<UUID>()
+            for e in new {
+                guard fresh.insert(e.id).inserted else { throw PageChangeError("new elements repeat an id") }
+                guard !ids.contains(e.id) else { throw PageChangeError("element \(e.id) is already on the page") }
+            }
+            content.elements.append(contentsOf: new)
+            ids.formUnion(fresh)
+        case .delete(let gone):
+            try content.apply(change)
+            ids.subtract(gone)
+        case .replace(let id, let pieces):
+            try content.apply(change)
+            ids.remove(id)
+            ids.formUnion(pieces.map(\.id))
+        case .update, .move, .resize:
+            try content.apply(change)
+        }
+    }
+
     private mutating func apply(_ bytes: UnsafeRawBufferPointer, path: String) {
         let header: JournalFormat.Header
         do { header = try JournalFormat.decodeHeader(bytes) } catch {
@@ -74,6 +98,9 @@ struct JournalReplay {
             return
         }
         let scan = JournalScan(bytes, generation: header.generation)
+        // The ids on the page, so that replaying appends checks them in constant time (PageContent's
+        // own check scans the page: quadratic over a journal of thousands of strokes).
+        var ids = Set(content.elements.map(\.id))
         let changes = JournalChangeCodec(codec: header.codec)
         for frame in scan.frames {
             let decoded: [PageChange]
@@ -82,11 +109,12 @@ struct JournalReplay {
                 if decoded.count == 1 {
                     // In place: `apply` leaves the content unchanged when it throws, and a copy
                     // per frame would copy the page's element array once per frame.
-                    try content.apply(decoded[0])
+                    try apply(decoded[0], to: &content, ids: &ids)
                 } else {
-                    var next = content
-                    for change in decoded { try next.apply(change) }
+                    var next = content, nextIDs = ids
+                    for change in decoded { try apply(change, to: &next, ids: &nextIDs) }
                     content = next
+                    ids = nextIDs
                 }
             } catch {
                 journal = .damaged("frame \(frameCount) at byte \(frame.extent.lowerBound) does not apply: \(error)")
