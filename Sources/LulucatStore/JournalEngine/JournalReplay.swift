@@ -62,7 +62,7 @@ struct JournalReplay {
 
     /// Applies one change as `PageContent.apply` does (same checks, same errors' meaning), with
     /// appends checked against `ids` instead of a scan of the page.
-    private func apply(_ change: PageChange, to content: inout PageContent, ids: inout Set<UUID>) throws(PageChangeError) {
+    private static func apply(_ change: PageChange, to content: inout PageContent, ids: inout Set<UUID>) throws(PageChangeError) {
         switch change {
         case .append(let new):
             var fresh = Set<UUID>()
@@ -109,10 +109,10 @@ struct JournalReplay {
                 if decoded.count == 1 {
                     // In place: `apply` leaves the content unchanged when it throws, and a copy
                     // per frame would copy the page's element array once per frame.
-                    try apply(decoded[0], to: &content, ids: &ids)
+                    try JournalReplay.apply(decoded[0], to: &content, ids: &ids)
                 } else {
                     var next = content, nextIDs = ids
-                    for change in decoded { try apply(change, to: &next, ids: &nextIDs) }
+                    for change in decoded { try JournalReplay.apply(change, to: &next, ids: &nextIDs) }
                     content = next
                     ids = nextIDs
                 }
