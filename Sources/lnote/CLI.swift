@@ -21,6 +21,7 @@ let commands: [any Command.Type] = [
     NewCommand.self,
     VerifyCommand.self,
     RepairCommand.self,
+    MigrateCommand.self,
     RenderCommand.self,
     ThumbnailsCommand.self,
     ExportCommand.self,

@@ -106,5 +106,9 @@ extension Library {
 /// What each engine must do before its files are copied (a SQLite database is checkpointed into
 /// one file). The snapshot and journal engines need nothing.
 enum EngineHooks {
-    static func prepareForCopy(_ package: DocumentPackage, fileSystem: any FileSystem) throws {}
+    /// Called with the document's lock held, so no session writes while the files are copied.
+    static func prepareForCopy(_ package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) {
+        let doc = try PackageReader.readDocument(package, fileSystem: fileSystem)
+        if doc.engine == .sqlite { try SQLiteEngine.checkpointForCopy(package, fileSystem: fileSystem) }
+    }
 }

@@ -115,9 +115,6 @@ public struct Library: Sendable {
         guard title.utf8.count <= PackageJSON.maxTitleLength else {
             throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
         }
-        guard engine != .sqlite else {
-            throw .invalidArgument("the \(engine.rawValue) engine is not available in this build")
-        }
         try prepare()
         let id = UUID()
         let now = Date.storeNow()
@@ -129,6 +126,7 @@ public struct Library: Sendable {
             pages.append((page, PageContent(canvasSize: canvas)))
         }
         try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
+            if engine == .sqlite { return try SQLiteEngine.createDatabase(package, pages: pages) }
             let engine = SnapshotEngine(package: package, fileSystem: fileSystem, codec: codec)
             for (page, content) in pages { try engine.createPage(page, content: content) }
         }
@@ -196,6 +194,7 @@ public struct Library: Sendable {
         }
         defer { fs.unlock(lock) }
         var doc = try PackageReader.readDocument(source, fileSystem: fs)
+        try EngineHooks.prepareForCopy(source, fileSystem: fs)
         let newID = UUID()
         let now = Date.storeNow()
         doc.id = newID

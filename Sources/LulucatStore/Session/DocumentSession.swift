@@ -24,6 +24,10 @@ public actor DocumentSession {
     var metadataDirty = false
     var autosaveTask: Task<Void, Never>?
     var autosaveGeneration: UInt64 = 0
+    /// The engine's idle work after a quiet autosave (DocumentSession+Together.swift).
+    var idleTask: Task<Void, Never>?
+    /// How many times the engine's idle work ran.
+    public internal(set) var idleCount = 0
     var useClock: UInt64 = 0
     var isClosed = false
     var saveSequence: UInt64 = 0
@@ -84,6 +88,7 @@ public actor DocumentSession {
             var findings: [Finding] = []
             let metadata = try PackageReader.readDocument(package, fileSystem: fs)
             try removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
+            try EngineMigration.cleanUpInterrupted(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
             for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
                 try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
             }
@@ -106,7 +111,7 @@ public actor DocumentSession {
         case .journal:
             return JournalEngine(package: package, fileSystem: fileSystem, codec: metadata.sampleCodec, options: journal)
         case .sqlite:
-            throw .invalidArgument("the \(metadata.engine.rawValue) engine is not available in this build")
+            return try SQLiteEngine(package: package)
         }
     }
 

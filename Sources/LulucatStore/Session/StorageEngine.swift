@@ -15,6 +15,14 @@ protocol StorageEngine: AnyObject {
     /// Makes a dirty page durable: `content` is the whole page now, `changes` what happened since
     /// its last save (an engine may write either).
     func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes?
+    /// Whether `savePages` makes all the dirty pages of a save durable together (one transaction);
+    /// the session then hands them over in one call. Defaults to false (StorageEngine+Batching.swift).
+    var savesPagesTogether: Bool { get }
+    /// Makes several dirty pages durable, all or none; returns what `savePage` would, per page.
+    func savePages(_ pages: [PageSave]) throws(StoreError) -> [EncodedStrokes?]
+    /// Called when the session has been quiet for a while after a save (an engine may tidy up:
+    /// the SQLite engine checkpoints its WAL). Defaults to nothing.
+    func idle() throws(StoreError)
     /// Removes a page's stored content, after document.json stopped listing it.
     func removePage(_ id: UUID) throws(StoreError)
     /// Called when the session closes, after the last save.

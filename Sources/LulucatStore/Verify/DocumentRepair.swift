@@ -26,10 +26,14 @@ public struct DocumentRepair: Sendable {
         var findings: [Finding] = []
         var doc = try PackageReader.readDocument(package, fileSystem: fs)
         try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
+        try EngineMigration.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
         for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
             try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
         }
+        // A SQLite document's damaged database is never rewritten by repair (restore it instead):
+        // opening it throws here, before anything else changes.
         let engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
+        defer { (engine as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
 
         func moveAside(_ page: UUID) throws(StoreError) -> String? {
             let from = package.pagePath(page)
@@ -67,6 +71,13 @@ public struct DocumentRepair: Sendable {
                 }
                 kept.append(entry)
             } catch {
+                if doc.engine == .sqlite {
+                    // Its rows stay in content.sqlite; taking the page out of the list would only
+                    // hide them. It stays listed and the error stays visible to verify.
+                    findings.append(Finding(.error, package.contentDatabasePath, "page \(index + 1) (\(entry.id)) cannot be read (\(error)); kept in the page list, its rows untouched"))
+                    kept.append(entry)
+                    continue
+                }
                 changed = true
                 if let to = try moveAside(entry.id) {
                     findings.append(Finding(.repaired, package.pagePath(entry.id), "page \(index + 1) cannot be read (\(error)); moved to \(to) and taken out of the page list"))

@@ -4,14 +4,15 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render."
-    static let usage = "lnote bench codec|save|journal|sqlite|render [--json] [OPTIONS]"
+    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate."
+    static let usage = "lnote bench codec|save|journal|sqlite|render|migrate [--json] [OPTIONS]"
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),
         ("journal", JournalBench.run),
         ("sqlite", { try await SQLiteBench.run(arguments: $0) }),
         ("render", { try await RenderBench.run(arguments: $0) }),
+        ("migrate", { try await MigrateBench.run(arguments: $0) }),
         ("_open", SaveBench.openProbe),
     ]
     let name: String
