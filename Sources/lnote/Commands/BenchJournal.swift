@@ -12,12 +12,15 @@ import Darwin
 
 enum JournalBench {
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: ["strokes", "window", "replay-frames", "runs", "dir", "chunk"], flags: ["json", "journal-only"])
+        let args = try Arguments(arguments, valued: ["strokes", "window", "replay-frames", "runs", "dir", "chunk", "codec"], flags: ["json", "journal-only"])
         let strokeCount = try args.int("strokes") ?? 2000
         let window = try args.int("window") ?? 200
         let replayFrames = try args.int("replay-frames") ?? 1000
         let runs = try args.int("runs") ?? 15
         let chunk = try args.int("chunk") ?? JournalOptions().preallocationChunk
+        // --codec fixed16: the seed's 16 bytes a sample, pages of 3-5 MB at 2,000 strokes.
+        let codecName = args.value("codec") ?? "compact"
+        guard let codec = SampleCodecID(name: codecName) else { throw UsageError("unknown codec '\(codecName)'") }
         guard strokeCount > 0, window > 0, window <= strokeCount, replayFrames > 0, runs > 0, chunk >= 0 else {
             throw UsageError("counts must be positive and --window at most --strokes")
         }
@@ -36,8 +39,8 @@ enum JournalBench {
         let snapFS = CountingFileSystem(), journalFS = CountingFileSystem()
         let snapLibrary = Library(root: base + "/snapshot", fileSystem: snapFS)
         let journalLibrary = Library(root: base + "/journal", fileSystem: journalFS)
-        let snapDoc = try snapLibrary.createDocument(title: "Snapshot", engine: .snapshot)
-        let journalDoc = try journalLibrary.createDocument(title: "Journal", engine: .journal)
+        let snapDoc = try snapLibrary.createDocument(title: "Snapshot", engine: .snapshot, codec: codec)
+        let journalDoc = try journalLibrary.createDocument(title: "Journal", engine: .journal, codec: codec)
         let snap = try await snapLibrary.open(snapDoc.id, options: options)
         let journal = try await journalLibrary.open(journalDoc.id, options: options)
         let snapPage = await snap.pageIDs()[0], journalPage = await journal.pageIDs()[0]
@@ -76,9 +79,9 @@ enum JournalBench {
             tSnap.append(ts)
             bSnap.append(Double(snapFS.bytesWritten))
             // The same bytes through plain system calls.
-            let encoded = try PageFile.encode(page, codec: .compact, reusing: pageCache)
+            let encoded = try PageFile.encode(page, codec: codec, reusing: pageCache)
             pageCache = encoded.strokes
-            let frame = try JournalFile.frame(for: [.append([.stroke(stroke)])], sequence: UInt64(i))
+            let frame = try JournalFile.frame(for: [.append([.stroke(stroke)])], codec: codec, sequence: UInt64(i))
             tFloorRewrite.append(try measure { try SaveBench.floorWrite(encoded.bytes, dir: floorDir) })
             // The three small durable writes follow the large ones in turn, each first, second
             // and third equally often: on a shared disk what a sync waits for depends on what
@@ -104,7 +107,7 @@ enum JournalBench {
 
         say("Replaying a \(replayFrames)-frame journal...")
         let replayLibrary = Library(root: base + "/replay")
-        let replayDoc = try replayLibrary.createDocument(title: "Replay", engine: .journal)
+        let replayDoc = try replayLibrary.createDocument(title: "Replay", engine: .journal, codec: codec)
         let noCompaction = SessionOptions(autosaveDelay: nil, thumbnails: nil, journal: JournalOptions(compactAfterBytes: Int.max / 2, compactAfterFrames: Int.max / 2, preallocationChunk: chunk))
         let replaySession = try await replayLibrary.open(replayDoc.id, options: noCompaction)
         let replayPage = await replaySession.pageIDs()[0]
@@ -127,7 +130,7 @@ enum JournalBench {
         let plainRatio = median(tFloorRewrite) / median(tFloorAppend)
         let plainPreallocRatio = median(tFloorRewrite) / median(tFloorPrealloc)
         let result: [String: Any] = [
-            "strokes": strokeCount, "window": window, "preallocation_chunk": chunk,
+            "strokes": strokeCount, "window": window, "preallocation_chunk": chunk, "codec": codec.description,
             "page_bytes": Int(median(pageSizes)), "frame_bytes": Int(median(frameSizes)),
             "snapshot_durable_stroke_ms": r(median(tSnap) * 1000),
             "journal_durable_stroke_ms": r(median(tJournal) * 1000),
