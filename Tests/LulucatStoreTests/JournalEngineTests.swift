@@ -86,7 +86,9 @@ struct JournalFixture {
     /// page equals what was in memory at the last save; after close it is all in the snapshot.
     @Test func replayEqualsMemoryAfterRandomEdits() async throws {
         for seed: UInt64 in [1, 2, 3] {
-            let f = try JournalFixture(JournalOptions(compactAfterFrames: 7, preallocationChunk: 8192))
+            // Seed 3 codes its frames with the document's compact codec instead of fixed16.
+            let f = try JournalFixture(JournalOptions(compactAfterFrames: 7, preallocationChunk: 8192,
+                                                      frameCodec: seed == 3 ? nil : .fixed16))
             let session = try await f.open()
             let page = await session.pageIDs()[0]
             var rng = SplitMix(seed: seed)
@@ -562,5 +564,41 @@ final class JournalRenameFailing: FileSystem, @unchecked Sendable {
         let r = try f.replay(page)
         #expect(r.content == one)
         #expect(r.frameCount == 1)
+    }
+}
+
+@Suite struct JournalFrameCodecTests {
+    /// Frames are coded fixed16 by default (append latency); the snapshot keeps the document's
+    /// compact codec (size). The header says which codec its frames use.
+    @Test func framesFixed16SnapshotsCompact() async throws {
+        let f = try JournalFixture()
+        let session = try await f.open()
+        let page = await session.pageIDs()[0]
+        try await session.append(sampleStroke(40), to: page)
+        try await session.save()
+        #expect(try f.replay(page).header?.codec == .fixed16)
+        let expected = try await session.content(of: page)
+        try await session.close()
+        let snapshot = try #require(readBytes(f.package.pagePath(page)))
+        #expect(try snapshot.withUnsafeBytes { try PageFile.readHeader($0) }.codec == .compact)
+        #expect(try PageSnapshot.read(f.package, page: page) == expected)
+        // A session set to code frames otherwise goes on in the codec the current journal's
+        // header names (one journal, one codec); its next generation uses the new setting.
+        let other = try await f.library.open(f.package.id, options: SessionOptions(autosaveDelay: nil, journal: JournalOptions(frameCodec: nil)))
+        try await other.append(sampleStroke(7, seed: 5), to: page)
+        try await other.save()
+        await other.abandon()
+        let r = try f.replay(page)
+        #expect(r.header?.codec == .fixed16 && r.frameCount == 1)
+        let third = try await f.library.open(f.package.id, options: SessionOptions(autosaveDelay: nil, journal: JournalOptions(frameCodec: nil)))
+        #expect(try await third.compact() == [page])
+        try await third.append(sampleStroke(9, seed: 6), to: page)
+        try await third.save()
+        await third.abandon()
+        let next = try f.replay(page)
+        #expect(next.header?.codec == .compact && next.frameCount == 1)
+        let reopened = try await f.open()
+        #expect(try await reopened.content(of: page).elements.count == 3)
+        try await reopened.close()
     }
 }

@@ -9,8 +9,10 @@ import LulucatInk
 final class JournalEngine: StorageEngine {
     let package: DocumentPackage
     let fileSystem: any FileSystem
-    /// The codec of snapshots this engine writes and of stroke records in new journals.
+    /// The codec of snapshots this engine writes (the document's).
     let codec: SampleCodecID
+    /// The codec of stroke records in new journals.
+    var frameCodec: SampleCodecID { options.frameCodec ?? codec }
     let options: JournalOptions
     var kind: EngineKind { .journal }
     /// What loads and repairs found, oldest first.
@@ -136,7 +138,7 @@ final class JournalEngine: StorageEngine {
         defer { pages[id] = p }
         guard !changes.isEmpty else { return reusing }
         let encoded: (type: UInt8, payload: [UInt8])
-        do { encoded = try JournalChangeCodec(codec: p.header?.codec ?? codec).encodeSave(changes) } catch {
+        do { encoded = try JournalChangeCodec(codec: p.header?.codec ?? frameCodec).encodeSave(changes) } catch {
             throw .invalidArgument("page \(id): \(error)")
         }
         guard encoded.payload.count <= JournalFormat.maxPayload else {
@@ -250,7 +252,7 @@ final class JournalEngine: StorageEngine {
         let fs = fileSystem
         if let fd = p.fd { try? fs.close(fd); p.fd = nil }
         let generation = max(p.lastGeneration, p.header?.generation ?? 0) + 1
-        let header = JournalFormat.Header(codec: codec, generation: generation, base: p.snapshot)
+        let header = JournalFormat.Header(codec: frameCodec, generation: generation, base: p.snapshot)
         var bytes = JournalFormat.encodeHeader(header)
         if preallocate && options.preallocationChunk > bytes.count {
             bytes.append(contentsOf: repeatElement(0, count: options.preallocationChunk - bytes.count))

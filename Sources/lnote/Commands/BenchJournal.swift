@@ -12,7 +12,7 @@ import Darwin
 
 enum JournalBench {
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: ["strokes", "window", "replay-frames", "runs", "dir", "chunk", "codec"], flags: ["json", "journal-only"])
+        let args = try Arguments(arguments, valued: ["strokes", "window", "replay-frames", "runs", "dir", "chunk", "codec", "frame-codec"], flags: ["json", "journal-only"])
         let strokeCount = try args.int("strokes") ?? 2000
         let window = try args.int("window") ?? 200
         let replayFrames = try args.int("replay-frames") ?? 1000
@@ -32,7 +32,13 @@ enum JournalBench {
 
         let generator = HandwritingGenerator(seed: 2026)
         let strokes = generator.page(strokes: max(strokeCount, replayFrames), canvas: .letter).strokes
-        let journalOptions = JournalOptions(preallocationChunk: chunk)
+        var frameCodec = JournalOptions().frameCodec
+        if let name = args.value("frame-codec") {
+            guard let c = SampleCodecID(name: name) else { throw UsageError("unknown codec '\(name)'") }
+            frameCodec = c
+        }
+        let journalOptions = JournalOptions(preallocationChunk: chunk, frameCodec: frameCodec)
+        let framesCodec = frameCodec ?? codec
         // No thumbnails: each save would render the page in the background, on the same cores.
         let options = SessionOptions(autosaveDelay: nil, thumbnails: nil, journal: journalOptions)
 
@@ -81,7 +87,7 @@ enum JournalBench {
             // The same bytes through plain system calls.
             let encoded = try PageFile.encode(page, codec: codec, reusing: pageCache)
             pageCache = encoded.strokes
-            let frame = try JournalFile.frame(for: [.append([.stroke(stroke)])], codec: codec, sequence: UInt64(i))
+            let frame = try JournalFile.frame(for: [.append([.stroke(stroke)])], codec: framesCodec, sequence: UInt64(i))
             tFloorRewrite.append(try measure { try SaveBench.floorWrite(encoded.bytes, dir: floorDir) })
             // The three small durable writes follow the large ones in turn, each first, second
             // and third equally often: on a shared disk what a sync waits for depends on what
@@ -108,7 +114,7 @@ enum JournalBench {
         say("Replaying a \(replayFrames)-frame journal...")
         let replayLibrary = Library(root: base + "/replay")
         let replayDoc = try replayLibrary.createDocument(title: "Replay", engine: .journal, codec: codec)
-        let noCompaction = SessionOptions(autosaveDelay: nil, thumbnails: nil, journal: JournalOptions(compactAfterBytes: Int.max / 2, compactAfterFrames: Int.max / 2, preallocationChunk: chunk))
+        let noCompaction = SessionOptions(autosaveDelay: nil, thumbnails: nil, journal: JournalOptions(compactAfterBytes: Int.max / 2, compactAfterFrames: Int.max / 2, preallocationChunk: chunk, frameCodec: frameCodec))
         let replaySession = try await replayLibrary.open(replayDoc.id, options: noCompaction)
         let replayPage = await replaySession.pageIDs()[0]
         for stroke in strokes.prefix(replayFrames) {
@@ -130,7 +136,7 @@ enum JournalBench {
         let plainRatio = median(tFloorRewrite) / median(tFloorAppend)
         let plainPreallocRatio = median(tFloorRewrite) / median(tFloorPrealloc)
         let result: [String: Any] = [
-            "strokes": strokeCount, "window": window, "preallocation_chunk": chunk, "codec": codec.description,
+            "strokes": strokeCount, "window": window, "preallocation_chunk": chunk, "codec": codec.description, "frame_codec": framesCodec.description,
             "page_bytes": Int(median(pageSizes)), "frame_bytes": Int(median(frameSizes)),
             "snapshot_durable_stroke_ms": r(median(tSnap) * 1000),
             "journal_durable_stroke_ms": r(median(tJournal) * 1000),
