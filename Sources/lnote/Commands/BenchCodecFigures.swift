@@ -93,16 +93,7 @@ struct CodecFigures {
         return threadCPUSeconds() - start
     }
 
-    static func threadCPUSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
 
-    static func median(_ xs: [Double]) -> Double {
-        let s = xs.sorted()
-        return s.isEmpty ? 0 : (s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2)
-    }
 
     static func measure(_ name: String, _ page: PageContent, rounds: Int) throws -> CodecFigures {
         var f = CodecFigures(name: name)
