@@ -26,6 +26,7 @@ let commands: [any Command.Type] = [
     ThumbnailsCommand.self,
     ExportCommand.self,
     ImportCommand.self,
+    CompactCommand.self,
     BenchCommand.self,
 ]
 

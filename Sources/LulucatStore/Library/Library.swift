@@ -115,9 +115,6 @@ public struct Library: Sendable {
         guard title.utf8.count <= PackageJSON.maxTitleLength else {
             throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
         }
-        guard engine != .journal else {
-            throw .invalidArgument("the \(engine.rawValue) engine is not available in this build")
-        }
         try prepare()
         let id = UUID()
         let now = Date.storeNow()

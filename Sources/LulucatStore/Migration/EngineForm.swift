@@ -6,14 +6,13 @@ import LulucatInk
 
 /// The page-holding files of one engine inside a package.
 enum EngineForm {
-    /// Engines migration can read and write in this build. The journal engine joins when its
-    /// branch lands (`.journal` added here, and the journal-to-snapshot writer in
-    /// EngineMigration.writeNewForm): its form is the snapshot files plus `pages/*.journal`;
-    /// writing it from another engine is writing snapshot files (a page with no journal is a valid
-    /// journal page), from snapshot there is nothing to write, and leaving it for the snapshot
-    /// engine is compacting every page (the journal engine's `compact`) so the snapshot files alone
-    /// hold it. See docs/sqlite-engine.md, "Migration".
-    static let migratable: Set<EngineKind> = [.snapshot, .sqlite]
+    /// Engines migration can read and write in this build. The journal engine's form is the
+    /// snapshot files plus `pages/*.journal`; writing it from another engine is writing snapshot
+    /// files (a page with no journal is a valid journal page), from snapshot there is nothing to
+    /// write, and leaving it for the snapshot engine is compacting every page (the journal
+    /// engine's `compact`) so the snapshot files alone hold it. See docs/sqlite-engine.md,
+    /// "Migration", and docs/journal-format.md.
+    static let migratable: Set<EngineKind> = [.snapshot, .journal, .sqlite]
 
     /// The files of `engine`'s form found on disk now, as absolute paths.
     static func files(of engine: EngineKind, in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Set<String> {
@@ -120,6 +119,17 @@ final class SQLiteFormWriter: FormWriter {
         store?.closeWithoutCheckpoint()
         store = nil
     }
+}
+
+/// Journal to snapshot: each page's journal merged into its snapshot by the journal engine's own
+/// compaction (crash-safe: until document.json switches, the journal document opens with every
+/// page, compacted or not; after, the journals are leftovers open-time cleanup removes).
+final class JournalCompactingFormWriter: FormWriter {
+    let engine: JournalEngine
+    init(engine: JournalEngine) { self.engine = engine }
+    func write(_ page: UUID, _ content: PageContent) throws(StoreError) { try engine.compact(page) }
+    func finish() throws(StoreError) { try engine.close() }
+    func abandon() { try? engine.close() }
 }
 
 /// Nothing to write: the old form already is the new one (snapshot files are journal pages

@@ -178,8 +178,9 @@ public struct EngineMigration: Sendable {
         case (_, .sqlite): writer = try SQLiteFormWriter(package: package, fileSystem: fs)
         case (.snapshot, .journal): writer = ExistingFormWriter()
         case (.journal, .snapshot):
-            // With the journal engine: each page compacted through `source` (its crash-safe merge).
-            throw StoreError.invalidArgument("the journal engine cannot be migrated in this build")
+            // Each page compacted through `source` (its crash-safe merge).
+            guard let journal = source as? JournalEngine else { throw StoreError.invalidArgument("the journal document did not open with the journal engine") }
+            writer = JournalCompactingFormWriter(engine: journal)
         case (_, .snapshot), (_, .journal): writer = SnapshotFormWriter(package: package, fileSystem: fs, codec: doc.sampleCodec)
         }
         var facts: [UUID: PageFacts] = [:]

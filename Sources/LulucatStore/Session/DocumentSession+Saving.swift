@@ -83,6 +83,17 @@ extension DocumentSession {
         if metadataDirty { try writeMetadata() }
     }
 
+    /// Saves every dirty page, then merges each page's journal into its snapshot (journal
+    /// documents; a snapshot document has nothing to merge).
+    /// - Returns: the pages whose files were rewritten.
+    @discardableResult
+    public func compact() throws(StoreError) -> [UUID] {
+        try flush()
+        var compacted: [UUID] = []
+        for entry in metadata.pages where try engine.compact(entry.id) { compacted.append(entry.id) }
+        return compacted
+    }
+
     /// Writes document.json, then the manifest (the cache follows the truth).
     func writeMetadata() throws(StoreError) {
         let fs = fileSystem
@@ -120,7 +131,7 @@ extension DocumentSession {
         var referenced = Set(metadata.pages.flatMap(\.assets))
         // Pages on disk that document.json does not list keep their assets until someone decides.
         for id in unlistedPages {
-            if let content = try? SnapshotEngine.readSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem) {
+            if let content = try? engine.loadPage(id) {
                 referenced.formUnion(content.assetIDs)
             }
         }

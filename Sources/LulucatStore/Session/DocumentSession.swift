@@ -88,7 +88,7 @@ public actor DocumentSession {
             for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
                 try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
             }
-            let engine = try makeEngine(metadata, package: package, fileSystem: fs)
+            let engine = try makeEngine(metadata, package: package, fileSystem: fs, journal: options.journal)
             let session = DocumentSession(package: package, fileSystem: fs, options: options,
                                           metadata: metadata, engine: engine, lockFD: lock)
             try await session.openTimeRepair(findings: findings)
@@ -99,14 +99,15 @@ public actor DocumentSession {
         }
     }
 
-    static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) -> any StorageEngine {
+    static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem,
+                           journal: JournalOptions = JournalOptions()) throws(StoreError) -> any StorageEngine {
         switch metadata.engine {
         case .snapshot:
             return SnapshotEngine(package: package, fileSystem: fileSystem, codec: metadata.sampleCodec)
+        case .journal:
+            return JournalEngine(package: package, fileSystem: fileSystem, codec: metadata.sampleCodec, options: journal)
         case .sqlite:
             return try SQLiteEngine(package: package)
-        case .journal:
-            throw .invalidArgument("the \(metadata.engine.rawValue) engine is not available in this build")
         }
     }
 
@@ -186,6 +187,9 @@ public actor DocumentSession {
     public func pageIDs() -> [UUID] { metadata.pages.map(\.id) }
     public func pageEntries() -> [PageEntry] { metadata.pages }
     public var engineKind: EngineKind { metadata.engine }
+    /// What the storage engine found while loading and repairing pages (a torn journal tail after
+    /// a crash, a damaged journal kept aside).
+    public var engineFindings: [Finding] { engine.findings }
     /// Pages with changes not yet durable.
     public var dirtyPageIDs: [UUID] { metadata.pages.map(\.id).filter { loaded[$0]?.dirty == true } }
     /// How many pages are loaded in memory now.
@@ -223,7 +227,10 @@ public actor DocumentSession {
     func evictCleanPages(keeping page: UUID) {
         guard loaded.count > options.maxLoadedPages else { return }
         let clean = loaded.filter { !$0.value.dirty && $0.key != page }.sorted { $0.value.lastUse < $1.value.lastUse }
-        for (id, _) in clean.prefix(loaded.count - options.maxLoadedPages) { loaded[id] = nil }
+        for (id, _) in clean.prefix(loaded.count - options.maxLoadedPages) {
+            loaded[id] = nil
+            engine.pageUnloaded(id)
+        }
     }
 }
 

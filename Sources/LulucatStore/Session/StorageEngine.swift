@@ -27,4 +27,18 @@ protocol StorageEngine: AnyObject {
     func removePage(_ id: UUID) throws(StoreError)
     /// Called when the session closes, after the last save.
     func close() throws(StoreError)
+    /// What loading and repairing pages found (a torn journal tail, a journal kept aside).
+    var findings: [Finding] { get }
+    /// Merges whatever an engine keeps beside a page's snapshot into it (`lnote compact`).
+    /// - Returns: whether anything was written.
+    func compact(_ id: UUID) throws(StoreError) -> Bool
+    /// The session let a clean page go (the page closed): an engine may merge and release what it
+    /// keeps for it. Failures are findings, never errors: nothing unsaved depends on it.
+    func pageUnloaded(_ id: UUID)
+}
+
+extension StorageEngine {
+    var findings: [Finding] { [] }
+    func compact(_ id: UUID) throws(StoreError) -> Bool { false }
+    func pageUnloaded(_ id: UUID) {}
 }

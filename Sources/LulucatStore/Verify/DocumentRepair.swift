@@ -38,6 +38,12 @@ public struct DocumentRepair: Sendable {
                 try fs.ensureDirectory(package.recoveredPath)
                 if try fs.info(to) != nil { try fs.rename(to, to: to + "." + UUID().uuidString) }
                 try fs.rename(from, to: to)
+                // A journal document's page is its snapshot and its journal: they move together.
+                let journal = package.journalPath(page), journalTo = package.recoveredPath + "/" + page.uuidString + ".journal"
+                if try fs.info(journal) != nil {
+                    if try fs.info(journalTo) != nil { try fs.rename(journalTo, to: journalTo + "." + UUID().uuidString) }
+                    try fs.rename(journal, to: journalTo)
+                }
                 try fs.syncDirectory(package.recoveredPath)
                 try fs.syncDirectory(package.pagesPath)
             }

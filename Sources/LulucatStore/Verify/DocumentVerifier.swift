@@ -73,6 +73,8 @@ public struct DocumentVerifier: Sendable {
                     add(.error, pagePath(entry.id), "\(error)")
                 }
             }
+            // A torn journal tail, a stale journal, a damaged one.
+            findings += engine.findings
         }
         let assetsOnDisk = (try? PackageReader.scanAssets(package, fileSystem: fs)) ?? (assets: [:], strangers: [])
         for (asset, page) in referenced.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where assetsOnDisk.assets[asset] == nil {
@@ -88,6 +90,12 @@ public struct DocumentVerifier: Sendable {
             let listed = Set(doc.pages.map(\.id))
             for id in scan.pageFiles.subtracting(listed).sorted(by: { $0.uuidString < $1.uuidString }) {
                 add(.warning, package.pagePath(id), "page file not listed in document.json (kept; lnote repair moves it to recovered/)")
+            }
+            for id in scan.journalFiles.subtracting(listed).sorted(by: { $0.uuidString < $1.uuidString }) {
+                add(.warning, package.journalPath(id), "journal of a page not listed in document.json")
+            }
+            for name in scan.keptAside.sorted() {
+                add(.warning, package.pagesPath + "/" + name, "a damaged journal kept aside by the journal engine (its frames before the damage are in the page; the rest only here)")
             }
             for name in scan.strangers { add(.warning, package.pagesPath + "/" + name, "not a page file name this format knows") }
         } else {

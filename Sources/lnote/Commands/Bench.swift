@@ -9,6 +9,7 @@ struct BenchCommand: Command {
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),
+        ("journal", JournalBench.run),
         ("sqlite", { try await SQLiteBench.run(arguments: $0) }),
         ("render", { try await RenderBench.run(arguments: $0) }),
         ("migrate", { try await MigrateBench.run(arguments: $0) }),
