@@ -72,6 +72,15 @@ extension Library {
                 throw StoreError.corruptFile(path: "document.json", reason: "the imported package has none")
             }
             var doc = try PackageJSON.decodeDocument(docBytes, path: "document.json (imported)")
+            // Page metadata in document.json is derived from the pages (a document exported from a
+            // session that was killed may lag them): brought in line, as an open after a crash does.
+            let staged = DocumentPackage(unchecked: staging.path, id: doc.id)
+            if let engine = try? DocumentSession.makeEngine(doc, package: staged, fileSystem: fs) {
+                for i in doc.pages.indices {
+                    if let content = try? engine.loadPage(doc.pages[i].id) { _ = doc.pages[i].reconcile(with: content) }
+                }
+                try? engine.close()
+            }
             let taken = try fs.info(package(doc.id).path) != nil
                 || (try fs.info(trashPath + "/" + DocumentPackage.directoryName(doc.id)) != nil)
             if taken { doc.id = UUID() }

@@ -137,16 +137,7 @@ public actor DocumentSession {
             var changed = false
             for (i, entry) in metadata.pages.enumerated() {
                 do {
-                    let content = try engine.loadPage(entry.id)
-                    let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
-                    if entry.elementCount != content.elements.count || entry.canvasSize != content.canvasSize
-                        || metadata.pages[i].assets != assets {
-                        metadata.pages[i].elementCount = content.elements.count
-                        metadata.pages[i].width = content.canvasSize.width
-                        metadata.pages[i].height = content.canvasSize.height
-                        metadata.pages[i].assets = assets
-                        changed = true
-                    }
+                    if metadata.pages[i].reconcile(with: try engine.loadPage(entry.id)) { changed = true }
                 } catch {
                     report.append(Finding(.error, package.pagePath(entry.id), "\(error)"))
                 }

@@ -54,13 +54,7 @@ public struct DocumentRepair: Sendable {
         var changed = false
         for (index, var entry) in doc.pages.enumerated() {
             do {
-                let content = try engine.loadPage(entry.id)
-                let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
-                if entry.elementCount != content.elements.count || entry.canvasSize != content.canvasSize || entry.assets != assets {
-                    entry.elementCount = content.elements.count
-                    entry.width = content.canvasSize.width
-                    entry.height = content.canvasSize.height
-                    entry.assets = assets
+                if entry.reconcile(with: try engine.loadPage(entry.id)) {
                     changed = true
                     findings.append(Finding(.repaired, package.documentPath, "page \(index + 1) metadata brought in line with its content"))
                 }
