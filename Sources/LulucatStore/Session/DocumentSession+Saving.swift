@@ -145,6 +145,11 @@ extension DocumentSession {
         }
     }
 
+    /// Waits until the thumbnails of the pages saved so far are written (they never hold up a save).
+    public func waitForThumbnails() async {
+        await thumbnailWriter?.drain()
+    }
+
     /// Releases the lock without saving (for tests of crash recovery and for abandoning edits).
     public func abandon() {
         autosaveTask?.cancel()
