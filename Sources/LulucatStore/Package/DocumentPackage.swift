@@ -30,6 +30,11 @@ public struct DocumentPackage: Sendable, Hashable {
         self.path = p
     }
 
+    init(unchecked path: String, id: UUID) {
+        self.id = id
+        self.path = path
+    }
+
     public static func directoryName(_ id: UUID) -> String { id.uuidString + "." + pathExtension }
 
     /// The document id of a directory name `<UUID>.lnote`, or nil.

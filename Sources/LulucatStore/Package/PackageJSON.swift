@@ -23,8 +23,11 @@ public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
     public var created: Date
     public var modified: Date
     public var elementCount: Int
+    /// The assets the page's images show, sorted; lets orphans be found without reading pages.
+    public var assets: [UUID]
 
-    public init(id: UUID, canvas: QuantizedSize, created: Date, modified: Date, elementCount: Int) {
+    public init(id: UUID, canvas: QuantizedSize, created: Date, modified: Date, elementCount: Int, assets: [UUID] = []) {
+        self.assets = assets
         self.id = id
         self.width = canvas.width
         self.height = canvas.height
@@ -183,7 +186,7 @@ enum PackageJSON {
 enum ISO8601 {
     static func string(_ date: Date) -> String {
         let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var secs = ms / 1000
+        var secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000)
         let milli = ms - secs * 1000
         var days = secs / 86400
         secs -= days * 86400

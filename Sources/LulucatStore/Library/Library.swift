@@ -1,0 +1,287 @@
+// The note library: a folder of document packages. Listing reads one manifest per document.
+
+import Foundation
+import LulucatInk
+
+/// What the library view shows of one document, read from its manifest alone.
+public struct LibraryEntry: Sendable, Equatable {
+    public var id: UUID
+    public var title: String
+    public var created: Date
+    public var modified: Date
+    public var pageCount: Int
+    public var coverPageID: UUID?
+    /// Where the cover thumbnail is (it may not exist yet).
+    public var coverThumbnailPath: String?
+    public var package: DocumentPackage
+    /// Set when the manifest could not be used and the entry came from document.json instead.
+    public var problem: String?
+}
+
+/// A library of documents under one root folder.
+public struct Library: Sendable {
+    public let root: String
+    public let fileSystem: any FileSystem
+    /// Deleted documents wait here until the trash is emptied.
+    public var trashPath: String { root + "/.trash" }
+
+    public init(root: String, fileSystem: any FileSystem = PosixFileSystem()) {
+        var r = root
+        while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
+        self.root = r
+        self.fileSystem = fileSystem
+    }
+
+    /// `$LNOTE_LIBRARY`, or `~/Documents/Notes`.
+    public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let r = environment["LNOTE_LIBRARY"], !r.isEmpty { return r }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/Documents/Notes"
+    }
+
+    /// Creates the root folder (and its parents) when missing.
+    public func prepare() throws(StoreError) {
+        var path = ""
+        for part in root.split(separator: "/", omittingEmptySubsequences: true) {
+            path += "/" + part
+            try StoreError.io { () throws(FileError) in try fileSystem.ensureDirectory(path) }
+        }
+    }
+
+    public func package(_ id: UUID) -> DocumentPackage { DocumentPackage(id: id, libraryRoot: root) }
+
+    // MARK: Listing
+
+    /// Every document, from its manifest alone (one file opened per document). A missing or
+    /// corrupt manifest falls back to document.json and says so in `problem`; the next open rebuilds it.
+    public func list() throws(StoreError) -> [LibraryEntry] {
+        try listDocuments(in: root)
+    }
+
+    /// The documents in the trash.
+    public func trashedDocuments() throws(StoreError) -> [LibraryEntry] {
+        guard try StoreError.io({ () throws(FileError) in try fileSystem.info(trashPath)?.kind == .directory }) else { return [] }
+        return try listDocuments(in: trashPath)
+    }
+
+    func listDocuments(in folder: String) throws(StoreError) -> [LibraryEntry] {
+        let fs = fileSystem
+        guard try StoreError.io({ () throws(FileError) in try fs.info(folder) }) != nil else { return [] }
+        let names = try StoreError.io { () throws(FileError) in try fs.contentsOfDirectory(folder) }
+        var entries: [LibraryEntry] = []
+        for name in names {
+            guard let id = DocumentPackage.id(fromDirectoryName: name) else { continue }
+            let package = DocumentPackage(id: id, libraryRoot: folder)
+            if let m = PackageReader.readManifest(package, fileSystem: fs), m.id == id {
+                entries.append(LibraryEntry(id: id, title: m.title, created: m.created, modified: m.modified,
+                                            pageCount: m.pageCount, coverPageID: m.coverPageID,
+                                            coverThumbnailPath: m.coverPageID.map(package.thumbnailPath),
+                                            package: package, problem: nil))
+            } else if let doc = try? PackageReader.readDocument(package, fileSystem: fs) {
+                let m = Manifest(doc)
+                entries.append(LibraryEntry(id: id, title: m.title, created: m.created, modified: m.modified,
+                                            pageCount: m.pageCount, coverPageID: m.coverPageID,
+                                            coverThumbnailPath: m.coverPageID.map(package.thumbnailPath),
+                                            package: package, problem: "manifest missing or corrupt; shown from document.json"))
+            } else {
+                let epoch = Date(timeIntervalSince1970: 0)
+                entries.append(LibraryEntry(id: id, title: "(unreadable)", created: epoch, modified: epoch, pageCount: 0,
+                                            coverPageID: nil, coverThumbnailPath: nil, package: package,
+                                            problem: "neither manifest.json nor document.json can be read; run lnote verify"))
+            }
+        }
+        return entries.sorted { ($0.modified, $0.id.uuidString) > ($1.modified, $1.id.uuidString) }
+    }
+
+    /// Finds a document by its id, or by a unique prefix of its id or its exact title.
+    public func resolve(_ reference: String) throws(StoreError) -> UUID {
+        if let id = UUID(strictString: reference) { return id }
+        let all = try list()
+        let matches = all.filter { $0.title == reference || $0.id.uuidString.lowercased().hasPrefix(reference.lowercased()) }
+        guard matches.count == 1 else {
+            if matches.isEmpty { throw .documentNotFound(reference) }
+            throw .invalidArgument("'\(reference)' matches \(matches.count) documents; give more of the id")
+        }
+        return matches[0].id
+    }
+
+    // MARK: Creating and opening
+
+    /// Creates a document with one empty page. It appears in the library whole or not at all: it
+    /// is built in a temporary folder and renamed into place.
+    @discardableResult
+    public func createDocument(title: String, engine: EngineKind = .snapshot, codec: SampleCodecID = .compact,
+                               firstPage canvas: QuantizedSize? = .letter) throws(StoreError) -> DocumentPackage {
+        guard title.utf8.count <= PackageJSON.maxTitleLength else {
+            throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
+        }
+        guard engine == .snapshot else {
+            throw .invalidArgument("the \(engine.rawValue) engine is not available in this build")
+        }
+        try prepare()
+        let id = UUID()
+        let now = Date.storeNow()
+        var doc = DocumentMetadata(id: id, title: title, created: now, modified: now, engine: engine, codec: codec)
+        var pages: [(UUID, PageContent)] = []
+        if let canvas {
+            let page = UUID()
+            doc.pages = [PageEntry(id: page, canvas: canvas, created: now, modified: now, elementCount: 0)]
+            pages.append((page, PageContent(canvasSize: canvas)))
+        }
+        try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
+            let engine = SnapshotEngine(package: package, fileSystem: fileSystem, codec: codec)
+            for (page, content) in pages { try engine.createPage(page, content: content) }
+        }
+        return package(id)
+    }
+
+    /// Builds a package in a temporary folder with `fill`, writes its JSON files, then renames it
+    /// into the library and syncs the root.
+    func buildPackage(id: UUID, document: DocumentMetadata, in folder: String? = nil,
+                      fill: (DocumentPackage) throws(StoreError) -> Void) throws(StoreError) {
+        let fs = fileSystem
+        let parent = folder ?? root
+        let tempName = temporaryFilePrefix + DocumentPackage.directoryName(id)
+        let temp = DocumentPackage(id: id, libraryRoot: parent)
+        let staging = try DocumentPackage(pathUnchecked: parent + "/" + tempName, id: id)
+        do {
+            try StoreError.io { () throws(FileError) in
+                try fs.makeDirectory(staging.path)
+                for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.makeDirectory(dir) }
+            }
+            try fill(staging)
+            try StoreError.io { () throws(FileError) in
+                try fs.writeAtomically(PackageJSON.encode(document), to: staging.documentPath)
+                try fs.writeAtomically(PackageJSON.encode(Manifest(document)), to: staging.manifestPath)
+                try fs.syncDirectory(staging.path)
+                try fs.rename(staging.path, to: temp.path)
+                try fs.syncDirectory(parent)
+            }
+        } catch {
+            try? fs.removeTree(staging.path)
+            throw error
+        }
+    }
+
+    /// Opens a document for writing.
+    public func open(_ id: UUID, options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
+        try await DocumentSession.open(package(id), fileSystem: fileSystem, options: options)
+    }
+
+    // MARK: Rename, duplicate, delete
+
+    /// Renames a document that no session has open.
+    public func rename(_ id: UUID, to title: String) async throws(StoreError) {
+        let session = try await open(id, options: SessionOptions(autosaveDelay: nil))
+        do {
+            try await session.rename(to: title)
+            try await session.close()
+        } catch {
+            await session.abandon()
+            throw error
+        }
+    }
+
+    /// Makes a complete, consistent copy of a document under a new id.
+    @discardableResult
+    public func duplicate(_ id: UUID, title: String? = nil) throws(StoreError) -> DocumentPackage {
+        let fs = fileSystem
+        let source = package(id)
+        // Holding the lock keeps a writer from changing the package while it is copied.
+        let lock: FileDescriptor
+        do { lock = try fs.lock(source.lockPath) } catch {
+            if error.isWouldBlock { throw .documentInUse(path: source.path) }
+            if error.isNotFound { throw .documentNotFound(id.uuidString) }
+            throw .file(error)
+        }
+        defer { fs.unlock(lock) }
+        var doc = try PackageReader.readDocument(source, fileSystem: fs)
+        let newID = UUID()
+        let now = Date.storeNow()
+        doc.id = newID
+        doc.title = title ?? doc.title + " copy"
+        doc.created = now
+        doc.modified = now
+        let files = try PackageReader.contentFiles(source, fileSystem: fs)
+        try buildPackage(id: newID, document: doc) { (staging) throws(StoreError) in
+            try StoreError.io { () throws(FileError) in
+                for relative in files {
+                    let bytes = try fs.readFile(source.path + "/" + relative)
+                    try fs.writeAtomically(bytes, to: staging.path + "/" + relative)
+                }
+            }
+        }
+        return package(newID)
+    }
+
+    /// Moves a document to the trash; it can be restored until the trash is emptied.
+    public func moveToTrash(_ id: UUID) throws(StoreError) {
+        let fs = fileSystem
+        let source = package(id)
+        let lock: FileDescriptor
+        do { lock = try fs.lock(source.lockPath) } catch {
+            if error.isWouldBlock { throw .documentInUse(path: source.path) }
+            if error.isNotFound { throw .documentNotFound(id.uuidString) }
+            throw .file(error)
+        }
+        fs.unlock(lock)
+        try StoreError.io { () throws(FileError) in
+            try fs.ensureDirectory(trashPath)
+            let target = trashPath + "/" + DocumentPackage.directoryName(id)
+            if try fs.info(target) != nil { try fs.removeTree(target) }
+            try fs.rename(source.path, to: target)
+            try fs.syncDirectory(root)
+            try fs.syncDirectory(trashPath)
+        }
+    }
+
+    /// Brings a document back from the trash.
+    public func restoreFromTrash(_ id: UUID) throws(StoreError) {
+        let fs = fileSystem
+        let source = trashPath + "/" + DocumentPackage.directoryName(id)
+        try StoreError.io { () throws(FileError) in
+            guard try fs.info(source) != nil else { throw FileError("restore", path: source, errno: ENOENT) }
+            try fs.rename(source, to: package(id).path)
+            try fs.syncDirectory(trashPath)
+            try fs.syncDirectory(root)
+        }
+    }
+
+    /// Deletes the documents in the trash for good.
+    public func emptyTrash() throws(StoreError) {
+        let fs = fileSystem
+        try StoreError.io { () throws(FileError) in
+            guard try fs.info(trashPath) != nil else { return }
+            for name in try fs.contentsOfDirectory(trashPath) { try fs.removeTree(trashPath + "/" + name) }
+            try fs.syncDirectory(trashPath)
+        }
+    }
+}
+
+extension DocumentPackage {
+    /// A package at a path whose name is not `<UUID>.lnote` (a staging folder).
+    init(pathUnchecked path: String, id: UUID) throws(StoreError) {
+        self.init(unchecked: path, id: id)
+    }
+}
+
+extension PackageReader {
+    /// The package files a copy must carry, as paths relative to the package, validated by name:
+    /// page snapshots and journals, assets, thumbnails, and the SQLite database.
+    static func contentFiles(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> [String] {
+        var files: [String] = []
+        let pages = try scanPages(package, fileSystem: fs)
+        files += pages.pageFiles.map { "pages/" + $0.uuidString + ".content" }
+        files += pages.journalFiles.map { "pages/" + $0.uuidString + ".journal" }
+        files += try scanAssets(package, fileSystem: fs).assets.map { "assets/" + $0.key.uuidString + "." + $0.value }
+        if try StoreError.io({ () throws(FileError) in try fs.info(package.thumbnailsPath)?.kind == .directory }) {
+            for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.thumbnailsPath) }) {
+                if let (id, _) = DocumentPackage.parseName(name, extensions: ["jpg"]) { files.append("thumbnails/" + id.uuidString + ".jpg") }
+            }
+        }
+        for name in ["content.sqlite"] where try StoreError.io({ () throws(FileError) in try fs.fileExists(package.path + "/" + name) }) {
+            files.append(name)
+        }
+        return files.sorted()
+    }
+}

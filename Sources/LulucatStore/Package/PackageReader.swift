@@ -1,0 +1,65 @@
+// Reading a package's structure: document.json, and which page files and assets are on disk.
+
+import Foundation
+import LulucatInk
+
+enum PackageReader {
+    /// Reads and decodes document.json, checking it names this package's document.
+    static func readDocument(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> DocumentMetadata {
+        let path = package.documentPath
+        let bytes: [UInt8]
+        do { bytes = try fs.readFile(path, limit: PackageJSON.maxFileSize) } catch {
+            if error.isNotFound { throw .corruptFile(path: path, reason: "the file is missing") }
+            if error.errno == ELOOP { throw .unexpectedFileKind(path: path, found: .symlink) }
+            throw .file(error)
+        }
+        let doc = try PackageJSON.decodeDocument(bytes, path: path)
+        guard doc.id == package.id else {
+            throw .corruptFile(path: path, reason: "it names document \(doc.id) but the package is \(package.id)")
+        }
+        return doc
+    }
+
+    /// Reads the manifest, or nil when it is missing or unreadable.
+    static func readManifest(_ package: DocumentPackage, fileSystem fs: any FileSystem) -> Manifest? {
+        guard let bytes = try? fs.readFile(package.manifestPath, limit: PackageJSON.maxFileSize) else { return nil }
+        return try? PackageJSON.decodeManifest(bytes, path: package.manifestPath)
+    }
+
+    struct PageScan {
+        /// Pages with a snapshot file.
+        var pageFiles: Set<UUID> = []
+        /// Pages with a journal file.
+        var journalFiles: Set<UUID> = []
+        /// Names in pages/ that are not ours.
+        var strangers: [String] = []
+    }
+
+    static func scanPages(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> PageScan {
+        var scan = PageScan()
+        let names = try StoreError.io { () throws(FileError) in try fs.contentsOfDirectory(package.pagesPath) }
+        for name in names {
+            if let (id, ext) = DocumentPackage.parseName(name, extensions: ["content", "journal"]) {
+                if ext == "content" { scan.pageFiles.insert(id) } else { scan.journalFiles.insert(id) }
+            } else if !name.hasPrefix(temporaryFilePrefix) {
+                scan.strangers.append(name)
+            }
+        }
+        return scan
+    }
+
+    /// The assets on disk: id to file extension.
+    static func scanAssets(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> (assets: [UUID: String], strangers: [String]) {
+        var assets: [UUID: String] = [:]
+        var strangers: [String] = []
+        guard try StoreError.io({ () throws(FileError) in try fs.info(package.assetsPath)?.kind == .directory }) else { return ([:], []) }
+        for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.assetsPath) }) {
+            if let (id, ext) = DocumentPackage.parseName(name, extensions: DocumentPackage.assetExtensions) {
+                assets[id] = ext
+            } else if !name.hasPrefix(temporaryFilePrefix) {
+                strangers.append(name)
+            }
+        }
+        return (assets, strangers)
+    }
+}

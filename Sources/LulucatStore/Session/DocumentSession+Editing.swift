@@ -1,0 +1,152 @@
+// Edits of the elements on a page: each is a `PageChange` applied in memory and saved later.
+
+import Foundation
+import LulucatInk
+
+extension DocumentSession {
+    /// Applies one change to a page in memory, marks it dirty and schedules an autosave.
+    func edit(_ page: UUID, _ change: PageChange) throws(StoreError) {
+        try checkOpen()
+        var p = try load(page)
+        do { try p.content.apply(change) } catch { throw .invalidArgument("page \(page): \(error)") }
+        p.changes.append(change)
+        p.dirty = true
+        loaded[page] = p
+        let i = try pageIndex(page)
+        metadata.pages[i].elementCount = p.content.elements.count
+        metadata.pages[i].width = p.content.canvasSize.width
+        metadata.pages[i].height = p.content.canvasSize.height
+        let assets = p.content.assetIDs.sorted { $0.uuidString < $1.uuidString }
+        if metadata.pages[i].assets != assets { metadata.pages[i].assets = assets }
+        let now = Date.storeNow()
+        metadata.pages[i].modified = now
+        metadata.modified = now
+        metadataDirty = true
+        scheduleAutosave()
+    }
+
+    /// Appends a finished stroke on top of a page.
+    public func append(_ stroke: Stroke, to page: UUID) throws(StoreError) {
+        guard stroke.channelsAreConsistent else {
+            throw .invalidArgument("stroke \(stroke.id) has an optional channel whose length differs from its samples")
+        }
+        try edit(page, .append([.stroke(stroke)]))
+    }
+
+    /// Appends elements on top of a page.
+    public func append(_ elements: [Element], to page: UUID) throws(StoreError) {
+        try edit(page, .append(elements))
+    }
+
+    /// Inserts an image: the asset file is written (durably) at once, before any page refers to it.
+    ///
+    /// - Parameters:
+    ///   - data: the encoded image (JPEG, PNG or HEIC).
+    ///   - fileExtension: `jpg`, `jpeg`, `png` or `heic`.
+    ///   - frame: where the image goes on the page, in 0.1 pt.
+    /// - Returns: the new image element.
+    @discardableResult
+    public func insertImage(_ data: Data, fileExtension: String, frame: QuantizedRect, rotation: Int32 = 0,
+                            on page: UUID) throws(StoreError) -> ImageElement {
+        try checkOpen()
+        let ext = fileExtension.lowercased()
+        guard DocumentPackage.assetExtensions.contains(ext) else {
+            throw .invalidArgument("image type '\(fileExtension)' is not one of \(DocumentPackage.assetExtensions.sorted())")
+        }
+        _ = try pageIndex(page)
+        let asset = UUID()
+        try writeAsset(data, id: asset, ext: ext)
+        let image = ImageElement(assetID: asset, frame: frame, rotation: rotation)
+        try edit(page, .append([.image(image)]))
+        return image
+    }
+
+    /// Writes an asset file durably; the asset exists before anything refers to it.
+    func writeAsset(_ data: Data, id: UUID, ext: String) throws(StoreError) {
+        let path = package.assetPath(id, ext: ext)
+        try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(data, to: path) }
+    }
+
+    /// Erases part of a stroke: it is replaced, in its place, by the pieces of it that remain.
+    ///
+    /// - Parameter keeping: index ranges of the samples that remain; each becomes a stroke with a
+    ///   new id, its times measured from its own first sample. An empty list deletes the stroke.
+    /// - Returns: the ids of the pieces.
+    @discardableResult
+    public func erase(stroke id: UUID, keeping ranges: [Range<Int>], on page: UUID) throws(StoreError) -> [UUID] {
+        let content = try self.content(of: page)
+        guard let i = content.index(of: id), case .stroke(let stroke) = content.elements[i] else {
+            throw .elementNotFound(id, page: page)
+        }
+        var pieces: [Element] = []
+        for r in ranges {
+            guard r.lowerBound >= 0, r.upperBound <= stroke.samples.count else {
+                throw .invalidArgument("range \(r) is outside the \(stroke.samples.count) samples of stroke \(id)")
+            }
+            guard !r.isEmpty else { continue }
+            pieces.append(.stroke(stroke.piece(r)))
+        }
+        try edit(page, .replace(id, with: pieces))
+        return pieces.map(\.id)
+    }
+
+    /// Erases the samples of a stroke within `radius` of a point (the eraser's circle), keeping the rest.
+    @discardableResult
+    public func erase(stroke id: UUID, around x: Int32, _ y: Int32, radius: Int32, on page: UUID) throws(StoreError) -> [UUID] {
+        let content = try self.content(of: page)
+        guard let i = content.index(of: id), case .stroke(let stroke) = content.elements[i] else {
+            throw .elementNotFound(id, page: page)
+        }
+        let r2 = Int64(radius) * Int64(radius)
+        var ranges: [Range<Int>] = []
+        var start: Int?
+        for (k, s) in stroke.samples.enumerated() {
+            let dx = Int64(s.x) - Int64(x), dy = Int64(s.y) - Int64(y)
+            let inside = dx * dx + dy * dy <= r2
+            if inside, let st = start { ranges.append(st..<k); start = nil }
+            if !inside, start == nil { start = k }
+        }
+        if let st = start { ranges.append(st..<stroke.samples.count) }
+        if ranges == [0..<stroke.samples.count] { return [id] }
+        return try erase(stroke: id, keeping: ranges, on: page)
+    }
+
+    /// Moves, scales and rotates elements in place (a selection dragged or resized).
+    public func transform(_ ids: [UUID], by transform: QuantizedTransform, on page: UUID) throws(StoreError) {
+        let content = try self.content(of: page)
+        var updated: [Element] = []
+        for id in ids {
+            guard let i = content.index(of: id) else { throw .elementNotFound(id, page: page) }
+            updated.append(transform.apply(to: content.elements[i]))
+        }
+        try edit(page, .update(updated))
+    }
+
+    /// Deletes elements from a page.
+    public func delete(_ ids: [UUID], from page: UUID) throws(StoreError) {
+        try edit(page, .delete(ids))
+    }
+
+    /// Moves elements in the z-order (bring to front, send to back, or to an index).
+    public func move(_ ids: [UUID], to position: ZPosition, on page: UUID) throws(StoreError) {
+        try edit(page, .move(ids, to: position))
+    }
+
+    /// Changes a page's canvas size.
+    public func resizeCanvas(of page: UUID, to size: QuantizedSize) throws(StoreError) {
+        try edit(page, .resize(size))
+    }
+}
+
+extension Stroke {
+    /// The samples in `range` as a new stroke with a new id, its times from its own first sample.
+    func piece(_ range: Range<Int>) -> Stroke {
+        var samples = Array(samples[range])
+        let t0 = samples.first?.time ?? 0
+        for i in samples.indices { samples[i].time -= t0 }
+        return Stroke(id: UUID(), ink: ink, samples: samples,
+                      azimuth: azimuth.map { Array($0[range]) },
+                      altitude: altitude.map { Array($0[range]) },
+                      opacity: opacity.map { Array($0[range]) })
+    }
+}

@@ -1,0 +1,80 @@
+// Page structure: add, insert, remove and reorder pages; rename the document. These change
+// document.json and are made durable before they return.
+
+import Foundation
+import LulucatInk
+
+extension DocumentSession {
+    /// Adds an empty page at `index` (the end by default); its file is durable before
+    /// document.json lists it.
+    @discardableResult
+    public func addPage(canvas: QuantizedSize = .letter, at index: Int? = nil) throws(StoreError) -> UUID {
+        try checkOpen()
+        let at = index ?? metadata.pages.count
+        guard at >= 0 && at <= metadata.pages.count else {
+            throw .invalidArgument("page index \(at) is outside 0...\(metadata.pages.count)")
+        }
+        guard canvas.width >= 0, canvas.height >= 0 else { throw .invalidArgument("negative canvas size") }
+        let id = UUID()
+        let content = PageContent(canvasSize: canvas)
+        try engine.createPage(id, content: content)
+        let now = Date.storeNow()
+        var updated = metadata
+        updated.pages.insert(PageEntry(id: id, canvas: canvas, created: now, modified: now, elementCount: 0), at: at)
+        updated.modified = now
+        try commitMetadata(updated)
+        loaded[id] = LoadedPage(content: content, lastUse: useClock)
+        evictCleanPages(keeping: id)
+        return id
+    }
+
+    /// Removes a page: document.json stops listing it first, then its content is removed.
+    public func removePage(_ page: UUID) throws(StoreError) {
+        try checkOpen()
+        let i = try pageIndex(page)
+        var updated = metadata
+        updated.pages.remove(at: i)
+        updated.modified = Date.storeNow()
+        try commitMetadata(updated)
+        loaded[page] = nil
+        try engine.removePage(page)
+        let fs = fileSystem
+        try? fs.removeIfPresent(package.thumbnailPath(page))
+    }
+
+    /// Moves a page to `index` in the page order.
+    public func movePage(_ page: UUID, to index: Int) throws(StoreError) {
+        try checkOpen()
+        let i = try pageIndex(page)
+        guard index >= 0 && index < metadata.pages.count else {
+            throw .invalidArgument("page index \(index) is outside 0..<\(metadata.pages.count)")
+        }
+        var updated = metadata
+        let entry = updated.pages.remove(at: i)
+        updated.pages.insert(entry, at: index)
+        updated.modified = Date.storeNow()
+        try commitMetadata(updated)
+    }
+
+    /// Renames the document.
+    public func rename(to title: String) throws(StoreError) {
+        try checkOpen()
+        guard title.utf8.count <= PackageJSON.maxTitleLength else {
+            throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
+        }
+        var updated = metadata
+        updated.title = title
+        updated.modified = Date.storeNow()
+        try commitMetadata(updated)
+    }
+
+    /// Makes `updated` the document's metadata durably; on failure memory keeps the old one.
+    func commitMetadata(_ updated: DocumentMetadata) throws(StoreError) {
+        let old = metadata
+        metadata = updated
+        do { try writeMetadata() } catch {
+            metadata = old
+            throw error
+        }
+    }
+}

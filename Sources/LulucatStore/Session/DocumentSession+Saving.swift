@@ -1,0 +1,125 @@
+// Autosave, flush and close: only dirty pages are written; document.json and the manifest follow
+// at flush, close and page-structure changes.
+
+import Foundation
+import LulucatInk
+
+extension DocumentSession {
+    /// Schedules a save `autosaveDelay` after the last change (each change pushes it back).
+    func scheduleAutosave(after delay: Duration? = nil) {
+        guard let delay = delay ?? options.autosaveDelay else { return }
+        autosaveGeneration &+= 1
+        let generation = autosaveGeneration
+        autosaveTask?.cancel()
+        autosaveTask = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled else { return }
+            await self?.autosave(generation: generation, delay: delay)
+        }
+    }
+
+    func autosave(generation: UInt64, delay: Duration) {
+        guard generation == autosaveGeneration, !isClosed else { return }
+        autosaveTask = nil
+        do {
+            try saveDirtyPages()
+        } catch {
+            // The session stays usable; the pages stay dirty and the save is tried again later.
+            let retry = min(delay * 2, .seconds(30))
+            scheduleAutosave(after: retry)
+        }
+    }
+
+    /// Writes every dirty page now. Pages that fail stay dirty; the first error is thrown.
+    func saveDirtyPages() throws(StoreError) {
+        var firstError: StoreError?
+        for entry in metadata.pages {
+            guard let p = loaded[entry.id], p.dirty else { continue }
+            do {
+                try engine.savePage(entry.id, content: p.content, changes: p.changes)
+                var saved = p
+                saved.changes = []
+                saved.dirty = false
+                loaded[entry.id] = saved
+                if let notify = options.pageSaved, let index = metadata.pages.firstIndex(where: { $0.id == entry.id }) {
+                    notify(PageSavedEvent(package: package, pageID: entry.id, pageIndex: index, content: p.content))
+                }
+            } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        if let e = firstError {
+            lastSaveError = e
+            throw e
+        }
+        lastSaveError = nil
+    }
+
+    /// Saves every dirty page now, then document.json and the manifest (the app is going to the
+    /// background). Returns only when everything is durable.
+    public func flush() throws(StoreError) {
+        try checkOpen()
+        autosaveTask?.cancel()
+        autosaveTask = nil
+        try saveDirtyPages()
+        if metadataDirty { try writeMetadata() }
+    }
+
+    /// Writes document.json, then the manifest (the cache follows the truth).
+    func writeMetadata() throws(StoreError) {
+        let fs = fileSystem
+        let doc = PackageJSON.encode(metadata)
+        let manifest = PackageJSON.encode(Manifest(metadata))
+        try StoreError.io { () throws(FileError) in
+            try fs.writeAtomically(doc, to: package.documentPath)
+            try fs.writeAtomically(manifest, to: package.manifestPath)
+        }
+        metadataDirty = false
+    }
+
+    /// Flushes, brings document.json and the manifest up to date, removes orphan assets and
+    /// releases the document. If saving fails the session stays open and the call can be repeated.
+    public func close() throws(StoreError) {
+        guard !isClosed else { return }
+        try flush()
+        try writeMetadata()
+        try removeOrphanAssets()
+        try engine.close()
+        let fs = fileSystem
+        try StoreError.io { () throws(FileError) in
+            try fs.removeIfPresent(package.path + "/" + DocumentSession.sessionMarkerName)
+            try fs.syncDirectory(package.path)
+        }
+        isClosed = true
+        loaded = [:]
+        if let fd = lockFD { fs.unlock(fd) }
+        lockFD = nil
+    }
+
+    /// Removes asset files no page refers to (what a crash or a deleted image leaves behind).
+    func removeOrphanAssets() throws(StoreError) {
+        var referenced = Set(metadata.pages.flatMap(\.assets))
+        // Pages on disk that document.json does not list keep their assets until someone decides.
+        for id in unlistedPages {
+            if let content = try? SnapshotEngine.readSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem) {
+                referenced.formUnion(content.assetIDs)
+            }
+        }
+        let (assets, _) = try PackageReader.scanAssets(package, fileSystem: fileSystem)
+        let orphans = assets.filter { !referenced.contains($0.key) }
+        guard !orphans.isEmpty else { return }
+        let fs = fileSystem
+        try StoreError.io { () throws(FileError) in
+            for (id, ext) in orphans { try fs.removeIfPresent(package.assetPath(id, ext: ext)) }
+            try fs.syncDirectory(package.assetsPath)
+        }
+    }
+
+    /// Releases the lock without saving (for tests of crash recovery and for abandoning edits).
+    public func abandon() {
+        autosaveTask?.cancel()
+        isClosed = true
+        if let fd = lockFD { fileSystem.unlock(fd) }
+        lockFD = nil
+    }
+}

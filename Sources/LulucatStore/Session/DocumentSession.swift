@@ -1,0 +1,231 @@
+// An open document: one actor per document, the only writer of its package while it is open.
+
+import Foundation
+import LulucatInk
+
+/// An open document. Pages load on demand (one file read each), edits mark pages dirty, and
+/// autosave makes dirty pages durable 0.5 s after the last change.
+///
+/// ```swift
+/// let session = try await library.open(documentID)
+/// let page = try await session.pageIDs()[0]
+/// try await session.append(stroke, to: page)
+/// try await session.close()
+/// ```
+public actor DocumentSession {
+    public nonisolated let package: DocumentPackage
+    let fileSystem: any FileSystem
+    let options: SessionOptions
+    var metadata: DocumentMetadata
+    var engine: any StorageEngine
+    var loaded: [UUID: LoadedPage] = [:]
+    var lockFD: FileDescriptor?
+    /// document.json (and the manifest) lag behind the pages in memory.
+    var metadataDirty = false
+    var autosaveTask: Task<Void, Never>?
+    var autosaveGeneration: UInt64 = 0
+    var useClock: UInt64 = 0
+    var isClosed = false
+    /// Page files found on disk that document.json does not list (kept, reported).
+    var unlistedPages: [UUID] = []
+
+    /// What the open-time checks found and repaired.
+    public internal(set) var openReport: [Finding] = []
+    /// The error of the last autosave that failed, cleared by the next save that succeeds.
+    public internal(set) var lastSaveError: StoreError?
+
+    struct LoadedPage {
+        var content: PageContent
+        var changes: [PageChange] = []
+        var dirty = false
+        var lastUse: UInt64 = 0
+    }
+
+    /// The marker that says a session has the document open; found at open, it means the last
+    /// session did not close (a crash), so page metadata in document.json may lag its pages.
+    static let sessionMarkerName = ".session"
+
+    init(package: DocumentPackage, fileSystem: any FileSystem, options: SessionOptions,
+         metadata: DocumentMetadata, engine: any StorageEngine, lockFD: FileDescriptor) {
+        self.package = package
+        self.fileSystem = fileSystem
+        self.options = options
+        self.metadata = metadata
+        self.engine = engine
+        self.lockFD = lockFD
+    }
+
+    /// Opens a document package for writing.
+    ///
+    /// - Throws: `StoreError.documentInUse` when another session has it open,
+    ///   `StoreError.corruptFile` when document.json cannot be read (the package is left untouched),
+    ///   `StoreError.unsupportedVersion` for a newer format.
+    public static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem(),
+                            options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
+        let fs = fileSystem
+        guard let info = try StoreError.io({ () throws(FileError) in try fs.info(package.path) }) else {
+            throw .documentNotFound(package.path)
+        }
+        guard info.kind == .directory else { throw .unexpectedFileKind(path: package.path, found: info.kind) }
+        let lock: FileDescriptor
+        do { lock = try fs.lock(package.lockPath) } catch {
+            if error.isWouldBlock { throw .documentInUse(path: package.path) }
+            throw .file(error)
+        }
+        do {
+            var findings: [Finding] = []
+            let metadata = try PackageReader.readDocument(package, fileSystem: fs)
+            try removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
+            for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
+                try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
+            }
+            let engine = try makeEngine(metadata, package: package, fileSystem: fs)
+            let session = DocumentSession(package: package, fileSystem: fs, options: options,
+                                          metadata: metadata, engine: engine, lockFD: lock)
+            try await session.openTimeRepair(findings: findings)
+            return session
+        } catch {
+            fs.unlock(lock)
+            throw error
+        }
+    }
+
+    static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) -> any StorageEngine {
+        switch metadata.engine {
+        case .snapshot:
+            return SnapshotEngine(package: package, fileSystem: fileSystem, codec: metadata.sampleCodec)
+        case .journal, .sqlite:
+            throw .invalidArgument("the \(metadata.engine.rawValue) engine is not available in this build")
+        }
+    }
+
+    static func removeStaleTemporaries(_ package: DocumentPackage, fileSystem fs: any FileSystem, findings: inout [Finding]) throws(StoreError) {
+        for dir in [package.path, package.pagesPath, package.assetsPath, package.thumbnailsPath] {
+            guard try StoreError.io({ () throws(FileError) in try fs.info(dir)?.kind == .directory }) else { continue }
+            let names = try StoreError.io { () throws(FileError) in try fs.contentsOfDirectory(dir) }
+            var removed = false
+            for name in names where name.hasPrefix(temporaryFilePrefix) {
+                try StoreError.io { () throws(FileError) in try fs.removeIfPresent(dir + "/" + name) }
+                findings.append(Finding(.repaired, dir + "/" + name, "removed a stale temporary file"))
+                removed = true
+            }
+            if removed { try StoreError.io { () throws(FileError) in try fs.syncDirectory(dir) } }
+        }
+    }
+
+    /// Reconciles what a crash can leave behind: page metadata that lags its pages, a stale or
+    /// corrupt manifest, page files document.json does not list. Then marks the document open.
+    func openTimeRepair(findings: [Finding]) throws(StoreError) {
+        var report = findings
+        let fs = fileSystem
+        let markerPath = package.path + "/" + DocumentSession.sessionMarkerName
+        let uncleanShutdown = try StoreError.io { () throws(FileError) in try fs.fileExists(markerPath) }
+        if uncleanShutdown {
+            // The last session did not close: its saved pages are the truth for counts and sizes.
+            var changed = false
+            for (i, entry) in metadata.pages.enumerated() {
+                do {
+                    let content = try engine.loadPage(entry.id)
+                    let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
+                    if entry.elementCount != content.elements.count || entry.canvasSize != content.canvasSize
+                        || metadata.pages[i].assets != assets {
+                        metadata.pages[i].elementCount = content.elements.count
+                        metadata.pages[i].width = content.canvasSize.width
+                        metadata.pages[i].height = content.canvasSize.height
+                        metadata.pages[i].assets = assets
+                        changed = true
+                    }
+                } catch {
+                    report.append(Finding(.error, package.pagePath(entry.id), "\(error)"))
+                }
+            }
+            if changed {
+                report.append(Finding(.repaired, package.documentPath, "page metadata brought in line with the pages saved before an unclean shutdown"))
+                try writeMetadata()
+            }
+        }
+        // The source of truth wins: a manifest that is missing, corrupt or stale is rewritten.
+        let expected = Manifest(metadata)
+        let current: Manifest?
+        do {
+            let bytes = try fs.readFile(package.manifestPath, limit: PackageJSON.maxFileSize)
+            current = try? PackageJSON.decodeManifest(bytes, path: package.manifestPath)
+        } catch { current = nil }
+        if current != expected {
+            try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(expected), to: package.manifestPath) }
+            report.append(Finding(.repaired, package.manifestPath, current == nil ? "manifest was missing or corrupt; rebuilt from document.json" : "manifest disagreed with document.json; rebuilt"))
+        }
+        let layout = try PackageReader.scanPages(package, fileSystem: fs)
+        let listed = Set(metadata.pages.map(\.id))
+        unlistedPages = layout.pageFiles.subtracting(listed).sorted { $0.uuidString < $1.uuidString }
+        for id in unlistedPages {
+            report.append(Finding(.warning, package.pagePath(id), "page file is not listed in document.json; kept (lnote repair moves it to recovered/)"))
+        }
+        if !uncleanShutdown {
+            try StoreError.io { () throws(FileError) in try fs.writeAtomically([UInt8](), to: markerPath) }
+        }
+        openReport = report
+    }
+
+    // MARK: Reading
+
+    /// The document's metadata as it is now (including unsaved edits).
+    public var document: DocumentMetadata { metadata }
+    public var title: String { metadata.title }
+    public func pageIDs() -> [UUID] { metadata.pages.map(\.id) }
+    public func pageEntries() -> [PageEntry] { metadata.pages }
+    public var engineKind: EngineKind { metadata.engine }
+    /// Pages with changes not yet durable.
+    public var dirtyPageIDs: [UUID] { metadata.pages.map(\.id).filter { loaded[$0]?.dirty == true } }
+    /// How many pages are loaded in memory now.
+    public var loadedPageCount: Int { loaded.count }
+
+    /// A page's content, loading it (one file read) when it is not in memory.
+    public func content(of page: UUID) throws(StoreError) -> PageContent {
+        try checkOpen()
+        return try load(page).content
+    }
+
+    func checkOpen() throws(StoreError) { if isClosed { throw .sessionClosed } }
+
+    func pageIndex(_ page: UUID) throws(StoreError) -> Int {
+        guard let i = metadata.pages.firstIndex(where: { $0.id == page }) else { throw .pageNotFound(page) }
+        return i
+    }
+
+    @discardableResult
+    func load(_ page: UUID) throws(StoreError) -> LoadedPage {
+        _ = try pageIndex(page)
+        useClock += 1
+        if var p = loaded[page] {
+            p.lastUse = useClock
+            loaded[page] = p
+            return p
+        }
+        let content = try engine.loadPage(page)
+        let p = LoadedPage(content: content, lastUse: useClock)
+        loaded[page] = p
+        evictCleanPages(keeping: page)
+        return p
+    }
+
+    func evictCleanPages(keeping page: UUID) {
+        guard loaded.count > options.maxLoadedPages else { return }
+        let clean = loaded.filter { !$0.value.dirty && $0.key != page }.sorted { $0.value.lastUse < $1.value.lastUse }
+        for (id, _) in clean.prefix(loaded.count - options.maxLoadedPages) { loaded[id] = nil }
+    }
+}
+
+/// Something a check found or a repair did.
+public struct Finding: Sendable, Equatable, CustomStringConvertible {
+    public enum Severity: String, Sendable { case error, warning, repaired, info }
+    public var severity: Severity
+    public var path: String
+    public var message: String
+    public init(_ severity: Severity, _ path: String, _ message: String) {
+        self.severity = severity
+        self.path = path
+        self.message = message
+    }
+    public var description: String { "\(severity.rawValue): \(path): \(message)" }
+}

@@ -1,0 +1,102 @@
+// `lnote verify`: every invariant of a package, checked without changing a byte.
+
+import Foundation
+import LulucatInk
+
+/// Checks a package: JSON files parse, every listed page decodes with a valid CRC, element counts
+/// agree, every referenced asset exists, the manifest agrees, no link where a file should be.
+public struct DocumentVerifier: Sendable {
+    public let fileSystem: any FileSystem
+    public init(fileSystem: any FileSystem = PosixFileSystem()) { self.fileSystem = fileSystem }
+
+    /// What was found; an `.error` finding means the document is damaged (or stale, after a crash,
+    /// until its next open repairs it).
+    public func verify(_ package: DocumentPackage) -> [Finding] {
+        var findings: [Finding] = []
+        let fs = fileSystem
+        func add(_ s: Finding.Severity, _ path: String, _ message: String) { findings.append(Finding(s, path, message)) }
+
+        guard let info = try? fs.info(package.path), info.kind == .directory else {
+            add(.error, package.path, "the package folder is missing or not a folder")
+            return findings
+        }
+        let doc: DocumentMetadata
+        do { doc = try PackageReader.readDocument(package, fileSystem: fs) } catch {
+            add(.error, package.documentPath, "\(error)")
+            return findings
+        }
+        let markerPath = package.path + "/" + DocumentSession.sessionMarkerName
+        let wasOpen = (try? fs.fileExists(markerPath)) ?? false
+        if wasOpen {
+            add(.warning, package.path, "the document is open in a session, or its last session did not close; page metadata is reconciled when it is next opened")
+        }
+        // Links anywhere in the package are refused.
+        for dir in [package.path, package.pagesPath, package.assetsPath, package.thumbnailsPath] {
+            guard let names = try? fs.contentsOfDirectory(dir) else { continue }
+            for name in names where (try? fs.info(dir + "/" + name))??.kind == .symlink {
+                add(.error, dir + "/" + name, "a symbolic link where a file should be")
+            }
+        }
+
+        let engine: (any StorageEngine)?
+        do { engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs) } catch {
+            add(.error, package.documentPath, "\(error)")
+            engine = nil
+        }
+        var referenced: [UUID: UUID] = [:]  // asset -> page
+        if let engine {
+            for entry in doc.pages {
+                do {
+                    let content = try engine.loadPage(entry.id)
+                    let level: Finding.Severity = wasOpen ? .warning : .error
+                    if content.elements.count != entry.elementCount {
+                        add(level, package.pagePath(entry.id), "holds \(content.elements.count) elements but document.json says \(entry.elementCount)")
+                    }
+                    if content.canvasSize != entry.canvasSize {
+                        add(level, package.pagePath(entry.id), "canvas is \(content.canvasSize.width)x\(content.canvasSize.height) but document.json says \(entry.width)x\(entry.height)")
+                    }
+                    let assets = content.assetIDs
+                    if Set(entry.assets) != assets {
+                        add(level, package.documentPath, "the asset list of page \(entry.id) disagrees with its images")
+                    }
+                    for a in assets { referenced[a] = entry.id }
+                } catch {
+                    add(.error, package.pagePath(entry.id), "\(error)")
+                }
+            }
+        }
+        let assetsOnDisk = (try? PackageReader.scanAssets(package, fileSystem: fs)) ?? (assets: [:], strangers: [])
+        for (asset, page) in referenced.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where assetsOnDisk.assets[asset] == nil {
+            add(.error, package.assetsPath, "page \(page) shows asset \(asset), which is missing")
+        }
+        let listedAssets = Set(doc.pages.flatMap(\.assets))
+        for (asset, ext) in assetsOnDisk.assets where referenced[asset] == nil && !listedAssets.contains(asset) {
+            add(.warning, package.assetPath(asset, ext: ext), "orphan asset (no page shows it); removed when the document closes")
+        }
+        for name in assetsOnDisk.strangers { add(.warning, package.assetsPath + "/" + name, "not an asset name this format knows") }
+
+        if let scan = try? PackageReader.scanPages(package, fileSystem: fs) {
+            let listed = Set(doc.pages.map(\.id))
+            for id in scan.pageFiles.subtracting(listed).sorted(by: { $0.uuidString < $1.uuidString }) {
+                add(.warning, package.pagePath(id), "page file not listed in document.json (kept; lnote repair moves it to recovered/)")
+            }
+            for name in scan.strangers { add(.warning, package.pagesPath + "/" + name, "not a page file name this format knows") }
+        } else {
+            add(.error, package.pagesPath, "the pages folder cannot be listed")
+        }
+
+        switch PackageReader.readManifest(package, fileSystem: fs) {
+        case nil:
+            add(.error, package.manifestPath, "missing or corrupt (rebuilt from document.json on the next open)")
+        case let m? where m != Manifest(doc):
+            add(wasOpen ? .warning : .error, package.manifestPath, "disagrees with document.json (rebuilt on the next open)")
+        default: break
+        }
+        for dir in [package.path, package.pagesPath, package.assetsPath, package.thumbnailsPath] {
+            for name in (try? fs.contentsOfDirectory(dir)) ?? [] where name.hasPrefix(temporaryFilePrefix) {
+                add(.warning, dir + "/" + name, "stale temporary file (removed on the next open)")
+            }
+        }
+        return findings
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+import LulucatInk
+@testable import LulucatStore
+
+@Suite struct LibraryTests {
+    @Test func listingOpensOneFilePerDocument() async throws {
+        let tmp = TemporaryFolder()
+        let fs = InstrumentedFileSystem()
+        let library = Library(root: tmp.path, fileSystem: fs)
+        for i in 0..<12 { try library.createDocument(title: "Doc \(i)") }
+        fs.resetCounts()
+        let entries = try library.list()
+        #expect(entries.count == 12)
+        #expect(fs.readOpens.count == 12)
+        #expect(fs.readOpens.allSatisfy { $0.hasSuffix("/manifest.json") })
+        #expect(Set(entries.map(\.title)) == Set((0..<12).map { "Doc \($0)" }))
+        #expect(entries.allSatisfy { $0.pageCount == 1 && $0.coverPageID != nil && $0.problem == nil })
+    }
+
+    @Test func corruptManifestIsShownFromTruthAndRebuiltOnOpen() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Cache")
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: package.manifestPath))
+        let entry = try #require(try library.list().first)
+        #expect(entry.title == "Cache" && entry.problem != nil)
+        #expect(DocumentVerifier().verify(package).contains { $0.severity == .error && $0.path == package.manifestPath })
+        let session = try await library.open(package.id)
+        #expect(await session.openReport.contains { $0.severity == .repaired && $0.path == package.manifestPath })
+        try await session.close()
+        #expect(try library.list().first?.problem == nil)
+    }
+
+    @Test func corruptDocumentJSONIsAnErrorAndLeftUntouched() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Truth")
+        let garbage = Data("{\"format\": \"lulucat.document\", \"formatVersion\": 1, \"id\": 12}".utf8)
+        try garbage.write(to: URL(fileURLWithPath: package.documentPath))
+        await #expect {
+            _ = try await library.open(package.id)
+        } throws: { error in
+            guard case StoreError.corruptFile(let path, _) = error else { return false }
+            return path == package.documentPath
+        }
+        #expect(FileManager.default.contents(atPath: package.documentPath) == garbage)
+        // The lock was released: a repaired file opens.
+        #expect(DocumentVerifier().verify(package).contains { $0.severity == .error })
+    }
+
+    @Test func newerFormatVersionIsAClearError() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Future")
+        var text = String(decoding: readBytes(package.documentPath)!, as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"formatVersion\" : 1", with: "\"formatVersion\" : 7")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: package.documentPath))
+        await #expect {
+            _ = try await library.open(package.id)
+        } throws: { error in
+            guard case StoreError.unsupportedVersion(_, let found, _) = error else { return false }
+            return found == 7
+        }
+    }
+
+    @Test func missingOrCorruptPageIsNamedAndOtherPagesStillWork() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Damaged")
+        var session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
+        let good = await session.pageIDs()[0]
+        let bad = try await session.addPage()
+        let gone = try await session.addPage()
+        try await session.append(sampleStroke(), to: bad)
+        try await session.close()
+        var bytes = readBytes(package.pagePath(bad))!
+        bytes[40] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: package.pagePath(bad)))
+        try FileManager.default.removeItem(atPath: package.pagePath(gone))
+
+        session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
+        await #expect {
+            _ = try await session.content(of: bad)
+        } throws: { error in
+            guard case StoreError.corruptPage(let page, _, .checksumMismatch) = error else { return false }
+            return page == bad
+        }
+        await #expect {
+            _ = try await session.content(of: gone)
+        } throws: { error in
+            guard case StoreError.missingPage(let page, _) = error else { return false }
+            return page == gone
+        }
+        try await session.append(sampleStroke(), to: good)
+        try await session.close()
+        #expect(try PageFile.decode(readBytes(package.pagePath(good))!).elements.count == 1)
+        // The damaged page was not rewritten.
+        #expect(readBytes(package.pagePath(bad))! == bytes)
+        let findings = DocumentVerifier().verify(package).filter { $0.severity == .error }
+        #expect(findings.contains { $0.path == package.pagePath(bad) })
+        #expect(findings.contains { $0.path == package.pagePath(gone) })
+    }
+
+    @Test func identifiersAndLinksAreValidated() async throws {
+        #expect(UUID(strictString: "not-a-uuid") == nil)
+        #expect(UUID(strictString: "../../etc/passwd") == nil)
+        #expect(UUID(strictString: "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}") == nil)
+        #expect(UUID(strictString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") != nil)
+        #expect(throws: StoreError.self) { try DocumentPackage(path: "/tmp/../evil.lnote") }
+        #expect(throws: StoreError.self) { try DocumentPackage(path: "/tmp/x/notes") }
+        #expect(DocumentPackage.parseName("E621E1F8-C36C-495A-93FC-0C247A3E6E5F.jpg/../x", extensions: ["jpg"]) == nil)
+        #expect(DocumentPackage.parseName("E621E1F8-C36C-495A-93FC-0C247A3E6E5F.exe", extensions: ["jpg"]) == nil)
+
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Links")
+        let page = try PackageReader.readDocument(package, fileSystem: PosixFileSystem()).pages[0].id
+        let target = tmp.path + "/elsewhere.content"
+        try FileManager.default.moveItem(atPath: package.pagePath(page), toPath: target)
+        try FileManager.default.createSymbolicLink(atPath: package.pagePath(page), withDestinationPath: target)
+        let session = try await library.open(package.id)
+        await #expect {
+            _ = try await session.content(of: page)
+        } throws: { error in
+            if case StoreError.unexpectedFileKind(_, .symlink) = error { return true } else { return false }
+        }
+        await session.abandon()
+        #expect(DocumentVerifier().verify(package).contains { $0.severity == .error && $0.message.contains("symbolic link") })
+        // A link in place of document.json is refused too.
+        try FileManager.default.moveItem(atPath: package.documentPath, toPath: tmp.path + "/doc.json")
+        try FileManager.default.createSymbolicLink(atPath: package.documentPath, withDestinationPath: tmp.path + "/doc.json")
+        await #expect(throws: StoreError.self) { _ = try await library.open(package.id) }
+    }
+
+    @Test func renameDuplicateTrashRestore() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Original")
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
+        let page = await session.pageIDs()[0]
+        try await session.append(sampleStroke(), to: page)
+        let image = try await session.insertImage(Data([1, 2, 3]), fileExtension: "png", frame: QuantizedRect(x: 0, y: 0, width: 10, height: 10), on: page)
+        try await session.close()
+
+        try await library.rename(package.id, to: "Renamed")
+        #expect(try library.list().map(\.title) == ["Renamed"])
+
+        let copy = try library.duplicate(package.id)
+        #expect(copy.id != package.id)
+        let titles = try library.list().map(\.title).sorted()
+        #expect(titles == ["Renamed", "Renamed copy"])
+        #expect(DocumentVerifier().verify(copy).isEmpty)
+        let copySession = try await library.open(copy.id)
+        #expect(try await copySession.content(of: page).elements.count == 2)
+        try await copySession.close()
+        #expect(FileManager.default.fileExists(atPath: copy.assetPath(image.assetID, ext: "png")))
+
+        try library.moveToTrash(package.id)
+        #expect(try library.list().map(\.id) == [copy.id])
+        #expect(try library.trashedDocuments().map(\.id) == [package.id])
+        try library.restoreFromTrash(package.id)
+        #expect(try library.list().count == 2)
+        try library.moveToTrash(package.id)
+        try library.emptyTrash()
+        #expect(try library.trashedDocuments().isEmpty)
+        #expect(try library.resolve("Renamed copy") == copy.id)
+        #expect(throws: StoreError.self) { try library.resolve("nothing") }
+    }
+
+    @Test func defaultRootHonoursEnvironment() {
+        #expect(Library.defaultRoot(environment: ["LNOTE_LIBRARY": "/x/y", "HOME": "/h"]) == "/x/y")
+        #expect(Library.defaultRoot(environment: ["HOME": "/h"]) == "/h/Documents/Notes")
+    }
+
+    @Test func iso8601RoundTrips() {
+        for t in [0.0, 1_700_000_000.123, -86_400.5, 4_102_444_800.999] {
+            let d = Date(timeIntervalSince1970: t)
+            let s = ISO8601.string(d)
+            let back = ISO8601.date(s)!
+            #expect(abs(back.timeIntervalSince1970 - (t * 1000).rounded(.down) / 1000) < 0.0005, "\(s)")
+        }
+        #expect(ISO8601.string(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(ISO8601.date("2026-11-30T16:31:45+01:00")?.timeIntervalSince1970 == ISO8601.date("2026-11-30T15:31:45Z")?.timeIntervalSince1970)
+        #expect(ISO8601.date("2026-13-30T16:31:45Z") == nil)
+        #expect(ISO8601.date("yesterday") == nil)
+    }
+}

@@ -1,0 +1,88 @@
+// Test support: temporary libraries, sample strokes, and a file system wrapper that counts calls
+// and injects errors.
+
+import Foundation
+import LulucatInk
+@testable import LulucatStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fresh temporary folder, removed when the value is released.
+final class TemporaryFolder: @unchecked Sendable {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "lnote-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+func sampleStroke(_ n: Int = 50, seed: Int = 0, tool: Tool = .pen) -> Stroke {
+    let samples = (0..<n).map { i in
+        Sample(x: Int32(1000 + i * 7 + seed), y: Int32(2000 + (i * i) % 97), radius: UInt16(10 + i % 3),
+               pressure: UInt16(400 + i % 50), time: UInt32(i * 4))
+    }
+    return Stroke(ink: Ink(tool: tool, color: RGBA8(r: 10, g: 20, b: 30), width: 20), samples: samples)
+}
+
+/// Wraps the real file system: counts opens and writes per path, and fails chosen calls.
+final class InstrumentedFileSystem: FileSystem, @unchecked Sendable {
+    let base = PosixFileSystem()
+    private let lock = NSLock()
+    private var _reads: [String] = []
+    private var _writes: [String] = []
+    private var fdPaths: [Int32: String] = [:]
+    /// When set, any write/sync/rename whose path contains this string fails with `failErrno`.
+    var failPathContaining: String?
+    var failErrno: Int32 = ENOSPC
+
+    var readOpens: [String] { lock.withLock { _reads } }
+    /// Paths of files created for writing (temporary files are named after their target).
+    var writtenFiles: [String] { lock.withLock { _writes } }
+    func resetCounts() { lock.withLock { _reads = []; _writes = [] } }
+
+    private func shouldFail(_ path: String) -> Bool {
+        lock.withLock { failPathContaining.map { path.contains($0) } ?? false }
+    }
+
+    func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor {
+        if mode != .read, shouldFail(path) { throw FileError("open", path: path, errno: failErrno) }
+        let fd = try base.open(path, mode)
+        lock.withLock {
+            fdPaths[fd.rawValue] = path
+            if mode == .read { _reads.append(path) } else { _writes.append(path) }
+        }
+        return fd
+    }
+    func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError) {
+        let path = lock.withLock { fdPaths[fd.rawValue] ?? "" }
+        if shouldFail(path) { throw FileError("write", path: path, errno: failErrno) }
+        try base.write(fd, bytes)
+    }
+    func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int { try base.read(fd, into: buffer) }
+    func sync(_ fd: FileDescriptor) throws(FileError) { try base.sync(fd) }
+    func syncData(_ fd: FileDescriptor) throws(FileError) { try base.syncData(fd) }
+    func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError) { try base.truncate(fd, to: length) }
+    func size(_ fd: FileDescriptor) throws(FileError) -> Int { try base.size(fd) }
+    func close(_ fd: FileDescriptor) throws(FileError) {
+        lock.withLock { fdPaths[fd.rawValue] = nil }
+        try base.close(fd)
+    }
+    func rename(_ from: String, to: String) throws(FileError) {
+        if shouldFail(to) { throw FileError("rename", path: to, errno: failErrno) }
+        try base.rename(from, to: to)
+    }
+    func unlink(_ path: String) throws(FileError) { try base.unlink(path) }
+    func makeDirectory(_ path: String) throws(FileError) { try base.makeDirectory(path) }
+    func removeDirectory(_ path: String) throws(FileError) { try base.removeDirectory(path) }
+    func syncDirectory(_ path: String) throws(FileError) { try base.syncDirectory(path) }
+    func contentsOfDirectory(_ path: String) throws(FileError) -> [String] { try base.contentsOfDirectory(path) }
+    func info(_ path: String) throws(FileError) -> FileInfo? { try base.info(path) }
+    func lock(_ path: String) throws(FileError) -> FileDescriptor { try base.lock(path) }
+    func unlock(_ fd: FileDescriptor) { base.unlock(fd) }
+}
+
+func readBytes(_ path: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+}
