@@ -43,7 +43,7 @@ public enum CrashStates {
     /// Calls `visit` with every crash state of the run, prefix by prefix (states may repeat; the
     /// caller counts distinct ones by fingerprint).
     public static func enumerate(base: SimulatedTree, operations: [SimulatedOperation],
-                                 limits: CrashEnumerationLimits, visit: (CrashState) throws -> Void) rethrows {
+                                 limits: CrashEnumerationLimits, visit: (CrashState) async throws -> Void) async rethrows {
         var current: [Int: [UInt8]] = [:]
         var durable: [Int: [UInt8]] = [:]
         var kinds: [Int: SimulatedNode.Kind] = [:]
@@ -126,7 +126,7 @@ public enum CrashStates {
                         nodes[ino]!.data = data
                         effects.append("data \(name): inode \(ino)")
                     }
-                    try visit(CrashState(prefix: k, tree: SimulatedTree(nodes: nodes), effects: effects))
+                    try await visit(CrashState(prefix: k, tree: SimulatedTree(nodes: nodes), effects: effects))
                 }
             }
         }
