@@ -43,8 +43,20 @@ public struct Library: Sendable {
     public func prepare() throws(StoreError) {
         var path = ""
         for part in root.split(separator: "/", omittingEmptySubsequences: true) {
+            let parent = path.isEmpty ? "/" : path
             path += "/" + part
-            try StoreError.io { () throws(FileError) in try fileSystem.ensureDirectory(path) }
+            try ensureDurableDirectory(path, parent: parent)
+        }
+    }
+
+    /// Creates a folder when missing and, when it did, syncs its parent: a new folder's entry is
+    /// durable only then, and whatever is later renamed into the folder depends on it.
+    func ensureDurableDirectory(_ path: String, parent: String) throws(StoreError) {
+        let fs = fileSystem
+        try StoreError.io { () throws(FileError) in
+            let existed = try fs.info(path) != nil
+            try fs.ensureDirectory(path)
+            if !existed { try fs.syncDirectory(parent) }
         }
     }
 
@@ -225,8 +237,8 @@ public struct Library: Sendable {
             throw .file(error)
         }
         fs.unlock(lock)
+        try ensureDurableDirectory(trashPath, parent: root)
         try StoreError.io { () throws(FileError) in
-            try fs.ensureDirectory(trashPath)
             let target = trashPath + "/" + DocumentPackage.directoryName(id)
             if try fs.info(target) != nil { try fs.removeTree(target) }
             try fs.rename(source.path, to: target)
@@ -252,7 +264,18 @@ public struct Library: Sendable {
         let fs = fileSystem
         try StoreError.io { () throws(FileError) in
             guard try fs.info(trashPath) != nil else { return }
-            for name in try fs.contentsOfDirectory(trashPath) { try fs.removeTree(trashPath + "/" + name) }
+            // Every package first goes out of sight (a rename each, then one sync), so that a crash
+            // halfway through a removal leaves a hidden remnant, never half a document in the trash.
+            var doomed: [String] = []
+            for name in try fs.contentsOfDirectory(trashPath) {
+                if name.hasPrefix(temporaryFilePrefix) { doomed.append(trashPath + "/" + name); continue }
+                let hidden = trashPath + "/" + temporaryFilePrefix + name
+                try fs.removeTree(hidden)
+                try fs.rename(trashPath + "/" + name, to: hidden)
+                doomed.append(hidden)
+            }
+            try fs.syncDirectory(trashPath)
+            for path in doomed { try fs.removeTree(path) }
             try fs.syncDirectory(trashPath)
         }
     }

@@ -141,19 +141,19 @@ extension CrashFlow {
         let id = steps.expected.documents.keys.first!
         let s = try await open(library, steps, id)
         var added: UUID?
-        try await steps.step("add page at the end") { added = try await s.addPage() } expect: { e in
+        try await steps.step("add page at the end", atomic: true) { added = try await s.addPage() } expect: { e in
             e.documents[id]!.pages.append((added!, PageContent(canvasSize: .letter)))
         }
-        try await steps.step("insert an A4 page first") { added = try await s.addPage(canvas: .a4, at: 0) } expect: { e in
+        try await steps.step("insert an A4 page first", atomic: true) { added = try await s.addPage(canvas: .a4, at: 0) } expect: { e in
             e.documents[id]!.pages.insert((added!, PageContent(canvasSize: .a4)), at: 0)
         }
         let last = steps.expected.documents[id]!.pages.last!.id
-        try await steps.step("move the last page to the front") { try await s.movePage(last, to: 0) } expect: { e in
+        try await steps.step("move the last page to the front", atomic: true) { try await s.movePage(last, to: 0) } expect: { e in
             let p = e.documents[id]!.pages.removeLast()
             e.documents[id]!.pages.insert(p, at: 0)
         }
         let victim = steps.expected.documents[id]!.pages[2].id
-        try await steps.step("remove a page") { try await s.removePage(victim) } expect: { e in
+        try await steps.step("remove a page", atomic: true) { try await s.removePage(victim) } expect: { e in
             e.documents[id]!.pages.removeAll { $0.id == victim }
         }
         try await close(s, steps)
@@ -166,11 +166,11 @@ extension CrashFlow {
         return e
     }, run: { library, steps in
         let id = steps.expected.documents.keys.first!
-        try await steps.step("rename from the library") { try await library.rename(id, to: "Physics 101") } expect: { e in
+        try await steps.step("rename from the library", atomic: true) { try await library.rename(id, to: "Physics 101") } expect: { e in
             e.documents[id]!.title = "Physics 101"
         }
         let s = try await open(library, steps, id)
-        try await steps.step("rename in a session") { try await s.rename(to: "Physics 101 — week 2") } expect: { e in
+        try await steps.step("rename in a session", atomic: true) { try await s.rename(to: "Physics 101 — week 2") } expect: { e in
             e.documents[id]!.title = "Physics 101 — week 2"
         }
         try await close(s, steps)
@@ -202,12 +202,12 @@ extension CrashFlow {
     }, run: { library, steps in
         let ids = steps.expected.documents.values.sorted { $0.title < $1.title }.map(\.id)
         func trash(_ id: UUID) async throws {
-            try await steps.step("move to trash") { try library.moveToTrash(id) } expect: { e in
+            try await steps.step("move to trash", atomic: true) { try library.moveToTrash(id) } expect: { e in
                 e.trash[id] = e.documents.removeValue(forKey: id)
             }
         }
         try await trash(ids[0])
-        try await steps.step("restore") { try library.restoreFromTrash(ids[0]) } expect: { e in
+        try await steps.step("restore", atomic: true) { try library.restoreFromTrash(ids[0]) } expect: { e in
             e.documents[ids[0]] = e.trash.removeValue(forKey: ids[0])
         }
         try await trash(ids[1])

@@ -62,7 +62,10 @@ public final class FlowSteps: @unchecked Sendable {
     /// Runs one API call (or a few that belong together). `expect` turns the last acknowledged
     /// expectation into the one this step promises; it runs after `body` has returned and may use
     /// what `body` returned (captured by the caller).
-    public func step(_ label: String, _ body: () async throws -> Void,
+    ///
+    /// With `atomic`, a call that throws must leave the disk exactly as the last acknowledged step
+    /// left it (page structure, titles, documents): it either happened or it did not.
+    public func step(_ label: String, atomic: Bool = false, _ body: () async throws -> Void,
                      expect: (inout ExpectedLibrary) throws -> Void = { _ in }) async throws {
         let before = expected
         do {
@@ -79,7 +82,9 @@ public final class FlowSteps: @unchecked Sendable {
             }
             var next = before
             try expect(&next)
-            let found = await CrashChecker.check(afterFailure, acknowledged: before, next: next, strictOrder: false)
+            let found = atomic
+                ? await CrashChecker.check(afterFailure, acknowledged: before, next: nil, strictOrder: true)
+                : await CrashChecker.check(afterFailure, acknowledged: before, next: next, strictOrder: false)
             mutex.withLock { problems += found.map { "after a failed '\(label)': \($0)" } }
             mutex.withLock { acknowledged.append((label, fs.recordedCount, next)) }
             return
