@@ -185,13 +185,13 @@ public struct Library: Sendable {
     /// Renames a document that no session has open.
     public func rename(_ id: UUID, to title: String) async throws(StoreError) {
         let session = try await open(id, options: SessionOptions(autosaveDelay: nil))
-        do {
-            try await session.rename(to: title)
-            try await session.close()
-        } catch {
+        do { try await session.rename(to: title) } catch {
             await session.abandon()
             throw error
         }
+        // The new title is durable in document.json: a close that fails now (a manifest or marker
+        // it cannot write) is repaired by the next open, and must not report the rename as failed.
+        do { try await session.close() } catch { await session.abandon() }
     }
 
     /// Makes a complete, consistent copy of a document under a new id.
@@ -230,6 +230,20 @@ public struct Library: Sendable {
     public func moveToTrash(_ id: UUID) throws(StoreError) {
         let fs = fileSystem
         let source = package(id)
+        let target = trashPath + "/" + DocumentPackage.directoryName(id)
+        // A move whose rename happened but whose syncs failed is finished by calling again.
+        let moved = try StoreError.io { () throws(FileError) in
+            let gone = try fs.info(source.path) == nil
+            let there = try fs.info(target) != nil
+            return gone && there
+        }
+        if moved {
+            try StoreError.io { () throws(FileError) in
+                try fs.syncDirectory(root)
+                try fs.syncDirectory(trashPath)
+            }
+            return
+        }
         let lock: FileDescriptor
         do { lock = try fs.lock(source.lockPath) } catch {
             if error.isWouldBlock { throw .documentInUse(path: source.path) }
@@ -239,7 +253,6 @@ public struct Library: Sendable {
         fs.unlock(lock)
         try ensureDurableDirectory(trashPath, parent: root)
         try StoreError.io { () throws(FileError) in
-            let target = trashPath + "/" + DocumentPackage.directoryName(id)
             if try fs.info(target) != nil { try fs.removeTree(target) }
             try fs.rename(source.path, to: target)
             try fs.syncDirectory(root)
@@ -252,6 +265,14 @@ public struct Library: Sendable {
         let fs = fileSystem
         let source = trashPath + "/" + DocumentPackage.directoryName(id)
         try StoreError.io { () throws(FileError) in
+            let gone = try fs.info(source) == nil
+            let there = try fs.info(package(id).path) != nil
+            if gone && there {
+                // Restored already, but its syncs failed: finish them.
+                try fs.syncDirectory(trashPath)
+                try fs.syncDirectory(root)
+                return
+            }
             guard try fs.info(source) != nil else { throw FileError("restore", path: source, errno: ENOENT) }
             try fs.rename(source, to: package(id).path)
             try fs.syncDirectory(trashPath)
