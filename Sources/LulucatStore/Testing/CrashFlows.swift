@@ -202,12 +202,12 @@ extension CrashFlow {
     }, run: { library, steps in
         let ids = steps.expected.documents.values.sorted { $0.title < $1.title }.map(\.id)
         func trash(_ id: UUID) async throws {
-            try await steps.step("move to trash", atomic: true) { try library.moveToTrash(id) } expect: { e in
+            try await steps.step("move to trash") { try library.moveToTrash(id) } expect: { e in
                 e.trash[id] = e.documents.removeValue(forKey: id)
             }
         }
         try await trash(ids[0])
-        try await steps.step("restore", atomic: true) { try library.restoreFromTrash(ids[0]) } expect: { e in
+        try await steps.step("restore") { try library.restoreFromTrash(ids[0]) } expect: { e in
             e.documents[ids[0]] = e.trash.removeValue(forKey: ids[0])
         }
         try await trash(ids[1])

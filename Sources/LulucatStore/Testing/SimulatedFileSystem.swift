@@ -164,6 +164,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     private var callCount = 0
     private var mutatingCallCount = 0
     private var injected = 0
+    private var injectedCalls: [String] = []
     private var readOpenCounts: [String: Int] = [:]
 
     /// An empty file system holding only "/".
@@ -223,6 +224,9 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     /// How many calls failed because of an injected fault.
     public var faultsInjected: Int { lockedNoThrow { injected } }
 
+    /// The calls ("fsync directory", "write", ...) that failed because of an injected fault, in order.
+    public var failedCalls: [String] { lockedNoThrow { injectedCalls } }
+
     /// How many calls were made since the last `inject` (all, and mutating ones).
     public var callCounts: (all: Int, mutating: Int) { lockedNoThrow { (callCount, mutatingCallCount) } }
 
@@ -239,6 +243,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         guard n > 0 else { return }
         if n == f.operation || (f.persistent && n > f.operation) {
             injected += 1
+            injectedCalls.append(op)
             throw FileError(op, path: path, errno: f.errno)
         }
     }
