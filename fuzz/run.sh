@@ -31,6 +31,6 @@ if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
 fi
 SEEDS="fuzz/out/seeds-$TARGET"
 mkdir -p "$SEEDS"
-LNOTE_FUZZ_TARGET=$TARGET LNOTE_FUZZ_SEED_DIR=$SEEDS "$BIN" \
+SWIFT_BACKTRACE=enable=no LNOTE_FUZZ_TARGET=$TARGET LNOTE_FUZZ_SEED_DIR=$SEEDS "$BIN" \
     -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
     -artifact_prefix="fuzz/out/$TARGET/" -print_final_stats=1 "$@" "fuzz/corpus-$TARGET" "$SEEDS"

@@ -15,6 +15,7 @@ protocol Command: Sendable {
 /// Every subcommand, in the order `lnote help` lists them.
 let commands: [any Command.Type] = [
     HelpCommand.self,
+    CrashCheckCommand.self,
 ]
 
 /// Bad command-line usage: exits 64 with the command's usage on stderr.

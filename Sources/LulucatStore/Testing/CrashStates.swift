@@ -22,16 +22,22 @@ public struct CrashEnumerationLimits: Sendable {
     /// At most this many combinations of file data outcomes per directory outcome; beyond it, each
     /// file varied alone with the others all lost or all kept.
     public var maxDataCombinations: Int
+    /// Where unsynced data is cut, as eighths of the unsynced tail: the torn, zeroed and garbage
+    /// outcomes are each built at every one of these points.
+    public var cutPoints: [Int]
 
-    public init(fullSubsetPendingLimit: Int, maxDataCombinations: Int) {
+    public init(fullSubsetPendingLimit: Int, maxDataCombinations: Int, cutPoints: [Int] = [4]) {
         self.fullSubsetPendingLimit = fullSubsetPendingLimit
         self.maxDataCombinations = maxDataCombinations
+        self.cutPoints = cutPoints
     }
 
     /// For `swift test`: small and quick.
     public static let bounded = CrashEnumerationLimits(fullSubsetPendingLimit: 4, maxDataCombinations: 25)
+    /// For `lnote crashcheck` without `--exhaustive`.
+    public static let standard = CrashEnumerationLimits(fullSubsetPendingLimit: 6, maxDataCombinations: 100, cutPoints: [0, 2, 4, 6])
     /// For `lnote crashcheck --exhaustive`.
-    public static let exhaustive = CrashEnumerationLimits(fullSubsetPendingLimit: 8, maxDataCombinations: 625)
+    public static let exhaustive = CrashEnumerationLimits(fullSubsetPendingLimit: 8, maxDataCombinations: 1000, cutPoints: Array(0...7))
 }
 
 public enum CrashStates {
@@ -109,7 +115,7 @@ public enum CrashStates {
                 }
                 reachable.sort()
                 let unsynced = reachable.filter { current[$0] != durable[$0] }
-                let outcomes = unsynced.map { dataOutcomes(durable: durable[$0] ?? [], current: current[$0] ?? []) }
+                let outcomes = unsynced.map { dataOutcomes(durable: durable[$0] ?? [], current: current[$0] ?? [], cuts: limits.cutPoints) }
                 let metaEffects = pending.enumerated().map { j, i in (chosen[j] ? "persisted: " : "lost: ") + meta[i].op.summary }
                 for combination in dataCombinations(outcomes.map(\.count), limit: limits.maxDataCombinations) {
                     var nodes: [Int: SimulatedNode] = [:]
@@ -154,15 +160,20 @@ public enum CrashStates {
     }
 
     /// The distinct outcomes of one file's unsynced data, named.
-    static func dataOutcomes(durable d: [UInt8], current c: [UInt8]) -> [(String, [UInt8])] {
+    static func dataOutcomes(durable d: [UInt8], current c: [UInt8], cuts: [Int] = [4]) -> [(String, [UInt8])] {
         var common = 0
         while common < d.count && common < c.count && d[common] == c[common] { common += 1 }
         let tail = c.count - common
         var out: [(String, [UInt8])] = [("lost", d), ("kept", c)]
         if tail > 0 {
-            out.append(("torn", Array(c[0..<(common + tail / 2)])))
-            out.append(("zeroed", Array(c[0..<common]) + [UInt8](repeating: 0, count: tail)))
-            out.append(("garbage", Array(c[0..<common]) + (0..<tail).map { UInt8(truncatingIfNeeded: 0xA5 ^ ($0 &* 31)) }))
+            for eighths in cuts {
+                // New bytes up to the cut; after it the file ends (torn), or keeps its new size
+                // with zeros (size persisted, data not) or with garbage (a sector half written).
+                let cut = common + tail * eighths / 8
+                out.append(("torn at \(eighths)/8", Array(c[0..<cut])))
+                out.append(("zeroed from \(eighths)/8", Array(c[0..<cut]) + [UInt8](repeating: 0, count: c.count - cut)))
+                out.append(("garbage from \(eighths)/8", Array(c[0..<cut]) + (cut..<c.count).map { UInt8(truncatingIfNeeded: 0xA5 ^ ($0 &* 31)) }))
+            }
         }
         var unique: [(String, [UInt8])] = []
         for o in out where !unique.contains(where: { $0.1 == o.1 }) { unique.append(o) }
