@@ -53,7 +53,12 @@ public enum CrashChecker {
     ///     ids it never returned (they must then be empty pages).
     public static func check(_ tree: SimulatedTree, acknowledged: ExpectedLibrary, next: ExpectedLibrary?,
                              strictOrder: Bool) async -> [String] {
-        let fs = SimulatedFileSystem(tree: tree)
+        await check(SimulatedFileSystem(tree: tree), acknowledged: acknowledged, next: next, strictOrder: strictOrder)
+    }
+
+    /// The same check on a given file system (one that records, to trace the recovery itself).
+    public static func check(_ fs: SimulatedFileSystem, acknowledged: ExpectedLibrary, next: ExpectedLibrary?,
+                             strictOrder: Bool) async -> [String] {
         let library = Library(root: libraryRoot, fileSystem: fs)
         var problems: [String] = []
         let listed: [LibraryEntry], trashed: [LibraryEntry]

@@ -115,6 +115,8 @@ public struct CrashFlowReport: Sendable {
     public var statesChecked: Int
     /// Crash states built before de-duplication.
     public var statesEnumerated: Int
+    /// Of the states checked, those reached by a second crash during the recovery from a first.
+    public var recoveryStatesChecked: Int = 0
     public var violatingStates: Int
     /// Runs with an injected fault, and the calls that failed because of one.
     public var faultRuns: Int
@@ -166,13 +168,33 @@ public enum CrashHarness {
             guard seen.insert(StateKey(fingerprint: state.tree.fingerprint(), acknowledged: done)).inserted else { return }
             report.statesChecked += 1
             let next = done + 1 < acks.count ? acks[done + 1].expected : nil
-            let problems = await CrashChecker.check(state.tree, acknowledged: acks[done].expected, next: next, strictOrder: true)
+            let inFlight = done + 1 < acks.count ? acks[done + 1].label : "(after the last step)"
+            let recovery = SimulatedFileSystem(tree: state.tree)
+            if limits.crashDuringRecovery { recovery.startRecording() }
+            let problems = await CrashChecker.check(recovery, acknowledged: acks[done].expected, next: next, strictOrder: true)
             if !problems.isEmpty {
                 report.violatingStates += 1
                 if report.examples.count < keepExamples {
-                    let inFlight = done + 1 < acks.count ? acks[done + 1].label : "(after the last step)"
                     report.examples.append("crash after operation \(state.prefix) during '\(inFlight)' "
                         + "[\(state.effects.joined(separator: "; "))]: \(problems.joined(separator: " | "))")
+                }
+                return
+            }
+            // A second crash, during the reopen and repair of this one (and the close after it).
+            guard limits.crashDuringRecovery, let again = recovery.trace, !again.operations.isEmpty else { return }
+            await CrashStates.enumerate(base: again.base, operations: again.operations, limits: .bounded) { second in
+                guard second.prefix < again.operations.count,
+                      seen.insert(StateKey(fingerprint: second.tree.fingerprint(), acknowledged: done)).inserted else { return }
+                report.statesChecked += 1
+                report.recoveryStatesChecked += 1
+                let problems = await CrashChecker.check(second.tree, acknowledged: acks[done].expected, next: next, strictOrder: true)
+                if !problems.isEmpty {
+                    report.violatingStates += 1
+                    if report.examples.count < keepExamples {
+                        report.examples.append("crash after operation \(state.prefix) during '\(inFlight)' "
+                            + "[\(state.effects.joined(separator: "; "))], then again after operation \(second.prefix) of its recovery "
+                            + "[\(second.effects.joined(separator: "; "))]: \(problems.joined(separator: " | "))")
+                    }
                 }
             }
         }

@@ -26,18 +26,25 @@ public struct CrashEnumerationLimits: Sendable {
     /// outcomes are each built at every one of these points.
     public var cutPoints: [Int]
 
-    public init(fullSubsetPendingLimit: Int, maxDataCombinations: Int, cutPoints: [Int] = [4]) {
+    /// Also crash the recovery: trace the reopen (open-time repair, close) of each crash state
+    /// and check every crash state of that trace too.
+    public var crashDuringRecovery: Bool
+
+    public init(fullSubsetPendingLimit: Int, maxDataCombinations: Int, cutPoints: [Int] = [4], crashDuringRecovery: Bool = false) {
         self.fullSubsetPendingLimit = fullSubsetPendingLimit
         self.maxDataCombinations = maxDataCombinations
         self.cutPoints = cutPoints
+        self.crashDuringRecovery = crashDuringRecovery
     }
 
     /// For `swift test`: small and quick.
     public static let bounded = CrashEnumerationLimits(fullSubsetPendingLimit: 4, maxDataCombinations: 25)
     /// For `lnote crashcheck` without `--exhaustive`.
-    public static let standard = CrashEnumerationLimits(fullSubsetPendingLimit: 6, maxDataCombinations: 100, cutPoints: [0, 2, 4, 6])
+    public static let standard = CrashEnumerationLimits(fullSubsetPendingLimit: 6, maxDataCombinations: 100, cutPoints: [0, 2, 4, 6],
+                                                        crashDuringRecovery: true)
     /// For `lnote crashcheck --exhaustive`.
-    public static let exhaustive = CrashEnumerationLimits(fullSubsetPendingLimit: 8, maxDataCombinations: 1000, cutPoints: Array(0...7))
+    public static let exhaustive = CrashEnumerationLimits(fullSubsetPendingLimit: 8, maxDataCombinations: 1000, cutPoints: Array(0...7),
+                                                          crashDuringRecovery: true)
 }
 
 public enum CrashStates {
