@@ -186,9 +186,10 @@ enum PackageJSON {
 enum ISO8601 {
     static func string(_ date: Date) -> String {
         // A time on the millisecond grid (every time we parse or write) must not lose a
-        // millisecond to binary rounding; any other time is truncated to its millisecond.
+        // millisecond to binary rounding: `Date` keeps seconds since 2001 in a Double, so a grid
+        // time comes back up to ~0.03 ms off (year 9999). Any other time is truncated.
         let x = date.timeIntervalSince1970 * 1000
-        let ms = Int64(abs(x - x.rounded()) < 0.001 ? x.rounded() : x.rounded(.down))
+        let ms = Int64(abs(x - x.rounded()) < 0.05 ? x.rounded() : x.rounded(.down))
         var secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000)
         let milli = ms - secs * 1000
         var days = secs / 86400
