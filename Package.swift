@@ -13,7 +13,9 @@ let package = Package(
     ],
     targets: [
         // Pure values and codecs: the ink model, the page content format, CRC32C. No I/O.
-        .target(name: "LulucatInk"),
+        .target(name: "LulucatInk", dependencies: ["CCRC32C"]),
+        // CRC32C with the processor's instructions where it has them.
+        .target(name: "CCRC32C"),
 
         // System C libraries, through module maps.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",

@@ -15,6 +15,13 @@ protocol Command: Sendable {
 /// Every subcommand, in the order `lnote help` lists them.
 let commands: [any Command.Type] = [
     HelpCommand.self,
+    DemoCommand.self,
+    ListCommand.self,
+    InfoCommand.self,
+    NewCommand.self,
+    VerifyCommand.self,
+    RepairCommand.self,
+    BenchCommand.self,
     CrashCheckCommand.self,
 ]
 

@@ -17,6 +17,21 @@ import Testing
         #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
     }
 
+    @Test func hardwareAndSoftwareAgree() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for length in [0, 1, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4097] {
+            let bytes = (0..<length).map { _ -> UInt8 in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return UInt8(truncatingIfNeeded: state >> 33)
+            }
+            let soft = bytes.withUnsafeBytes { CRC32C.software($0) }
+            #expect(CRC32C.checksum(bytes) == soft, "length \(length)")
+            let softCont = bytes.withUnsafeBytes { CRC32C.software($0, continuing: 0xDEAD_BEEF) }
+            #expect(CRC32C.checksum(bytes, continuing: 0xDEAD_BEEF) == softCont)
+        }
+        #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.software($0) } == 0xE306_9283)
+    }
+
     @Test func continuingMatchesWhole() {
         let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }
         for split in [0, 1, 7, 8, 9, 500, 999, 1000] {

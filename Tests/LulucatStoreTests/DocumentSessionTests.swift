@@ -88,8 +88,16 @@ import LulucatInk
         await #expect(throws: StoreError.self) { try await session.delete([c.id], from: page) }
 
         try await session.close()
+        // Saving copied the unchanged strokes' coded bytes: the file is exactly a fresh encoding.
+        #expect(readBytes(package.pagePath(page))! == (try PageFile.encode(content)))
         let reopened = try await library.open(package.id, options: noAutosave)
         #expect(try await reopened.content(of: page) == content)
+        // Edits after a reopen reuse the coded strokes read from the file, and stay exact.
+        try await reopened.transform([pieces[0]], by: QuantizedTransform(scale: 2000, centerX: 1000, centerY: 2000), on: page)
+        try await reopened.append(sampleStroke(5, seed: 9), to: page)
+        let edited = try await reopened.content(of: page)
+        try await reopened.save()
+        #expect(readBytes(package.pagePath(page))! == (try PageFile.encode(edited)))
         try await reopened.close()
     }
 

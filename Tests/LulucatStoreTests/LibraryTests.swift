@@ -6,10 +6,10 @@ import LulucatInk
 @Suite struct LibraryTests {
     @Test func listingOpensOneFilePerDocument() async throws {
         let tmp = TemporaryFolder()
-        let fs = InstrumentedFileSystem()
+        let fs = CountingFileSystem()
         let library = Library(root: tmp.path, fileSystem: fs)
         for i in 0..<12 { try library.createDocument(title: "Doc \(i)") }
-        fs.resetCounts()
+        fs.reset()
         let entries = try library.list()
         #expect(entries.count == 12)
         #expect(fs.readOpens.count == 12)

@@ -30,6 +30,14 @@ public enum PageFile {
     /// - Throws: `PageFormatError.unencodable` when a stroke's optional channel lengths differ from
     ///   its sample count, or a stroke holds more than `maxSamplesPerStroke` samples.
     public static func encode(_ content: PageContent, codec: SampleCodecID = .compact) throws(PageFormatError) -> [UInt8] {
+        try encode(content, codec: codec, reusing: nil).bytes
+    }
+
+    /// Encodes a page, copying the coded samples of strokes `reusing` already holds instead of
+    /// coding them again, and returns the coded strokes of the new file for the next save.
+    public static func encode(_ content: PageContent, codec: SampleCodecID, reusing cache: EncodedStrokes?)
+        throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
+        let reuse = cache?.codec == codec ? cache : nil
         var inks: [Ink] = []
         var inkIndex: [Ink: Int] = [:]
         var estimate = headerSize + trailerSize + 16
@@ -66,18 +74,40 @@ public enum PageFile {
 
         w.writeVarint(content.elements.count)
         var payload = ByteWriter(capacity: 1024)
+        var parts: [UUID: Range<Int>] = [:]
+        parts.reserveCapacity(content.elements.count)
         for element in content.elements {
-            payload = ByteWriter(capacity: payload.bytes.capacity)
             let kind: UInt8
             switch element {
             case .stroke(let s):
+                let ink = inkIndex[s.ink]!
+                if let reuse, let part = reuse.parts[s.id] {
+                    // An unchanged stroke: copy its coded samples from the last file.
+                    w.writeUInt8(Kind.stroke)
+                    w.writeVarint(16 + varintSize(UInt64(ink)) + part.count)
+                    w.writeUUID(s.id)
+                    w.writeVarint(ink)
+                    let start = w.count
+                    reuse.bytes.withUnsafeBytes { w.writeBytes(UnsafeRawBufferPointer(rebasing: $0[part])) }
+                    parts[s.id] = start..<w.count
+                    continue
+                }
                 kind = Kind.stroke
-                encodeStroke(s, inkIndex: inkIndex[s.ink]!, codec: codec, into: &payload)
+                payload = ByteWriter(capacity: max(payload.bytes.capacity, 64))
+                encodeStroke(s, inkIndex: ink, codec: codec, into: &payload)
+                w.writeUInt8(kind)
+                w.writeVarint(payload.count)
+                let partStart = w.count + 16 + varintSize(UInt64(ink))
+                w.writeBytes(payload.bytes)
+                parts[s.id] = partStart..<w.count
+                continue
             case .image(let image):
                 kind = Kind.image
+                payload = ByteWriter(capacity: 64)
                 encodeImage(image, into: &payload)
             case .unknown(let u):
                 kind = u.kind
+                payload = ByteWriter(capacity: u.payload.count)
                 payload.writeBytes(u.payload)
             }
             w.writeUInt8(kind)
@@ -86,7 +116,13 @@ public enum PageFile {
         }
         let crc = CRC32C.checksum(w.bytes)
         w.writeUInt32(crc)
-        return w.bytes
+        return (w.bytes, EncodedStrokes(codec: codec, bytes: w.bytes, parts: parts))
+    }
+
+    static func varintSize(_ v: UInt64) -> Int {
+        var n = 1, x = v
+        while x >= 0x80 { x >>= 7; n += 1 }
+        return n
     }
 
     static func encodeStroke(_ s: Stroke, inkIndex: Int, codec: SampleCodecID, into w: inout ByteWriter) {
@@ -118,6 +154,22 @@ public enum PageFile {
     ///
     /// - Throws: `PageFormatError` saying what is wrong and at which byte.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) -> PageContent {
+        var parts: [UUID: Range<Int>]? = nil
+        return try decode(bytes, recording: &parts)
+    }
+
+    /// Decodes a page and keeps where each stroke's coded samples are, so that saving the page
+    /// again copies the strokes that did not change.
+    public static func decodeKeepingStrokes(_ bytes: [UInt8]) throws(PageFormatError) -> (content: PageContent, strokes: EncodedStrokes) {
+        var parts: [UUID: Range<Int>]? = [:]
+        let content = try bytes.withUnsafeBytes { raw in
+            Result { () throws(PageFormatError) in try decode(raw, recording: &parts) }
+        }.get()
+        let header = try bytes.withUnsafeBytes { raw in Result { () throws(PageFormatError) in try readHeader(raw) } }.get()
+        return (content, EncodedStrokes(codec: header.codec, bytes: bytes, parts: parts ?? [:]))
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, recording parts: inout [UUID: Range<Int>]?) throws(PageFormatError) -> PageContent {
         let header = try readHeader(bytes)
         try verifyChecksum(bytes)
         var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<bytes.count - trailerSize]), base: headerSize)
@@ -154,6 +206,7 @@ public enum PageFile {
                 guard OptionalChannels.all.isSuperset(of: channels) else {
                     throw .invalidField(offset: channelOffset, "unknown optional channel bits 0x\(String(channels.rawValue, radix: 16))")
                 }
+                let partStart = channelOffset
                 let count = try p.readCount(limit: maxSamplesPerStroke, "sample count")
                 let (samples, values) = try codec.decode(count: count, channels: channels, from: &p)
                 guard p.isAtEnd else {
@@ -164,6 +217,7 @@ public enum PageFile {
                 if channels.contains(.azimuth) { stroke.azimuth = it.next() }
                 if channels.contains(.altitude) { stroke.altitude = it.next() }
                 if channels.contains(.opacity) { stroke.opacity = it.next() }
+                parts?[id] = partStart..<p.fileOffset
                 elements.append(.stroke(stroke))
             case Kind.image:
                 let image = ImageElement(
@@ -228,5 +282,22 @@ public enum PageFile {
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt32.self))
         let computed = CRC32C.checksum(body)
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
+    }
+}
+
+/// The coded bytes of each stroke of one page file (from its channel byte to the end of its coded
+/// samples), kept so that the next save of the page copies unchanged strokes instead of coding
+/// them again. A stroke whose samples change under the same id must be forgotten first.
+public struct EncodedStrokes: Sendable {
+    public let codec: SampleCodecID
+    let bytes: [UInt8]
+    var parts: [UUID: Range<Int>]
+
+    /// How many strokes it holds.
+    public var count: Int { parts.count }
+
+    /// Drops strokes whose samples changed (or that left the page) so they are coded afresh.
+    public mutating func forget<S: Sequence>(_ ids: S) where S.Element == UUID {
+        for id in ids { parts[id] = nil }
     }
 }

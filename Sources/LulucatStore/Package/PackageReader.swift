@@ -63,3 +63,10 @@ enum PackageReader {
         return (assets, strangers)
     }
 }
+
+extension DocumentMetadata {
+    /// Reads a package's document.json (read-only; no lock taken).
+    public static func read(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem()) throws(StoreError) -> DocumentMetadata {
+        try PackageReader.readDocument(package, fileSystem: fileSystem)
+    }
+}

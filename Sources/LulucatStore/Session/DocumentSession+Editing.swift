@@ -9,6 +9,12 @@ extension DocumentSession {
         try checkOpen()
         var p = try load(page)
         do { try p.content.apply(change) } catch { throw .invalidArgument("page \(page): \(error)") }
+        switch change {
+        case .delete(let ids): p.encoded?.forget(ids)
+        case .replace(let id, _): p.encoded?.forget([id])
+        case .update(let elements): p.encoded?.forget(elements.map(\.id))
+        case .append, .move, .resize: break
+        }
         p.changes.append(change)
         p.dirty = true
         loaded[page] = p

@@ -30,14 +30,23 @@ extension DocumentSession {
         }
     }
 
-    /// Writes every dirty page now. Pages that fail stay dirty; the first error is thrown.
+    /// Writes every dirty page now, what autosave does: the pages only, not document.json.
+    /// Pages that fail stay dirty; the first error is thrown.
+    public func save() throws(StoreError) {
+        try checkOpen()
+        try saveDirtyPages()
+    }
+
     func saveDirtyPages() throws(StoreError) {
         var firstError: StoreError?
         for entry in metadata.pages {
             guard let p = loaded[entry.id], p.dirty else { continue }
             do {
-                try engine.savePage(entry.id, content: p.content, changes: p.changes)
+                let start = DispatchTime.now().uptimeNanoseconds
+                let encoded = try engine.savePage(entry.id, content: p.content, changes: p.changes, reusing: p.encoded)
+                saveDurations.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                 var saved = p
+                saved.encoded = encoded
                 saved.changes = []
                 saved.dirty = false
                 loaded[entry.id] = saved

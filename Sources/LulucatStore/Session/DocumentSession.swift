@@ -31,6 +31,8 @@ public actor DocumentSession {
 
     /// What the open-time checks found and repaired.
     public internal(set) var openReport: [Finding] = []
+    /// How long each page save took, in seconds, since the session opened (autosave and flush).
+    public internal(set) var saveDurations: [Double] = []
     /// The error of the last autosave that failed, cleared by the next save that succeeds.
     public internal(set) var lastSaveError: StoreError?
 
@@ -39,6 +41,8 @@ public actor DocumentSession {
         var changes: [PageChange] = []
         var dirty = false
         var lastUse: UInt64 = 0
+        /// The coded strokes of the page as last read or written, so a save re-codes only new ones.
+        var encoded: EncodedStrokes?
     }
 
     /// The marker that says a session has the document open; found at open, it means the last
@@ -202,8 +206,8 @@ public actor DocumentSession {
             loaded[page] = p
             return p
         }
-        let content = try engine.loadPage(page)
-        let p = LoadedPage(content: content, lastUse: useClock)
+        let (content, encoded) = try engine.loadPageForEditing(page)
+        let p = LoadedPage(content: content, lastUse: useClock, encoded: encoded)
         loaded[page] = p
         evictCleanPages(keeping: page)
         return p

@@ -20,31 +20,45 @@ final class SnapshotEngine: StorageEngine {
         try SnapshotEngine.readSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem)
     }
 
-    /// Reads and decodes one snapshot file.
-    static func readSnapshot(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> PageContent {
-        let bytes: [UInt8]
-        do { bytes = try fileSystem.readFile(path) } catch {
+    func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        let path = package.pagePath(id)
+        let bytes = try SnapshotEngine.readBytes(path, page: id, fileSystem: fileSystem)
+        do {
+            let (content, strokes) = try PageFile.decodeKeepingStrokes(bytes)
+            return (content, strokes)
+        } catch { throw .corruptPage(page: id, path: path, error) }
+    }
+
+    static func readBytes(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> [UInt8] {
+        do { return try fileSystem.readFile(path) } catch {
             if error.isNotFound { throw .missingPage(page: page, path: path) }
             if error.errno == ELOOP { throw .unexpectedFileKind(path: path, found: .symlink) }
             throw .file(error)
         }
+    }
+
+    /// Reads and decodes one snapshot file.
+    static func readSnapshot(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> PageContent {
+        let bytes = try readBytes(path, page: page, fileSystem: fileSystem)
         do { return try PageFile.decode(bytes) } catch { throw .corruptPage(page: page, path: path, error) }
     }
 
     func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
-        try writeSnapshot(id, content)
+        _ = try writeSnapshot(id, content, reusing: nil)
     }
 
-    func savePage(_ id: UUID, content: PageContent, changes: [PageChange]) throws(StoreError) {
-        try writeSnapshot(id, content)
+    func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
+        try writeSnapshot(id, content, reusing: reusing)
     }
 
-    func writeSnapshot(_ id: UUID, _ content: PageContent) throws(StoreError) {
-        let bytes: [UInt8]
-        do { bytes = try PageFile.encode(content, codec: codec) } catch {
+    /// Encodes (copying unchanged strokes) and writes a snapshot atomically and durably.
+    func writeSnapshot(_ id: UUID, _ content: PageContent, reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes {
+        let encoded: (bytes: [UInt8], strokes: EncodedStrokes)
+        do { encoded = try PageFile.encode(content, codec: codec, reusing: reusing) } catch {
             throw .invalidArgument("page \(id): \(error)")
         }
-        try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(bytes, to: package.pagePath(id)) }
+        try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(encoded.bytes, to: package.pagePath(id)) }
+        return encoded.strokes
     }
 
     func removePage(_ id: UUID) throws(StoreError) {
@@ -55,4 +69,12 @@ final class SnapshotEngine: StorageEngine {
     }
 
     func close() throws(StoreError) {}
+}
+
+/// Reading one page snapshot outside a session (verify, render, export, benchmarks).
+public enum PageSnapshot {
+    /// Reads and decodes `pages/<page>.content` of a package.
+    public static func read(_ package: DocumentPackage, page: UUID, fileSystem: any FileSystem = PosixFileSystem()) throws(StoreError) -> PageContent {
+        try SnapshotEngine.readSnapshot(package.pagePath(page), page: page, fileSystem: fileSystem)
+    }
 }

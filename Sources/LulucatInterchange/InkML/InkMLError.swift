@@ -1,0 +1,40 @@
+// What can be wrong with an InkML file, with the line and column where the reader found it.
+
+/// An InkML file that cannot be imported. `line` and `column` (1-based) point into the file when
+/// the problem has a place; `description` is a sentence a person can act on.
+public struct InkMLError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// Not well-formed XML (the XML parser's own message is in `detail`).
+        case malformedXML
+        /// Well-formed XML whose root is not `<ink>`.
+        case notInkML
+        /// Over a bound: file size, points, elements.
+        case tooLarge
+        /// Trace data that does not follow the InkML grammar or its trace format.
+        case invalidTrace
+        /// A `contextRef`, `traceFormatRef`, `brushRef` or `priorRef` to an id that is not defined.
+        case invalidReference
+        /// A feature the reader refuses (entity declarations, references to other files).
+        case unsupported
+    }
+
+    public var kind: Kind
+    public var line: Int?
+    public var column: Int?
+    public var detail: String
+
+    public init(_ kind: Kind, line: Int? = nil, column: Int? = nil, _ detail: String) {
+        self.kind = kind
+        self.line = line
+        self.column = column
+        self.detail = detail
+    }
+
+    public var description: String {
+        switch (line, column) {
+        case let (l?, c?): return "InkML, line \(l), column \(c): \(detail)"
+        case let (l?, nil): return "InkML, line \(l): \(detail)"
+        default: return "InkML: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,184 @@
+// Turns InkML bytes into a small element tree with positions, through Foundation's XMLParser.
+
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// One XML element as the InkML reader needs it: local name, attributes, children, and (for
+/// `<trace>` only) its text, with the line and column of its start tag.
+final class XMLElementNode {
+    let name: String
+    let attributes: [String: String]
+    let line: Int
+    let column: Int
+    var children: [XMLElementNode] = []
+    var text = ""
+
+    init(name: String, attributes: [String: String], line: Int, column: Int) {
+        self.name = name
+        self.attributes = attributes
+        self.line = line
+        self.column = column
+    }
+
+    /// An attribute by local name, whatever prefix the file gave it (`xml:id`, `id`).
+    func attribute(_ local: String) -> String? {
+        if let v = attributes[local] { return v }
+        for (k, v) in attributes where k.hasSuffix(":" + local) { return v }
+        return nil
+    }
+
+    /// The element's `xml:id` (or the `id` older drafts used).
+    var id: String? { attribute("id") }
+
+    func children(named name: String) -> [XMLElementNode] { children.filter { $0.name == name } }
+    func child(named name: String) -> XMLElementNode? { children.first { $0.name == name } }
+}
+
+/// Parses bytes into a tree of InkML elements. Elements in another namespace (vendor extensions
+/// such as Microsoft's `msink:`) are skipped with their subtrees; text is kept only inside
+/// `<trace>`, where the points are.
+enum XMLTree {
+    static let inkMLNamespace = "http://www.w3.org/2003/InkML"
+    static let maxDepth = 200
+
+    static func parse(_ data: Data, maxElements: Int) throws(InkMLError) -> XMLElementNode {
+        // Entity declarations are how XML expands a few bytes into gigabytes; InkML has no use
+        // for them.
+        if data.range(of: Data("<!ENTITY".utf8)) != nil {
+            throw InkMLError(.unsupported, "the file declares XML entities, which InkML does not use; refused for safety")
+        }
+        let parser = XMLParser(data: try utf8(data))
+        parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = false
+        parser.shouldResolveExternalEntities = false
+        let builder = TreeBuilder(maxElements: maxElements)
+        parser.delegate = builder
+        let ok = parser.parse()
+        if let error = builder.failure { throw error }
+        // swift-corelibs-foundation may return true after a fatal error: trust the error first.
+        if let error = builder.parseError ?? parser.parserError {
+            let code = (error as NSError).code
+            throw InkMLError(.malformedXML, line: builder.errorLine ?? parser.lineNumber, column: builder.errorColumn ?? parser.columnNumber,
+                             "the file is not well-formed XML (\(describe(code)))")
+        }
+        guard ok, let root = builder.root else {
+            throw InkMLError(.malformedXML, line: parser.lineNumber, column: parser.columnNumber, "the file is not well-formed XML")
+        }
+        guard root.name == "ink" else {
+            throw InkMLError(.notInkML, line: root.line, column: root.column,
+                             "the root element is <\(root.name)>, not <ink>: this is not an InkML file")
+        }
+        return root
+    }
+
+    /// The bytes as UTF-8, which is what we hand the parser: UTF-8 (with or without a byte order
+    /// mark) as is, UTF-16 with a byte order mark transcoded. Anything else is refused here,
+    /// because swift-corelibs-foundation's XMLParser traps on names that are not valid UTF-8.
+    static func utf8(_ data: Data) throws(InkMLError) -> Data {
+        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
+            guard let text = String(data: data, encoding: .utf16) else {
+                throw InkMLError(.malformedXML, "the file starts as UTF-16 but is not valid UTF-16")
+            }
+            // The declaration still says UTF-16; the parser must read what we give it.
+            var body = Substring(text)
+            if body.hasPrefix("<?xml"), let end = body.range(of: "?>") { body = body[end.upperBound...] }
+            return Data(("<?xml version=\"1.0\" encoding=\"UTF-8\"?>" + body).utf8)
+        }
+        let valid = data.withUnsafeBytes { String(validating: $0, as: UTF8.self) != nil }
+        guard valid else {
+            let prefix = data.prefix(200)
+            let declared = String(decoding: prefix, as: UTF8.self).range(of: "encoding=") != nil
+                && String(decoding: prefix, as: UTF8.self).lowercased().contains("utf-8") == false
+            throw InkMLError(.malformedXML, declared
+                ? "the file declares an encoding other than UTF-8 or UTF-16, which is not supported"
+                : "the file is not valid UTF-8")
+        }
+        return data
+    }
+
+    static func describe(_ code: Int) -> String {
+        switch code {
+        case 4: return "the document is empty"
+        case 5: return "the file ends before the document does"
+        case 9: return "an invalid character"
+        case 23: return "an entity reference is not terminated"
+        case 26: return "an undeclared entity"
+        case 38, 39: return "an attribute is malformed"
+        case 40, 41: return "an attribute value is not quoted"
+        case 64: return "no document element"
+        case 68: return "a name is malformed"
+        case 73: return "\">\" expected"
+        case 76: return "an end tag does not match its start tag"
+        case 85: return "extra content after the document element"
+        default: return "XML parser error \(code)"
+        }
+    }
+}
+
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+    var root: XMLElementNode?
+    var failure: InkMLError?
+    var parseError: Error?
+    var errorLine: Int?
+    var errorColumn: Int?
+    private var stack: [XMLElementNode] = []
+    /// Depth inside an element of a foreign namespace whose subtree we skip.
+    private var skipping = 0
+    private var count = 0
+    private let maxElements: Int
+
+    init(maxElements: Int) { self.maxElements = maxElements }
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        if failure != nil { return }
+        if skipping > 0 { skipping += 1; return }
+        if let ns = namespaceURI, !ns.isEmpty, ns != XMLTree.inkMLNamespace, root != nil {
+            skipping = 1
+            return
+        }
+        count += 1
+        // The tree is walked recursively: bound its depth well below what a stack holds.
+        if stack.count >= XMLTree.maxDepth {
+            failure = InkMLError(.tooLarge, line: parser.lineNumber, column: parser.columnNumber,
+                                 "elements nested more than \(XMLTree.maxDepth) deep")
+            parser.abortParsing()
+            return
+        }
+        if count > maxElements {
+            failure = InkMLError(.tooLarge, line: parser.lineNumber, column: parser.columnNumber,
+                                 "more than \(maxElements) elements")
+            parser.abortParsing()
+            return
+        }
+        let node = XMLElementNode(name: elementName, attributes: attributeDict,
+                                  line: parser.lineNumber, column: parser.columnNumber)
+        if let parent = stack.last { parent.children.append(node) } else if root == nil { root = node }
+        stack.append(node)
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+        if skipping > 0 { skipping -= 1; return }
+        _ = stack.popLast()
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred error: Error) {
+        if parseError == nil {
+            parseError = error
+            errorLine = parser.lineNumber
+            errorColumn = parser.columnNumber
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard skipping == 0, let top = stack.last, top.name == "trace" else { return }
+        top.text += string
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        guard skipping == 0, let top = stack.last, top.name == "trace" else { return }
+        top.text += String(decoding: CDATABlock, as: UTF8.self)
+    }
+}

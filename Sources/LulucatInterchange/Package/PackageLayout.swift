@@ -1,0 +1,63 @@
+// Which paths a document package may contain (SPEC §2), as the export archive allows them.
+
+import Foundation
+
+/// The names a document package holds, relative to the package folder. A name read from an
+/// archive is accepted only if it is exactly one of these shapes, with ids in canonical UUID form
+/// (upper-case hex, as `UUID.uuidString` writes them).
+public enum PackageLayout {
+    /// Image asset extensions an archive may carry.
+    public static let assetExtensions: Set<String> = ["jpg", "jpeg", "png", "heic"]
+    /// Files at the package root.
+    public static let rootFiles: Set<String> = ["manifest.json", "document.json", "content.sqlite"]
+    /// Folders at the package root.
+    public static let folders: Set<String> = ["pages", "assets", "thumbnails"]
+    /// The suffix of a package folder (`<UUID>.lnote`).
+    public static let packageExtension = "lnote"
+
+    /// Whether `path` (relative to the package folder, `/`-separated) is a file of the layout.
+    public static func allowsFile(_ path: String) -> Bool {
+        if rootFiles.contains(path) { return true }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let (id, ext) = splitIDName(parts[1]), isCanonicalUUID(id) else { return false }
+        switch parts[0] {
+        case "pages": return ext == "content" || ext == "journal"
+        case "assets": return assetExtensions.contains(String(ext))
+        case "thumbnails": return ext == "jpg"
+        default: return false
+        }
+    }
+
+    /// Whether `path` is a folder of the layout, written with its trailing `/`.
+    public static func allowsFolder(_ path: String) -> Bool {
+        guard path.hasSuffix("/") else { return false }
+        return folders.contains(String(path.dropLast()))
+    }
+
+    /// Whether `name` is a package folder name `<UUID>.lnote`, and its id.
+    public static func packageFolderID(_ name: Substring) -> UUID? {
+        guard let (id, ext) = splitIDName(name), ext == packageExtension, isCanonicalUUID(id) else { return nil }
+        return UUID(uuidString: String(id))
+    }
+
+    /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` with upper-case hex digits, nothing else.
+    public static func isCanonicalUUID(_ s: Substring) -> Bool {
+        let utf8 = Array(s.utf8)
+        guard utf8.count == 36 else { return false }
+        for (i, c) in utf8.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                if c != UInt8(ascii: "-") { return false }
+            } else if !(c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") || c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F")) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// "ID.ext" -> ("ID", "ext") when there is exactly one dot.
+    private static func splitIDName(_ name: Substring) -> (Substring, Substring)? {
+        let pieces = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard pieces.count == 2 else { return nil }
+        return (pieces[0], pieces[1])
+    }
+}

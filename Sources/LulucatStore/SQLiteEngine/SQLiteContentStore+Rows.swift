@@ -1,0 +1,163 @@
+// Element <-> row: the column values of strokes, images and unknown elements, and the checks that
+// make a row read from an untrusted file safe to turn into a model value.
+
+import Foundation
+import LulucatInk
+import LulucatSQLite
+
+extension UUID {
+    /// The 16 raw bytes stored in id columns.
+    var sqliteBytes: [UInt8] { withUnsafeBytes(of: uuid) { Array($0) } }
+}
+
+/// Bytes of a stroke's `samples` BLOB: fixed16 records, then each present optional channel.
+enum StrokeBlob {
+    static func byteCount(samples: Int, channels: OptionalChannels) -> Int {
+        samples * (Fixed16Codec.bytesPerSample + 2 * channels.rawValue.nonzeroBitCount)
+    }
+
+    /// Whether a `[Sample]` in memory already is the fixed16 records (little-endian host, the
+    /// fields at their record offsets), so a stroke without channels binds its array directly.
+    static let samplesAreRecords: Bool = {
+        #if _endian(little)
+        return MemoryLayout<Sample>.size == 16 && MemoryLayout<Sample>.stride == 16
+            && MemoryLayout<Sample>.offset(of: \Sample.x) == 0 && MemoryLayout<Sample>.offset(of: \Sample.y) == 4
+            && MemoryLayout<Sample>.offset(of: \Sample.radius) == 8 && MemoryLayout<Sample>.offset(of: \Sample.pressure) == 10
+            && MemoryLayout<Sample>.offset(of: \Sample.time) == 12
+        #else
+        return false
+        #endif
+    }()
+
+    /// Lends the stroke's BLOB bytes to `body`: the samples array itself when it already is the
+    /// BLOB (no copy at all), else the encoded bytes.
+    static func withBytes<R>(of stroke: Stroke, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if samplesAreRecords, stroke.channels.isEmpty {
+            return try stroke.samples.withUnsafeBytes(body)
+        }
+        return try encode(stroke).withUnsafeBytes(body)
+    }
+
+    static func encode(_ stroke: Stroke) -> [UInt8] {
+        var writer = ByteWriter(capacity: byteCount(samples: stroke.samples.count, channels: stroke.channels))
+        SampleCodecID.fixed16.encodeSamples(stroke, into: &writer)
+        return writer.bytes
+    }
+
+    /// Checks a stroke can be stored (the same limits as a page file).
+    static func validate(_ stroke: Stroke) throws(SQLiteEngineError) {
+        guard stroke.channelsAreConsistent else {
+            throw .unencodable("stroke \(stroke.id) has an optional channel whose length differs from its \(stroke.samples.count) samples")
+        }
+        guard stroke.samples.count <= PageFile.maxSamplesPerStroke else {
+            throw .unencodable("stroke \(stroke.id) has \(stroke.samples.count) samples, more than \(PageFile.maxSamplesPerStroke)")
+        }
+    }
+}
+
+/// Reads one row's columns with the checks an untrusted file needs.
+struct RowReader {
+    let statement: Statement
+    let file: String
+    let table: String
+
+    func invalid(_ detail: String) -> SQLiteEngineError { .invalidRow(file: file, table: table, detail: detail) }
+
+    func uuid(_ column: Int, _ name: String) throws(SQLiteEngineError) -> UUID {
+        guard statement.columnType(at: column) == .blob, statement.byteCount(at: column) == 16 else {
+            throw invalid("\(name) is not a 16-byte id")
+        }
+        return statement.withBlob(at: column) { UUID.read16($0) }
+    }
+
+    func int<T: FixedWidthInteger>(_ column: Int, _ name: String, as: T.Type) throws(SQLiteEngineError) -> T {
+        guard statement.columnType(at: column) == .integer else { throw invalid("\(name) is not an integer") }
+        let value = statement.int64(at: column)
+        guard let exact = T(exactly: value) else { throw invalid("\(name) \(value) is out of range for \(T.self)") }
+        return exact
+    }
+}
+
+extension UUID {
+    static func read16(_ raw: UnsafeRawBufferPointer) -> UUID {
+        var u: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &u) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw.prefix(16))) }
+        return UUID(uuid: u)
+    }
+}
+
+extension SQLiteContentStore {
+    static let strokeColumns = "z, stroke_id, tool, rgba, width, channels, sample_count, samples"
+    static let imageColumns = "z, image_id, asset_id, x, y, width, height, rotation"
+    static let unknownColumns = "z, element_id, kind, payload"
+
+    /// A stroke row selected with `strokeColumns`.
+    func decodeStroke(_ s: Statement) throws(SQLiteEngineError) -> (Int64, Element) {
+        let row = RowReader(statement: s, file: path, table: "strokes")
+        let z = try row.int(0, "z", as: Int64.self)
+        let id = try row.uuid(1, "stroke_id")
+        let tool = Tool(rawValue: try row.int(2, "tool", as: UInt8.self))
+        let rgba = try row.int(3, "rgba", as: UInt32.self)
+        let width = try row.int(4, "width", as: UInt16.self)
+        let channels = OptionalChannels(rawValue: try row.int(5, "channels", as: UInt8.self))
+        guard OptionalChannels.all.isSuperset(of: channels) else {
+            throw row.invalid("stroke \(id) has unknown channel bits 0x\(String(channels.rawValue, radix: 16))")
+        }
+        let count = try row.int(6, "sample_count", as: Int.self)
+        guard (0...PageFile.maxSamplesPerStroke).contains(count) else {
+            throw row.invalid("stroke \(id) claims \(count) samples, more than \(PageFile.maxSamplesPerStroke)")
+        }
+        // The BLOB's size is checked against the count before anything is decoded or allocated.
+        let expected = StrokeBlob.byteCount(samples: count, channels: channels)
+        guard s.columnType(at: 7) == .blob || expected == 0, s.byteCount(at: 7) == expected else {
+            throw row.invalid("stroke \(id) has \(s.byteCount(at: 7)) sample bytes, but \(count) samples with channels 0x\(String(channels.rawValue, radix: 16)) take \(expected)")
+        }
+        let decoded = s.withBlob(at: 7) { raw in
+            Result { () throws(PageFormatError) in
+                var reader = ByteReader(raw)
+                return try SampleCodecID.fixed16.decodeSamples(count: count, channels: channels, from: &reader)
+            }
+        }
+        guard case .success(let (samples, values)) = decoded else {
+            throw row.invalid("stroke \(id): the sample bytes cannot be decoded")
+        }
+        let ink = Ink(tool: tool, color: RGBA8(r: UInt8(rgba >> 24), g: UInt8(truncatingIfNeeded: rgba >> 16),
+                                               b: UInt8(truncatingIfNeeded: rgba >> 8), a: UInt8(truncatingIfNeeded: rgba)),
+                      width: width)
+        var stroke = Stroke(id: id, ink: ink, samples: samples)
+        var next = values.makeIterator()
+        if channels.contains(.azimuth) { stroke.azimuth = next.next() }
+        if channels.contains(.altitude) { stroke.altitude = next.next() }
+        if channels.contains(.opacity) { stroke.opacity = next.next() }
+        return (z, .stroke(stroke))
+    }
+
+    func decodeImage(_ s: Statement) throws(SQLiteEngineError) -> (Int64, Element) {
+        let row = RowReader(statement: s, file: path, table: "images")
+        let z = try row.int(0, "z", as: Int64.self)
+        let image = ImageElement(
+            id: try row.uuid(1, "image_id"), assetID: try row.uuid(2, "asset_id"),
+            frame: QuantizedRect(x: try row.int(3, "x", as: Int32.self), y: try row.int(4, "y", as: Int32.self),
+                                 width: try row.int(5, "width", as: Int32.self), height: try row.int(6, "height", as: Int32.self)),
+            rotation: try row.int(7, "rotation", as: Int32.self))
+        return (z, .image(image))
+    }
+
+    func decodeUnknown(_ s: Statement) throws(SQLiteEngineError) -> (Int64, Element) {
+        let row = RowReader(statement: s, file: path, table: "unknown_elements")
+        let z = try row.int(0, "z", as: Int64.self)
+        let id = try row.uuid(1, "element_id")
+        let kind = try row.int(2, "kind", as: UInt8.self)
+        guard kind != PageFile.Kind.stroke, kind != PageFile.Kind.image else {
+            throw row.invalid("element \(id) of known kind \(kind) stored as unknown")
+        }
+        guard s.columnType(at: 3) == .blob, s.byteCount(at: 3) >= 16 else {
+            throw row.invalid("element \(id) has a payload shorter than its 16-byte id")
+        }
+        let payload = s.withBlob(at: 3) { Data($0) }
+        guard let element = try? UnknownElement(kind: kind, payload: payload), element.id == id else {
+            throw row.invalid("element \(id): the payload does not begin with the element's id")
+        }
+        return (z, .unknown(element))
+    }
+}

@@ -1,0 +1,394 @@
+// Writing: every save is one transaction. Appending is an INSERT at the top of a sparse z-order;
+// deleting, replacing (erase, transform) and reordering touch only the rows they name.
+
+import Foundation
+import LulucatInk
+import LulucatSQLite
+
+extension SQLiteContentStore {
+    /// One edit of a page's elements.
+    public enum Change: Hashable, Sendable {
+        /// New elements drawn on top, in this order.
+        case append([Element])
+        /// Removes these elements.
+        case delete([UUID])
+        /// Puts `with` where the element `id` was, in this order: one piece for a transform (the
+        /// id may stay the same), several for an erase that split a stroke, none to remove it.
+        case replace(UUID, with: [Element])
+        /// Moves these elements, in this order, just below `before` (drawn before it), or to the
+        /// top when `before` is nil.
+        case move([UUID], before: UUID?)
+        case setCanvasSize(QuantizedSize)
+    }
+
+    /// One page's part of a save.
+    public enum PageUpdate: Hashable, Sendable {
+        /// Edits of a stored page.
+        case changes(UUID, [Change])
+        /// The whole content of a page, created when missing (a full rewrite).
+        case replace(UUID, PageContent)
+        case delete(UUID)
+    }
+
+    /// Distance between the z of appended elements, leaving room for 16 halvings between two
+    /// neighbours before a page's z values must be renumbered.
+    static let zStep: Int64 = 1 << 16
+
+    /// Applies the updates of every dirty page in ONE transaction: all of them or none.
+    ///
+    /// - Throws: `.pageNotFound`, `.elementNotFound`, `.duplicateElement`, `.unencodable`, or a
+    ///   database error; the database is then unchanged.
+    public func save(_ updates: [PageUpdate]) throws(SQLiteEngineError) {
+        try guarded {
+            try connection.transaction(.immediate) {
+                let writer = try PageWriter(store: self)
+                for update in updates {
+                    switch update {
+                    case let .changes(page, changes):
+                        guard try canvasSize(page) != nil else { throw SQLiteEngineError.pageNotFound(file: path, page: page) }
+                        for change in changes { try writer.apply(change, to: page) }
+                    case let .replace(page, content):
+                        try writer.replacePage(page, content)
+                    case .delete(let page):
+                        guard try canvasSize(page) != nil else { throw SQLiteEngineError.pageNotFound(file: path, page: page) }
+                        try writer.deleteRows(of: page)
+                        let s = try connection.prepare("DELETE FROM pages WHERE id = ?1")
+                        try s.bind(page.sqliteBytes, at: 1)
+                        try s.run()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies one page's changes in one transaction.
+    public func applyChanges(to page: UUID, _ changes: [Change]) throws(SQLiteEngineError) {
+        try save([.changes(page, changes)])
+    }
+
+    /// Rewrites a page completely (creating it when missing) in one transaction.
+    public func replacePage(_ page: UUID, with content: PageContent) throws(SQLiteEngineError) {
+        try save([.replace(page, content)])
+    }
+
+    /// Removes a page and all its elements in one transaction.
+    public func deletePage(_ page: UUID) throws(SQLiteEngineError) {
+        try save([.delete(page)])
+    }
+}
+
+/// Where an element sits: its table and its z.
+private struct Placement {
+    enum Table: Int { case strokes = 0, images = 1, unknown = 2 }
+    var table: Table
+    var z: Int64
+}
+
+/// The statements of one save, prepared once and reused for every element of every page.
+private final class PageWriter {
+    let store: SQLiteContentStore
+    var connection: Connection { store.connection }
+    let insertStroke: Statement
+    let insertImage: Statement
+    let insertUnknown: Statement
+    let locate: Statement
+    let below: Statement
+    let above: Statement
+    let top: Statement
+
+    init(store: SQLiteContentStore) throws {
+        self.store = store
+        let c = store.connection
+        insertStroke = try c.prepare("INSERT INTO strokes (page_id, \(SQLiteContentStore.strokeColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+        insertImage = try c.prepare("INSERT INTO images (page_id, \(SQLiteContentStore.imageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+        insertUnknown = try c.prepare("INSERT INTO unknown_elements (page_id, \(SQLiteContentStore.unknownColumns)) VALUES (?1, ?2, ?3, ?4, ?5)")
+        locate = try c.prepare("""
+            SELECT 0, z FROM strokes WHERE page_id = ?1 AND stroke_id = ?2
+            UNION ALL SELECT 1, z FROM images WHERE page_id = ?1 AND image_id = ?2
+            UNION ALL SELECT 2, z FROM unknown_elements WHERE page_id = ?1 AND element_id = ?2
+            """)
+        below = try c.prepare("""
+            SELECT max(m) FROM (SELECT max(z) AS m FROM strokes WHERE page_id = ?1 AND z < ?2
+            UNION ALL SELECT max(z) FROM images WHERE page_id = ?1 AND z < ?2
+            UNION ALL SELECT max(z) FROM unknown_elements WHERE page_id = ?1 AND z < ?2)
+            """)
+        above = try c.prepare("""
+            SELECT min(m) FROM (SELECT min(z) AS m FROM strokes WHERE page_id = ?1 AND z > ?2
+            UNION ALL SELECT min(z) FROM images WHERE page_id = ?1 AND z > ?2
+            UNION ALL SELECT min(z) FROM unknown_elements WHERE page_id = ?1 AND z > ?2)
+            """)
+        top = try c.prepare("""
+            SELECT max(m) FROM (SELECT max(z) AS m FROM strokes WHERE page_id = ?1
+            UNION ALL SELECT max(z) FROM images WHERE page_id = ?1
+            UNION ALL SELECT max(z) FROM unknown_elements WHERE page_id = ?1)
+            """)
+    }
+
+    // MARK: Queries
+
+    func placement(of id: UUID, on page: UUID) throws -> Placement? {
+        try locate.bind(page.sqliteBytes, at: 1)
+        try locate.bind(id.sqliteBytes, at: 2)
+        defer { try? locate.reset() }
+        guard try locate.step() else { return nil }
+        return Placement(table: Placement.Table(rawValue: Int(locate.int64(at: 0)))!, z: locate.int64(at: 1))
+    }
+
+    /// A nullable integer from a one-row aggregate.
+    private func optionalInt(_ s: Statement, page: UUID, z: Int64?) throws -> Int64? {
+        try s.bind(page.sqliteBytes, at: 1)
+        if let z { try s.bind(z, at: 2) }
+        defer { try? s.reset() }
+        try s.step()
+        return s.isNull(at: 0) ? nil : s.int64(at: 0)
+    }
+
+    func topZ(_ page: UUID) throws -> Int64? { try optionalInt(top, page: page, z: nil) }
+    func zBelow(_ z: Int64, on page: UUID) throws -> Int64? { try optionalInt(below, page: page, z: z) }
+    func zAbove(_ z: Int64, on page: UUID) throws -> Int64? { try optionalInt(above, page: page, z: z) }
+
+    // MARK: Rows
+
+    func insert(_ element: Element, z: Int64, on page: UUID) throws {
+        let key = page.sqliteBytes
+        switch element {
+        case .stroke(let stroke):
+            try StrokeBlob.validate(stroke)
+            let s = insertStroke
+            try s.bind(key, at: 1)
+            try s.bind(z, at: 2)
+            try s.bind(stroke.id.sqliteBytes, at: 3)
+            try s.bind(Int64(stroke.ink.tool.rawValue), at: 4)
+            let c = stroke.ink.color
+            try s.bind(Int64(c.r) << 24 | Int64(c.g) << 16 | Int64(c.b) << 8 | Int64(c.a), at: 5)
+            try s.bind(Int64(stroke.ink.width), at: 6)
+            try s.bind(Int64(stroke.channels.rawValue), at: 7)
+            try s.bind(Int64(stroke.samples.count), at: 8)
+            // The BLOB is bound without a copy (SQLITE_STATIC): the bytes outlive the closure.
+            try StrokeBlob.withBytes(of: stroke) { raw in try s.withBlob(raw, at: 9) { try s.run() } }
+        case .image(let image):
+            let s = insertImage
+            try s.bind(key, at: 1)
+            try s.bind(z, at: 2)
+            try s.bind(image.id.sqliteBytes, at: 3)
+            try s.bind(image.assetID.sqliteBytes, at: 4)
+            try s.bind(Int64(image.frame.x), at: 5)
+            try s.bind(Int64(image.frame.y), at: 6)
+            try s.bind(Int64(image.frame.width), at: 7)
+            try s.bind(Int64(image.frame.height), at: 8)
+            try s.bind(Int64(image.rotation), at: 9)
+            try s.run()
+        case .unknown(let unknown):
+            let s = insertUnknown
+            try s.bind(key, at: 1)
+            try s.bind(z, at: 2)
+            try s.bind(unknown.id.sqliteBytes, at: 3)
+            try s.bind(Int64(unknown.kind), at: 4)
+            try s.bind(unknown.payload, at: 5)
+            try s.run()
+        }
+    }
+
+    func delete(_ id: UUID, from table: Placement.Table, on page: UUID) throws {
+        let (name, column) = Self.tableAndID(table)
+        let s = try connection.prepare("DELETE FROM \(name) WHERE page_id = ?1 AND \(column) = ?2")
+        try s.bind(page.sqliteBytes, at: 1)
+        try s.bind(id.sqliteBytes, at: 2)
+        try s.run()
+    }
+
+    func setZ(_ z: Int64, of id: UUID, in table: Placement.Table, on page: UUID) throws {
+        let (name, column) = Self.tableAndID(table)
+        let s = try connection.prepare("UPDATE \(name) SET z = ?3 WHERE page_id = ?1 AND \(column) = ?2")
+        try s.bind(page.sqliteBytes, at: 1)
+        try s.bind(id.sqliteBytes, at: 2)
+        try s.bind(z, at: 3)
+        try s.run()
+    }
+
+    static func tableAndID(_ table: Placement.Table) -> (String, String) {
+        switch table {
+        case .strokes: return ("strokes", "stroke_id")
+        case .images: return ("images", "image_id")
+        case .unknown: return ("unknown_elements", "element_id")
+        }
+    }
+
+    func deleteRows(of page: UUID) throws {
+        for table in ["strokes", "images", "unknown_elements"] {
+            let s = try connection.prepare("DELETE FROM \(table) WHERE page_id = ?1")
+            try s.bind(page.sqliteBytes, at: 1)
+            try s.run()
+        }
+    }
+
+    // MARK: z allocation
+
+    /// `count` increasing z values strictly between `low` and `high` (above `low` when `high` is
+    /// nil), or nil when the gap is too narrow.
+    static func slots(_ count: Int, above low: Int64, below high: Int64?) -> [Int64]? {
+        guard count > 0 else { return [] }
+        guard let high else {
+            return (1...count).map { low + SQLiteContentStore.zStep * Int64($0) }
+        }
+        let (gap, overflow) = high.subtractingReportingOverflow(low)
+        guard !overflow else { return nil }
+        let step = gap / Int64(count + 1)
+        guard step >= 1 else { return nil }
+        return (1...count).map { low + step * Int64($0) }
+    }
+
+    /// Gives every element of the page the z `zStep * (i + 1)` in its current order. Rare: only
+    /// when repeated inserts in one place used up a gap. Rows move through negative values so the
+    /// unique (page_id, z) indexes never see two rows with one z.
+    func renumber(_ page: UUID) throws {
+        var order: [(Int64, Placement.Table, UUID)] = []
+        for table in [Placement.Table.strokes, .images, .unknown] {
+            let (name, column) = Self.tableAndID(table)
+            let s = try connection.prepare("SELECT z, \(column) FROM \(name) WHERE page_id = ?1")
+            try s.bind(page.sqliteBytes, at: 1)
+            while try s.step() {
+                order.append((s.int64(at: 0), table, try RowReader(statement: s, file: store.path, table: name).uuid(1, column)))
+            }
+        }
+        order.sort { $0.0 < $1.0 }
+        for (i, (_, table, id)) in order.enumerated() {
+            try setZ(-SQLiteContentStore.zStep * Int64(i + 1), of: id, in: table, on: page)
+        }
+        for table in ["strokes", "images", "unknown_elements"] {
+            let s = try connection.prepare("UPDATE \(table) SET z = -z WHERE page_id = ?1 AND z < 0")
+            try s.bind(page.sqliteBytes, at: 1)
+            try s.run()
+        }
+    }
+
+    // MARK: Changes
+
+    func checkNew(_ elements: [Element], on page: UUID) throws {
+        var seen: Set<UUID> = []
+        for element in elements {
+            guard seen.insert(element.id).inserted, try placement(of: element.id, on: page) == nil else {
+                throw SQLiteEngineError.duplicateElement(file: store.path, page: page, element: element.id)
+            }
+        }
+    }
+
+    func existing(_ id: UUID, on page: UUID) throws -> Placement {
+        guard let p = try placement(of: id, on: page) else {
+            throw SQLiteEngineError.elementNotFound(file: store.path, page: page, element: id)
+        }
+        return p
+    }
+
+    func apply(_ change: SQLiteContentStore.Change, to page: UUID) throws {
+        switch change {
+        case .append(let elements):
+            try checkNew(elements, on: page)
+            let z = Self.slots(elements.count, above: try topZ(page) ?? 0, below: nil)!
+            for (element, z) in zip(elements, z) { try insert(element, z: z, on: page) }
+
+        case .delete(let ids):
+            for id in ids { try delete(id, from: try existing(id, on: page).table, on: page) }
+
+        case let .replace(id, pieces):
+            let old = try existing(id, on: page)
+            try delete(id, from: old.table, on: page)
+            try checkNew(pieces, on: page)
+            if pieces.count == 1 {
+                try insert(pieces[0], z: old.z, on: page)  // a transform keeps its place exactly
+                return
+            }
+            try insertBetween(pieces, low: try zBelow(old.z, on: page) ?? 0, high: try zAbove(old.z, on: page), on: page,
+                              retry: { [self] in (try zBelow(old.z, on: page) ?? 0, try zAbove(old.z, on: page)) })
+
+        case let .move(ids, before):
+            guard Set(ids).count == ids.count else {
+                throw SQLiteEngineError.duplicateElement(file: store.path, page: page, element: ids.first { id in ids.filter { $0 == id }.count > 1 }!)
+            }
+            let moving = try ids.map { (id: $0, from: try existing($0, on: page)) }
+            if let before, ids.contains(before) {
+                throw SQLiteEngineError.invalidChange("cannot move element \(before) below itself on page \(page)")
+            }
+            // Park the moved rows at negative z so the gap below `before` counts only the others.
+            for (i, m) in moving.enumerated() { try setZ(-Int64(i + 1), of: m.id, in: m.from.table, on: page) }
+            func bounds() throws -> (Int64, Int64?) {
+                guard let before else { return (max(try topZ(page) ?? 0, 0), nil) }
+                let high = try existing(before, on: page).z
+                return (max(try zBelow(high, on: page) ?? 0, 0), high)
+            }
+            var (low, high) = try bounds()
+            var z = Self.slots(ids.count, above: low, below: high)
+            if z == nil {
+                try renumberKeepingParked(page, parked: moving.count)
+                (low, high) = try bounds()
+                z = Self.slots(ids.count, above: low, below: high)
+            }
+            guard let z else { throw SQLiteEngineError.invalidChange("no room left in the z-order of page \(page)") }
+            for (m, z) in zip(moving, z) { try setZ(z, of: m.id, in: m.from.table, on: page) }
+
+        case .setCanvasSize(let size):
+            let s = try connection.prepare("UPDATE pages SET canvas_width = ?2, canvas_height = ?3 WHERE id = ?1")
+            try s.bind(page.sqliteBytes, at: 1)
+            try s.bind(Int64(size.width), at: 2)
+            try s.bind(Int64(size.height), at: 3)
+            try s.run()
+        }
+    }
+
+    /// Inserts `pieces` between two z values, renumbering the page once if the gap is too narrow.
+    private func insertBetween(_ pieces: [Element], low: Int64, high: Int64?, on page: UUID,
+                               retry: () throws -> (Int64, Int64?)) throws {
+        var z = Self.slots(pieces.count, above: low, below: high)
+        if z == nil {
+            try renumber(page)
+            let (low, high) = try retry()
+            z = Self.slots(pieces.count, above: low, below: high)
+        }
+        guard let z else { throw SQLiteEngineError.invalidChange("no room left in the z-order of page \(page)") }
+        for (element, z) in zip(pieces, z) { try insert(element, z: z, on: page) }
+    }
+
+    /// Renumbers the positive z values while `parked` rows sit at -1...-parked.
+    private func renumberKeepingParked(_ page: UUID, parked: Int) throws {
+        // Renumbering moves rows through negative z below -parked, then flips them back.
+        var order: [(Int64, Placement.Table, UUID)] = []
+        for table in [Placement.Table.strokes, .images, .unknown] {
+            let (name, column) = Self.tableAndID(table)
+            let s = try connection.prepare("SELECT z, \(column) FROM \(name) WHERE page_id = ?1 AND z > 0")
+            try s.bind(page.sqliteBytes, at: 1)
+            while try s.step() {
+                order.append((s.int64(at: 0), table, try RowReader(statement: s, file: store.path, table: name).uuid(1, column)))
+            }
+        }
+        order.sort { $0.0 < $1.0 }
+        let base = Int64(parked) + 1
+        for (i, (_, table, id)) in order.enumerated() {
+            try setZ(-(base + SQLiteContentStore.zStep * Int64(i + 1)), of: id, in: table, on: page)
+        }
+        for table in ["strokes", "images", "unknown_elements"] {
+            let s = try connection.prepare("UPDATE \(table) SET z = -z - ?2 WHERE page_id = ?1 AND z < -?2")
+            try s.bind(page.sqliteBytes, at: 1)
+            try s.bind(base, at: 2)
+            try s.run()
+        }
+    }
+
+    func replacePage(_ page: UUID, _ content: PageContent) throws {
+        let upsert = try connection.prepare("""
+            INSERT INTO pages (id, canvas_width, canvas_height) VALUES (?1, ?2, ?3)
+            ON CONFLICT (id) DO UPDATE SET canvas_width = excluded.canvas_width, canvas_height = excluded.canvas_height
+            """)
+        try upsert.bind(page.sqliteBytes, at: 1)
+        try upsert.bind(Int64(content.canvasSize.width), at: 2)
+        try upsert.bind(Int64(content.canvasSize.height), at: 3)
+        try upsert.run()
+        try deleteRows(of: page)
+        var seen: Set<UUID> = []
+        for (i, element) in content.elements.enumerated() {
+            guard seen.insert(element.id).inserted else {
+                throw SQLiteEngineError.duplicateElement(file: store.path, page: page, element: element.id)
+            }
+            try insert(element, z: SQLiteContentStore.zStep * Int64(i + 1), on: page)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+// The content database of the SQLite engine: `<package>/content.sqlite`, one connection, opened
+// with the pragmas docs/sqlite-engine.md chooses, closed with a checked TRUNCATE checkpoint.
+
+import Foundation
+import LulucatInk
+import LulucatSQLite
+
+/// The pages, strokes, images and unknown elements of one document, in one SQLite database.
+///
+/// ```swift
+/// let store = try SQLiteContentStore(packageDirectory: packageURL)
+/// try store.applyChanges(to: pageID, [.append([.stroke(stroke)])])   // one INSERT, one transaction
+/// let content = try store.loadPage(pageID)
+/// try store.close()                                                   // checkpoints: one file again
+/// ```
+///
+/// Not `Sendable`: the document's actor owns it. Every call that writes is one transaction.
+public final class SQLiteContentStore {
+    /// The database's file name inside a document package.
+    public static let fileName = "content.sqlite"
+
+    /// How to open the database file.
+    public enum OpenMode: Sendable {
+        /// The file must exist (a document already using the SQLite engine).
+        case openExisting
+        /// Created with the current schema when missing.
+        case openOrCreate
+    }
+
+    /// The knobs docs/sqlite-engine.md measured. The defaults are the engine's choice.
+    public struct Configuration: Sendable {
+        /// FULL: a save that returned survives a power loss (the WAL is synced at each commit).
+        public var synchronous: SynchronousLevel = .full
+        /// Page size of a new database. 16 KiB: a 3,400-sample stroke BLOB fills 4 overflow pages
+        /// instead of 14, and a one-stroke append still writes only a few pages (see the doc).
+        public var pageSize: Int = 16_384
+        /// After a checkpoint resets the WAL, the file is truncated back to at most this size.
+        /// Kept equal to the autocheckpoint threshold: while a document is open, the WAL file
+        /// keeps its blocks and the next save overwrites them instead of growing the file.
+        public var journalSizeLimit: Int64 = 16 << 20
+        /// A commit that leaves the WAL beyond this many bytes checkpoints it (passively) itself,
+        /// so the WAL stays bounded even if nobody calls `checkpointTruncate()` at idle. 16 MiB:
+        /// far above one page's save, so a normal save never pays for a checkpoint.
+        public var walAutocheckpointBytes: Int = 16 << 20
+        /// How long a statement waits for another connection's lock before `.inUse`.
+        public var busyTimeoutMilliseconds: Int32 = 1_000
+        /// WAL is the engine's mode. DELETE (a rollback journal) is here only so the benchmark can
+        /// measure the alternative docs/sqlite-engine.md compares; close() checkpoints only in WAL.
+        public var journalMode: JournalMode = .wal
+        /// The page cache in KiB (SQLite's default is 2 MiB, less than one large page's strokes).
+        public var cacheSizeKiB: Int = 16_384
+        public init() {}
+    }
+
+    /// The database file.
+    public let path: String
+    public let configuration: Configuration
+    let connection: Connection
+
+    /// Opens `<packageDirectory>/content.sqlite`.
+    public convenience init(packageDirectory: URL, mode: OpenMode = .openOrCreate,
+                            configuration: Configuration = Configuration()) throws(SQLiteEngineError) {
+        try self.init(path: packageDirectory.appendingPathComponent(Self.fileName).path, mode: mode,
+                      configuration: configuration)
+    }
+
+    /// Opens (or creates) the content database at `path`, sets its pragmas and brings its schema
+    /// to the current version.
+    ///
+    /// - Throws: `SQLiteEngineError`: `.missing`, `.corrupt` (not a database or damaged),
+    ///   `.newerSchema`, `.unexpectedSchema`, `.inUse`, or `.database` for anything else.
+    public init(path: String, mode: OpenMode = .openOrCreate,
+                configuration: Configuration = Configuration()) throws(SQLiteEngineError) {
+        self.path = path
+        self.configuration = configuration
+        if mode == .openExisting, !FileManager.default.fileExists(atPath: path) {
+            throw .missing(file: path)
+        }
+        var flags: OpenFlags = [.readWrite, .noMutex, .noFollow]
+        if mode == .openOrCreate { flags.insert(.create) }
+        do {
+            connection = try Connection(path: path, flags: flags)
+        } catch {
+            throw SQLiteEngineError(error, file: path)
+        }
+        do {
+            try guarded {
+                try configure()
+                try prepareSchema()
+            }
+        } catch {
+            try? connection.close()
+            throw error
+        }
+    }
+
+    private func configure() throws {
+        // A database file can come from another device: never let its schema run functions with
+        // side effects, and check cell sizes as pages are read.
+        try connection.execute("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON")
+        try connection.setBusyTimeout(milliseconds: configuration.busyTimeoutMilliseconds)
+        // Applies only while the file is empty; an existing database keeps its page size.
+        try connection.setPageSize(configuration.pageSize)
+        // The first statement that reads the file: a file that is not a database fails here.
+        try connection.setJournalMode(configuration.journalMode)
+        try connection.setSynchronous(configuration.synchronous)
+        try connection.setJournalSizeLimit(bytes: configuration.journalSizeLimit)
+        let pageSize = Int(try connection.pageSize())
+        try connection.setWALAutocheckpoint(pages: max(1, configuration.walAutocheckpointBytes / pageSize))
+        try connection.setCacheSize(-configuration.cacheSizeKiB)
+    }
+
+    /// Runs `body`, turning wrapper and format errors into this layer's error.
+    func guarded<R>(_ body: () throws -> R) throws(SQLiteEngineError) -> R {
+        do {
+            return try body()
+        } catch let error as SQLiteEngineError {
+            throw error
+        } catch let error as SQLiteError {
+            throw SQLiteEngineError(error, file: path)
+        } catch let error as PageFormatError {
+            throw .unencodable(error.description)
+        } catch {
+            throw .database(file: path, SQLiteError(extendedCode: ResultCode.error.rawValue, message: "\(error)", path: path))
+        }
+    }
+
+    /// Copies every committed change from the WAL into the database file and empties the WAL, so
+    /// the database file alone holds the document's content (before a copy or an export, at idle).
+    ///
+    /// - Throws: `.inUse` when another connection kept the checkpoint from finishing.
+    public func checkpointTruncate() throws(SQLiteEngineError) {
+        try guarded { _ = try connection.checkpoint(.truncate) }
+    }
+
+    /// The idle checkpoint (the session calls it after a save has settled): copies the WAL into
+    /// the database file without waiting for readers and without truncating the WAL, so the next
+    /// save reuses the WAL file's blocks from its start. Incomplete (a reader) is not an error here.
+    @discardableResult
+    public func checkpointIdle() throws(SQLiteEngineError) -> CheckpointResult {
+        try guarded { try connection.walCheckpoint(.passive) }
+    }
+
+    /// `PRAGMA quick_check`: the problems SQLite finds in the file, empty when it is sound.
+    ///
+    /// - Throws: `.corrupt` when the file cannot even be read.
+    public func integrityProblems() throws(SQLiteEngineError) -> [String] {
+        try guarded { try connection.quickCheck() }
+    }
+
+    /// Writes a consistent one-file copy of the database (WAL content included) to `destination`.
+    public func backup(to destination: String) throws(SQLiteEngineError) {
+        try guarded { try connection.backup(to: destination) }
+    }
+
+    /// Checkpoints (so the database is one file again) and closes the connection. The connection
+    /// is closed even when the checkpoint fails; the data is committed either way, and the first
+    /// error is thrown.
+    public func close() throws(SQLiteEngineError) {
+        var first: SQLiteEngineError?
+        if configuration.journalMode == .wal {
+            do { try checkpointTruncate() } catch { first = error }
+        }
+        do { try connection.close() } catch { first = first ?? SQLiteEngineError(error, file: path) }
+        if let first { throw first }
+    }
+}

@@ -1,0 +1,105 @@
+// `lnote repair`: brings a damaged package back to a consistent state without deleting any data:
+// undecodable and unlisted pages are moved to recovered/, never removed.
+
+import Foundation
+import LulucatInk
+
+/// Repairs a package: stale temporary files removed, undecodable or missing pages taken out of the
+/// page list (their files moved to `recovered/`), unlisted page files moved to `recovered/`, page
+/// metadata reconciled, the manifest rebuilt, orphan assets removed. Every action is reported.
+public struct DocumentRepair: Sendable {
+    public let fileSystem: any FileSystem
+    public init(fileSystem: any FileSystem = PosixFileSystem()) { self.fileSystem = fileSystem }
+
+    /// - Throws: `StoreError.documentInUse` when a session has the document open;
+    ///   `StoreError.corruptFile` when document.json itself cannot be read (it is never rewritten
+    ///   from a guess: restore it from a backup or export).
+    public func repair(_ package: DocumentPackage) throws(StoreError) -> [Finding] {
+        let fs = fileSystem
+        let lock: FileDescriptor
+        do { lock = try fs.lock(package.lockPath) } catch {
+            if error.isWouldBlock { throw .documentInUse(path: package.path) }
+            if error.isNotFound { throw .documentNotFound(package.path) }
+            throw .file(error)
+        }
+        defer { fs.unlock(lock) }
+        var findings: [Finding] = []
+        var doc = try PackageReader.readDocument(package, fileSystem: fs)
+        try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
+        for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
+            try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
+        }
+        let engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
+
+        func moveAside(_ page: UUID) throws(StoreError) -> String? {
+            let from = package.pagePath(page)
+            guard try StoreError.io({ () throws(FileError) in try fs.info(from) }) != nil else { return nil }
+            let to = package.recoveredPath + "/" + page.uuidString + ".content"
+            try StoreError.io { () throws(FileError) in
+                try fs.ensureDirectory(package.recoveredPath)
+                if try fs.info(to) != nil { try fs.rename(to, to: to + "." + UUID().uuidString) }
+                try fs.rename(from, to: to)
+                try fs.syncDirectory(package.recoveredPath)
+                try fs.syncDirectory(package.pagesPath)
+            }
+            return to
+        }
+
+        var kept: [PageEntry] = []
+        var changed = false
+        for (index, var entry) in doc.pages.enumerated() {
+            do {
+                let content = try engine.loadPage(entry.id)
+                let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
+                if entry.elementCount != content.elements.count || entry.canvasSize != content.canvasSize || entry.assets != assets {
+                    entry.elementCount = content.elements.count
+                    entry.width = content.canvasSize.width
+                    entry.height = content.canvasSize.height
+                    entry.assets = assets
+                    changed = true
+                    findings.append(Finding(.repaired, package.documentPath, "page \(index + 1) metadata brought in line with its content"))
+                }
+                kept.append(entry)
+            } catch {
+                changed = true
+                if let to = try moveAside(entry.id) {
+                    findings.append(Finding(.repaired, package.pagePath(entry.id), "page \(index + 1) cannot be read (\(error)); moved to \(to) and taken out of the page list"))
+                } else {
+                    findings.append(Finding(.repaired, package.pagePath(entry.id), "page \(index + 1) has no content on disk; taken out of the page list"))
+                }
+            }
+        }
+        let scan = try PackageReader.scanPages(package, fileSystem: fs)
+        for id in scan.pageFiles.subtracting(kept.map(\.id)).sorted(by: { $0.uuidString < $1.uuidString }) {
+            if let to = try moveAside(id) {
+                findings.append(Finding(.repaired, package.pagePath(id), "page file not listed in document.json; moved to \(to)"))
+            }
+        }
+        if changed {
+            doc.pages = kept
+            doc.modified = Date.storeNow()
+            try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(doc), to: package.documentPath) }
+        }
+        let expected = Manifest(doc)
+        if PackageReader.readManifest(package, fileSystem: fs) != expected {
+            try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(expected), to: package.manifestPath) }
+            findings.append(Finding(.repaired, package.manifestPath, "rebuilt from document.json"))
+        }
+        let referenced = Set(doc.pages.flatMap(\.assets))
+        let (assets, _) = try PackageReader.scanAssets(package, fileSystem: fs)
+        for (id, ext) in assets.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where !referenced.contains(id) {
+            try StoreError.io { () throws(FileError) in try fs.removeIfPresent(package.assetPath(id, ext: ext)) }
+            findings.append(Finding(.repaired, package.assetPath(id, ext: ext), "orphan asset removed"))
+        }
+        let marker = package.path + "/" + DocumentSession.sessionMarkerName
+        if try StoreError.io({ () throws(FileError) in try fs.fileExists(marker) }) {
+            try StoreError.io { () throws(FileError) in try fs.removeIfPresent(marker) }
+            findings.append(Finding(.repaired, marker, "cleared the open-session marker of a session that did not close"))
+        }
+        try StoreError.io { () throws(FileError) in
+            try fs.syncDirectory(package.assetsPath)
+            try fs.syncDirectory(package.path)
+        }
+        return findings
+    }
+}

@@ -1,0 +1,61 @@
+// lnote bench: the benchmarks, each a subcommand; release builds only give honest figures.
+
+import Foundation
+
+struct BenchCommand: Command {
+    static let name = "bench"
+    static let abstract = "Run a benchmark: save (more come with their engines)."
+    static let usage = "lnote bench save [--json] [OPTIONS]"
+    static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
+        ("save", SaveBench.run),
+        ("_open", SaveBench.openProbe),
+    ]
+    let name: String
+    let rest: [String]
+    init(arguments: [String]) throws {
+        guard let first = arguments.first else { throw UsageError("name a benchmark: \(BenchCommand.benches.map(\.0).filter { !$0.hasPrefix("_") }.joined(separator: ", "))") }
+        guard BenchCommand.benches.contains(where: { $0.0 == first }) else { throw UsageError("no benchmark named '\(first)'") }
+        name = first
+        rest = Array(arguments.dropFirst())
+    }
+    func run() async throws {
+        try await BenchCommand.benches.first { $0.0 == name }!.1(rest)
+    }
+}
+
+/// Median of a list of measurements.
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    guard !s.isEmpty else { return .nan }
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+/// Seconds taken by `body`, on the monotonic clock.
+func measure(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func measureAsync(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try await body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// Rounds for display.
+func r(_ v: Double, _ digits: Int = 3) -> Double {
+    let p = pow(10, Double(digits))
+    return (v * p).rounded() / p
+}
+
+/// Peak and current resident memory of this process in MB, from /proc (nil elsewhere).
+func residentMemoryMB() -> (peak: Double, current: Double)? {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    func field(_ name: String) -> Double? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
+        return line.split(separator: " ").compactMap { Double($0) }.first.map { $0 / 1024 }
+    }
+    guard let peak = field("VmHWM"), let current = field("VmRSS") else { return nil }
+    return (peak, current)
+}

@@ -1,0 +1,70 @@
+// lnote demo: the main job. Builds a sample library from generated handwriting, autosaving as it
+// "writes", then lists the library and says what it did and how long saves took.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+
+struct DemoCommand: Command {
+    static let name = "demo"
+    static let abstract = "Build a sample library from generated handwriting and list it."
+    static let usage = "lnote demo [--library DIR] [--seed N]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library", "seed"], flags: ["json"])
+        guard args.positionals.isEmpty else { throw UsageError("demo takes no arguments") }
+    }
+
+    /// Title, pages, strokes a page.
+    static let plan: [(String, Int, Int)] = [
+        ("Lecture notes: storage engines", 12, 260),
+        ("Sketchbook", 8, 180),
+        ("Weekly meeting", 5, 220),
+        ("Shopping list", 1, 60),
+    ]
+
+    func run() async throws {
+        let lib = library(args)
+        var generator = HandwritingGenerator(seed: UInt64(try args.int("seed") ?? 7))
+        print("Building a sample library in \(lib.root)")
+        var saveTimes: [Double] = []
+        var totals = (documents: 0, pages: 0, strokes: 0, samples: 0)
+        let started = DispatchTime.now().uptimeNanoseconds
+        for (title, pageCount, strokesPerPage) in DemoCommand.plan {
+            let package = try lib.createDocument(title: title)
+            // A short debounce so the demo autosaves while it writes, as the app does at 0.5 s.
+            let session = try await lib.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(15)))
+            var pages = await session.pageIDs()
+            while pages.count < pageCount { pages.append(try await session.addPage()) }
+            for page in pages {
+                let content = generator.page(strokes: strokesPerPage, canvas: .letter)
+                // Write in bursts of strokes with pauses, so autosave fires between them.
+                let strokes = content.elements
+                var i = 0
+                while i < strokes.count {
+                    let burst = strokes[i..<min(i + 60, strokes.count)]
+                    for s in burst { try await session.append([s], to: page) }
+                    i += burst.count
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                totals.strokes += strokes.count
+                totals.samples += content.sampleCount
+            }
+            try await session.close()
+            saveTimes += await session.saveDurations
+            totals.documents += 1
+            totals.pages += pages.count
+            print("  wrote \(title): \(pages.count) page\(pages.count == 1 ? "" : "s")")
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let sorted = saveTimes.sorted()
+        let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+        print("""
+
+        Wrote \(totals.documents) documents, \(totals.pages) pages, \(totals.strokes) strokes, \(totals.samples) samples in \(r(elapsed, 1)) s.
+        Autosave wrote \(saveTimes.count) page snapshots: median \(r(median(saveTimes) * 1000)) ms, 95th percentile \(r(p95 * 1000)) ms.
+
+        """)
+        try await ListCommand(arguments: args.value("library").map { ["--library", $0] } ?? []).run()
+    }
+}

@@ -1,0 +1,187 @@
+// lnote list, info, new, verify: the library and its documents from the command line.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+
+/// The library a command works on: `--library DIR`, else `$LNOTE_LIBRARY`, else ~/Documents/Notes.
+func library(_ args: Arguments) -> Library {
+    Library(root: args.value("library") ?? Library.defaultRoot())
+}
+
+/// Prints a value as pretty JSON with sorted keys.
+func printJSON(_ value: Any) {
+    let data = try! JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+func iso(_ date: Date) -> String {
+    let f = ISO8601DateFormatter()
+    f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return f.string(from: date)
+}
+
+struct ListCommand: Command {
+    static let name = "list"
+    static let abstract = "List the documents of the library (reads one manifest each)."
+    static let usage = "lnote list [--library DIR] [--json]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        guard args.positionals.isEmpty else { throw UsageError("list takes no arguments") }
+    }
+    func run() async throws {
+        let lib = library(args)
+        let entries = try lib.list()
+        if args.flag("json") {
+            printJSON(entries.map { e -> [String: Any] in
+                var o: [String: Any] = ["id": e.id.uuidString, "title": e.title, "created": iso(e.created),
+                                        "modified": iso(e.modified), "page_count": e.pageCount, "path": e.package.path]
+                if let c = e.coverPageID { o["cover_page_id"] = c.uuidString }
+                if let p = e.problem { o["problem"] = p }
+                return o
+            })
+            return
+        }
+        if entries.isEmpty { print("No documents in \(lib.root)."); return }
+        print("\(entries.count) document\(entries.count == 1 ? "" : "s") in \(lib.root)")
+        for e in entries {
+            let pages = "\(e.pageCount) page\(e.pageCount == 1 ? "" : "s")"
+            print("  \(e.id.uuidString.prefix(8))  \(e.title.padding(toLength: 28, withPad: " ", startingAt: 0))  \(pages.padding(toLength: 10, withPad: " ", startingAt: 0))  \(iso(e.modified))\(e.problem.map { "  (\($0))" } ?? "")")
+        }
+    }
+}
+
+struct InfoCommand: Command {
+    static let name = "info"
+    static let abstract = "Show a document's metadata and pages."
+    static let usage = "lnote info DOC [--library DIR] [--json]   (DOC: id, id prefix or title)"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        guard args.positionals.count == 1 else { throw UsageError("info takes one document") }
+    }
+    func run() async throws {
+        let lib = library(args)
+        let id = try lib.resolve(args.positionals[0])
+        let doc = try DocumentInfo.read(lib.package(id))
+        if args.flag("json") {
+            printJSON([
+                "id": doc.metadata.id.uuidString, "title": doc.metadata.title, "engine": doc.metadata.engine.rawValue,
+                "codec": doc.metadata.codec, "created": iso(doc.metadata.created), "modified": iso(doc.metadata.modified),
+                "path": doc.package.path, "bytes": doc.totalBytes,
+                "pages": doc.metadata.pages.enumerated().map { i, p -> [String: Any] in
+                    ["index": i, "id": p.id.uuidString, "width_pt": Double(p.width) / 10, "height_pt": Double(p.height) / 10,
+                     "elements": p.elementCount, "bytes": doc.pageBytes[p.id] ?? 0, "modified": iso(p.modified)]
+                },
+            ])
+            return
+        }
+        let m = doc.metadata
+        print("\(m.title)\n  id        \(m.id.uuidString)\n  path      \(doc.package.path)")
+        print("  engine    \(m.engine.rawValue) (\(m.codec))\n  created   \(iso(m.created))\n  modified  \(iso(m.modified))")
+        print("  pages     \(m.pages.count), \(doc.totalBytes) bytes on disk")
+        for (i, p) in m.pages.enumerated() {
+            print("    \(String(i + 1).padding(toLength: 4, withPad: " ", startingAt: 0)) \(p.id.uuidString.prefix(8))  \(Double(p.width) / 10)x\(Double(p.height) / 10) pt  \(p.elementCount) elements  \(doc.pageBytes[p.id] ?? 0) bytes")
+        }
+    }
+}
+
+/// A document's metadata and the sizes of its files, read without opening a session.
+struct DocumentInfo {
+    var package: DocumentPackage
+    var metadata: DocumentMetadata
+    var pageBytes: [UUID: Int]
+    var totalBytes: Int
+
+    static func read(_ package: DocumentPackage) throws -> DocumentInfo {
+        let metadata = try DocumentMetadata.read(package)
+        var pageBytes: [UUID: Int] = [:]
+        let fm = FileManager.default
+        for p in metadata.pages {
+            var size = 0
+            for path in [package.pagePath(p.id), package.journalPath(p.id)] {
+                size += (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            }
+            pageBytes[p.id] = size
+        }
+        var total = 0
+        if let e = fm.enumerator(atPath: package.path) {
+            while let rel = e.nextObject() as? String {
+                guard (e.fileAttributes?[.type] as? FileAttributeType) == .typeRegular else { continue }
+                total += (try? fm.attributesOfItem(atPath: package.path + "/" + rel)[.size] as? Int) ?? 0
+            }
+        }
+        return DocumentInfo(package: package, metadata: metadata, pageBytes: pageBytes, totalBytes: total)
+    }
+}
+
+struct NewCommand: Command {
+    static let name = "new"
+    static let abstract = "Create a document with one empty page."
+    static let usage = "lnote new TITLE [--library DIR] [--codec compact|fixed16]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library", "codec"], flags: ["json"])
+        guard args.positionals.count == 1 else { throw UsageError("new takes one title") }
+        if let c = args.value("codec"), SampleCodecID(name: c) == nil { throw UsageError("unknown codec '\(c)'") }
+    }
+    func run() async throws {
+        let codec = args.value("codec").flatMap(SampleCodecID.init(name:)) ?? .compact
+        let package = try library(args).createDocument(title: args.positionals[0], codec: codec)
+        if args.flag("json") { printJSON(["id": package.id.uuidString, "path": package.path]) } else {
+            print("Created \(package.id.uuidString) at \(package.path)")
+        }
+    }
+}
+
+struct VerifyCommand: Command {
+    static let name = "verify"
+    static let abstract = "Check every invariant of a document, or of the whole library."
+    static let usage = "lnote verify [DOC] [--library DIR] [--json]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        guard args.positionals.count <= 1 else { throw UsageError("verify takes at most one document") }
+    }
+    func run() async throws {
+        let lib = library(args)
+        let packages: [DocumentPackage]
+        if let ref = args.positionals.first {
+            if ref.hasSuffix(".lnote") || ref.contains("/") {
+                packages = [try DocumentPackage(path: ref)]
+            } else {
+                packages = [lib.package(try lib.resolve(ref))]
+            }
+        } else {
+            packages = try lib.list().map(\.package)
+        }
+        let verifier = DocumentVerifier()
+        var results: [(DocumentPackage, [Finding])] = []
+        let progress = packages.count > 1 && isatty(STDOUT_FILENO) == 1 && !args.flag("json")
+        for (i, p) in packages.enumerated() {
+            if progress { FileHandle.standardOutput.write(Data("\rverifying \(i + 1)/\(packages.count)".utf8)) }
+            results.append((p, verifier.verify(p)))
+        }
+        if progress { print("") }
+        let errors = results.reduce(0) { $0 + $1.1.filter { $0.severity == .error }.count }
+        let warnings = results.reduce(0) { $0 + $1.1.filter { $0.severity == .warning }.count }
+        if args.flag("json") {
+            printJSON([
+                "documents": results.map { p, f -> [String: Any] in
+                    ["id": p.id.uuidString, "path": p.path, "ok": !f.contains { $0.severity == .error },
+                     "findings": f.map { ["severity": $0.severity.rawValue, "path": $0.path, "message": $0.message] }]
+                },
+                "errors": errors, "warnings": warnings, "ok": errors == 0,
+            ])
+        } else {
+            for (p, findings) in results {
+                let bad = findings.contains { $0.severity == .error }
+                print("\(bad ? "FAIL" : "ok  ")  \(p.id.uuidString)")
+                for f in findings { print("      \(f)") }
+            }
+            print("\(results.count) document\(results.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        }
+        if errors > 0 { throw ExitCode(code: ExitStatus.failure) }
+    }
+}

@@ -1,0 +1,113 @@
+// Runs the built `lnote` binary and checks its output and exit codes.
+
+import Foundation
+import Testing
+
+/// The `lnote` executable next to the test bundle.
+func lnoteURL() throws -> URL {
+    var candidates: [URL] = []
+    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    candidates.append(exe.appendingPathComponent("lnote"))
+    candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("lnote"))
+    candidates.append(Bundle.main.bundleURL.appendingPathComponent("lnote"))
+    for c in candidates where FileManager.default.isExecutableFile(atPath: c.path) { return c }
+    throw CLIError.notFound(candidates.map(\.path))
+}
+
+enum CLIError: Error { case notFound([String]) }
+
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+@discardableResult
+func lnote(_ args: [String], environment: [String: String] = [:]) throws -> Run {
+    let p = Process()
+    p.executableURL = try lnoteURL()
+    p.arguments = args
+    var env = ProcessInfo.processInfo.environment
+    for (k, v) in environment { env[k] = v }
+    p.environment = env
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+final class TempDir: @unchecked Sendable {
+    let path = NSTemporaryDirectory() + "lnote-cli-" + UUID().uuidString
+    init() { try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+@Suite struct CLITests {
+    @Test func helpAndUsageErrors() throws {
+        let help = try lnote(["help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("Commands:") && help.stdout.contains("verify"))
+        let unknown = try lnote(["frobnicate"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("unknown command"))
+        let badOption = try lnote(["list", "--nope"])
+        #expect(badOption.status == 64)
+        #expect(badOption.stderr.contains("--nope") && badOption.stderr.contains("usage:"))
+        let commandHelp = try lnote(["verify", "--help"])
+        #expect(commandHelp.status == 0 && commandHelp.stdout.contains("lnote verify"))
+    }
+
+    @Test func newListInfoVerify() throws {
+        let tmp = TempDir()
+        let lib = tmp.path + "/lib"
+        let created = try lnote(["new", "Groceries", "--library", lib])
+        #expect(created.status == 0, "\(created.stderr)")
+        let list = try lnote(["list", "--json"], environment: ["LNOTE_LIBRARY": lib])
+        #expect(list.status == 0)
+        let entries = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
+        #expect(entries.count == 1)
+        #expect(entries[0]["title"] as? String == "Groceries")
+        #expect(entries[0]["page_count"] as? Int == 1)
+        let id = entries[0]["id"] as! String
+
+        let info = try lnote(["info", String(id.prefix(8)), "--library", lib, "--json"])
+        #expect(info.status == 0)
+        let obj = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
+        #expect(obj["engine"] as? String == "snapshot")
+        #expect((obj["pages"] as? [Any])?.count == 1)
+
+        let ok = try lnote(["verify", "--library", lib])
+        #expect(ok.status == 0 && ok.stdout.contains("0 errors"))
+
+        // Damage a page: verify names it and exits 1.
+        let package = lib + "/" + id + ".lnote"
+        let pages = try FileManager.default.contentsOfDirectory(atPath: package + "/pages")
+        let page = package + "/pages/" + pages.first { $0.hasSuffix(".content") }!
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: page))
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: page))
+        let bad = try lnote(["verify", id, "--library", lib, "--json"])
+        #expect(bad.status == 1)
+        let report = try JSONSerialization.jsonObject(with: Data(bad.stdout.utf8)) as! [String: Any]
+        #expect(report["ok"] as? Bool == false)
+        #expect(bad.stdout.contains("CRC32C"))
+
+        let missing = try lnote(["info", "no-such-document", "--library", lib])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no document"))
+    }
+
+    @Test func demoBuildsAVerifiedLibrary() throws {
+        let tmp = TempDir()
+        let run = try lnote(["demo", "--library", tmp.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("4 documents"))
+        #expect(run.stdout.contains("Autosave wrote"))
+        let verify = try lnote(["verify", "--library", tmp.path])
+        #expect(verify.status == 0, "\(verify.stdout)")
+    }
+}

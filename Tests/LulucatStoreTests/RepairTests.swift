@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import LulucatInk
+@testable import LulucatStore
+
+@Suite struct RepairTests {
+    @Test func repairMovesDamageAsideAndLeavesAVerifiedDocument() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Hurt")
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
+        let good = await session.pageIDs()[0]
+        let bad = try await session.addPage()
+        let gone = try await session.addPage()
+        try await session.append(sampleStroke(), to: good)
+        try await session.append(sampleStroke(), to: bad)
+        try await session.close()
+
+        var bytes = readBytes(package.pagePath(bad))!
+        bytes[30] ^= 0x10
+        try Data(bytes).write(to: URL(fileURLWithPath: package.pagePath(bad)))
+        try FileManager.default.removeItem(atPath: package.pagePath(gone))
+        let stray = UUID()
+        try Data(PageFile.encode(PageContent())).write(to: URL(fileURLWithPath: package.pagePath(stray)))
+        let orphan = UUID()
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: package.assetPath(orphan, ext: "png")))
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: package.manifestPath))
+        try Data().write(to: URL(fileURLWithPath: package.pagesPath + "/" + temporaryFilePrefix + "x-page.content"))
+
+        let actions = try DocumentRepair().repair(package)
+        #expect(actions.count >= 6)
+        #expect(DocumentVerifier().verify(package).isEmpty)
+        // Nothing was deleted: the damaged and the stray page are in recovered/.
+        #expect(readBytes(package.recoveredPath + "/" + bad.uuidString + ".content")! == bytes)
+        #expect(FileManager.default.fileExists(atPath: package.recoveredPath + "/" + stray.uuidString + ".content"))
+        let doc = try DocumentMetadata.read(package)
+        #expect(doc.pages.map(\.id) == [good])
+        // A second repair has nothing to do.
+        #expect(try DocumentRepair().repair(package).isEmpty)
+    }
+
+    @Test func repairRefusesAnOpenDocumentAndACorruptTruth() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Open")
+        let session = try await library.open(package.id)
+        #expect(throws: StoreError.self) { try DocumentRepair().repair(package) }
+        try await session.close()
+        try Data("{".utf8).write(to: URL(fileURLWithPath: package.documentPath))
+        #expect(throws: StoreError.self) { try DocumentRepair().repair(package) }
+        #expect(readBytes(package.documentPath)! == Array("{".utf8))
+    }
+}
