@@ -8,6 +8,7 @@ extension CrashFlow {
     /// Every flow, in the order `lnote crashcheck` reports them.
     public static let all: [CrashFlow] = [
         createDocument, savePages, insertImage, pageStructure, rename, duplicate, delete, closeRemovesOrphans, manifestRepair,
+        importPackage,
     ]
 
     static let noAutosave = SessionOptions(autosaveDelay: nil)
@@ -266,6 +267,32 @@ extension CrashFlow {
                 }
             }
             try await close(s, steps)
+        }
+    })
+
+    public static let importPackage = CrashFlow(name: "import", setUp: { library in
+        var e = ExpectedLibrary()
+        let doc = try await makeDocument(library, title: "From a friend", pages: [(2, 1), (1, 0)], seed: 11)
+        e.documents[doc.id] = doc
+        return e
+    }, run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        // The files as an export reads them; imported again they need a new id.
+        var files: [(String, Data)] = []
+        try await steps.step("read for export") {
+            files = try library.withConsistentFiles(id) { package, names in
+                try names.map { ($0, Data(try library.fileSystem.readFile(package.path + "/" + $0))) }
+            }
+        }
+        var imported: ImportResult?
+        try await steps.step("import") {
+            imported = try library.importPackage { write in
+                for (path, data) in files { try write(path, data) }
+            }
+        } expect: { e in
+            var d = e.documents[id]!
+            d.id = imported!.package.id
+            e.documents[d.id] = d
         }
     })
 }

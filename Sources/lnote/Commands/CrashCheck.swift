@@ -29,6 +29,8 @@ struct CrashCheckCommand: Command {
         var calls: Int
         var crashStatesChecked: Int
         var crashStatesEnumerated: Int
+        /// Of the states checked, those of a second crash during the recovery from a first.
+        var crashStatesDuringRecovery: Int
         var crashStateViolations: Int
         var faultRuns: Int
         var faultsInjected: Int
@@ -41,6 +43,7 @@ struct CrashCheckCommand: Command {
         var flows: [FlowFigures]
         var operations: Int
         var crashStatesChecked: Int
+        var crashStatesDuringRecovery: Int
         var crashStateViolations: Int
         var faultRuns: Int
         var faultsInjected: Int
@@ -53,7 +56,7 @@ struct CrashCheckCommand: Command {
         let limits: CrashEnumerationLimits = exhaustive ? .exhaustive : .standard
         let flows = CrashFlow.all.filter { flowName == nil || $0.name == flowName }
         var figures = Figures(mode: exhaustive ? "exhaustive" : "standard", flows: [], operations: 0, crashStatesChecked: 0,
-                              crashStateViolations: 0, faultRuns: 0, faultsInjected: 0, faultViolations: 0, seconds: 0)
+                              crashStatesDuringRecovery: 0, crashStateViolations: 0, faultRuns: 0, faultsInjected: 0, faultViolations: 0, seconds: 0)
         if !json {
             print("flow                          ops  calls  crash states  violations  fault runs  faults  losses")
         }
@@ -61,12 +64,14 @@ struct CrashCheckCommand: Command {
             var r = await CrashHarness.explore(flow, limits: limits)
             await CrashHarness.injectFaults(flow, into: &r)
             let f = FlowFigures(flow: r.flow, operations: r.operations, calls: r.calls, crashStatesChecked: r.statesChecked,
-                                crashStatesEnumerated: r.statesEnumerated, crashStateViolations: r.violatingStates,
+                                crashStatesEnumerated: r.statesEnumerated, crashStatesDuringRecovery: r.recoveryStatesChecked,
+                                crashStateViolations: r.violatingStates,
                                 faultRuns: r.faultRuns, faultsInjected: r.faultsInjected, faultViolations: r.faultViolations,
                                 examples: r.examples)
             figures.flows.append(f)
             figures.operations += f.operations
             figures.crashStatesChecked += f.crashStatesChecked
+            figures.crashStatesDuringRecovery += f.crashStatesDuringRecovery
             figures.crashStateViolations += f.crashStateViolations
             figures.faultRuns += f.faultRuns
             figures.faultsInjected += f.faultsInjected
@@ -88,6 +93,8 @@ struct CrashCheckCommand: Command {
                   + pad(figures.operations, 5) + pad(0, 7).replacingOccurrences(of: "0", with: " ")
                   + pad(figures.crashStatesChecked, 14) + pad(figures.crashStateViolations, 12)
                   + pad(figures.faultRuns, 12) + pad(figures.faultsInjected, 8) + pad(figures.faultViolations, 8))
+            print("crash states during recovery from a crash: \(figures.crashStatesDuringRecovery) of them; "
+                  + "\(figures.seconds.formatted(.number.precision(.fractionLength(0)))) s")
             print("I/O faults: \(figures.faultRuns) runs, \(figures.faultsInjected) failed calls, \(figures.faultViolations) losses")
             print("crash states: \(figures.crashStatesChecked) checked, \(figures.crashStateViolations) violations")
         }
