@@ -8,7 +8,7 @@ extension CrashFlow {
     /// Every flow, in the order `lnote crashcheck` reports them.
     public static let all: [CrashFlow] = [
         createDocument, savePages, insertImage, pageStructure, rename, duplicate, delete, closeRemovesOrphans, manifestRepair,
-        importPackage,
+        importPackage, workday,
     ]
 
     static let noAutosave = SessionOptions(autosaveDelay: nil)
@@ -294,5 +294,54 @@ extension CrashFlow {
             d.id = imported!.package.id
             e.documents[d.id] = d
         }
+    })
+
+    /// A long session as the app drives it: autosaves (pages only; document.json lags until the
+    /// flush), images, a new page and a move between them, then a flush and a close.
+    public static let workday = CrashFlow(name: "a working session (autosave)", setUp: { library in
+        var e = ExpectedLibrary()
+        let doc = try await makeDocument(library, title: "Lab notebook", pages: [(2, 0), (1, 0), (0, 0)], seed: 12)
+        e.documents[doc.id] = doc
+        return e
+    }, run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let s = try await open(library, steps, id)
+        for round in 0..<9 {
+            let pages = steps.expected.documents[id]!.pages.map(\.id)
+            let page = pages[round % pages.count]
+            var image: (ImageElement, [UInt8])?
+            try await edit("write on a page", steps) {
+                try await s.append(SampleContent.stroke(seed: 500 + UInt32(round), samples: 10 + round), to: page)
+            }
+            try await edit("insert an image", steps) {
+                if round % 3 == 2 {
+                    let bytes = SampleContent.assetBytes(seed: 600 + UInt32(round), count: 200)
+                    image = (try await s.insertImage(Data(bytes), fileExtension: "png",
+                                                     frame: QuantizedRect(x: 5, y: 5, width: 50, height: 50), on: page), bytes)
+                }
+            }
+            var content: PageContent?
+            try await steps.step("autosave \(round)") {
+                try await s.save()
+                content = try await s.content(of: page)
+            } expect: { e in
+                e.documents[id]!.setContent(content!, of: page)
+                if let (element, bytes) = image { e.documents[id]!.assets[element.assetID] = bytes }
+            }
+            if round == 3 {
+                var added: UUID?
+                try await steps.step("add a page", atomic: true) { added = try await s.addPage(at: 1) } expect: { e in
+                    e.documents[id]!.pages.insert((added!, PageContent(canvasSize: .letter)), at: 1)
+                }
+            }
+            if round == 6 {
+                try await steps.step("move a page", atomic: true) { try await s.movePage(pages[0], to: 2) } expect: { e in
+                    let p = e.documents[id]!.pages.remove(at: 0)
+                    e.documents[id]!.pages.insert(p, at: 2)
+                }
+            }
+        }
+        try await steps.step("flush") { try await s.flush() }
+        try await close(s, steps)
     })
 }
