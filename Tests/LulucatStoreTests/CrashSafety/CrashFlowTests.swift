@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import LulucatStore
+import LulucatInk
 
 @Suite("Crash states of the write flows")
 struct CrashFlowTests {
@@ -28,5 +29,35 @@ struct FaultInjectionTests {
         #expect(report.faultsInjected >= report.faultRuns)
         #expect(report.faultViolations == 0, "\(report.examples.joined(separator: "\n"))")
         print("\(name): \(report.calls) calls, \(report.faultRuns) fault runs, \(report.faultsInjected) faults, \(report.faultViolations) violations")
+    }
+}
+
+@Suite("The crash checker has teeth")
+struct CrashCheckerTeethTests {
+    /// A save that overwrites the page file in place (no temporary, no rename): the checker must
+    /// find the crash states where the page is torn, and the flow's own step must still pass.
+    @Test("an in-place overwrite of a page is caught")
+    func inPlaceOverwriteIsCaught() async throws {
+        let flow = CrashFlow(name: "unsafe save", setUp: { library in
+            var e = ExpectedLibrary()
+            let doc = try await CrashFlow.makeDocument(library, title: "Victim", pages: [(3, 0)], seed: 1)
+            e.documents[doc.id] = doc
+            return e
+        }, run: { library, steps in
+            let id = steps.expected.documents.keys.first!
+            let page = steps.expected.documents[id]!.pages[0].id
+            let new = SampleContent.page(seed: 99, strokes: 3)
+            try await steps.step("overwrite in place") {
+                let fs = library.fileSystem
+                let fd = try fs.open(library.package(id).pagePath(page), .readWrite)
+                try fs.truncate(fd, to: 0)
+                try PageFile.encode(new).withUnsafeBytes { raw in Result { () throws(FileError) in try fs.write(fd, raw) } }.get()
+                try fs.sync(fd)
+                try fs.close(fd)
+            } expect: { e in e.documents[id]!.setContent(new, of: page) }
+        })
+        let report = await CrashHarness.explore(flow, limits: .bounded)
+        #expect(report.violatingStates > 0)
+        #expect(report.examples.contains { $0.contains("cannot be read") || $0.contains("neither its old nor its new") })
     }
 }
