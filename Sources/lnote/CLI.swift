@@ -21,6 +21,10 @@ let commands: [any Command.Type] = [
     NewCommand.self,
     VerifyCommand.self,
     RepairCommand.self,
+    RenderCommand.self,
+    ThumbnailsCommand.self,
+    ExportCommand.self,
+    ImportCommand.self,
     BenchCommand.self,
     CrashCheckCommand.self,
 ]

@@ -50,8 +50,10 @@ extension DocumentSession {
                 saved.changes = []
                 saved.dirty = false
                 loaded[entry.id] = saved
-                if let notify = options.pageSaved, let index = metadata.pages.firstIndex(where: { $0.id == entry.id }) {
-                    notify(PageSavedEvent(package: package, pageID: entry.id, pageIndex: index, content: p.content))
+                if let thumbnails = thumbnailWriter, let index = metadata.pages.firstIndex(where: { $0.id == entry.id }) {
+                    saveSequence += 1
+                    thumbnails.enqueue(PageSavedEvent(package: package, pageID: entry.id, pageIndex: index,
+                                                      content: p.content, sequence: saveSequence))
                 }
             } catch {
                 if firstError == nil { firstError = error }
@@ -88,9 +90,10 @@ extension DocumentSession {
 
     /// Flushes, brings document.json and the manifest up to date, removes orphan assets and
     /// releases the document. If saving fails the session stays open and the call can be repeated.
-    public func close() throws(StoreError) {
+    public func close() async throws(StoreError) {
         guard !isClosed else { return }
         try flush()
+        await thumbnailWriter?.drain()
         try writeMetadata()
         try removeOrphanAssets()
         try engine.close()

@@ -26,6 +26,9 @@ public actor DocumentSession {
     var autosaveGeneration: UInt64 = 0
     var useClock: UInt64 = 0
     var isClosed = false
+    var saveSequence: UInt64 = 0
+    /// Writes thumbnails off the saving path (nil when the options turn them off).
+    let thumbnailWriter: ThumbnailWriter?
     /// Page files found on disk that document.json does not list (kept, reported).
     var unlistedPages: [UUID] = []
 
@@ -57,6 +60,7 @@ public actor DocumentSession {
         self.metadata = metadata
         self.engine = engine
         self.lockFD = lockFD
+        self.thumbnailWriter = options.thumbnails.map { ThumbnailWriter(options: $0, fileSystem: fileSystem) }
     }
 
     /// Opens a document package for writing.

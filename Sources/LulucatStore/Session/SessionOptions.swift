@@ -9,14 +9,15 @@ public struct SessionOptions: Sendable {
     public var autosaveDelay: Duration?
     /// How many clean pages stay loaded; beyond it the least recently used clean ones are dropped.
     public var maxLoadedPages: Int
-    /// Called after a page is saved, off the saving path, to refresh derived files (thumbnails).
-    public var pageSaved: (@Sendable (PageSavedEvent) -> Void)?
+    /// Thumbnails written in the background after each page save (nil: none). `close()` waits
+    /// for them; a save never does.
+    public var thumbnails: ThumbnailOptions?
 
     public init(autosaveDelay: Duration? = .milliseconds(500), maxLoadedPages: Int = 8,
-                pageSaved: (@Sendable (PageSavedEvent) -> Void)? = nil) {
+                thumbnails: ThumbnailOptions? = ThumbnailOptions()) {
         self.autosaveDelay = autosaveDelay
         self.maxLoadedPages = max(1, maxLoadedPages)
-        self.pageSaved = pageSaved
+        self.thumbnails = thumbnails
     }
 }
 
@@ -26,4 +27,6 @@ public struct PageSavedEvent: Sendable {
     public var pageID: UUID
     public var pageIndex: Int
     public var content: PageContent
+    /// Increases with every save of the session, so the newest content of a page wins.
+    public var sequence: UInt64
 }

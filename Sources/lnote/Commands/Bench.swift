@@ -4,10 +4,12 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: save (more come with their engines)."
-    static let usage = "lnote bench save [--json] [OPTIONS]"
+    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render."
+    static let usage = "lnote bench codec|save|journal|sqlite|render [--json] [OPTIONS]"
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("save", SaveBench.run),
+        ("sqlite", { try await SQLiteBench.run(arguments: $0) }),
+        ("render", { try await RenderBench.run(arguments: $0) }),
         ("_open", SaveBench.openProbe),
     ]
     let name: String

@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatRender
 
 struct DemoCommand: Command {
     static let name = "demo"
@@ -36,6 +37,12 @@ struct DemoCommand: Command {
             let session = try await lib.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(15)))
             var pages = await session.pageIDs()
             while pages.count < pageCount { pages.append(try await session.addPage()) }
+            if title == "Sketchbook" {
+                // An image, as a person pastes a photo: the asset is written at once.
+                try await session.insertImage(try DemoCommand.pictureJPEG(), fileExtension: "jpg",
+                                              frame: QuantizedRect(x: 3200, y: 4600, width: 2400, height: 1800),
+                                              rotation: -400, on: pages[0])
+            }
             for page in pages {
                 let content = generator.page(strokes: strokesPerPage, canvas: .letter)
                 // Write in bursts of strokes with pauses, so autosave fires between them.
@@ -65,6 +72,28 @@ struct DemoCommand: Command {
         Autosave wrote \(saveTimes.count) page snapshots: median \(r(median(saveTimes) * 1000)) ms, 95th percentile \(r(p95 * 1000)) ms.
 
         """)
+        print("Thumbnails: \(totals.pages) pages; covers in <document>/thumbnails/ (try lnote render DOC --page 1 -o page.png).\n")
         try await ListCommand(arguments: args.value("library").map { ["--library", $0] } ?? []).run()
+    }
+}
+
+extension DemoCommand {
+    /// A small generated picture (sky, sun and hills) as JPEG.
+    static func pictureJPEG() throws -> Data {
+        let w = 320, h = 240
+        var px = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 4
+                let t = Double(y) / Double(h)
+                var (r, g, b) = (90 + 100 * t, 150 + 70 * t, 235.0)
+                let dx = Double(x - 240), dy = Double(y - 60)
+                if dx * dx + dy * dy < 900 { (r, g, b) = (250, 210, 60) }
+                let hill = 170 + 25 * sin(Double(x) / 40)
+                if Double(y) > hill { (r, g, b) = (70, 150 - 40 * t, 70) }
+                px[i] = UInt8(r); px[i + 1] = UInt8(g); px[i + 2] = UInt8(b)
+            }
+        }
+        return try RGBAImage(width: w, height: h, pixels: px).jpegData(quality: 85)
     }
 }

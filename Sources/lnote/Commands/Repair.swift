@@ -17,7 +17,7 @@ struct RepairCommand: Command {
         let ref = args.positionals[0]
         let package = ref.hasSuffix(".lnote") || ref.contains("/") ? try DocumentPackage(path: ref) : lib.package(try lib.resolve(ref))
         var findings = try DocumentRepair().repair(package)
-        findings += await ThumbnailMaintenance.rebuildMissing(package)
+        findings += ThumbnailWriter.rebuild(package)
         let remaining = DocumentVerifier().verify(package).filter { $0.severity == .error }
         if args.flag("json") {
             printJSON(["id": package.id.uuidString,
@@ -30,9 +30,4 @@ struct RepairCommand: Command {
         }
         if !remaining.isEmpty { throw ExitCode(code: ExitStatus.failure) }
     }
-}
-
-/// Thumbnails come with the rendering module; until it is wired, nothing to rebuild.
-enum ThumbnailMaintenance {
-    static func rebuildMissing(_ package: DocumentPackage) async -> [Finding] { [] }
 }

@@ -1,0 +1,78 @@
+// Moving documents in and out of a library: one-file export and checked import, InkML pages.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+
+/// One-file export and import of documents, and InkML pages, against a `Library`.
+public enum DocumentTransfer {
+    /// Writes a document as one zip file (a SQLite-engine document is checkpointed first), holding
+    /// the document's lock while its files are read. The file appears atomically and durably.
+    /// - Returns: the number of bytes written.
+    @discardableResult
+    public static func exportArchive(_ id: UUID, from library: Library, to path: String) throws -> Int {
+        let data: Data = try library.withConsistentFiles(id) { package, files in
+            let writer = ZipWriter()
+            try PackageArchive.write(paths: files, topFolder: id, to: writer) { relative in
+                Data(try library.fileSystem.readFile(package.path + "/" + relative))
+            }
+            return try writer.finish()
+        }
+        try library.fileSystem.writeAtomically(data, to: absolute(path))
+        return data.count
+    }
+
+    /// Imports a file written by `exportArchive` (or any zip of a package) as a new document. The
+    /// archive is untrusted: names, sizes and ratios are checked before anything is inflated, and
+    /// the package is verified before it appears in the library. A failed import leaves nothing.
+    public static func importArchive(_ data: Data, into library: Library) throws -> ImportResult {
+        try library.importPackage { write in
+            try PackageArchive.forEachFile(in: data) { path, contents in try write(path, contents) }
+        }
+    }
+
+    /// What an InkML import made.
+    public struct InkMLImport: Sendable {
+        public var package: DocumentPackage
+        public var pageID: UUID
+        public var strokes: Int
+        public var samples: Int
+        /// Size of the page content file written.
+        public var pageBytes: Int
+        public var warnings: [String]
+    }
+
+    /// Imports an InkML file as a new document, or as a new last page of `document`.
+    public static func importInkML(_ data: Data, into library: Library, title: String, document: UUID? = nil) async throws -> InkMLImport {
+        let ink = try InkMLReader.read(data)
+        let package: DocumentPackage
+        let session: DocumentSession
+        let page: UUID
+        if let document {
+            package = library.package(document)
+            session = try await library.open(document, options: SessionOptions(autosaveDelay: nil))
+            do { page = try await session.addPage(canvas: ink.page.canvasSize) } catch {
+                await session.abandon()
+                throw error
+            }
+        } else {
+            package = try library.createDocument(title: title, firstPage: ink.page.canvasSize)
+            session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
+            page = await session.pageIDs()[0]
+        }
+        do {
+            if !ink.page.elements.isEmpty { try await session.append(ink.page.elements, to: page) }
+            try await session.close()
+        } catch {
+            await session.abandon()
+            throw error
+        }
+        let size = (try? library.fileSystem.info(package.pagePath(page)))??.size ?? 0
+        return InkMLImport(package: package, pageID: page, strokes: ink.strokes.count, samples: ink.sampleCount,
+                           pageBytes: size, warnings: ink.warnings)
+    }
+
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+}

@@ -1,0 +1,125 @@
+// Page thumbnails, written off the saving path: a saved page's newest content is rendered and
+// written to thumbnails/<page-id>.jpg by a background task. The first page's is the cover.
+
+import Foundation
+import LulucatInk
+import LulucatRender
+
+/// How thumbnails are made.
+public struct ThumbnailOptions: Sendable, Equatable {
+    /// Width in pixels of the library grid cell.
+    public var width: Int
+    /// When set, the page is fitted into width x maxHeight instead of following its aspect ratio.
+    public var maxHeight: Int?
+    public var quality: Int
+    public init(width: Int = Thumbnail.defaultWidth, maxHeight: Int? = nil, quality: Int = 80) {
+        self.width = width
+        self.maxHeight = maxHeight
+        self.quality = quality
+    }
+}
+
+/// Renders and writes thumbnails in the background. A page saved again before its thumbnail was
+/// written is rendered once, at its newest content. Problems (a missing asset drawn as a
+/// placeholder, a failed write) are collected, never thrown at the saving session.
+public actor ThumbnailWriter {
+    public let options: ThumbnailOptions
+    let fileSystem: any FileSystem
+    var pending: [String: PageSavedEvent] = [:]
+    var order: [String] = []
+    var worker: Task<Void, Never>?
+    /// Pages whose thumbnail was written, and problems met.
+    public private(set) var written = 0
+    public private(set) var problems: [Finding] = []
+
+    public init(options: ThumbnailOptions = ThumbnailOptions(), fileSystem: any FileSystem = PosixFileSystem()) {
+        self.options = options
+        self.fileSystem = fileSystem
+    }
+
+    /// Queues a saved page; returns at once.
+    public nonisolated func enqueue(_ event: PageSavedEvent) {
+        Task { await self.add(event) }
+    }
+
+    func add(_ event: PageSavedEvent) {
+        let key = event.package.thumbnailPath(event.pageID)
+        if let old = pending[key], old.sequence > event.sequence { return }
+        if pending[key] == nil { order.append(key) }
+        pending[key] = event
+        if worker == nil { worker = Task { await self.work() } }
+    }
+
+    func work() async {
+        while !order.isEmpty {
+            let key = order.removeFirst()
+            guard let event = pending.removeValue(forKey: key) else { continue }
+            do {
+                let found = try ThumbnailWriter.write(event.content, page: event.pageID, in: event.package,
+                                                      options: options, fileSystem: fileSystem)
+                problems += found
+                written += 1
+            } catch {
+                problems.append(Finding(.warning, key, "thumbnail not written: \(error)"))
+            }
+            await Task.yield()
+        }
+        worker = nil
+    }
+
+    /// Waits until every queued thumbnail is written.
+    public func drain() async {
+        // Events enqueued just before this call may still be on their way to `add`.
+        await Task.yield()
+        while let w = worker { await w.value }
+    }
+
+    /// Renders a page's thumbnail and writes it atomically. Returns the problems met while drawing.
+    @discardableResult
+    public static func write(_ content: PageContent, page: UUID, in package: DocumentPackage,
+                             options: ThumbnailOptions = ThumbnailOptions(),
+                             fileSystem fs: any FileSystem = PosixFileSystem()) throws -> [Finding] {
+        let assets = try PackageReader.scanAssets(package, fileSystem: fs).assets
+        let (data, problems) = try Thumbnail.jpeg(content, width: options.width, maxHeight: options.maxHeight,
+                                                   quality: options.quality) { id in
+            guard let ext = assets[id] else { return nil }
+            return try RGBAImage(decoding: Data(try fs.readFile(package.assetPath(id, ext: ext), limit: 256 << 20)))
+        }
+        try fs.ensureDirectory(package.thumbnailsPath)
+        try fs.writeAtomically(data, to: package.thumbnailPath(page))
+        return problems.map { Finding(.warning, package.thumbnailPath(page), "\($0)") }
+    }
+
+    /// Regenerates the thumbnails of a package that are missing, or older than their page (or all
+    /// of them with `all`). Returns what it did.
+    public static func rebuild(_ package: DocumentPackage, all: Bool = false, options: ThumbnailOptions = ThumbnailOptions(),
+                               fileSystem fs: any FileSystem = PosixFileSystem()) -> [Finding] {
+        var findings: [Finding] = []
+        guard let doc = try? PackageReader.readDocument(package, fileSystem: fs) else {
+            return [Finding(.error, package.documentPath, "cannot be read; thumbnails not rebuilt")]
+        }
+        let engine = try? DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
+        for (i, entry) in doc.pages.enumerated() {
+            let path = package.thumbnailPath(entry.id)
+            if !all, !isStale(path, page: package.pagePath(entry.id), modified: entry.modified) { continue }
+            do {
+                guard let engine else { throw StoreError.invalidArgument("no engine for this document") }
+                let content = try engine.loadPage(entry.id)
+                findings += try write(content, page: entry.id, in: package, options: options, fileSystem: fs)
+                findings.append(Finding(.repaired, path, "thumbnail of page \(i + 1) \(all ? "rebuilt" : "regenerated (missing or stale)")"))
+            } catch {
+                findings.append(Finding(.warning, path, "thumbnail of page \(i + 1) not written: \(error)"))
+            }
+        }
+        return findings
+    }
+
+    /// A thumbnail is stale when it is missing or older than its page's content or metadata.
+    static func isStale(_ thumbnail: String, page: String, modified: Date) -> Bool {
+        let fm = FileManager.default
+        guard let t = (try? fm.attributesOfItem(atPath: thumbnail))?[.modificationDate] as? Date else { return true }
+        if t < modified { return true }
+        if let p = (try? fm.attributesOfItem(atPath: page))?[.modificationDate] as? Date, p > t { return true }
+        return false
+    }
+}

@@ -1,0 +1,88 @@
+// lnote render and lnote thumbnails: pages as files a person can open, covers for the library.
+
+import Foundation
+import LulucatInk
+import LulucatRender
+import LulucatStore
+
+struct RenderCommand: Command {
+    static let name = "render"
+    static let abstract = "Render a page to PNG, JPEG or SVG."
+    static let usage = "lnote render DOC --page N --format png|jpg|svg [--scale S] -o FILE [--library DIR]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library", "page", "format", "scale", "o", "output", "quality"], flags: ["json"])
+        guard args.positionals.count == 1 else { throw UsageError("render takes one document") }
+        guard args.value("o") ?? args.value("output") != nil else { throw UsageError("name the output file with -o FILE") }
+        if let f = args.value("format"), PageExportFormat(rawValue: f == "jpeg" ? "jpg" : f) == nil {
+            throw UsageError("unknown format '\(f)' (png, jpg or svg)")
+        }
+        if let s = try args.double("scale"), !(s > 0 && s <= 16) { throw UsageError("--scale must be in (0, 16]") }
+    }
+    func run() async throws {
+        let lib = library(args)
+        let out = (args.value("o") ?? args.value("output"))!
+        let package = try resolvePackage(args.positionals[0], in: lib)
+        let number = try args.int("page") ?? 1
+        let page = try pageID(number, of: package)
+        let ext = URL(fileURLWithPath: out).pathExtension.lowercased()
+        let name = args.value("format") ?? (ext == "jpeg" ? "jpg" : ext)
+        guard let format = PageExportFormat(rawValue: name == "jpeg" ? "jpg" : name) else {
+            throw UsageError("say --format png|jpg|svg (the file name '\(out)' does not tell)")
+        }
+        let content = try PageSnapshot.read(package, page: page)
+        let assets = try AssetFiles(package)
+        let (data, problems) = try PageExport.export(content, format: format, scale: try args.double("scale") ?? 2,
+                                                     quality: try args.int("quality") ?? 90, assetData: assets.data)
+        try PosixFileSystem().writeAtomically(data, to: out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out)
+        for p in problems { printError("lnote render: warning: \(p)") }
+        if args.flag("json") {
+            printJSON(["path": out, "format": format.rawValue, "bytes": data.count, "page": number, "problems": problems.map { "\($0)" }])
+        } else {
+            print("Wrote page \(number) to \(out) (\(format.rawValue), \(data.count) bytes)")
+        }
+    }
+}
+
+/// The asset files of a package, by id (read on demand).
+struct AssetFiles {
+    let package: DocumentPackage
+    let names: [UUID: String]
+    init(_ package: DocumentPackage) throws {
+        self.package = package
+        var names: [UUID: String] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: package.assetsPath)) ?? [] {
+            if let (id, ext) = DocumentPackage.parseName(name, extensions: DocumentPackage.assetExtensions) { names[id] = ext }
+        }
+        self.names = names
+    }
+    func data(_ id: UUID) throws -> Data? {
+        guard let ext = names[id] else { return nil }
+        return Data(try PosixFileSystem().readFile(package.assetPath(id, ext: ext), limit: 256 << 20))
+    }
+}
+
+struct ThumbnailsCommand: Command {
+    static let name = "thumbnails"
+    static let abstract = "Regenerate missing or stale thumbnails of a document (all with --rebuild)."
+    static let usage = "lnote thumbnails DOC [--rebuild] [--width PX] [--library DIR]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library", "width"], flags: ["rebuild", "json"])
+        guard args.positionals.count == 1 else { throw UsageError("thumbnails takes one document") }
+        if let w = try args.int("width"), !(16...4096).contains(w) { throw UsageError("--width must be 16...4096") }
+    }
+    func run() async throws {
+        let lib = library(args)
+        let package = try resolvePackage(args.positionals[0], in: lib)
+        let options = ThumbnailOptions(width: try args.int("width") ?? Thumbnail.defaultWidth)
+        let findings = ThumbnailWriter.rebuild(package, all: args.flag("rebuild"), options: options)
+        if args.flag("json") {
+            printJSON(["id": package.id.uuidString, "actions": findings.map { ["severity": $0.severity.rawValue, "path": $0.path, "message": $0.message] }])
+        } else {
+            if findings.isEmpty { print("Every thumbnail is up to date.") }
+            for f in findings { print(f) }
+        }
+        if findings.contains(where: { $0.severity == .error }) { throw ExitCode(code: ExitStatus.failure) }
+    }
+}
