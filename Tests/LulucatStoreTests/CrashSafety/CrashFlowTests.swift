@@ -20,12 +20,13 @@ struct CrashFlowTests {
 
 @Suite("I/O errors in the write flows")
 struct FaultInjectionTests {
-    @Test("every call of a flow failed with EIO, ENOSPC and EDQUOT, once and persistently", arguments: CrashFlow.all.map(\.name))
+    /// Every other call here, to keep `swift test` short; `lnote crashcheck` fails every call.
+    @Test("calls of a flow failed with EIO, ENOSPC and EDQUOT, once and persistently", arguments: CrashFlow.all.map(\.name))
     func faults(_ name: String) async {
         let flow = CrashFlow.all.first { $0.name == name }!
         var report = await CrashHarness.explore(flow, limits: CrashEnumerationLimits(fullSubsetPendingLimit: 0, maxDataCombinations: 1))
-        await CrashHarness.injectFaults(flow, into: &report)
-        #expect(report.faultRuns == report.calls * 6)
+        await CrashHarness.injectFaults(flow, into: &report, stride: 2)
+        #expect(report.faultRuns == (report.calls + 1) / 2 * 6)
         #expect(report.faultsInjected >= report.faultRuns)
         #expect(report.faultViolations == 0, "\(report.examples.joined(separator: "\n"))")
         print("\(name): \(report.calls) calls, \(report.faultRuns) fault runs, \(report.faultsInjected) faults, \(report.faultViolations) violations")
