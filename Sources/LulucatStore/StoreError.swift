@@ -28,6 +28,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case sessionClosed
     /// A call whose arguments do not fit the document (a page index out of range, ...).
     case invalidArgument(String)
+    /// The SQLite engine's content database (`content.sqlite`) failed; the error names the file.
+    case contentDatabase(SQLiteEngineError)
 
     public var description: String {
         switch self {
@@ -45,6 +47,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case let .elementNotFound(id, page): return "page \(page) has no element \(id)"
         case .sessionClosed: return "the document session is closed"
         case .invalidArgument(let s): return s
+        case .contentDatabase(let e): return e.description
         }
     }
 }

@@ -21,10 +21,12 @@ let commands: [any Command.Type] = [
     NewCommand.self,
     VerifyCommand.self,
     RepairCommand.self,
+    MigrateCommand.self,
     RenderCommand.self,
     ThumbnailsCommand.self,
     ExportCommand.self,
     ImportCommand.self,
+    CompactCommand.self,
     BenchCommand.self,
     CrashCheckCommand.self,
 ]

@@ -65,6 +65,7 @@ final class InstrumentedFileSystem: FileSystem, @unchecked Sendable {
     func syncData(_ fd: FileDescriptor) throws(FileError) { try base.syncData(fd) }
     func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError) { try base.truncate(fd, to: length) }
     func size(_ fd: FileDescriptor) throws(FileError) -> Int { try base.size(fd) }
+    func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) { try base.seek(fd, to: offset) }
     func close(_ fd: FileDescriptor) throws(FileError) {
         lock.withLock { fdPaths[fd.rawValue] = nil }
         try base.close(fd)

@@ -28,7 +28,8 @@ public enum PageFile {
     /// The bytes of a page content file holding `content`, its samples coded with `codec`.
     ///
     /// - Throws: `PageFormatError.unencodable` when a stroke's optional channel lengths differ from
-    ///   its sample count, or a stroke holds more than `maxSamplesPerStroke` samples.
+    ///   its sample count, a stroke holds more than `maxSamplesPerStroke` samples, or an unknown
+    ///   element claims a known kind.
     public static func encode(_ content: PageContent, codec: SampleCodecID = .compact) throws(PageFormatError) -> [UInt8] {
         try encode(content, codec: codec, reusing: nil).bytes
     }
@@ -106,6 +107,10 @@ public enum PageFile {
                 payload = ByteWriter(capacity: 64)
                 encodeImage(image, into: &payload)
             case .unknown(let u):
+                // Read back as a stroke or image, such a payload would change meaning or fail.
+                guard u.kind != Kind.stroke && u.kind != Kind.image else {
+                    throw .unencodable("unknown element \(u.id) claims kind \(u.kind), which is a known kind")
+                }
                 kind = u.kind
                 payload = ByteWriter(capacity: u.payload.count)
                 payload.writeBytes(u.payload)

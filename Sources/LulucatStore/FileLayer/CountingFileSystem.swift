@@ -1,5 +1,5 @@
-// A file system that passes every call through and counts the files opened for reading, so a
-// test or a benchmark can prove how many files an operation touches.
+// A file system that passes every call through and counts the files opened and the bytes written,
+// so a test or a benchmark can prove how many files an operation touches and what it writes.
 
 import Foundation
 
@@ -9,6 +9,7 @@ public final class CountingFileSystem: FileSystem, @unchecked Sendable {
     private let lock = NSLock()
     private var reads: [String] = []
     private var writes: [String] = []
+    private var written = 0
 
     public init(_ base: any FileSystem = PosixFileSystem()) { self.base = base }
 
@@ -16,18 +17,24 @@ public final class CountingFileSystem: FileSystem, @unchecked Sendable {
     public var readOpens: [String] { lock.withLock { reads } }
     /// Paths opened for writing since the last reset, in order.
     public var writeOpens: [String] { lock.withLock { writes } }
-    public func reset() { lock.withLock { reads = []; writes = [] } }
+    /// Bytes passed to `write` since the last reset.
+    public var bytesWritten: Int { lock.withLock { written } }
+    public func reset() { lock.withLock { reads = []; writes = []; written = 0 } }
 
     public func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor {
         let fd = try base.open(path, mode)
         lock.withLock { if mode == .read { reads.append(path) } else { writes.append(path) } }
         return fd
     }
-    public func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError) { try base.write(fd, bytes) }
+    public func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError) {
+        try base.write(fd, bytes)
+        lock.withLock { written += bytes.count }
+    }
     public func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int { try base.read(fd, into: buffer) }
     public func sync(_ fd: FileDescriptor) throws(FileError) { try base.sync(fd) }
     public func syncData(_ fd: FileDescriptor) throws(FileError) { try base.syncData(fd) }
     public func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError) { try base.truncate(fd, to: length) }
+    public func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) { try base.seek(fd, to: offset) }
     public func size(_ fd: FileDescriptor) throws(FileError) -> Int { try base.size(fd) }
     public func close(_ fd: FileDescriptor) throws(FileError) { try base.close(fd) }
     public func rename(_ from: String, to: String) throws(FileError) { try base.rename(from, to: to) }

@@ -59,6 +59,11 @@ extension FileSystem {
         try data.withUnsafeBytes { raw in Result { () throws(FileError) in try writeAtomically(raw, to: path) } }.get()
     }
 
+    /// Writes all of `bytes` at the current offset.
+    public func write(_ fd: FileDescriptor, _ bytes: [UInt8]) throws(FileError) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(FileError) in try write(fd, raw) } }.get()
+    }
+
     /// Creates a directory if it is not there yet; a file or link in its place is an error.
     public func ensureDirectory(_ path: String) throws(FileError) {
         switch try info(path)?.kind {
@@ -83,6 +88,14 @@ extension FileSystem {
 
     /// Whether a regular file is at `path`.
     public func fileExists(_ path: String) throws(FileError) -> Bool { try info(path)?.kind == .file }
+}
+
+extension FileSystem {
+    /// For file systems written before `seek` joined the seam: they cannot position a descriptor,
+    /// so the journal engine reports that instead of writing in the wrong place.
+    public func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) {
+        throw FileError("seek (this file system does not implement seek)", path: "fd \(fd.rawValue)", errno: ENOTSUP)
+    }
 }
 
 /// Splits "/a/b/c" into ("/a/b", "c").

@@ -45,6 +45,9 @@ public protocol FileSystem: Sendable {
     /// Makes the file's data durable (fdatasync): enough after an append to an existing file.
     func syncData(_ fd: FileDescriptor) throws(FileError)
     func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError)
+    /// Moves the file offset to `offset` from the start (lseek SEEK_SET): the journal overwrites its
+    /// preallocated zeros in place.
+    func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError)
     func size(_ fd: FileDescriptor) throws(FileError) -> Int
     func close(_ fd: FileDescriptor) throws(FileError)
 

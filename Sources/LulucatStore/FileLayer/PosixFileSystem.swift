@@ -79,6 +79,10 @@ public struct PosixFileSystem: FileSystem {
         _ = try call("truncate", "fd \(fd.rawValue)") { ftruncate(fd.rawValue, off_t(length)) }
     }
 
+    public func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) {
+        _ = try call("seek", "fd \(fd.rawValue)") { lseek(fd.rawValue, off_t(offset), SEEK_SET) }
+    }
+
     public func size(_ fd: FileDescriptor) throws(FileError) -> Int {
         var st = stat()
         _ = try call("stat", "fd \(fd.rawValue)") { fstat(fd.rawValue, &st) }

@@ -25,12 +25,7 @@ extension Library {
     public func withConsistentFiles<T>(_ id: UUID, _ body: (DocumentPackage, [String]) throws -> T) throws -> T {
         let fs = fileSystem
         let package = self.package(id)
-        let lock: FileDescriptor
-        do { lock = try fs.lock(package.lockPath) } catch {
-            if error.isWouldBlock { throw StoreError.documentInUse(path: package.path) }
-            if error.isNotFound { throw StoreError.documentNotFound(id.uuidString) }
-            throw StoreError.file(error)
-        }
+        let lock = try package.lockForWriting(fs)
         defer { fs.unlock(lock) }
         _ = try PackageReader.readDocument(package, fileSystem: fs)
         try EngineHooks.prepareForCopy(package, fileSystem: fs)
@@ -77,6 +72,15 @@ extension Library {
                 throw StoreError.corruptFile(path: "document.json", reason: "the imported package has none")
             }
             var doc = try PackageJSON.decodeDocument(docBytes, path: "document.json (imported)")
+            // Page metadata in document.json is derived from the pages (a document exported from a
+            // session that was killed may lag them): brought in line, as an open after a crash does.
+            let staged = DocumentPackage(unchecked: staging.path, id: doc.id)
+            if let engine = try? DocumentSession.makeEngine(doc, package: staged, fileSystem: fs) {
+                for i in doc.pages.indices {
+                    if let content = try? engine.loadPage(doc.pages[i].id) { _ = doc.pages[i].reconcile(with: content) }
+                }
+                try? engine.close()
+            }
             let taken = try fs.info(package(doc.id).path) != nil
                 || (try fs.info(trashPath + "/" + DocumentPackage.directoryName(doc.id)) != nil)
             if taken { doc.id = UUID() }
@@ -106,5 +110,9 @@ extension Library {
 /// What each engine must do before its files are copied (a SQLite database is checkpointed into
 /// one file). The snapshot and journal engines need nothing.
 enum EngineHooks {
-    static func prepareForCopy(_ package: DocumentPackage, fileSystem: any FileSystem) throws {}
+    /// Called with the document's lock held, so no session writes while the files are copied.
+    static func prepareForCopy(_ package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) {
+        let doc = try PackageReader.readDocument(package, fileSystem: fileSystem)
+        if doc.engine == .sqlite { try SQLiteEngine.checkpointForCopy(package, fileSystem: fileSystem) }
+    }
 }

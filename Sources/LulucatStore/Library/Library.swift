@@ -127,9 +127,6 @@ public struct Library: Sendable {
         guard title.utf8.count <= PackageJSON.maxTitleLength else {
             throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
         }
-        guard engine == .snapshot else {
-            throw .invalidArgument("the \(engine.rawValue) engine is not available in this build")
-        }
         try prepare()
         let id = UUID()
         let now = Date.storeNow()
@@ -141,6 +138,7 @@ public struct Library: Sendable {
             pages.append((page, PageContent(canvasSize: canvas)))
         }
         try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
+            if engine == .sqlite { return try SQLiteEngine.createDatabase(package, pages: pages) }
             let engine = SnapshotEngine(package: package, fileSystem: fileSystem, codec: codec)
             for (page, content) in pages { try engine.createPage(page, content: content) }
         }
@@ -200,14 +198,10 @@ public struct Library: Sendable {
         let fs = fileSystem
         let source = package(id)
         // Holding the lock keeps a writer from changing the package while it is copied.
-        let lock: FileDescriptor
-        do { lock = try fs.lock(source.lockPath) } catch {
-            if error.isWouldBlock { throw .documentInUse(path: source.path) }
-            if error.isNotFound { throw .documentNotFound(id.uuidString) }
-            throw .file(error)
-        }
+        let lock = try source.lockForWriting(fs)
         defer { fs.unlock(lock) }
         var doc = try PackageReader.readDocument(source, fileSystem: fs)
+        try EngineHooks.prepareForCopy(source, fileSystem: fs)
         let newID = UUID()
         let now = Date.storeNow()
         doc.id = newID
@@ -244,12 +238,7 @@ public struct Library: Sendable {
             }
             return
         }
-        let lock: FileDescriptor
-        do { lock = try fs.lock(source.lockPath) } catch {
-            if error.isWouldBlock { throw .documentInUse(path: source.path) }
-            if error.isNotFound { throw .documentNotFound(id.uuidString) }
-            throw .file(error)
-        }
+        let lock = try source.lockForWriting(fs)
         fs.unlock(lock)
         try ensureDurableDirectory(trashPath, parent: root)
         try StoreError.io { () throws(FileError) in

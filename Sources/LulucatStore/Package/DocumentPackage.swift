@@ -93,3 +93,16 @@ extension Date {
         Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 }
+
+extension DocumentPackage {
+    /// Takes the document's writer lock (`.lock`, flock) without waiting.
+    /// - Throws: `StoreError.documentInUse` when a session or process holds it,
+    ///   `StoreError.documentNotFound` when the package is not there.
+    func lockForWriting(_ fs: any FileSystem) throws(StoreError) -> FileDescriptor {
+        do { return try fs.lock(lockPath) } catch {
+            if error.isWouldBlock { throw .documentInUse(path: path) }
+            if error.isNotFound { throw .documentNotFound(path) }
+            throw .file(error)
+        }
+    }
+}

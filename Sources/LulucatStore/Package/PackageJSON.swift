@@ -37,6 +37,18 @@ public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
     }
 
     public var canvasSize: QuantizedSize { QuantizedSize(width: width, height: height) }
+
+    /// Brings the element count, canvas size and asset list in line with the page's content (the
+    /// truth). Returns whether anything changed.
+    mutating func reconcile(with content: PageContent) -> Bool {
+        let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
+        guard elementCount != content.elements.count || canvasSize != content.canvasSize || self.assets != assets else { return false }
+        elementCount = content.elements.count
+        width = content.canvasSize.width
+        height = content.canvasSize.height
+        self.assets = assets
+        return true
+    }
 }
 
 /// document.json: the source of truth for a document's metadata and page order.

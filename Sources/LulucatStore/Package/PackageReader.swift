@@ -31,6 +31,8 @@ enum PackageReader {
         var pageFiles: Set<UUID> = []
         /// Pages with a journal file.
         var journalFiles: Set<UUID> = []
+        /// Damaged journals kept aside (`<page>.journal.corrupt-<n>`), by name.
+        var keptAside: [String] = []
         /// Names in pages/ that are not ours.
         var strangers: [String] = []
     }
@@ -41,11 +43,21 @@ enum PackageReader {
         for name in names {
             if let (id, ext) = DocumentPackage.parseName(name, extensions: ["content", "journal"]) {
                 if ext == "content" { scan.pageFiles.insert(id) } else { scan.journalFiles.insert(id) }
+            } else if isKeptAsideJournal(name) {
+                scan.keptAside.append(name)
             } else if !name.hasPrefix(temporaryFilePrefix) {
                 scan.strangers.append(name)
             }
         }
         return scan
+    }
+
+    /// Whether a name is `<UUID>.journal.corrupt-<n>`, a damaged journal the journal engine kept aside.
+    static func isKeptAsideJournal(_ name: String) -> Bool {
+        let marker = ".journal.corrupt-"
+        guard let r = name.range(of: marker), UUID(strictString: String(name[..<r.lowerBound])) != nil else { return false }
+        let n = name[r.upperBound...]
+        return !n.isEmpty && n.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// The assets on disk: id to file extension.

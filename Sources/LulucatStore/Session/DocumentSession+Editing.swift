@@ -8,7 +8,13 @@ extension DocumentSession {
     func edit(_ page: UUID, _ change: PageChange) throws(StoreError) {
         try checkOpen()
         var p = try load(page)
-        do { try p.content.apply(change) } catch { throw .invalidArgument("page \(page): \(error)") }
+        // Out of the dictionary while it changes, so its element array is referenced once and the
+        // change applies in place instead of copying the page (2,000 strokes) on every stroke.
+        loaded[page] = nil
+        do { try p.content.apply(change) } catch {
+            loaded[page] = p
+            throw .invalidArgument("page \(page): \(error)")
+        }
         switch change {
         case .delete(let ids): p.encoded?.forget(ids)
         case .replace(let id, _): p.encoded?.forget([id])
@@ -22,8 +28,17 @@ extension DocumentSession {
         metadata.pages[i].elementCount = p.content.elements.count
         metadata.pages[i].width = p.content.canvasSize.width
         metadata.pages[i].height = p.content.canvasSize.height
-        let assets = p.content.assetIDs.sorted { $0.uuidString < $1.uuidString }
-        if metadata.pages[i].assets != assets { metadata.pages[i].assets = assets }
+        // Only a change that adds, replaces or removes elements can change the images shown.
+        let imagesMayChange: Bool
+        switch change {
+        case .append(let elements): imagesMayChange = elements.contains { $0.image != nil }
+        case .delete, .replace, .update: imagesMayChange = true
+        case .move, .resize: imagesMayChange = false
+        }
+        if imagesMayChange {
+            let assets = p.content.assetIDs.sorted { $0.uuidString < $1.uuidString }
+            if metadata.pages[i].assets != assets { metadata.pages[i].assets = assets }
+        }
         let now = Date.storeNow()
         metadata.pages[i].modified = now
         metadata.modified = now

@@ -23,6 +23,7 @@ extension DocumentSession {
         autosaveTask = nil
         do {
             try saveDirtyPages()
+            scheduleIdle(after: delay)
         } catch {
             // The session stays usable; the pages stay dirty and the save is tried again later.
             let retry = min(delay * 2, .seconds(30))
@@ -38,6 +39,7 @@ extension DocumentSession {
     }
 
     func saveDirtyPages() throws(StoreError) {
+        if engine.savesPagesTogether { return try saveDirtyPagesTogether() }
         var firstError: StoreError?
         for entry in metadata.pages {
             guard let p = loaded[entry.id], p.dirty else { continue }
@@ -45,16 +47,7 @@ extension DocumentSession {
                 let start = DispatchTime.now().uptimeNanoseconds
                 let encoded = try engine.savePage(entry.id, content: p.content, changes: p.changes, reusing: p.encoded)
                 saveDurations.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-                var saved = p
-                saved.encoded = encoded
-                saved.changes = []
-                saved.dirty = false
-                loaded[entry.id] = saved
-                if let thumbnails = thumbnailWriter, let index = metadata.pages.firstIndex(where: { $0.id == entry.id }) {
-                    saveSequence += 1
-                    thumbnails.enqueue(PageSavedEvent(package: package, pageID: entry.id, pageIndex: index,
-                                                      content: p.content, sequence: saveSequence))
-                }
+                markSaved(entry.id, p, encoded: encoded)
             } catch {
                 if firstError == nil { firstError = error }
             }
@@ -66,6 +59,20 @@ extension DocumentSession {
         lastSaveError = nil
     }
 
+    /// The page is durable as `p` was: clean in memory, its thumbnail queued.
+    func markSaved(_ id: UUID, _ p: LoadedPage, encoded: EncodedStrokes?) {
+        var saved = p
+        saved.encoded = encoded
+        saved.changes = []
+        saved.dirty = false
+        loaded[id] = saved
+        if let thumbnails = thumbnailWriter, let index = metadata.pages.firstIndex(where: { $0.id == id }) {
+            saveSequence += 1
+            thumbnails.enqueue(PageSavedEvent(package: package, pageID: id, pageIndex: index,
+                                              content: p.content, sequence: saveSequence))
+        }
+    }
+
     /// Saves every dirty page now, then document.json and the manifest (the app is going to the
     /// background). Returns only when everything is durable.
     public func flush() throws(StoreError) {
@@ -74,6 +81,17 @@ extension DocumentSession {
         autosaveTask = nil
         try saveDirtyPages()
         if metadataDirty { try writeMetadata() }
+    }
+
+    /// Saves every dirty page, then merges each page's journal into its snapshot (journal
+    /// documents; a snapshot document has nothing to merge).
+    /// - Returns: the pages whose files were rewritten.
+    @discardableResult
+    public func compact() throws(StoreError) -> [UUID] {
+        try flush()
+        var compacted: [UUID] = []
+        for entry in metadata.pages where try engine.compact(entry.id) { compacted.append(entry.id) }
+        return compacted
     }
 
     /// Writes document.json, then the manifest (the cache follows the truth).
@@ -113,7 +131,7 @@ extension DocumentSession {
         var referenced = Set(metadata.pages.flatMap(\.assets))
         // Pages on disk that document.json does not list keep their assets until someone decides.
         for id in unlistedPages {
-            if let content = try? SnapshotEngine.readSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem) {
+            if let content = try? engine.loadPage(id) {
                 referenced.formUnion(content.assetIDs)
             }
         }

@@ -24,6 +24,10 @@ public actor DocumentSession {
     var metadataDirty = false
     var autosaveTask: Task<Void, Never>?
     var autosaveGeneration: UInt64 = 0
+    /// The engine's idle work after a quiet autosave (DocumentSession+Together.swift).
+    var idleTask: Task<Void, Never>?
+    /// How many times the engine's idle work ran.
+    public internal(set) var idleCount = 0
     var useClock: UInt64 = 0
     var isClosed = false
     var saveSequence: UInt64 = 0
@@ -75,19 +79,16 @@ public actor DocumentSession {
             throw .documentNotFound(package.path)
         }
         guard info.kind == .directory else { throw .unexpectedFileKind(path: package.path, found: info.kind) }
-        let lock: FileDescriptor
-        do { lock = try fs.lock(package.lockPath) } catch {
-            if error.isWouldBlock { throw .documentInUse(path: package.path) }
-            throw .file(error)
-        }
+        let lock = try package.lockForWriting(fs)
         do {
             var findings: [Finding] = []
             let metadata = try PackageReader.readDocument(package, fileSystem: fs)
             try removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
+            try EngineMigration.cleanUpInterrupted(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
             for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
                 try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
             }
-            let engine = try makeEngine(metadata, package: package, fileSystem: fs)
+            let engine = try makeEngine(metadata, package: package, fileSystem: fs, journal: options.journal)
             let session = DocumentSession(package: package, fileSystem: fs, options: options,
                                           metadata: metadata, engine: engine, lockFD: lock)
             try await session.openTimeRepair(findings: findings)
@@ -98,12 +99,15 @@ public actor DocumentSession {
         }
     }
 
-    static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) -> any StorageEngine {
+    static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem,
+                           journal: JournalOptions = JournalOptions()) throws(StoreError) -> any StorageEngine {
         switch metadata.engine {
         case .snapshot:
             return SnapshotEngine(package: package, fileSystem: fileSystem, codec: metadata.sampleCodec)
-        case .journal, .sqlite:
-            throw .invalidArgument("the \(metadata.engine.rawValue) engine is not available in this build")
+        case .journal:
+            return JournalEngine(package: package, fileSystem: fileSystem, codec: metadata.sampleCodec, options: journal)
+        case .sqlite:
+            return try SQLiteEngine(package: package)
         }
     }
 
@@ -133,16 +137,7 @@ public actor DocumentSession {
             var changed = false
             for (i, entry) in metadata.pages.enumerated() {
                 do {
-                    let content = try engine.loadPage(entry.id)
-                    let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
-                    if entry.elementCount != content.elements.count || entry.canvasSize != content.canvasSize
-                        || metadata.pages[i].assets != assets {
-                        metadata.pages[i].elementCount = content.elements.count
-                        metadata.pages[i].width = content.canvasSize.width
-                        metadata.pages[i].height = content.canvasSize.height
-                        metadata.pages[i].assets = assets
-                        changed = true
-                    }
+                    if metadata.pages[i].reconcile(with: try engine.loadPage(entry.id)) { changed = true }
                 } catch {
                     report.append(Finding(.error, package.pagePath(entry.id), "\(error)"))
                 }
@@ -183,6 +178,9 @@ public actor DocumentSession {
     public func pageIDs() -> [UUID] { metadata.pages.map(\.id) }
     public func pageEntries() -> [PageEntry] { metadata.pages }
     public var engineKind: EngineKind { metadata.engine }
+    /// What the storage engine found while loading and repairing pages (a torn journal tail after
+    /// a crash, a damaged journal kept aside).
+    public var engineFindings: [Finding] { engine.findings }
     /// Pages with changes not yet durable.
     public var dirtyPageIDs: [UUID] { metadata.pages.map(\.id).filter { loaded[$0]?.dirty == true } }
     /// How many pages are loaded in memory now.
@@ -220,7 +218,10 @@ public actor DocumentSession {
     func evictCleanPages(keeping page: UUID) {
         guard loaded.count > options.maxLoadedPages else { return }
         let clean = loaded.filter { !$0.value.dirty && $0.key != page }.sorted { $0.value.lastUse < $1.value.lastUse }
-        for (id, _) in clean.prefix(loaded.count - options.maxLoadedPages) { loaded[id] = nil }
+        for (id, _) in clean.prefix(loaded.count - options.maxLoadedPages) {
+            loaded[id] = nil
+            engine.pageUnloaded(id)
+        }
     }
 }
 

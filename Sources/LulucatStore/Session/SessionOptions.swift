@@ -12,12 +12,15 @@ public struct SessionOptions: Sendable {
     /// Thumbnails written in the background after each page save (nil: none). `close()` waits
     /// for them; a save never does.
     public var thumbnails: ThumbnailOptions?
+    /// Compaction thresholds and preallocation of the journal engine (journal documents only).
+    public var journal: JournalOptions
 
     public init(autosaveDelay: Duration? = .milliseconds(500), maxLoadedPages: Int = 8,
-                thumbnails: ThumbnailOptions? = ThumbnailOptions()) {
+                thumbnails: ThumbnailOptions? = ThumbnailOptions(), journal: JournalOptions = JournalOptions()) {
         self.autosaveDelay = autosaveDelay
         self.maxLoadedPages = max(1, maxLoadedPages)
         self.thumbnails = thumbnails
+        self.journal = journal
     }
 }
 

@@ -15,8 +15,30 @@ protocol StorageEngine: AnyObject {
     /// Makes a dirty page durable: `content` is the whole page now, `changes` what happened since
     /// its last save (an engine may write either).
     func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes?
+    /// Whether `savePages` makes all the dirty pages of a save durable together (one transaction);
+    /// the session then hands them over in one call. Defaults to false (StorageEngine+Batching.swift).
+    var savesPagesTogether: Bool { get }
+    /// Makes several dirty pages durable, all or none; returns what `savePage` would, per page.
+    func savePages(_ pages: [PageSave]) throws(StoreError) -> [EncodedStrokes?]
+    /// Called when the session has been quiet for a while after a save (an engine may tidy up:
+    /// the SQLite engine checkpoints its WAL). Defaults to nothing.
+    func idle() throws(StoreError)
     /// Removes a page's stored content, after document.json stopped listing it.
     func removePage(_ id: UUID) throws(StoreError)
     /// Called when the session closes, after the last save.
     func close() throws(StoreError)
+    /// What loading and repairing pages found (a torn journal tail, a journal kept aside).
+    var findings: [Finding] { get }
+    /// Merges whatever an engine keeps beside a page's snapshot into it (`lnote compact`).
+    /// - Returns: whether anything was written.
+    func compact(_ id: UUID) throws(StoreError) -> Bool
+    /// The session let a clean page go (the page closed): an engine may merge and release what it
+    /// keeps for it. Failures are findings, never errors: nothing unsaved depends on it.
+    func pageUnloaded(_ id: UUID)
+}
+
+extension StorageEngine {
+    var findings: [Finding] { [] }
+    func compact(_ id: UUID) throws(StoreError) -> Bool { false }
+    func pageUnloaded(_ id: UUID) {}
 }

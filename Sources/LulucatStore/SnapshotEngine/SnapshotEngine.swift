@@ -74,7 +74,13 @@ final class SnapshotEngine: StorageEngine {
 /// Reading one page snapshot outside a session (verify, render, export, benchmarks).
 public enum PageSnapshot {
     /// Reads and decodes `pages/<page>.content` of a package.
+    /// A SQLite document has no snapshot files: its page is read from `content.sqlite` instead.
     public static func read(_ package: DocumentPackage, page: UUID, fileSystem: any FileSystem = PosixFileSystem()) throws(StoreError) -> PageContent {
-        try SnapshotEngine.readSnapshot(package.pagePath(page), page: page, fileSystem: fileSystem)
+        if try PackageReader.readDocument(package, fileSystem: fileSystem).engine == .sqlite {
+            let engine = try SQLiteEngine(package: package)
+            defer { engine.store.closeWithoutCheckpoint() }
+            return try engine.loadPage(page)
+        }
+        return try SnapshotEngine.readSnapshot(package.pagePath(page), page: page, fileSystem: fileSystem)
     }
 }

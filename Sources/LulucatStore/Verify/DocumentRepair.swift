@@ -16,20 +16,19 @@ public struct DocumentRepair: Sendable {
     ///   from a guess: restore it from a backup or export).
     public func repair(_ package: DocumentPackage) throws(StoreError) -> [Finding] {
         let fs = fileSystem
-        let lock: FileDescriptor
-        do { lock = try fs.lock(package.lockPath) } catch {
-            if error.isWouldBlock { throw .documentInUse(path: package.path) }
-            if error.isNotFound { throw .documentNotFound(package.path) }
-            throw .file(error)
-        }
+        let lock = try package.lockForWriting(fs)
         defer { fs.unlock(lock) }
         var findings: [Finding] = []
         var doc = try PackageReader.readDocument(package, fileSystem: fs)
         try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
+        try EngineMigration.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
         for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
             try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
         }
+        // A SQLite document's damaged database is never rewritten by repair (restore it instead):
+        // opening it throws here, before anything else changes.
         let engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
+        defer { (engine as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
 
         func moveAside(_ page: UUID) throws(StoreError) -> String? {
             let from = package.pagePath(page)
@@ -39,6 +38,12 @@ public struct DocumentRepair: Sendable {
                 try fs.ensureDirectory(package.recoveredPath)
                 if try fs.info(to) != nil { try fs.rename(to, to: to + "." + UUID().uuidString) }
                 try fs.rename(from, to: to)
+                // A journal document's page is its snapshot and its journal: they move together.
+                let journal = package.journalPath(page), journalTo = package.recoveredPath + "/" + page.uuidString + ".journal"
+                if try fs.info(journal) != nil {
+                    if try fs.info(journalTo) != nil { try fs.rename(journalTo, to: journalTo + "." + UUID().uuidString) }
+                    try fs.rename(journal, to: journalTo)
+                }
                 try fs.syncDirectory(package.recoveredPath)
                 try fs.syncDirectory(package.pagesPath)
             }
@@ -49,18 +54,19 @@ public struct DocumentRepair: Sendable {
         var changed = false
         for (index, var entry) in doc.pages.enumerated() {
             do {
-                let content = try engine.loadPage(entry.id)
-                let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
-                if entry.elementCount != content.elements.count || entry.canvasSize != content.canvasSize || entry.assets != assets {
-                    entry.elementCount = content.elements.count
-                    entry.width = content.canvasSize.width
-                    entry.height = content.canvasSize.height
-                    entry.assets = assets
+                if entry.reconcile(with: try engine.loadPage(entry.id)) {
                     changed = true
                     findings.append(Finding(.repaired, package.documentPath, "page \(index + 1) metadata brought in line with its content"))
                 }
                 kept.append(entry)
             } catch {
+                if doc.engine == .sqlite {
+                    // Its rows stay in content.sqlite; taking the page out of the list would only
+                    // hide them. It stays listed and the error stays visible to verify.
+                    findings.append(Finding(.error, package.contentDatabasePath, "page \(index + 1) (\(entry.id)) cannot be read (\(error)); kept in the page list, its rows untouched"))
+                    kept.append(entry)
+                    continue
+                }
                 changed = true
                 if let to = try moveAside(entry.id) {
                     findings.append(Finding(.repaired, package.pagePath(entry.id), "page \(index + 1) cannot be read (\(error)); moved to \(to) and taken out of the page list"))

@@ -30,6 +30,9 @@ public struct DocumentVerifier: Sendable {
         if wasOpen {
             add(.warning, package.path, "the document is open in a session, or its last session did not close; page metadata is reconciled when it is next opened")
         }
+        if (try? fs.info(package.path + "/" + EngineMigration.markerName)) != nil {
+            add(.warning, package.path + "/" + EngineMigration.markerName, "an engine migration was interrupted; the \(doc.engine.rawValue) engine's form is the document, the other form's files are removed on the next open")
+        }
         // Links anywhere in the package are refused.
         for dir in [package.path, package.pagesPath, package.assetsPath, package.thumbnailsPath] {
             guard let names = try? fs.contentsOfDirectory(dir) else { continue }
@@ -38,11 +41,17 @@ public struct DocumentVerifier: Sendable {
             }
         }
 
+        // A SQLite document's pages are all in content.sqlite: findings about them name that file.
+        let databaseOpens = doc.engine != .sqlite || verifyContentDatabase(package, doc, add)
+        func pagePath(_ page: UUID) -> String { doc.engine == .sqlite ? package.contentDatabasePath : package.pagePath(page) }
         let engine: (any StorageEngine)?
-        do { engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs) } catch {
-            add(.error, package.documentPath, "\(error)")
-            engine = nil
+        if !databaseOpens { engine = nil } else {
+            do { engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs) } catch {
+                add(.error, package.documentPath, "\(error)")
+                engine = nil
+            }
         }
+        defer { (engine as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
         var referenced: [UUID: UUID] = [:]  // asset -> page
         if let engine {
             for entry in doc.pages {
@@ -50,10 +59,10 @@ public struct DocumentVerifier: Sendable {
                     let content = try engine.loadPage(entry.id)
                     let level: Finding.Severity = wasOpen ? .warning : .error
                     if content.elements.count != entry.elementCount {
-                        add(level, package.pagePath(entry.id), "holds \(content.elements.count) elements but document.json says \(entry.elementCount)")
+                        add(level, pagePath(entry.id), "page \(entry.id) holds \(content.elements.count) elements but document.json says \(entry.elementCount)")
                     }
                     if content.canvasSize != entry.canvasSize {
-                        add(level, package.pagePath(entry.id), "canvas is \(content.canvasSize.width)x\(content.canvasSize.height) but document.json says \(entry.width)x\(entry.height)")
+                        add(level, pagePath(entry.id), "page \(entry.id) canvas is \(content.canvasSize.width)x\(content.canvasSize.height) but document.json says \(entry.width)x\(entry.height)")
                     }
                     let assets = content.assetIDs
                     if Set(entry.assets) != assets {
@@ -61,9 +70,11 @@ public struct DocumentVerifier: Sendable {
                     }
                     for a in assets { referenced[a] = entry.id }
                 } catch {
-                    add(.error, package.pagePath(entry.id), "\(error)")
+                    add(.error, pagePath(entry.id), "\(error)")
                 }
             }
+            // A torn journal tail, a stale journal, a damaged one.
+            findings += engine.findings
         }
         let assetsOnDisk = (try? PackageReader.scanAssets(package, fileSystem: fs)) ?? (assets: [:], strangers: [])
         for (asset, page) in referenced.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where assetsOnDisk.assets[asset] == nil {
@@ -79,6 +90,12 @@ public struct DocumentVerifier: Sendable {
             let listed = Set(doc.pages.map(\.id))
             for id in scan.pageFiles.subtracting(listed).sorted(by: { $0.uuidString < $1.uuidString }) {
                 add(.warning, package.pagePath(id), "page file not listed in document.json (kept; lnote repair moves it to recovered/)")
+            }
+            for id in scan.journalFiles.subtracting(listed).sorted(by: { $0.uuidString < $1.uuidString }) {
+                add(.warning, package.journalPath(id), "journal of a page not listed in document.json")
+            }
+            for name in scan.keptAside.sorted() {
+                add(.warning, package.pagesPath + "/" + name, "a damaged journal kept aside by the journal engine (its frames before the damage are in the page; the rest only here)")
             }
             for name in scan.strangers { add(.warning, package.pagesPath + "/" + name, "not a page file name this format knows") }
         } else {

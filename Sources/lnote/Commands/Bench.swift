@@ -4,12 +4,15 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render."
-    static let usage = "lnote bench codec|save|journal|sqlite|render [--json] [OPTIONS]"
+    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate."
+    static let usage = "lnote bench codec|save|journal|sqlite|render|migrate [--json] [OPTIONS]"
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
+        ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),
+        ("journal", JournalBench.run),
         ("sqlite", { try await SQLiteBench.run(arguments: $0) }),
         ("render", { try await RenderBench.run(arguments: $0) }),
+        ("migrate", { try await MigrateBench.run(arguments: $0) }),
         ("_open", SaveBench.openProbe),
     ]
     let name: String
@@ -30,6 +33,14 @@ func median(_ xs: [Double]) -> Double {
     let s = xs.sorted()
     guard !s.isEmpty else { return .nan }
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+/// CPU time of the calling thread (user + system) in seconds: what a step costs apart from
+/// waiting for the disk or for other processes on a shared machine.
+func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
 /// Seconds taken by `body`, on the monotonic clock.

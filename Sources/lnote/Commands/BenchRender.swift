@@ -15,7 +15,7 @@ struct RenderBench {
         let runs = try args.int("runs") ?? 15
         guard runs >= 1 else { throw UsageError("--runs must be at least 1") }
 
-        let page = SyntheticHandwriting.page(strokes: 2_000, samplesPerStroke: 150, seed: 7)
+        let page = HandwritingGenerator(seed: 7).page(strokes: 2_000, canvas: .letter)
         let noAssets: (UUID) throws -> RGBAImage? = { _ in nil }
 
         // One untimed pass of each warms caches and the allocator.
@@ -62,64 +62,4 @@ struct RenderBench {
     }
 
     private static func fmt(_ v: Double) -> String { String(format: "%.2f", v) }
-}
-
-// MARK: - Stand-in page generator
-// STAND-IN: replace with LulucatInk's `HandwritingGenerator` once that branch is merged. It writes
-// lines of smooth, pressure-varying strokes sampled at 240 Hz, like a handwritten letter page.
-
-enum SyntheticHandwriting {
-    /// SplitMix64: a small deterministic generator, so every run draws the same page.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
-        mutating func next(_ range: ClosedRange<Double>) -> Double { range.lowerBound + next() * (range.upperBound - range.lowerBound) }
-    }
-
-    static func page(strokes count: Int, samplesPerStroke: Int, seed: UInt64) -> PageContent {
-        var random = Random(state: seed)
-        let size = QuantizedSize.letter
-        let margin = 40.0, lineHeight = 24.0
-        let lineWidth = Double(size.width) / 10 - 2 * margin
-        let lines = Int((Double(size.height) / 10 - 2 * margin) / lineHeight)
-        let perLine = max(1, (count + lines - 1) / lines)
-        let step = lineWidth / Double(perLine)
-        var elements: [Element] = []
-        elements.reserveCapacity(count)
-        for index in 0..<count {
-            let line = index / perLine, column = index % perLine
-            var x = margin + Double(column) * step + random.next(0...2)
-            var y = margin + Double(line) * lineHeight + lineHeight * 0.7 + random.next(-2...2)
-            // The pen's direction turns smoothly (a sum of two slow sines); its speed and
-            // pressure swell and fade over the stroke.
-            var heading = random.next(0...(2 * .pi))
-            let turn1 = random.next(-0.3...0.3), turn2 = random.next(-0.06...0.06)
-            let phase = random.next(0...(2 * .pi))
-            let baseRadius = random.next(0.4...0.7)
-            var samples: [Sample] = []
-            samples.reserveCapacity(samplesPerStroke)
-            for i in 0..<samplesPerStroke {
-                let t = Double(i) / Double(samplesPerStroke - 1)
-                let pressure = 0.35 + 0.65 * sin(.pi * min(1, t * 1.3))
-                samples.append(Sample(x: Quantize.position(x), y: Quantize.position(y),
-                                      radius: Quantize.length(baseRadius * (0.5 + pressure)),
-                                      pressure: Quantize.pressure(pressure),
-                                      time: Quantize.milliseconds(Double(i) * 1000 / 240)))
-                let speed = 0.08 + 0.14 * sin(.pi * t)  // points per sample: 20-50 pt/s
-                heading += turn1 * sin(6 * t + phase) + turn2
-                x += speed * cos(heading)
-                y += speed * sin(heading) * 0.7
-            }
-            let ink = Ink(tool: index % 97 == 0 ? .highlighter : .pen,
-                          color: index % 97 == 0 ? RGBA8(r: 255, g: 230, b: 0, a: 180) : RGBA8(r: 20, g: 20, b: 60))
-            elements.append(.stroke(Stroke(ink: ink, samples: samples)))
-        }
-        return PageContent(canvasSize: size, elements: elements)
-    }
 }

@@ -175,18 +175,7 @@ struct SQLiteBench {
         return Double(d.components.seconds) * 1_000 + Double(d.components.attoseconds) / 1e15
     }
 
-    /// CPU time of the calling thread (user + system): what a step costs apart from waiting for
-    /// the disk or for the other processes on a shared machine.
-    static func threadCPUms() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) * 1_000 + Double(t.tv_nsec) / 1e6
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let s = values.sorted()
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-    }
+    static func threadCPUms() -> Double { threadCPUSeconds() * 1_000 }
 
     static func measure(_ w: Workload, configs: [(String, SQLiteContentStore.Configuration)], repetitions: Int,
                         root: String) throws -> [String: Any] {

@@ -22,15 +22,18 @@ enum SaveBench {
         let json = args.flag("json")
         func say(_ s: String) { if !json { print(s) } }
 
-        var generator = HandwritingGenerator(seed: 2026)
+        let generator = HandwritingGenerator(seed: 2026)
         let page = generator.page(strokes: strokes, canvas: .letter)
-        let extra = (0..<(2 * runs + 4)).map { _ in generator.page(strokes: 1, canvas: .letter).elements[0] }
+        // New strokes written on top, one per save, as a person writes.
+        let extra = (0..<(2 * runs + 4)).map { k in
+            Element.stroke(generator.stroke(letters: 3, origin: (72 + Double(k % 20) * 24, 700), variant: UInt64(k + 1)))
+        }
         say("Generated a \(strokes)-stroke page: \(page.sampleCount) samples.")
 
         let library = Library(root: base + "/library")
         func makeDocument(pages: Int, codec: SampleCodecID) async throws -> (DocumentSession, UUID) {
             let package = try library.createDocument(title: "\(pages) pages, \(codec)", codec: codec)
-            let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, maxLoadedPages: 2))
+            let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, maxLoadedPages: 2, thumbnails: nil))
             let first = await session.pageIDs()[0]
             try await session.append(page.elements, to: first)
             try await session.save()
@@ -104,6 +107,7 @@ enum SaveBench {
             "list_1000_ms": r(median(tList) * 1000),
             "list_files_per_document": r(filesPerDocument),
             "open_page_ms": r(probe.openMS),
+            "open_page_cpu_ms": r(probe.cpuMS),
             "open_page_peak_rss_mb": r(probe.peakMB, 1),
             "open_page_rss_growth_mb": r(probe.growthMB, 1),
             "crc32c_hardware": CRC32C.usesHardware,
@@ -124,7 +128,7 @@ enum SaveBench {
           list_1000_ms                   \(r(median(tList) * 1000)) ms
           list_files_per_document        \(r(filesPerDocument))
         Opening the page (read + decode), in a fresh process:
-          open_page_ms                   \(r(probe.openMS)) ms   (one 120 Hz frame is 8.3 ms)
+          open_page_ms                   \(r(probe.openMS)) ms   (one 120 Hz frame is 8.3 ms; CPU \(r(probe.cpuMS)) ms)
           open_page_peak_rss_mb          \(r(probe.peakMB, 1)) MB (grew \(r(probe.growthMB, 1)) MB during the opens)
         """)
     }
@@ -144,7 +148,7 @@ enum SaveBench {
         close(d)
     }
 
-    struct Probe { var openMS: Double; var peakMB: Double; var growthMB: Double }
+    struct Probe { var openMS: Double; var peakMB: Double; var growthMB: Double; var cpuMS: Double }
 
     /// Runs `lnote bench _open` in a child process and reads its figures.
     static func openProbeInChild(package: String, page: UUID, runs: Int) throws -> Probe {
@@ -158,8 +162,8 @@ enum SaveBench {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         let parts = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard p.terminationStatus == 0, parts.count == 3 else { throw UsageError("the open probe failed") }
-        return Probe(openMS: parts[0], peakMB: parts[1], growthMB: parts[2])
+        guard p.terminationStatus == 0, parts.count == 4 else { throw UsageError("the open probe failed") }
+        return Probe(openMS: parts[0], peakMB: parts[1], growthMB: parts[2], cpuMS: parts[3])
     }
 
     /// `lnote bench _open PACKAGE PAGE RUNS`: prints median open ms, peak RSS MB, RSS growth MB.
@@ -169,13 +173,15 @@ enum SaveBench {
         }
         let package = try DocumentPackage(path: arguments[0])
         let before = residentMemoryMB()?.peak ?? 0
-        var times: [Double] = []
+        var times: [Double] = [], cpu: [Double] = []
         var elements = 0
         for _ in 0..<runs {
+            let c0 = threadCPUSeconds()
             times.append(try measure { elements += try PageSnapshot.read(package, page: page).elements.count })
+            cpu.append(threadCPUSeconds() - c0)
         }
         let peak = residentMemoryMB()?.peak ?? 0
-        print("\(median(times) * 1000) \(peak) \(peak - before)")
+        print("\(median(times) * 1000) \(peak) \(peak - before) \(median(cpu) * 1000)")
         _ = elements
     }
 }

@@ -26,7 +26,8 @@ struct DemoCommand: Command {
 
     func run() async throws {
         let lib = library(args)
-        var generator = HandwritingGenerator(seed: UInt64(try args.int("seed") ?? 7))
+        let seed = UInt64(try args.int("seed") ?? 7)
+        var pageNumber: UInt64 = 0
         print("Building a sample library in \(lib.root)")
         var saveTimes: [Double] = []
         var totals = (documents: 0, pages: 0, strokes: 0, samples: 0)
@@ -44,7 +45,8 @@ struct DemoCommand: Command {
                                               rotation: -400, on: pages[0])
             }
             for page in pages {
-                let content = generator.page(strokes: strokesPerPage, canvas: .letter)
+                pageNumber += 1
+                let content = HandwritingGenerator(seed: seed &* 1000 &+ pageNumber).page(strokes: strokesPerPage, canvas: .letter)
                 // Write in bursts of strokes with pauses, so autosave fires between them.
                 let strokes = content.elements
                 var i = 0

@@ -119,16 +119,20 @@ struct DocumentInfo {
 struct NewCommand: Command {
     static let name = "new"
     static let abstract = "Create a document with one empty page."
-    static let usage = "lnote new TITLE [--library DIR] [--codec compact|fixed16]"
+    static let usage = "lnote new TITLE [--library DIR] [--codec compact|fixed16] [--engine snapshot|journal]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "codec"], flags: ["json"])
+        args = try Arguments(arguments, valued: ["library", "codec", "engine"], flags: ["json"])
         guard args.positionals.count == 1 else { throw UsageError("new takes one title") }
         if let c = args.value("codec"), SampleCodecID(name: c) == nil { throw UsageError("unknown codec '\(c)'") }
+        if let e = args.value("engine"), EngineKind(rawValue: e) == nil {
+            throw UsageError("unknown engine '\(e)' (one of \(EngineKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
     }
     func run() async throws {
         let codec = args.value("codec").flatMap(SampleCodecID.init(name:)) ?? .compact
-        let package = try library(args).createDocument(title: args.positionals[0], codec: codec)
+        let engine = args.value("engine").flatMap(EngineKind.init(rawValue:)) ?? .snapshot
+        let package = try library(args).createDocument(title: args.positionals[0], engine: engine, codec: codec)
         if args.flag("json") { printJSON(["id": package.id.uuidString, "path": package.path]) } else {
             print("Created \(package.id.uuidString) at \(package.path)")
         }
@@ -148,11 +152,7 @@ struct VerifyCommand: Command {
         let lib = library(args)
         let packages: [DocumentPackage]
         if let ref = args.positionals.first {
-            if ref.hasSuffix(".lnote") || ref.contains("/") {
-                packages = [try DocumentPackage(path: ref)]
-            } else {
-                packages = [lib.package(try lib.resolve(ref))]
-            }
+            packages = [try resolvePackage(ref, in: lib)]
         } else {
             packages = try lib.list().map(\.package)
         }

@@ -30,7 +30,7 @@ struct RenderCommand: Command {
         guard let format = PageExportFormat(rawValue: name == "jpeg" ? "jpg" : name) else {
             throw UsageError("say --format png|jpg|svg (the file name '\(out)' does not tell)")
         }
-        let content = try PageSnapshot.read(package, page: page)
+        let content = try StoredPage.read(package, page: page)
         let assets = try AssetFiles(package)
         let (data, problems) = try PageExport.export(content, format: format, scale: try args.double("scale") ?? 2,
                                                      quality: try args.int("quality") ?? 90, assetData: assets.data)

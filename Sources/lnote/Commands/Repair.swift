@@ -14,8 +14,7 @@ struct RepairCommand: Command {
     }
     func run() async throws {
         let lib = library(args)
-        let ref = args.positionals[0]
-        let package = ref.hasSuffix(".lnote") || ref.contains("/") ? try DocumentPackage(path: ref) : lib.package(try lib.resolve(ref))
+        let package = try resolvePackage(args.positionals[0], in: lib)
         var findings = try DocumentRepair().repair(package)
         findings += ThumbnailWriter.rebuild(package)
         let remaining = DocumentVerifier().verify(package).filter { $0.severity == .error }

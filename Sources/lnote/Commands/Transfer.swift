@@ -42,7 +42,7 @@ struct ExportCommand: Command {
         switch format {
         case "inkml":
             let page = try pageID(try args.int("page") ?? 1, of: package)
-            let content = try PageSnapshot.read(package, page: page)
+            let content = try StoredPage.read(package, page: page)
             let data = InkMLWriter.write(content)
             try PosixFileSystem().writeAtomically(data, to: out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out)
             report(["format": "inkml", "path": out, "bytes": data.count, "strokes": content.strokes.count, "samples": content.sampleCount])

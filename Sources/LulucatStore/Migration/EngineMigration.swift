@@ -1,0 +1,258 @@
+// Moving a document from one storage engine to another, verified and crash-safe: the new form is
+// written beside the old, checked page by page, then document.json switches in one atomic write.
+// The procedure and what a crash at each step leaves are in docs/sqlite-engine.md, "Migration".
+
+import Foundation
+import LulucatInk
+
+/// The steps of a migration, in order. After each one a crash leaves a document that opens with
+/// all its data (document.json always names a complete form).
+public enum MigrationStep: String, Sendable, CaseIterable {
+    /// The marker `.migration` is durable: open-time cleanup knows a migration may be unfinished.
+    case marked
+    /// Some of the pages are written in the new form (a crash in the middle of writing).
+    case partlyWritten
+    /// Every page is written in the new form, under its final file names.
+    case written
+    /// Counts, assets and the content hash of every page match between the two forms.
+    case verified
+    /// document.json names the new engine: the new form is the truth from here on.
+    case switched
+    /// Some of the old form's files are removed (a crash in the middle of removing).
+    case oldFormPartlyRemoved
+    /// The old form is gone; only the marker is left.
+    case oldFormRemoved
+}
+
+/// What a migration did.
+public struct MigrationReport: Sendable {
+    public var document: UUID
+    public var from: EngineKind
+    public var to: EngineKind
+    /// False when the document already used the engine (nothing was written).
+    public var migrated: Bool
+    public var pages: Int
+    public var elements: Int
+    /// Distinct assets the pages show, each checked to be on disk.
+    public var assets: Int
+    public var seconds: Double
+    /// Leftovers of an earlier interrupted migration that were removed first.
+    public var findings: [Finding]
+}
+
+/// Where a migration is, for progress output.
+public struct MigrationProgress: Sendable {
+    public enum Phase: String, Sendable { case writing, verifying }
+    public var phase: Phase
+    public var page: Int
+    public var pageCount: Int
+}
+
+/// Migrates documents between storage engines (`lnote migrate`).
+///
+/// ```swift
+/// let report = try EngineMigration().migrate(package, to: .sqlite)
+/// ```
+public struct EngineMigration: Sendable {
+    public let fileSystem: any FileSystem
+    /// Tests only: stop (as a crash would, nothing cleaned up) right after this step.
+    var stopAfter: MigrationStep?
+
+    public init(fileSystem: any FileSystem = PosixFileSystem()) { self.fileSystem = fileSystem }
+
+    /// The marker of a migration under way, `<package>/.migration`.
+    static let markerName = ".migration"
+
+    /// Thrown by a stop for a test; the package is left exactly as a crash there would leave it.
+    struct Stopped: Error, Equatable { var step: MigrationStep }
+
+    /// Moves a document's pages to `target`'s form.
+    ///
+    /// - Throws: `StoreError.documentInUse` when a session has it open; `.invalidArgument` for an
+    ///   engine this build cannot migrate; the read, write or verification failure otherwise,
+    ///   in which case the document is still on its old engine, unchanged.
+    @discardableResult
+    public func migrate(_ package: DocumentPackage, to target: EngineKind,
+                        progress: (MigrationProgress) -> Void = { _ in }) throws -> MigrationReport {
+        let fs = fileSystem
+        let lock = try package.lockForWriting(fs)
+        defer { fs.unlock(lock) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        var findings: [Finding] = []
+        var doc = try PackageReader.readDocument(package, fileSystem: fs)
+        try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
+        try Self.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
+        let source = doc.engine
+        var report = MigrationReport(document: package.id, from: source, to: target, migrated: false,
+                                     pages: doc.pages.count, elements: 0, assets: 0, seconds: 0, findings: findings)
+        guard source != target else { return report }
+        for engine in [source, target] where !EngineForm.migratable.contains(engine) {
+            throw StoreError.invalidArgument("the \(engine.rawValue) engine cannot be migrated in this build")
+        }
+        try StoreError.io { () throws(FileError) in
+            for dir in [package.pagesPath, package.assetsPath] { try fs.ensureDirectory(dir) }
+        }
+
+        // 1. The marker: from here until it is removed, open-time cleanup removes the files of
+        //    whichever form document.json does not name.
+        let marker = PackageJSON.encode(["from": source.rawValue, "to": target.rawValue])
+        try StoreError.io { () throws(FileError) in try fs.writeAtomically(marker, to: package.path + "/" + Self.markerName) }
+        try stop(.marked)
+
+        // 2-3. Write the new form beside the old, then read it back and compare.
+        let expected: [UUID: PageFacts]
+        do {
+            expected = try writeNewForm(package, doc, to: target, progress: progress)
+            try stop(.written)
+            try verifyNewForm(package, doc, target: target, expected: expected, progress: progress)
+            try stop(.verified)
+        } catch let error as Stopped {
+            throw error
+        } catch {
+            // Before the switch the old form is the truth: the new one goes, then the marker.
+            try? EngineForm.remove(try EngineForm.leftovers(keeping: source, in: package, fileSystem: fs), in: package, fileSystem: fs)
+            try? fs.removeIfPresent(package.path + "/" + Self.markerName)
+            throw error
+        }
+
+        // 4. The switch: one atomic, durable write of document.json.
+        doc.engine = target
+        try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(doc), to: package.documentPath) }
+        try stop(.switched)
+
+        // 5. The old form goes (the new form owns no file of it), then the marker.
+        let old = try EngineForm.leftovers(keeping: target, in: package, fileSystem: fs)
+        if stopAfter == .oldFormPartlyRemoved {
+            try EngineForm.remove(Array(old.prefix((old.count + 1) / 2)), in: package, fileSystem: fs)
+            try stop(.oldFormPartlyRemoved)
+        }
+        try EngineForm.remove(old, in: package, fileSystem: fs)
+        try stop(.oldFormRemoved)
+        try StoreError.io { () throws(FileError) in
+            try fs.removeIfPresent(package.path + "/" + Self.markerName)
+            try fs.syncDirectory(package.path)
+        }
+
+        report.migrated = true
+        report.elements = expected.values.reduce(0) { $0 + $1.counts.total }
+        report.assets = Set(expected.values.flatMap(\.assets)).count
+        report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return report
+    }
+
+    private func stop(_ step: MigrationStep) throws {
+        if stopAfter == step { throw Stopped(step: step) }
+    }
+
+    /// What must match between the two forms of a page.
+    struct PageFacts: Equatable {
+        var hash: String
+        var counts: ElementCounts
+        var assets: Set<UUID>
+
+        init(_ content: PageContent) throws(StoreError) {
+            do { hash = try content.contentHash() } catch { throw .invalidArgument("a page cannot be hashed: \(error)") }
+            var c = ElementCounts(strokes: 0, images: 0, unknown: 0)
+            for e in content.elements {
+                switch e {
+                case .stroke: c.strokes += 1
+                case .image: c.images += 1
+                case .unknown: c.unknown += 1
+                }
+            }
+            counts = c
+            assets = content.assetIDs
+        }
+    }
+
+    /// Reads every page through the old engine and writes it in the new form; returns each page's
+    /// facts as the old engine read them.
+    private func writeNewForm(_ package: DocumentPackage, _ doc: DocumentMetadata, to target: EngineKind,
+                              progress: (MigrationProgress) -> Void) throws -> [UUID: PageFacts] {
+        let fs = fileSystem
+        let source = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
+        // The old engine is only read; a SQLite source is closed without writing.
+        defer { (source as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
+        let writer: any FormWriter
+        switch (doc.engine, target) {
+        case (_, .sqlite): writer = try SQLiteFormWriter(package: package, fileSystem: fs)
+        case (.snapshot, .journal): writer = ExistingFormWriter()
+        case (.journal, .snapshot):
+            // Each page compacted through `source` (its crash-safe merge).
+            guard let journal = source as? JournalEngine else { throw StoreError.invalidArgument("the journal document did not open with the journal engine") }
+            writer = JournalCompactingFormWriter(engine: journal)
+        case (_, .snapshot), (_, .journal): writer = SnapshotFormWriter(package: package, fileSystem: fs, codec: doc.sampleCodec)
+        }
+        var facts: [UUID: PageFacts] = [:]
+        do {
+            for (i, entry) in doc.pages.enumerated() {
+                let content = try source.loadPage(entry.id)
+                facts[entry.id] = try PageFacts(content)
+                try writer.write(entry.id, content)
+                progress(MigrationProgress(phase: .writing, page: i + 1, pageCount: doc.pages.count))
+                if i + 1 == (doc.pages.count + 1) / 2 { try stop(.partlyWritten) }
+            }
+            try writer.finish()
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        return facts
+    }
+
+    /// Reads every page back from the new form alone and compares it with what the old one held;
+    /// also checks every asset a page shows is on disk.
+    private func verifyNewForm(_ package: DocumentPackage, _ doc: DocumentMetadata, target: EngineKind,
+                               expected: [UUID: PageFacts], progress: (MigrationProgress) -> Void) throws {
+        let fs = fileSystem
+        var newDoc = doc
+        newDoc.engine = target
+        let reader = try DocumentSession.makeEngine(newDoc, package: package, fileSystem: fs)
+        defer { (reader as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
+        for (i, entry) in doc.pages.enumerated() {
+            let found = try PageFacts(try reader.loadPage(entry.id))
+            guard let want = expected[entry.id] else { throw MigrationError.verification(page: entry.id, "the page was not read from the old form") }
+            if found.counts != want.counts {
+                throw MigrationError.verification(page: entry.id, "\(found.counts.strokes)/\(found.counts.images)/\(found.counts.unknown) strokes/images/unknown elements in the new form, \(want.counts.strokes)/\(want.counts.images)/\(want.counts.unknown) in the old")
+            }
+            if found.assets != want.assets { throw MigrationError.verification(page: entry.id, "the assets shown differ between the forms") }
+            if found.hash != want.hash { throw MigrationError.verification(page: entry.id, "content hash \(found.hash) in the new form, \(want.hash) in the old") }
+            progress(MigrationProgress(phase: .verifying, page: i + 1, pageCount: doc.pages.count))
+        }
+        let onDisk = try PackageReader.scanAssets(package, fileSystem: fs).assets
+        for asset in Set(expected.values.flatMap(\.assets)).sorted(by: { $0.uuidString < $1.uuidString }) where onDisk[asset] == nil {
+            throw MigrationError.verification(page: nil, "asset \(asset) is shown by a page but missing from assets/ (run lnote verify)")
+        }
+    }
+
+    /// Open-time cleanup (session open, repair, migrate): when the marker of an interrupted
+    /// migration is there, the files of every form but the one document.json names are removed,
+    /// then the marker. Without the marker nothing is touched.
+    static func cleanUpInterrupted(_ package: DocumentPackage, engine: EngineKind, fileSystem fs: any FileSystem,
+                                   findings: inout [Finding]) throws(StoreError) {
+        let markerPath = package.path + "/" + markerName
+        guard try StoreError.io({ () throws(FileError) in try fs.info(markerPath) }) != nil else { return }
+        let leftovers = try EngineForm.leftovers(keeping: engine, in: package, fileSystem: fs)
+        try EngineForm.remove(leftovers, in: package, fileSystem: fs)
+        for f in leftovers {
+            findings.append(Finding(.repaired, f, "removed: left by an interrupted engine migration (document.json names the \(engine.rawValue) engine)"))
+        }
+        try StoreError.io { () throws(FileError) in
+            try fs.removeIfPresent(markerPath)
+            try fs.syncDirectory(package.path)
+        }
+        findings.append(Finding(.repaired, markerPath, "an interrupted engine migration was finished; the document uses the \(engine.rawValue) engine"))
+    }
+}
+
+/// A migration whose new form does not match the old; the document stays on its old engine.
+public enum MigrationError: Error, CustomStringConvertible, Sendable {
+    case verification(page: UUID?, String)
+
+    public var description: String {
+        switch self {
+        case let .verification(page?, detail): return "migration refused, page \(page) would change: \(detail); the document is unchanged"
+        case let .verification(nil, detail): return "migration refused: \(detail); the document is unchanged"
+        }
+    }
+}

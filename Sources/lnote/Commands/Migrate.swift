@@ -1,0 +1,71 @@
+// lnote migrate: move a document (or every document of the library) to another storage engine,
+// verified page by page before the old form is removed.
+
+import Foundation
+import LulucatStore
+
+struct MigrateCommand: Command {
+    static let name = "migrate"
+    static let abstract = "Move a document, or the whole library (--all), to another storage engine, verified."
+    static let usage = "lnote migrate (DOC | --all) --engine snapshot|journal|sqlite [--library DIR] [--json]"
+    let args: Arguments
+    let engine: EngineKind
+
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library", "engine"], flags: ["all", "json"])
+        guard let name = args.value("engine") else { throw UsageError("migrate needs --engine snapshot|journal|sqlite") }
+        guard let kind = EngineKind(rawValue: name) else { throw UsageError("unknown engine '\(name)' (snapshot, journal or sqlite)") }
+        engine = kind
+        if args.flag("all") {
+            guard args.positionals.isEmpty else { throw UsageError("migrate --all takes no document") }
+        } else {
+            guard args.positionals.count == 1 else { throw UsageError("migrate takes one document, or --all") }
+        }
+    }
+
+    func run() async throws {
+        let lib = library(args)
+        let packages: [DocumentPackage]
+        if args.flag("all") {
+            packages = try lib.list().map(\.package)
+        } else {
+            let ref = args.positionals[0]
+            packages = [try resolvePackage(ref, in: lib)]
+        }
+        let json = args.flag("json")
+        let live = !json && isatty(STDOUT_FILENO) == 1
+        var results: [[String: Any]] = []
+        var failures = 0
+        for (i, package) in packages.enumerated() {
+            let prefix = packages.count > 1 ? "[\(i + 1)/\(packages.count)] " : ""
+            do {
+                let report = try EngineMigration().migrate(package, to: engine) { p in
+                    // Progress: rewritten in place on a terminal, one line per phase otherwise.
+                    if live {
+                        FileHandle.standardOutput.write(Data("\r\(prefix)\(package.id.uuidString): \(p.phase.rawValue) page \(p.page)/\(p.pageCount)".utf8))
+                    }
+                }
+                if live { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+                results.append(["id": package.id.uuidString, "ok": true, "migrated": report.migrated,
+                                "from": report.from.rawValue, "to": report.to.rawValue, "pages": report.pages,
+                                "elements": report.elements, "assets": report.assets, "seconds": report.seconds,
+                                "cleaned": report.findings.map(\.description)])
+                if !json {
+                    for f in report.findings { print("\(prefix)\(f)") }
+                    if report.migrated {
+                        print("\(prefix)\(package.id.uuidString): \(report.from.rawValue) -> \(report.to.rawValue), \(report.pages) pages, \(report.elements) elements, \(report.assets) assets verified in \(String(format: "%.3f", report.seconds)) s")
+                    } else {
+                        print("\(prefix)\(package.id.uuidString): already uses the \(report.to.rawValue) engine")
+                    }
+                }
+            } catch {
+                failures += 1
+                if live { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+                results.append(["id": package.id.uuidString, "ok": false, "error": "\(error)"])
+                if !json { printError("\(prefix)\(package.id.uuidString): \(error)") }
+            }
+        }
+        if json { printJSON(["documents": results, "failures": failures, "ok": failures == 0]) }
+        if failures > 0 { throw ExitCode(code: ExitStatus.failure) }
+    }
+}
