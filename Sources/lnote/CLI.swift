@@ -28,6 +28,7 @@ let commands: [any Command.Type] = [
     ImportCommand.self,
     CompactCommand.self,
     BenchCommand.self,
+    CrashCheckCommand.self,
 ]
 
 /// Bad command-line usage: exits 64 with the command's usage on stderr.

@@ -43,8 +43,20 @@ public struct Library: Sendable {
     public func prepare() throws(StoreError) {
         var path = ""
         for part in root.split(separator: "/", omittingEmptySubsequences: true) {
+            let parent = path.isEmpty ? "/" : path
             path += "/" + part
-            try StoreError.io { () throws(FileError) in try fileSystem.ensureDirectory(path) }
+            try ensureDurableDirectory(path, parent: parent)
+        }
+    }
+
+    /// Creates a folder when missing and, when it did, syncs its parent: a new folder's entry is
+    /// durable only then, and whatever is later renamed into the folder depends on it.
+    func ensureDurableDirectory(_ path: String, parent: String) throws(StoreError) {
+        let fs = fileSystem
+        try StoreError.io { () throws(FileError) in
+            let existed = try fs.info(path) != nil
+            try fs.ensureDirectory(path)
+            if !existed { try fs.syncDirectory(parent) }
         }
     }
 
@@ -171,13 +183,13 @@ public struct Library: Sendable {
     /// Renames a document that no session has open.
     public func rename(_ id: UUID, to title: String) async throws(StoreError) {
         let session = try await open(id, options: SessionOptions(autosaveDelay: nil))
-        do {
-            try await session.rename(to: title)
-            try await session.close()
-        } catch {
+        do { try await session.rename(to: title) } catch {
             await session.abandon()
             throw error
         }
+        // The new title is durable in document.json: a close that fails now (a manifest or marker
+        // it cannot write) is repaired by the next open, and must not report the rename as failed.
+        do { try await session.close() } catch { await session.abandon() }
     }
 
     /// Makes a complete, consistent copy of a document under a new id.
@@ -212,11 +224,24 @@ public struct Library: Sendable {
     public func moveToTrash(_ id: UUID) throws(StoreError) {
         let fs = fileSystem
         let source = package(id)
+        let target = trashPath + "/" + DocumentPackage.directoryName(id)
+        // A move whose rename happened but whose syncs failed is finished by calling again.
+        let moved = try StoreError.io { () throws(FileError) in
+            let gone = try fs.info(source.path) == nil
+            let there = try fs.info(target) != nil
+            return gone && there
+        }
+        if moved {
+            try StoreError.io { () throws(FileError) in
+                try fs.syncDirectory(root)
+                try fs.syncDirectory(trashPath)
+            }
+            return
+        }
         let lock = try source.lockForWriting(fs)
         fs.unlock(lock)
+        try ensureDurableDirectory(trashPath, parent: root)
         try StoreError.io { () throws(FileError) in
-            try fs.ensureDirectory(trashPath)
-            let target = trashPath + "/" + DocumentPackage.directoryName(id)
             if try fs.info(target) != nil { try fs.removeTree(target) }
             try fs.rename(source.path, to: target)
             try fs.syncDirectory(root)
@@ -229,6 +254,14 @@ public struct Library: Sendable {
         let fs = fileSystem
         let source = trashPath + "/" + DocumentPackage.directoryName(id)
         try StoreError.io { () throws(FileError) in
+            let gone = try fs.info(source) == nil
+            let there = try fs.info(package(id).path) != nil
+            if gone && there {
+                // Restored already, but its syncs failed: finish them.
+                try fs.syncDirectory(trashPath)
+                try fs.syncDirectory(root)
+                return
+            }
             guard try fs.info(source) != nil else { throw FileError("restore", path: source, errno: ENOENT) }
             try fs.rename(source, to: package(id).path)
             try fs.syncDirectory(trashPath)
@@ -241,7 +274,18 @@ public struct Library: Sendable {
         let fs = fileSystem
         try StoreError.io { () throws(FileError) in
             guard try fs.info(trashPath) != nil else { return }
-            for name in try fs.contentsOfDirectory(trashPath) { try fs.removeTree(trashPath + "/" + name) }
+            // Every package first goes out of sight (a rename each, then one sync), so that a crash
+            // halfway through a removal leaves a hidden remnant, never half a document in the trash.
+            var doomed: [String] = []
+            for name in try fs.contentsOfDirectory(trashPath) {
+                if name.hasPrefix(temporaryFilePrefix) { doomed.append(trashPath + "/" + name); continue }
+                let hidden = trashPath + "/" + temporaryFilePrefix + name
+                try fs.removeTree(hidden)
+                try fs.rename(trashPath + "/" + name, to: hidden)
+                doomed.append(hidden)
+            }
+            try fs.syncDirectory(trashPath)
+            for path in doomed { try fs.removeTree(path) }
             try fs.syncDirectory(trashPath)
         }
     }

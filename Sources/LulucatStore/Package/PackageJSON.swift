@@ -197,7 +197,11 @@ enum PackageJSON {
 /// ISO 8601 times in UTC with milliseconds: `2026-11-30T16:31:45.123Z`.
 enum ISO8601 {
     static func string(_ date: Date) -> String {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // A time on the millisecond grid (every time we parse or write) must not lose a
+        // millisecond to binary rounding: `Date` keeps seconds since 2001 in a Double, so a grid
+        // time comes back up to ~0.03 ms off (year 9999). Any other time is truncated.
+        let x = date.timeIntervalSince1970 * 1000
+        let ms = Int64(abs(x - x.rounded()) < 0.05 ? x.rounded() : x.rounded(.down))
         var secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000)
         let milli = ms - secs * 1000
         var days = secs / 86400
@@ -237,13 +241,18 @@ enum ISO8601 {
               let se = num(17, 2), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
         else { return nil }
         var i = 19
-        var frac = 0.0
+        // Milliseconds are what the package keeps: further digits are dropped, so that a parsed
+        // time writes back exactly as it reads back.
+        var milli: Int64 = 0
         if i < u.count && u[i] == 46 {
             i += 1
-            var scale = 0.1
             let start = i
-            while i < u.count, u[i] >= 48 && u[i] <= 57 { frac += Double(u[i] - 48) * scale; scale /= 10; i += 1 }
+            while i < u.count, u[i] >= 48 && u[i] <= 57 {
+                if i - start < 3 { milli = milli * 10 + Int64(u[i] - 48) }
+                i += 1
+            }
             guard i > start else { return nil }
+            for _ in min(i - start, 3)..<3 { milli *= 10 }
         }
         var offset: Int64 = 0
         guard i < u.count else { return nil }
@@ -263,6 +272,6 @@ enum ISO8601 {
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146_097 + doe - 719_468
         let secs = days * 86400 + h * 3600 + mi * 60 + se - offset
-        return Date(timeIntervalSince1970: Double(secs) + frac)
+        return Date(timeIntervalSince1970: Double(secs * 1000 + milli) / 1000)
     }
 }

@@ -37,7 +37,9 @@ extension DocumentSession {
         updated.modified = Date.storeNow()
         try commitMetadata(updated)
         loaded[page] = nil
-        try engine.removePage(page)
+        // document.json no longer lists the page: the removal has happened. A content file that
+        // cannot be removed now is an unlisted page, kept and reported by the next open.
+        do { try engine.removePage(page) } catch { lastSaveError = error }
         let fs = fileSystem
         try? fs.removeIfPresent(package.thumbnailPath(page))
     }
@@ -69,12 +71,18 @@ extension DocumentSession {
     }
 
     /// Makes `updated` the document's metadata durably; on failure memory keeps the old one.
+    /// document.json is the commit point: once it is written the change has happened, and a
+    /// manifest that cannot follow now is rewritten by the next flush, close or open.
     func commitMetadata(_ updated: DocumentMetadata) throws(StoreError) {
-        let old = metadata
+        let fs = fileSystem
+        try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(updated), to: package.documentPath) }
         metadata = updated
-        do { try writeMetadata() } catch {
-            metadata = old
-            throw error
+        do {
+            try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(Manifest(updated)), to: package.manifestPath) }
+            metadataDirty = false
+        } catch {
+            metadataDirty = true
+            lastSaveError = error
         }
     }
 }

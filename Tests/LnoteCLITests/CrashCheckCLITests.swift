@@ -1,0 +1,38 @@
+// `lnote crashcheck`: its table, its exact last line, its JSON, and its usage errors.
+
+import Foundation
+import Testing
+
+@Suite("lnote crashcheck")
+struct CrashCheckCLITests {
+    @Test("one flow: a table, then exactly 'crash states: N checked, 0 violations'")
+    func oneFlow() throws {
+        let r = try lnote(["crashcheck", "--flow", "delete"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("flow") == true)
+        #expect(lines.contains { $0.hasPrefix("delete ") })
+        let last = try #require(lines.last)
+        let parts = last.split(separator: " ")
+        #expect(parts.count == 6 && last.hasPrefix("crash states: ") && last.hasSuffix(" checked, 0 violations"), "\(last)")
+        #expect((Int(parts[2]) ?? 0) > 100)
+    }
+
+    @Test("--json gives the figures per flow and in total")
+    func json() throws {
+        let r = try lnote(["crashcheck", "--flow", "delete", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect((object["crashStatesChecked"] as? Int ?? 0) > 100)
+        #expect(object["crashStateViolations"] as? Int == 0)
+        #expect(object["faultViolations"] as? Int == 0)
+        #expect((object["faultRuns"] as? Int ?? 0) > 0)
+        #expect((object["flows"] as? [Any])?.count == 1)
+    }
+
+    @Test("an unknown flow or argument is a usage error")
+    func usage() throws {
+        #expect(try lnote(["crashcheck", "--flow", "nope"]).status == 64)
+        #expect(try lnote(["crashcheck", "extra"]).status == 64)
+    }
+}

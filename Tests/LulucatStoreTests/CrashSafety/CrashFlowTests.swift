@@ -1,0 +1,64 @@
+// Every write flow under the crash model (bounded enumeration) and under injected I/O errors.
+
+import Foundation
+import Testing
+@testable import LulucatStore
+import LulucatInk
+
+@Suite("Crash states of the write flows")
+struct CrashFlowTests {
+    @Test("no crash state of a flow breaks an invariant", arguments: CrashFlow.all.map(\.name))
+    func crashStates(_ name: String) async {
+        let flow = CrashFlow.all.first { $0.name == name }!
+        let report = await CrashHarness.explore(flow, limits: .bounded)
+        #expect(report.operations > 0)
+        #expect(report.statesChecked > 0)
+        #expect(report.violatingStates == 0, "\(report.examples.joined(separator: "\n"))")
+        print("\(name): \(report.operations) operations, \(report.statesChecked) states, \(report.violatingStates) violations")
+    }
+}
+
+@Suite("I/O errors in the write flows")
+struct FaultInjectionTests {
+    /// Every other call here, to keep `swift test` short; `lnote crashcheck` fails every call.
+    @Test("calls of a flow failed with EIO, ENOSPC and EDQUOT, once and persistently", arguments: CrashFlow.all.map(\.name))
+    func faults(_ name: String) async {
+        let flow = CrashFlow.all.first { $0.name == name }!
+        var report = await CrashHarness.explore(flow, limits: CrashEnumerationLimits(fullSubsetPendingLimit: 0, maxDataCombinations: 1))
+        await CrashHarness.injectFaults(flow, into: &report, stride: 2)
+        #expect(report.faultRuns == (report.calls + 1) / 2 * 6)
+        #expect(report.faultsInjected >= report.faultRuns)
+        #expect(report.faultViolations == 0, "\(report.examples.joined(separator: "\n"))")
+        print("\(name): \(report.calls) calls, \(report.faultRuns) fault runs, \(report.faultsInjected) faults, \(report.faultViolations) violations")
+    }
+}
+
+@Suite("The crash checker has teeth")
+struct CrashCheckerTeethTests {
+    /// A save that overwrites the page file in place (no temporary, no rename): the checker must
+    /// find the crash states where the page is torn, and the flow's own step must still pass.
+    @Test("an in-place overwrite of a page is caught")
+    func inPlaceOverwriteIsCaught() async throws {
+        let flow = CrashFlow(name: "unsafe save", setUp: { library in
+            var e = ExpectedLibrary()
+            let doc = try await CrashFlow.makeDocument(library, title: "Victim", pages: [(3, 0)], seed: 1)
+            e.documents[doc.id] = doc
+            return e
+        }, run: { library, steps in
+            let id = steps.expected.documents.keys.first!
+            let page = steps.expected.documents[id]!.pages[0].id
+            let new = SampleContent.page(seed: 99, strokes: 3)
+            try await steps.step("overwrite in place") {
+                let fs = library.fileSystem
+                let fd = try fs.open(library.package(id).pagePath(page), .readWrite)
+                try fs.truncate(fd, to: 0)
+                try PageFile.encode(new).withUnsafeBytes { raw in Result { () throws(FileError) in try fs.write(fd, raw) } }.get()
+                try fs.sync(fd)
+                try fs.close(fd)
+            } expect: { e in e.documents[id]!.setContent(new, of: page) }
+        })
+        let report = await CrashHarness.explore(flow, limits: .bounded)
+        #expect(report.violatingStates > 0)
+        #expect(report.examples.contains { $0.contains("cannot be read") || $0.contains("neither its old nor its new") })
+    }
+}
