@@ -91,11 +91,6 @@ extension FileSystem {
 }
 
 extension FileSystem {
-    /// For file systems written before `seek` joined the seam: they cannot position a descriptor,
-    /// so the journal engine reports that instead of writing in the wrong place.
-    public func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) {
-        throw FileError("seek (this file system does not implement seek)", path: "fd \(fd.rawValue)", errno: ENOTSUP)
-    }
 }
 
 /// Splits "/a/b/c" into ("/a/b", "c").

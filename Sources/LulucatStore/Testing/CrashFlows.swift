@@ -8,14 +8,15 @@ extension CrashFlow {
     /// Every flow, in the order `lnote crashcheck` reports them.
     public static let all: [CrashFlow] = [
         createDocument, savePages, insertImage, pageStructure, rename, duplicate, delete, closeRemovesOrphans, manifestRepair,
-        importPackage, workday,
+        importPackage, workday, journalSaves,
     ]
 
     static let noAutosave = SessionOptions(autosaveDelay: nil)
 
     /// A document built through the API (not traced), and what it holds.
-    static func makeDocument(_ library: Library, title: String, pages: [(strokes: Int, images: Int)], seed: UInt32) async throws -> ExpectedDocument {
-        let package = try library.createDocument(title: title, firstPage: nil)
+    static func makeDocument(_ library: Library, title: String, pages: [(strokes: Int, images: Int)], seed: UInt32,
+                             engine: EngineKind = .snapshot) async throws -> ExpectedDocument {
+        let package = try library.createDocument(title: title, engine: engine, firstPage: nil)
         let s = try await library.open(package.id, options: noAutosave)
         var doc = ExpectedDocument(id: package.id, title: title)
         for (i, p) in pages.enumerated() {
@@ -103,6 +104,43 @@ extension CrashFlow {
             try await s.flush()
             erased = try await s.content(of: pages[0])
         } expect: { e in e.documents[id]!.setContent(erased!, of: pages[0]) }
+        try await close(s, steps)
+    })
+
+    /// The journal engine: durable appends (one frame and a data sync each), a compaction when the
+    /// frame threshold is passed (new snapshot, then a new journal generation), replay on reopen.
+    public static let journalSaves = CrashFlow(name: "journal saves", setUp: { library in
+        var e = ExpectedLibrary()
+        let doc = try await makeDocument(library, title: "Ledger", pages: [(2, 0)], seed: 7, engine: .journal)
+        e.documents[doc.id] = doc
+        return e
+    }, run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let page = steps.expected.documents[id]!.pages[0].id
+        var session: DocumentSession?
+        try await steps.step("open") {
+            session = try await library.open(id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil,
+                                                                          journal: JournalOptions(compactAfterFrames: 3)))
+        }
+        let s = session!
+        for k in 0..<4 {
+            try await edit("draw", steps) { try await s.append(SampleContent.stroke(seed: 70 + UInt32(k)), to: page) }
+            var content: PageContent?
+            // The fourth save passes the threshold: the page is compacted into a new snapshot.
+            try await steps.step("append \(k + 1)") {
+                try await s.save()
+                content = try await s.content(of: page)
+            } expect: { e in e.documents[id]!.setContent(content!, of: page) }
+        }
+        try await edit("erase", steps) {
+            let stroke = try await s.content(of: page).strokes[0]
+            try await s.erase(stroke: stroke.id, keeping: [0..<2], on: page)
+        }
+        var erased: PageContent?
+        try await steps.step("save erase") {
+            try await s.save()
+            erased = try await s.content(of: page)
+        } expect: { e in e.documents[id]!.setContent(erased!, of: page) }
         try await close(s, steps)
     })
 

@@ -404,6 +404,16 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         }
     }
 
+    public func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) {
+        try locked { () throws(FileError) in
+            var f = try openFile(fd, "seek")
+            guard offset >= 0 else { throw FileError("seek", path: f.path, errno: EINVAL) }
+            try enter("seek", f.path, mutating: false)
+            f.offset = offset
+            files[fd.rawValue] = f
+        }
+    }
+
     public func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError) {
         try locked { () throws(FileError) in
             let f = try openFile(fd, "truncate")
