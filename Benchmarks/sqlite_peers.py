@@ -36,7 +36,7 @@ CREATE UNIQUE INDEX strokes_by_id ON strokes (page_id, stroke_id);
 INSERT = "INSERT INTO strokes VALUES (?, ?, ?, 0, 255, 20, 0, ?, ?)"
 # The pragmas of SQLiteContentStore (docs/sqlite-engine.md).
 OURS = ["PRAGMA page_size = 16384", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
-        "PRAGMA journal_size_limit = 16777216", "PRAGMA wal_autocheckpoint = 1024", "PRAGMA cache_size = -16384"]
+        "PRAGMA journal_size_limit = 16777216", "PRAGMA wal_autocheckpoint = 1024", "PRAGMA cache_size = -4096"]
 
 
 def ms(t0, t1):
