@@ -79,7 +79,25 @@ func samplePage() -> PageContent {
         #expect(try reopened.connection.userVersion() == SQLiteContentStore.schemaVersion)
         #expect(try reopened.connection.journalMode() == .wal)
         #expect(try reopened.connection.pageSize() == 16_384)
+        #expect(try reopened.connection.scalarInt("PRAGMA cache_size") == -4_096)
+        #expect(try reopened.connection.scalarInt("PRAGMA synchronous") == 2)  // FULL
+        #expect(try reopened.connection.scalarInt("PRAGMA mmap_size") == 0)
         #expect(try reopened.integrityProblems() == [])
+        try reopened.close()
+    }
+
+    @Test func memoryMapSizeIsAppliedWhenConfigured() throws {
+        let dir = SQLiteTestDirectory()
+        var configuration = SQLiteContentStore.Configuration()
+        configuration.memoryMapBytes = 8 << 20
+        let store = try SQLiteContentStore(packageDirectory: dir.url, configuration: configuration)
+        let page = UUID(), content = samplePage()
+        try store.replacePage(page, with: content)
+        try store.close()
+        // Reads through the map give the same content.
+        let reopened = try SQLiteContentStore(packageDirectory: dir.url, mode: .openExisting, configuration: configuration)
+        #expect(try reopened.connection.scalarInt("PRAGMA mmap_size") == 8 << 20)
+        #expect(try reopened.loadPage(page) == content)
         try reopened.close()
     }
 

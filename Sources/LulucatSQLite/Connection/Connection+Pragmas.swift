@@ -101,6 +101,12 @@ extension Connection {
         try execute("PRAGMA cache_size = \(value)")
     }
 
+    /// `PRAGMA mmap_size`: how many bytes of the database file SQLite may read through a memory
+    /// map instead of `pread` (0: none). SQLite caps it at its compile-time maximum.
+    public func setMemoryMapSize(bytes: Int64) throws(SQLiteError) {
+        _ = try scalarInt("PRAGMA mmap_size = \(bytes)")
+    }
+
     /// `PRAGMA quick_check`: the problems SQLite finds in the file's structure, empty when "ok".
     ///
     /// - Throws: `SQLiteError` when the file cannot even be read (`.notADatabase`, `.corrupt`).

@@ -14,12 +14,15 @@ import Darwin
 /// The SQLite engine benchmark. `BenchCommand` dispatches `lnote bench sqlite ...` here.
 struct SQLiteBench {
     static let usage = """
-        lnote bench sqlite [--json] [--repetitions N] [--strokes N] [--samples N] [--dir PATH] [--page-size BYTES] [--cache-kib N] [--explore]
+        lnote bench sqlite [--json] [--repetitions N] [--strokes N] [--samples N] [--dir PATH] [--page-size BYTES] [--cache-kib N] [--mmap-mib N] [--explore]
 
         Writes 100 strokes of 3,400 samples (5,440,000 bytes of fixed16 BLOBs) and of 2,550 samples
-        (4,080,000 bytes) in one transaction into a fresh content database, with synchronous FULL
-        and NORMAL, and reads them back; the floor is the same bytes written to one file and
-        fsynced, and read back from it. Medians of N repetitions (default 7), alternated.
+        (4,080,000 bytes) in one transaction, with synchronous FULL and NORMAL, and reads them back.
+        full/normal: the steady state of an open document (the connection has saved before, its
+        WAL exists and is reused); full_fresh_db/normal_fresh_db: the first save into a new
+        database. The floor is the same bytes written to one new file and fsynced, and read back
+        from it (also overwritten in place and fsynced). Medians of N repetitions (default 7),
+        alternated.
         --strokes and --samples change the workload (one stroke size instead of both).
         --explore also measures other page sizes and a rollback journal.
         """
@@ -34,10 +37,11 @@ struct SQLiteBench {
         /// Only this stroke size instead of the seed's two.
         var samples: Int?
         var cacheKiB = SQLiteContentStore.Configuration().cacheSizeKiB
+        var mmapMiB = Int(SQLiteContentStore.Configuration().memoryMapBytes >> 20)
     }
 
     static func parse(_ arguments: [String]) throws -> Options {
-        let args = try Arguments(arguments, valued: ["repetitions", "strokes", "samples", "dir", "page-size", "cache-kib"], flags: ["json", "explore"])
+        let args = try Arguments(arguments, valued: ["repetitions", "strokes", "samples", "dir", "page-size", "cache-kib", "mmap-mib"], flags: ["json", "explore"])
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         var o = Options()
         o.json = args.flag("json")
@@ -47,6 +51,8 @@ struct SQLiteBench {
         o.pageSize = try args.int("page-size") ?? o.pageSize
         o.samples = try args.int("samples")
         o.cacheKiB = try args.int("cache-kib") ?? o.cacheKiB
+        o.mmapMiB = try args.int("mmap-mib") ?? o.mmapMiB
+        guard (0...4_096).contains(o.mmapMiB) else { throw UsageError("--mmap-mib must be 0...4096") }
         guard (64...1_048_576).contains(o.cacheKiB) else { throw UsageError("--cache-kib must be 64...1048576") }
         if let n = o.samples, !(0...PageFile.maxSamplesPerStroke).contains(n) {
             throw UsageError("--samples must be 0...\(PageFile.maxSamplesPerStroke)")
@@ -72,17 +78,23 @@ struct SQLiteBench {
             "strokes": options.strokes,
             "page_size": options.pageSize,
             "cache_kib": options.cacheKiB,
+            "mmap_mib": options.mmapMiB,
             "directory": root,
         ]
         var variants: [[String: Any]] = []
         for samples in options.samples.map({ [$0] }) ?? [3_400, 2_550] {
             let workload = Workload(strokes: options.strokes, samplesPerStroke: samples)
+            // "full"/"normal": the app's steady state (an open store whose WAL already exists and is
+            // reused); "..._fresh_db": the first save into a brand-new database and WAL.
             var configs: [(String, SQLiteContentStore.Configuration)] = [
                 ("full", config(.full, options.pageSize, options)), ("normal", config(.normal, options.pageSize, options)),
+                ("full_fresh_db", config(.full, options.pageSize, options)),
+                ("normal_fresh_db", config(.normal, options.pageSize, options)),
             ]
             if options.explore {
+                configs.append(("full_wal_growing", config(.full, options.pageSize, options)))
                 configs.append(("full_after_checkpoint", config(.full, options.pageSize, options)))
-                for size in [4_096, 16_384, 65_536] where size != options.pageSize {
+                for size in [4_096, 16_384, 32_768, 65_536] where size != options.pageSize {
                     configs.append(("full_page\(size)", config(.full, size, options)))
                 }
                 var rollback = config(.full, options.pageSize, options)
@@ -94,6 +106,8 @@ struct SQLiteBench {
             if variants.count == 1 {  // the top-level keys are the first (the seed's 3,400-sample) variant
                 for key in ["commit_vs_floor_full", "commit_vs_floor_normal", "read_vs_floor",
                             "load_page_vs_floor", "commit_full_ms", "commit_normal_ms",
+                            "commit_vs_floor_full_fresh_db", "commit_vs_floor_normal_fresh_db",
+                            "commit_full_vs_floor_overwrite", "floor_overwrite_ms",
                             "floor_write_ms", "read_ms", "load_page_ms", "floor_read_ms"] {
                     report[key] = result[key]
                 }
@@ -112,6 +126,7 @@ struct SQLiteBench {
     static func config(_ sync: SynchronousLevel, _ pageSize: Int, _ options: Options) -> SQLiteContentStore.Configuration {
         var c = SQLiteContentStore.Configuration()
         c.cacheSizeKiB = options.cacheKiB
+        c.memoryMapBytes = Int64(options.mmapMiB) << 20
         c.synchronous = sync
         c.pageSize = pageSize
         return c
@@ -179,7 +194,7 @@ struct SQLiteBench {
 
     static func measure(_ w: Workload, configs: [(String, SQLiteContentStore.Configuration)], repetitions: Int,
                         root: String) throws -> [String: Any] {
-        var floorWrite: [Double] = [], floorRead: [Double] = []
+        var floorWrite: [Double] = [], floorRead: [Double] = [], floorOverwrite: [Double] = []
         var commits = [String: [Double]](), reads: [Double] = [], loads: [Double] = []
         var floorCPU: [Double] = [], commitCPU = [String: [Double]]()
         var walBytes = [String: Int]()
@@ -197,6 +212,8 @@ struct SQLiteBench {
                     let file = (dir as NSString).appendingPathComponent("floor.bin")
                     floorWrite.append(try milliseconds(cpu: &floorCPU) { try PlainFile.writeAndSync(w.blobs, to: file) })
                     floorRead.append(try milliseconds { _ = try PlainFile.readAll(file) })
+                    // The same bytes over the blocks of that existing file, as a reused WAL is.
+                    floorOverwrite.append(try milliseconds { try PlainFile.writeAndSync(w.blobs, to: file, overwrite: true) })
                     continue
                 }
                 let configuration = configs.first { $0.0 == step }!.1
@@ -204,15 +221,24 @@ struct SQLiteBench {
                                                    configuration: configuration)
                 let page = UUID()
                 try store.replacePage(page, with: PageContent())  // the page row exists before the save
+                if !step.hasSuffix("_fresh_db"), step != "full_after_checkpoint" {
+                    // The steady state of an open document: the connection has saved before (its
+                    // page cache is allocated) and its WAL already exists. For "full"/"normal" an
+                    // idle checkpoint then a one-stroke save restarted the WAL (paying the restart's
+                    // header sync, as the first save after idle does), so the measured save
+                    // overwrites WAL blocks the file already has; "full_wal_growing" appends after
+                    // the earlier save's frames instead (the file grows, no checkpoint in between).
+                    try store.replacePage(UUID(), with: PageContent(elements: w.elements.map(renewed)))
+                    if step != "full_wal_growing", configuration.journalMode == .wal {
+                        try store.checkpointIdle()
+                        try store.replacePage(UUID(), with: PageContent(elements: [renewed(w.elements[0])]))
+                    }
+                }
                 if step == "full_after_checkpoint" {
                     // The first save after an idle checkpoint: the WAL file is allocated already,
                     // but the save restarts it and syncs its header too (two syncs, not one).
                     let earlier = UUID()
-                    try store.replacePage(earlier, with: PageContent(elements: w.elements.map { e in
-                        guard case .stroke(var s) = e else { return e }
-                        s.id = UUID()
-                        return .stroke(s)
-                    }))
+                    try store.replacePage(earlier, with: PageContent(elements: w.elements.map(renewed)))
                     try store.checkpointIdle()
                 }
                 var cpu: [Double] = []
@@ -222,7 +248,7 @@ struct SQLiteBench {
                 commitCPU[step, default: []] += cpu
                 walBytes[step] = (try? FileManager.default.attributesOfItem(atPath: store.path + "-wal"))?[.size] as? Int ?? 0
                 try store.close()
-                if step == "full" {
+                if step == "full_fresh_db" {
                     // Reads come from a freshly opened store: nothing in SQLite's cache, the
                     // operating system's cache warm, as for the floor's file.
                     let reader = try SQLiteContentStore(path: store.path, mode: .openExisting, configuration: configuration)
@@ -236,13 +262,14 @@ struct SQLiteBench {
                 }
             }
         }
-        let floorW = median(floorWrite), floorR = median(floorRead)
+        let floorW = median(floorWrite), floorR = median(floorRead), floorO = median(floorOverwrite)
         var out: [String: Any] = [
             "samples_per_stroke": w.samplesPerStroke,
             "blob_bytes": w.bytes,
             "floor_write_ms": round3(floorW),
             "floor_write_cpu_ms": round3(median(floorCPU)),
             "floor_read_ms": round3(floorR),
+            "floor_overwrite_ms": round3(floorO),
             "read_ms": round3(median(reads)),
             "load_page_ms": round3(median(loads)),
             "read_vs_floor": round3(median(reads) / floorR),
@@ -255,16 +282,24 @@ struct SQLiteBench {
             out["commit_\(name)_cpu_ms"] = round3(median(commitCPU[name]!))
             out["wal_bytes_\(name)"] = walBytes[name]
         }
+        out["commit_full_vs_floor_overwrite"] = round3(median(commits["full"]!) / floorO)
         return out
+    }
+
+    /// The same element under a new id (for the throwaway saves before a measured one).
+    static func renewed(_ element: Element) -> Element {
+        guard case .stroke(var s) = element else { return element }
+        s.id = UUID()
+        return .stroke(s)
     }
 
     static func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 
     static func printTable(_ report: [String: Any], variants: [[String: Any]]) {
-        print("SQLite \(report["sqlite_version"]!), page size \(report["page_size"]!), cache \(report["cache_kib"]!) KiB, medians of \(report["repetitions"]!) runs")
+        print("SQLite \(report["sqlite_version"]!), page size \(report["page_size"]!), cache \(report["cache_kib"]!) KiB, mmap \(report["mmap_mib"]!) MiB, medians of \(report["repetitions"]!) runs")
         for v in variants {
             print("\n\(report["strokes"]!) strokes x \(v["samples_per_stroke"]!) samples = \(v["blob_bytes"]!) bytes of BLOBs")
-            print("  floor: write+fsync \(v["floor_write_ms"]!) ms (CPU \(v["floor_write_cpu_ms"]!) ms), read \(v["floor_read_ms"]!) ms")
+            print("  floor: write+fsync \(v["floor_write_ms"]!) ms (CPU \(v["floor_write_cpu_ms"]!) ms), read \(v["floor_read_ms"]!) ms; overwrite+fsync \(v["floor_overwrite_ms"]!) ms (full steady = \(v["commit_full_vs_floor_overwrite"]!) x)")
             for key in v.keys.sorted() where key.hasPrefix("commit_vs_floor_") {
                 let name = String(key.dropFirst("commit_vs_floor_".count))
                 print("  commit \(name): \(v["commit_\(name)_ms"]!) ms = \(v[key]!) x floor (CPU \(v["commit_\(name)_cpu_ms"]!) ms)")
@@ -281,8 +316,8 @@ struct BenchFailure: Error, CustomStringConvertible {
 
 /// The floor: the same bytes in one plain file, written and fsynced, then read back.
 enum PlainFile {
-    static func writeAndSync(_ chunks: [[UInt8]], to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+    static func writeAndSync(_ chunks: [[UInt8]], to path: String, overwrite: Bool = false) throws {
+        let fd = overwrite ? open(path, O_WRONLY) : open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else { throw BenchFailure("cannot create \(path): errno \(errno)") }
         defer { close(fd) }
         for chunk in chunks {
