@@ -85,8 +85,14 @@ public actor DocumentSession {
             let metadata = try PackageReader.readDocument(package, fileSystem: fs)
             try removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
             try EngineMigration.cleanUpInterrupted(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
-            for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
-                try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
+            try StoreError.io { () throws(FileError) in
+                var created = false
+                for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] where try fs.info(dir)?.kind != .directory {
+                    try fs.ensureDirectory(dir)  // throws when a file or link is in its place
+                    created = true
+                }
+                // A recreated folder must survive a crash before anything is written into it.
+                if created { try fs.syncDirectory(package.path) }
             }
             let engine = try makeEngine(metadata, package: package, fileSystem: fs, journal: options.journal)
             let session = DocumentSession(package: package, fileSystem: fs, options: options,
