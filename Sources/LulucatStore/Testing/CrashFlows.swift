@@ -8,7 +8,7 @@ extension CrashFlow {
     /// Every flow, in the order `lnote crashcheck` reports them.
     public static let all: [CrashFlow] = [
         createDocument, savePages, insertImage, pageStructure, rename, duplicate, delete, closeRemovesOrphans, manifestRepair,
-        importPackage, workday, journalSaves,
+        importPackage, workday, journalSaves, migration,
     ]
 
     static let noAutosave = SessionOptions(autosaveDelay: nil)
@@ -142,6 +142,23 @@ extension CrashFlow {
             erased = try await s.content(of: page)
         } expect: { e in e.documents[id]!.setContent(erased!, of: page) }
         try await close(s, steps)
+    })
+
+    /// Verified migration between the file engines, both ways: whatever step a crash hits, the
+    /// document opens with every page and asset (in the old form or the new).
+    public static let migration = CrashFlow(name: "migrate engines", setUp: { library in
+        var e = ExpectedLibrary()
+        let doc = try await makeDocument(library, title: "Moving", pages: [(3, 1), (2, 0)], seed: 8)
+        e.documents[doc.id] = doc
+        return e
+    }, run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let migration = EngineMigration(fileSystem: library.fileSystem)
+        for target in [EngineKind.journal, .snapshot] {
+            try await steps.step("migrate to \(target.rawValue)", atomic: true) {
+                _ = try migration.migrate(library.package(id), to: target)
+            } expect: { _ in }
+        }
     })
 
     public static let insertImage = CrashFlow(name: "insert image", setUp: { library in

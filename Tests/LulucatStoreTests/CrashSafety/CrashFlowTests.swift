@@ -62,3 +62,21 @@ struct CrashCheckerTeethTests {
         #expect(report.examples.contains { $0.contains("cannot be read") || $0.contains("neither its old nor its new") })
     }
 }
+
+@Suite("The migration flow really migrates")
+struct MigrationFlowTests {
+    @Test func migrationOnTheSimulatedFileSystemSwitchesEngines() async throws {
+        let fs = SimulatedFileSystem()
+        try fs.makeDirectory("/notes")
+        let library = Library(root: "/notes", fileSystem: fs)
+        let doc = try await CrashFlow.makeDocument(library, title: "Moving", pages: [(3, 1), (2, 0)], seed: 8)
+        let package = library.package(doc.id)
+        _ = try EngineMigration(fileSystem: fs).migrate(package, to: .journal)
+        #expect(try DocumentMetadata.read(package, fileSystem: fs).engine == .journal)
+        _ = try EngineMigration(fileSystem: fs).migrate(package, to: .snapshot)
+        #expect(try DocumentMetadata.read(package, fileSystem: fs).engine == .snapshot)
+        for (page, content) in doc.pages {
+            #expect(try StoredPage.read(package, page: page, fileSystem: fs) == content)
+        }
+    }
+}
