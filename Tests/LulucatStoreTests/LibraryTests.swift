@@ -186,3 +186,23 @@ import LulucatInk
         #expect(ISO8601.date("yesterday") == nil)
     }
 }
+
+@Suite struct StagingCleanupTests {
+    @Test func staleStagingFoldersAreRemovedYoungOnesKept() throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        try library.prepare()
+        let old = tmp.path + "/" + temporaryFilePrefix + UUID().uuidString + ".lnote"
+        let young = tmp.path + "/" + temporaryFilePrefix + "import-" + UUID().uuidString
+        for p in [old, young] { try FileManager.default.createDirectory(atPath: p + "/pages", withIntermediateDirectories: true) }
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: old)
+        #expect(library.removeStaleStagingFolders() == [old])
+        #expect(!FileManager.default.fileExists(atPath: old))
+        #expect(FileManager.default.fileExists(atPath: young))
+        // Creating a document cleans up too.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: young)
+        try library.createDocument(title: "After a crash")
+        #expect(!FileManager.default.fileExists(atPath: young))
+        #expect(try library.list().count == 1)
+    }
+}

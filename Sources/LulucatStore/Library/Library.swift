@@ -47,6 +47,27 @@ public struct Library: Sendable {
             path += "/" + part
             try ensureDurableDirectory(path, parent: parent)
         }
+        removeStaleStagingFolders()
+    }
+
+    /// Removes what a crash left of packages being built (create, duplicate, import, emptying the
+    /// trash): `.lnote-tmp-*` folders in the root and the trash older than `age`. Younger ones may
+    /// belong to another process at work. They never hold a document the library shows.
+    @discardableResult
+    public func removeStaleStagingFolders(olderThan age: TimeInterval = 3600) -> [String] {
+        var removed: [String] = []
+        let fm = FileManager.default
+        for folder in [root, trashPath] {
+            guard let names = try? fileSystem.contentsOfDirectory(folder) else { continue }
+            for name in names where name.hasPrefix(temporaryFilePrefix) {
+                let path = folder + "/" + name
+                // Folder times come from the real file system; a simulated one has none to give.
+                guard let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                      Date().timeIntervalSince(modified) > age else { continue }
+                if (try? fileSystem.removeTree(path)) != nil { removed.append(path) }
+            }
+        }
+        return removed
     }
 
     /// Creates a folder when missing and, when it did, syncs its parent: a new folder's entry is
