@@ -35,6 +35,17 @@ extension CrashFlow {
         return doc
     }
 
+    /// A set-up that builds one document and expects it.
+    static func oneDocument(title: String, pages: [(strokes: Int, images: Int)], seed: UInt32,
+                            engine: EngineKind = .snapshot) -> @Sendable (Library) async throws -> ExpectedLibrary {
+        { library in
+            var e = ExpectedLibrary()
+            let doc = try await makeDocument(library, title: title, pages: pages, seed: seed, engine: engine)
+            e.documents[doc.id] = doc
+            return e
+        }
+    }
+
     static func open(_ library: Library, _ steps: FlowSteps, _ id: UUID) async throws -> DocumentSession {
         var session: DocumentSession?
         try await steps.step("open") { session = try await library.open(id, options: noAutosave) }
@@ -69,12 +80,7 @@ extension CrashFlow {
         }
     })
 
-    public static let savePages = CrashFlow(name: "save pages", setUp: { library in
-        var e = ExpectedLibrary()
-        let doc = try await makeDocument(library, title: "Journal", pages: [(3, 0), (0, 0)], seed: 1)
-        e.documents[doc.id] = doc
-        return e
-    }, run: { library, steps in
+    public static let savePages = CrashFlow(name: "save pages", setUp: oneDocument(title: "Journal", pages: [(3, 0), (0, 0)], seed: 1), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         let pages = steps.expected.documents[id]!.pages.map(\.id)
         let s = try await open(library, steps, id)
@@ -109,12 +115,7 @@ extension CrashFlow {
 
     /// The journal engine: durable appends (one frame and a data sync each), a compaction when the
     /// frame threshold is passed (new snapshot, then a new journal generation), replay on reopen.
-    public static let journalSaves = CrashFlow(name: "journal saves", setUp: { library in
-        var e = ExpectedLibrary()
-        let doc = try await makeDocument(library, title: "Ledger", pages: [(2, 0)], seed: 7, engine: .journal)
-        e.documents[doc.id] = doc
-        return e
-    }, run: { library, steps in
+    public static let journalSaves = CrashFlow(name: "journal saves", setUp: oneDocument(title: "Ledger", pages: [(2, 0)], seed: 7, engine: .journal), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         let page = steps.expected.documents[id]!.pages[0].id
         var session: DocumentSession?
@@ -146,12 +147,7 @@ extension CrashFlow {
 
     /// Verified migration between the file engines, both ways: whatever step a crash hits, the
     /// document opens with every page and asset (in the old form or the new).
-    public static let migration = CrashFlow(name: "migrate engines", setUp: { library in
-        var e = ExpectedLibrary()
-        let doc = try await makeDocument(library, title: "Moving", pages: [(3, 1), (2, 0)], seed: 8)
-        e.documents[doc.id] = doc
-        return e
-    }, run: { library, steps in
+    public static let migration = CrashFlow(name: "migrate engines", setUp: oneDocument(title: "Moving", pages: [(3, 1), (2, 0)], seed: 8), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         let migration = EngineMigration(fileSystem: library.fileSystem)
         for target in [EngineKind.journal, .snapshot] {
@@ -161,12 +157,7 @@ extension CrashFlow {
         }
     })
 
-    public static let insertImage = CrashFlow(name: "insert image", setUp: { library in
-        var e = ExpectedLibrary()
-        let doc = try await makeDocument(library, title: "Scrapbook", pages: [(2, 0)], seed: 2)
-        e.documents[doc.id] = doc
-        return e
-    }, run: { library, steps in
+    public static let insertImage = CrashFlow(name: "insert image", setUp: oneDocument(title: "Scrapbook", pages: [(2, 0)], seed: 2), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         let page = steps.expected.documents[id]!.pages[0].id
         let s = try await open(library, steps, id)
@@ -188,12 +179,7 @@ extension CrashFlow {
         try await close(s, steps)
     })
 
-    public static let pageStructure = CrashFlow(name: "add, remove, reorder pages", setUp: { library in
-        var e = ExpectedLibrary()
-        let doc = try await makeDocument(library, title: "Sketches", pages: [(2, 0), (1, 0)], seed: 3)
-        e.documents[doc.id] = doc
-        return e
-    }, run: { library, steps in
+    public static let pageStructure = CrashFlow(name: "add, remove, reorder pages", setUp: oneDocument(title: "Sketches", pages: [(2, 0), (1, 0)], seed: 3), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         let s = try await open(library, steps, id)
         var added: UUID?
@@ -215,12 +201,7 @@ extension CrashFlow {
         try await close(s, steps)
     })
 
-    public static let rename = CrashFlow(name: "rename", setUp: { library in
-        var e = ExpectedLibrary()
-        let doc = try await makeDocument(library, title: "Untitled", pages: [(1, 0)], seed: 4)
-        e.documents[doc.id] = doc
-        return e
-    }, run: { library, steps in
+    public static let rename = CrashFlow(name: "rename", setUp: oneDocument(title: "Untitled", pages: [(1, 0)], seed: 4), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         try await steps.step("rename from the library", atomic: true) { try await library.rename(id, to: "Physics 101") } expect: { e in
             e.documents[id]!.title = "Physics 101"
@@ -232,12 +213,7 @@ extension CrashFlow {
         try await close(s, steps)
     })
 
-    public static let duplicate = CrashFlow(name: "duplicate", setUp: { library in
-        var e = ExpectedLibrary()
-        let doc = try await makeDocument(library, title: "Recipes", pages: [(2, 1), (1, 0)], seed: 5)
-        e.documents[doc.id] = doc
-        return e
-    }, run: { library, steps in
+    public static let duplicate = CrashFlow(name: "duplicate", setUp: oneDocument(title: "Recipes", pages: [(2, 1), (1, 0)], seed: 5), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         var copy: DocumentPackage?
         try await steps.step("duplicate") { copy = try library.duplicate(id) } expect: { e in
@@ -325,12 +301,7 @@ extension CrashFlow {
         }
     })
 
-    public static let importPackage = CrashFlow(name: "import", setUp: { library in
-        var e = ExpectedLibrary()
-        let doc = try await makeDocument(library, title: "From a friend", pages: [(2, 1), (1, 0)], seed: 11)
-        e.documents[doc.id] = doc
-        return e
-    }, run: { library, steps in
+    public static let importPackage = CrashFlow(name: "import", setUp: oneDocument(title: "From a friend", pages: [(2, 1), (1, 0)], seed: 11), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         // The files as an export reads them; imported again they need a new id.
         var files: [(String, Data)] = []
@@ -353,12 +324,7 @@ extension CrashFlow {
 
     /// A long session as the app drives it: autosaves (pages only; document.json lags until the
     /// flush), images, a new page and a move between them, then a flush and a close.
-    public static let workday = CrashFlow(name: "a working session (autosave)", setUp: { library in
-        var e = ExpectedLibrary()
-        let doc = try await makeDocument(library, title: "Lab notebook", pages: [(2, 0), (1, 0), (0, 0)], seed: 12)
-        e.documents[doc.id] = doc
-        return e
-    }, run: { library, steps in
+    public static let workday = CrashFlow(name: "a working session (autosave)", setUp: oneDocument(title: "Lab notebook", pages: [(2, 0), (1, 0), (0, 0)], seed: 12), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         let s = try await open(library, steps, id)
         for round in 0..<9 {
