@@ -106,13 +106,12 @@ extension DocumentSession {
         metadataDirty = false
     }
 
-    /// Flushes, brings document.json and the manifest up to date, removes orphan assets and
+    /// Flushes (which brings document.json and the manifest up to date), removes orphan assets and
     /// releases the document. If saving fails the session stays open and the call can be repeated.
     public func close() async throws(StoreError) {
         guard !isClosed else { return }
         try flush()
         await thumbnailWriter?.drain()
-        try writeMetadata()
         try removeOrphanAssets()
         try engine.close()
         let fs = fileSystem
