@@ -155,11 +155,7 @@ public actor DocumentSession {
         }
         // The source of truth wins: a manifest that is missing, corrupt or stale is rewritten.
         let expected = Manifest(metadata)
-        let current: Manifest?
-        do {
-            let bytes = try fs.readFile(package.manifestPath, limit: PackageJSON.maxFileSize)
-            current = try? PackageJSON.decodeManifest(bytes, path: package.manifestPath)
-        } catch { current = nil }
+        let current = PackageReader.readManifest(package, fileSystem: fs)
         if current != expected {
             try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(expected), to: package.manifestPath) }
             report.append(Finding(.repaired, package.manifestPath, current == nil ? "manifest was missing or corrupt; rebuilt from document.json" : "manifest disagreed with document.json; rebuilt"))
