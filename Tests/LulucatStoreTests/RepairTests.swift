@@ -20,8 +20,11 @@ import LulucatInk
         bytes[30] ^= 0x10
         try Data(bytes).write(to: URL(fileURLWithPath: package.pagePath(bad)))
         try FileManager.default.removeItem(atPath: package.pagePath(gone))
-        let stray = UUID()
-        try Data(PageFile.encode(PageContent())).write(to: URL(fileURLWithPath: package.pagePath(stray)))
+        // An unlisted page that shows an image: moved aside, its image kept.
+        let stray = UUID(), strayAsset = UUID()
+        try Data([9, 9]).write(to: URL(fileURLWithPath: package.assetPath(strayAsset, ext: "png")))
+        let strayImage = ImageElement(assetID: strayAsset, frame: QuantizedRect(x: 0, y: 0, width: 5, height: 5))
+        try Data(PageFile.encode(PageContent(elements: [.image(strayImage)]))).write(to: URL(fileURLWithPath: package.pagePath(stray)))
         let orphan = UUID()
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: package.assetPath(orphan, ext: "png")))
         try Data("garbage".utf8).write(to: URL(fileURLWithPath: package.manifestPath))
@@ -35,6 +38,12 @@ import LulucatInk
         #expect(FileManager.default.fileExists(atPath: package.recoveredPath + "/" + stray.uuidString + ".content"))
         let doc = try DocumentMetadata.read(package)
         #expect(doc.pages.map(\.id) == [good])
+        #expect(FileManager.default.fileExists(atPath: package.assetPath(strayAsset, ext: "png")))
+        #expect(!FileManager.default.fileExists(atPath: package.assetPath(orphan, ext: "png")))
+        // Nor does the next session's close remove the recovered page's image.
+        let later = try await Library(root: tmp.path).open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        try await later.close()
+        #expect(FileManager.default.fileExists(atPath: package.assetPath(strayAsset, ext: "png")))
         // A second repair has nothing to do.
         #expect(try DocumentRepair().repair(package).isEmpty)
     }

@@ -76,6 +76,25 @@ enum PackageReader {
     }
 }
 
+extension PackageReader {
+    /// The assets shown by page files kept outside the page list: pages on disk that document.json
+    /// does not list, and pages `lnote repair` moved to recovered/. Orphan removal keeps these, so
+    /// a page someone may still recover keeps its images.
+    static func assetsOfKeptPages(_ package: DocumentPackage, unlisted: [UUID], engine: any StorageEngine,
+                                  fileSystem fs: any FileSystem) -> Set<UUID> {
+        var assets = Set<UUID>()
+        for id in unlisted {
+            if let content = try? engine.loadPage(id) { assets.formUnion(content.assetIDs) }
+        }
+        for name in (try? fs.contentsOfDirectory(package.recoveredPath)) ?? [] where name.hasSuffix(".content") {
+            if let bytes = try? fs.readFile(package.recoveredPath + "/" + name), let content = try? PageFile.decode(bytes) {
+                assets.formUnion(content.assetIDs)
+            }
+        }
+        return assets
+    }
+}
+
 extension DocumentMetadata {
     /// Reads a package's document.json (read-only; no lock taken).
     public static func read(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem()) throws(StoreError) -> DocumentMetadata {

@@ -127,13 +127,9 @@ extension DocumentSession {
 
     /// Removes asset files no page refers to (what a crash or a deleted image leaves behind).
     func removeOrphanAssets() throws(StoreError) {
-        var referenced = Set(metadata.pages.flatMap(\.assets))
-        // Pages on disk that document.json does not list keep their assets until someone decides.
-        for id in unlistedPages {
-            if let content = try? engine.loadPage(id) {
-                referenced.formUnion(content.assetIDs)
-            }
-        }
+        // Pages kept outside the list (unlisted, recovered) keep their assets until someone decides.
+        let referenced = Set(metadata.pages.flatMap(\.assets))
+            .union(PackageReader.assetsOfKeptPages(package, unlisted: unlistedPages, engine: engine, fileSystem: fileSystem))
         let (assets, _) = try PackageReader.scanAssets(package, fileSystem: fileSystem)
         let orphans = assets.filter { !referenced.contains($0.key) }
         guard !orphans.isEmpty else { return }

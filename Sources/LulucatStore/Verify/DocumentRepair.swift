@@ -51,6 +51,7 @@ public struct DocumentRepair: Sendable {
         }
 
         var kept: [PageEntry] = []
+        var droppedAssets = Set<UUID>()
         var changed = false
         for (index, var entry) in doc.pages.enumerated() {
             do {
@@ -68,6 +69,7 @@ public struct DocumentRepair: Sendable {
                     continue
                 }
                 changed = true
+                droppedAssets.formUnion(entry.assets)
                 if let to = try moveAside(entry.id) {
                     findings.append(Finding(.repaired, package.pagePath(entry.id), "page \(index + 1) cannot be read (\(error)); moved to \(to) and taken out of the page list"))
                 } else {
@@ -91,7 +93,10 @@ public struct DocumentRepair: Sendable {
             try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(expected), to: package.manifestPath) }
             findings.append(Finding(.repaired, package.manifestPath, "rebuilt from document.json"))
         }
-        let referenced = Set(doc.pages.flatMap(\.assets))
+        // Pages moved to recovered/ keep their images: an undecodable page by what document.json
+        // last listed for it, a decodable one by its content.
+        let referenced = Set(doc.pages.flatMap(\.assets)).union(droppedAssets)
+            .union(PackageReader.assetsOfKeptPages(package, unlisted: [], engine: engine, fileSystem: fs))
         let (assets, _) = try PackageReader.scanAssets(package, fileSystem: fs)
         for (id, ext) in assets.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where !referenced.contains(id) {
             try StoreError.io { () throws(FileError) in try fs.removeIfPresent(package.assetPath(id, ext: ext)) }

@@ -80,7 +80,12 @@ public struct DocumentVerifier: Sendable {
         for (asset, page) in referenced.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where assetsOnDisk.assets[asset] == nil {
             add(.error, package.assetsPath, "page \(page) shows asset \(asset), which is missing")
         }
-        let listedAssets = Set(doc.pages.flatMap(\.assets))
+        var listedAssets = Set(doc.pages.flatMap(\.assets))
+        if let engine {
+            let listed = Set(doc.pages.map(\.id))
+            let unlisted = ((try? PackageReader.scanPages(package, fileSystem: fs))?.pageFiles ?? []).filter { !listed.contains($0) }
+            listedAssets.formUnion(PackageReader.assetsOfKeptPages(package, unlisted: Array(unlisted), engine: engine, fileSystem: fs))
+        }
         for (asset, ext) in assetsOnDisk.assets where referenced[asset] == nil && !listedAssets.contains(asset) {
             add(.warning, package.assetPath(asset, ext: ext), "orphan asset (no page shows it); removed when the document closes")
         }
