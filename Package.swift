@@ -24,8 +24,10 @@ let package = Package(
         // libjpeg-turbo behind a small C shim whose errors return instead of exiting.
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
 
+        // A VFS shim that coalesces SQLite's WAL writes (docs/sqlite-engine.md §6.1).
+        .target(name: "CLulucatVFS", dependencies: ["CSQLite"]),
         // A thin SQLite wrapper of our own (GRDB's layering).
-        .target(name: "LulucatSQLite", dependencies: ["CSQLite"]),
+        .target(name: "LulucatSQLite", dependencies: ["CSQLite", "CLulucatVFS"]),
         // The rasterizer, SVG, PNG and JPEG encoders.
         .target(name: "LulucatRender", dependencies: ["LulucatInk", "CJPEG", "CZlib"]),
         // Files, packages, the library, document sessions and the storage engines.

@@ -45,11 +45,14 @@ public final class Connection {
     /// - Parameters:
     ///   - path: the database file.
     ///   - flags: `SQLITE_OPEN_*` flags; by default read-write, created when missing.
+    ///   - vfs: the name of a registered VFS (`CoalescingVFS.name`, registered first if so); nil
+    ///     for SQLite's default.
     /// - Throws: `SQLiteError` (`.cantOpen` for a missing directory or an unreadable file).
-    public init(path: String, flags: OpenFlags = .default) throws(SQLiteError) {
+    public init(path: String, flags: OpenFlags = .default, vfs: String? = nil) throws(SQLiteError) {
         self.path = path
+        if vfs == CoalescingVFS.name { try CoalescingVFS.register() }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags.rawValue, nil)
+        let rc = sqlite3_open_v2(path, &db, flags.rawValue, vfs)
         guard rc == SQLITE_OK, let db else {
             // sqlite3_open_v2 usually returns a handle even when it fails; it must be closed.
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))

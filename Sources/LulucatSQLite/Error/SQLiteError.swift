@@ -20,6 +20,8 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let ioError = ResultCode(rawValue: 10)
     public static let corrupt = ResultCode(rawValue: 11)
     public static let full = ResultCode(rawValue: 13)
+    /// A file control opcode the file does not know (`SQLITE_NOTFOUND`).
+    public static let notFound = ResultCode(rawValue: 12)
     public static let cantOpen = ResultCode(rawValue: 14)
     public static let constraint = ResultCode(rawValue: 19)
     public static let mismatch = ResultCode(rawValue: 20)
