@@ -257,6 +257,9 @@ def main():
                   f"{o['read_ms']:>9} {o['read_vs_floor']:>8}")
             print(f"  {'lnote (ours) NORMAL, fresh database':44} {o['commit_normal_fresh_db_ms']:>10} {o['commit_vs_floor_normal_fresh_db']:>8}")
             print(f"  {'lnote (ours) FULL, reused WAL (steady)':44} {o['commit_full_ms']:>10} {o['commit_vs_floor_full']:>8}")
+            if "commit_vs_floor_full_fresh_db_unbuffered" in o:  # without the WAL write buffer
+                print(f"  {'lnote FULL, fresh db, no WAL write buffer':44} {o['commit_full_fresh_db_unbuffered_ms']:>10} {o['commit_vs_floor_full_fresh_db_unbuffered']:>8}")
+                print(f"  {'lnote FULL, reused WAL, no WAL write buffer':44} {o['commit_full_unbuffered_ms']:>10} {o['commit_vs_floor_full_unbuffered']:>8}")
             print(f"    (lnote's own floor in its run: write+fsync {o['floor_write_ms']} ms, read {o['floor_read_ms']} ms)")
     if ours and "error" in ours:
         print(f"\nlnote bench sqlite failed: {ours['error']}")

@@ -472,4 +472,62 @@ func fileSize(_ path: String) -> Int? {
         #expect(Array(loaded.elements.prefix(3)) == content.elements)
         try store.close()
     }
+
+    /// Our own writer (the engine through the WAL write buffer, `lnote bench sqlite` with a 64 KiB
+    /// page cache so every save spills into the WAL before its COMMIT) is SIGKILLed at several
+    /// moments. Every database it leaves behind opens clean, and every page holds exactly what one
+    /// of its transactions wrote: 0, 1 or all 30 strokes, never part of a save.
+    @Test(.enabled(if: lnoteExecutable() != nil))
+    func ourWriterKilledMidSaveLeavesOnlyWholeSaves() throws {
+        var databases = 0, recoveredWALs = 0
+        for attempt in 0..<6 {
+            let dir = SQLiteTestDirectory()
+            let process = Process()
+            process.executableURL = lnoteExecutable()
+            process.arguments = ["bench", "sqlite", "--dir", dir.url.path, "--strokes", "30", "--samples", "3400",
+                                 "--cache-kib", "64", "--repetitions", "1000", "--only", "full,full_fresh_db"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Wait for the first database, then a little longer each attempt.
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, Self.databases(under: dir.url).isEmpty { usleep(2_000) }
+            usleep(useconds_t(40_000 + attempt * 33_000))
+            // Kill while a database exists (the bench removes each one after its step).
+            while Date() < deadline, Self.databases(under: dir.url).isEmpty { usleep(500) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+
+            for database in Self.databases(under: dir.url) {
+                guard (fileSize(database) ?? 0) > 0 else { continue }  // killed while creating it
+                if (fileSize(database + "-wal") ?? 0) > 0 { recoveredWALs += 1 }
+                let store = try SQLiteContentStore(path: database, mode: .openExisting)
+                #expect(try store.integrityProblems() == [])
+                for page in try store.pageIDs() {
+                    let count = try store.loadPage(page).elements.count
+                    #expect([0, 1, 30].contains(count), "page \(page) of \(database) holds \(count) strokes")
+                }
+                try store.close()
+                databases += 1
+            }
+        }
+        #expect(databases >= 3)  // almost always 6; a database can vanish between the look and the kill
+        #expect(recoveredWALs >= 1)  // at least one kill left committed saves only in the WAL
+    }
+
+    private static func databases(under root: URL) -> [String] {
+        guard let walk = FileManager.default.enumerator(atPath: root.path) else { return [] }
+        return walk.compactMap { $0 as? String }.filter { $0.hasSuffix("/" + SQLiteContentStore.fileName) }
+            .map { root.appendingPathComponent($0).path }
+    }
+}
+
+/// The `lnote` executable built beside the test bundle, if there is one.
+func lnoteExecutable() -> URL? {
+    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [exe.appendingPathComponent("lnote"),
+                      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("lnote"),
+                      Bundle.main.bundleURL.appendingPathComponent("lnote")]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
 }

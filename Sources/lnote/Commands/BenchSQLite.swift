@@ -14,17 +14,21 @@ import Darwin
 /// The SQLite engine benchmark. `BenchCommand` dispatches `lnote bench sqlite ...` here.
 struct SQLiteBench {
     static let usage = """
-        lnote bench sqlite [--json] [--repetitions N] [--strokes N] [--samples N] [--dir PATH] [--page-size BYTES] [--cache-kib N] [--mmap-mib N] [--explore]
+        lnote bench sqlite [--json] [--repetitions N] [--strokes N] [--samples N] [--dir PATH] [--page-size BYTES] [--cache-kib N] [--mmap-mib N] [--explore] [--only VARIANT,...] [--wal-buffer-kib N]
 
         Writes 100 strokes of 3,400 samples (5,440,000 bytes of fixed16 BLOBs) and of 2,550 samples
         (4,080,000 bytes) in one transaction, with synchronous FULL and NORMAL, and reads them back.
         full/normal: the steady state of an open document (the connection has saved before, its
         WAL exists and is reused); full_fresh_db/normal_fresh_db: the first save into a new
-        database. The floor is the same bytes written to one new file and fsynced, and read back
-        from it (also overwritten in place and fsynced). Medians of N repetitions (default 7),
-        alternated.
+        database; *_unbuffered: the same without the WAL write buffer. The floor is the same
+        bytes written to one new file (one write a BLOB) and fsynced, and read back from it; also
+        overwritten in place and fsynced, and written to a new file with one writev. Medians of N
+        repetitions (default 7), alternated.
         --strokes and --samples change the workload (one stroke size instead of both).
         --explore also measures other page sizes and a rollback journal.
+        --wal-buffer-kib sets the WAL write buffer of the buffered variants (0: off).
+        --only A,B,... measures the floor and those variants only (for profiling; the summary
+        keys of the others are then absent).
         """
 
     struct Options {
@@ -38,10 +42,12 @@ struct SQLiteBench {
         var samples: Int?
         var cacheKiB = SQLiteContentStore.Configuration().cacheSizeKiB
         var mmapMiB = Int(SQLiteContentStore.Configuration().memoryMapBytes >> 20)
+        var only: String?
+        var walBufferKiB = SQLiteContentStore.Configuration().walWriteBufferBytes >> 10
     }
 
     static func parse(_ arguments: [String]) throws -> Options {
-        let args = try Arguments(arguments, valued: ["repetitions", "strokes", "samples", "dir", "page-size", "cache-kib", "mmap-mib"], flags: ["json", "explore"])
+        let args = try Arguments(arguments, valued: ["repetitions", "strokes", "samples", "dir", "page-size", "cache-kib", "mmap-mib", "only", "wal-buffer-kib"], flags: ["json", "explore"])
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         var o = Options()
         o.json = args.flag("json")
@@ -58,6 +64,9 @@ struct SQLiteBench {
             throw UsageError("--samples must be 0...\(PageFile.maxSamplesPerStroke)")
         }
         o.directory = args.value("dir")
+        o.only = args.value("only")
+        o.walBufferKiB = try args.int("wal-buffer-kib") ?? o.walBufferKiB
+        guard (0...64).contains(o.walBufferKiB) else { throw UsageError("--wal-buffer-kib must be 0...64") }
         guard (1...1_000).contains(o.repetitions) else { throw UsageError("--repetitions must be 1...1000") }
         guard (1...10_000).contains(o.strokes) else { throw UsageError("--strokes must be 1...10000") }
         guard [512, 1024, 2048, 4096, 8192, 16_384, 32_768, 65_536].contains(o.pageSize) else {
@@ -79,6 +88,7 @@ struct SQLiteBench {
             "page_size": options.pageSize,
             "cache_kib": options.cacheKiB,
             "mmap_mib": options.mmapMiB,
+            "wal_buffer_kib": options.walBufferKiB,
             "directory": root,
         ]
         var variants: [[String: Any]] = []
@@ -90,6 +100,9 @@ struct SQLiteBench {
                 ("full", config(.full, options.pageSize, options)), ("normal", config(.normal, options.pageSize, options)),
                 ("full_fresh_db", config(.full, options.pageSize, options)),
                 ("normal_fresh_db", config(.normal, options.pageSize, options)),
+                // The same without the WAL write buffer (docs/sqlite-engine.md §6.1), side by side.
+                ("full_unbuffered", unbuffered(config(.full, options.pageSize, options))),
+                ("full_fresh_db_unbuffered", unbuffered(config(.full, options.pageSize, options))),
             ]
             if options.explore {
                 configs.append(("full_wal_growing", config(.full, options.pageSize, options)))
@@ -101,14 +114,25 @@ struct SQLiteBench {
                 rollback.journalMode = .delete
                 configs.append(("full_rollback_journal", rollback))
             }
+            if let only = options.only {
+                let all = configs
+                configs = try only.split(separator: ",").map { name in
+                    guard let c = all.first(where: { $0.0 == name }) else {
+                        throw UsageError("--only: no variant '\(name)' (\(all.map(\.0).joined(separator: ", ")); more with --explore)")
+                    }
+                    return c
+                }
+            }
             let result = try measure(workload, configs: configs, repetitions: options.repetitions, root: root)
             variants.append(result)
             if variants.count == 1 {  // the top-level keys are the first (the seed's 3,400-sample) variant
                 for key in ["commit_vs_floor_full", "commit_vs_floor_normal", "read_vs_floor",
                             "load_page_vs_floor", "commit_full_ms", "commit_normal_ms",
                             "commit_vs_floor_full_fresh_db", "commit_vs_floor_normal_fresh_db",
+                            "commit_vs_floor_full_unbuffered", "commit_vs_floor_full_fresh_db_unbuffered",
                             "commit_full_vs_floor_overwrite", "floor_overwrite_ms",
-                            "floor_write_ms", "read_ms", "load_page_ms", "floor_read_ms"] {
+                            "floor_write_ms", "read_ms", "load_page_ms", "floor_read_ms",
+                            "floor_writev_ms", "commit_full_fresh_db_vs_floor_writev"] {
                     report[key] = result[key]
                 }
             }
@@ -129,6 +153,13 @@ struct SQLiteBench {
         c.memoryMapBytes = Int64(options.mmapMiB) << 20
         c.synchronous = sync
         c.pageSize = pageSize
+        c.walWriteBufferBytes = options.walBufferKiB << 10
+        return c
+    }
+
+    static func unbuffered(_ c: SQLiteContentStore.Configuration) -> SQLiteContentStore.Configuration {
+        var c = c
+        c.walWriteBufferBytes = 0
         return c
     }
 
@@ -194,7 +225,7 @@ struct SQLiteBench {
 
     static func measure(_ w: Workload, configs: [(String, SQLiteContentStore.Configuration)], repetitions: Int,
                         root: String) throws -> [String: Any] {
-        var floorWrite: [Double] = [], floorRead: [Double] = [], floorOverwrite: [Double] = []
+        var floorWrite: [Double] = [], floorRead: [Double] = [], floorOverwrite: [Double] = [], floorWritev: [Double] = []
         var commits = [String: [Double]](), reads: [Double] = [], loads: [Double] = []
         var floorCPU: [Double] = [], commitCPU = [String: [Double]]()
         var walBytes = [String: Int]()
@@ -214,6 +245,9 @@ struct SQLiteBench {
                     floorRead.append(try milliseconds { _ = try PlainFile.readAll(file) })
                     // The same bytes over the blocks of that existing file, as a reused WAL is.
                     floorOverwrite.append(try milliseconds { try PlainFile.writeAndSync(w.blobs, to: file, overwrite: true) })
+                    // All the BLOBs handed to the kernel in one writev: the fewest system calls.
+                    let gathered = (dir as NSString).appendingPathComponent("floor-writev.bin")
+                    floorWritev.append(try milliseconds { try PlainFile.writevAndSync(w.blobs, to: gathered) })
                     continue
                 }
                 let configuration = configs.first { $0.0 == step }!.1
@@ -221,7 +255,7 @@ struct SQLiteBench {
                                                    configuration: configuration)
                 let page = UUID()
                 try store.replacePage(page, with: PageContent())  // the page row exists before the save
-                if !step.hasSuffix("_fresh_db"), step != "full_after_checkpoint" {
+                if !step.contains("_fresh_db"), step != "full_after_checkpoint" {
                     // The steady state of an open document: the connection has saved before (its
                     // page cache is allocated) and its WAL already exists. For "full"/"normal" an
                     // idle checkpoint then a one-stroke save restarted the WAL (paying the restart's
@@ -241,11 +275,11 @@ struct SQLiteBench {
                     try store.replacePage(earlier, with: PageContent(elements: w.elements.map(renewed)))
                     try store.checkpointIdle()
                 }
-                var cpu: [Double] = []
-                commits[step, default: []].append(try milliseconds(cpu: &cpu) {
+                let cpuBefore = threadCPUms()
+                commits[step, default: []].append(try milliseconds {
                     try store.applyChanges(to: page, [.append(w.elements)])
                 })
-                commitCPU[step, default: []] += cpu
+                commitCPU[step, default: []].append(threadCPUms() - cpuBefore)
                 walBytes[step] = (try? FileManager.default.attributesOfItem(atPath: store.path + "-wal"))?[.size] as? Int ?? 0
                 try store.close()
                 if step == "full_fresh_db" {
@@ -270,11 +304,14 @@ struct SQLiteBench {
             "floor_write_cpu_ms": round3(median(floorCPU)),
             "floor_read_ms": round3(floorR),
             "floor_overwrite_ms": round3(floorO),
-            "read_ms": round3(median(reads)),
-            "load_page_ms": round3(median(loads)),
-            "read_vs_floor": round3(median(reads) / floorR),
-            "load_page_vs_floor": round3(median(loads) / floorR),
+            "floor_writev_ms": round3(median(floorWritev)),
         ]
+        if !reads.isEmpty {
+            out["read_ms"] = round3(median(reads))
+            out["load_page_ms"] = round3(median(loads))
+            out["read_vs_floor"] = round3(median(reads) / floorR)
+            out["load_page_vs_floor"] = round3(median(loads) / floorR)
+        }
         for (name, _) in configs {
             let m = median(commits[name]!)
             out["commit_\(name)_ms"] = round3(m)
@@ -282,7 +319,8 @@ struct SQLiteBench {
             out["commit_\(name)_cpu_ms"] = round3(median(commitCPU[name]!))
             out["wal_bytes_\(name)"] = walBytes[name]
         }
-        out["commit_full_vs_floor_overwrite"] = round3(median(commits["full"]!) / floorO)
+        if let full = commits["full"] { out["commit_full_vs_floor_overwrite"] = round3(median(full) / floorO) }
+        if let fresh = commits["full_fresh_db"] { out["commit_full_fresh_db_vs_floor_writev"] = round3(median(fresh) / median(floorWritev)) }
         return out
     }
 
@@ -296,15 +334,15 @@ struct SQLiteBench {
     static func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 
     static func printTable(_ report: [String: Any], variants: [[String: Any]]) {
-        print("SQLite \(report["sqlite_version"]!), page size \(report["page_size"]!), cache \(report["cache_kib"]!) KiB, mmap \(report["mmap_mib"]!) MiB, medians of \(report["repetitions"]!) runs")
+        print("SQLite \(report["sqlite_version"]!), page size \(report["page_size"]!), cache \(report["cache_kib"]!) KiB, mmap \(report["mmap_mib"]!) MiB, WAL buffer \(report["wal_buffer_kib"]!) KiB, medians of \(report["repetitions"]!) runs")
         for v in variants {
             print("\n\(report["strokes"]!) strokes x \(v["samples_per_stroke"]!) samples = \(v["blob_bytes"]!) bytes of BLOBs")
-            print("  floor: write+fsync \(v["floor_write_ms"]!) ms (CPU \(v["floor_write_cpu_ms"]!) ms), read \(v["floor_read_ms"]!) ms; overwrite+fsync \(v["floor_overwrite_ms"]!) ms (full steady = \(v["commit_full_vs_floor_overwrite"]!) x)")
+            print("  floor: write+fsync \(v["floor_write_ms"]!) ms (CPU \(v["floor_write_cpu_ms"]!) ms), read \(v["floor_read_ms"]!) ms; overwrite+fsync \(v["floor_overwrite_ms"]!) ms (full steady = \(v["commit_full_vs_floor_overwrite"] ?? "-") x); one writev+fsync \(v["floor_writev_ms"]!) ms (full fresh db = \(v["commit_full_fresh_db_vs_floor_writev"] ?? "-") x)")
             for key in v.keys.sorted() where key.hasPrefix("commit_vs_floor_") {
                 let name = String(key.dropFirst("commit_vs_floor_".count))
                 print("  commit \(name): \(v["commit_\(name)_ms"]!) ms = \(v[key]!) x floor (CPU \(v["commit_\(name)_cpu_ms"]!) ms)")
             }
-            print("  read BLOBs: \(v["read_ms"]!) ms = \(v["read_vs_floor"]!) x floor; loadPage: \(v["load_page_ms"]!) ms = \(v["load_page_vs_floor"]!) x floor")
+            if v["read_ms"] != nil { print("  read BLOBs: \(v["read_ms"]!) ms = \(v["read_vs_floor"]!) x floor; loadPage: \(v["load_page_ms"]!) ms = \(v["load_page_vs_floor"]!) x floor") }
         }
     }
 }
@@ -329,6 +367,32 @@ enum PlainFile {
                     offset += n
                 }
             }
+        }
+        guard fsync(fd) == 0 else { throw BenchFailure("fsync \(path): errno \(errno)") }
+    }
+
+    /// The same bytes handed over by `writev` (128 BLOBs a call: the seed's 100 in one) to a new
+    /// file, then fsync.
+    static func writevAndSync(_ chunks: [[UInt8]], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { throw BenchFailure("cannot create \(path): errno \(errno)") }
+        defer { close(fd) }
+        // Each BLOB's address is only valid inside its withUnsafeBytes: nest them, 128 deep at most.
+        func gather(_ k: Int, end: Int, _ vectors: inout [iovec]) throws {
+            guard k < end else {
+                let expected = vectors.reduce(0) { $0 + $1.iov_len }
+                let n = writev(fd, vectors, Int32(vectors.count))
+                guard n == expected else { throw BenchFailure("writev \(path): wrote \(n) of \(expected), errno \(errno)") }
+                return
+            }
+            try chunks[k].withUnsafeBytes { raw in
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress), iov_len: raw.count))
+                try gather(k + 1, end: end, &vectors)
+            }
+        }
+        for start in stride(from: 0, to: chunks.count, by: 128) {
+            var vectors: [iovec] = []
+            try gather(start, end: min(chunks.count, start + 128), &vectors)
         }
         guard fsync(fd) == 0 else { throw BenchFailure("fsync \(path): errno \(errno)") }
     }
