@@ -19,7 +19,7 @@ SRCS_INK=$(find Sources/LulucatInk -name '*.swift' | sort)
 SRCS_STORE=$(find Sources/LulucatStore -name '*.swift' | sort)
 SRCS_SQLITE=$(find Sources/LulucatSQLite -name '*.swift' | sort)
 SRCS_RENDER=$(find Sources/LulucatRender -name '*.swift' | sort)
-NEWEST=$(ls -t $SRCS_INK $SRCS_STORE $SRCS_SQLITE $SRCS_RENDER Sources/CCRC32C/*.c Sources/CJPEG/*.c fuzz/*.swift fuzz/run.sh | head -1)
+NEWEST=$(ls -t $SRCS_INK $SRCS_STORE $SRCS_SQLITE $SRCS_RENDER Sources/CCRC32C/*.c Sources/CJPEG/*.c Sources/CLulucatVFS/*.c fuzz/*.swift fuzz/run.sh | head -1)
 if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
     echo "building $BIN" >&2
     FLAGS="-O -sanitize=fuzzer,address -parse-as-library -swift-version 6"
@@ -30,15 +30,19 @@ if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
         printf 'module %s {\n    header "%s"\n    export *\n}\n' $c "$PWD/Sources/$c/include/$lower.h" > "$B/$lower/module.modulemap"
         clang -O2 -fsanitize=address,fuzzer-no-link -ISources/$c/include -c Sources/$c/$lower.c -o "$B/$lower.o"
     done
+    # The WAL write buffer VFS (LulucatSQLite imports it).
+    mkdir -p "$B/clulucatvfs"
+    printf 'module CLulucatVFS {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CLulucatVFS/include/lulucat_vfs.h" > "$B/clulucatvfs/module.modulemap"
+    clang -O2 -fsanitize=address,fuzzer-no-link -ISources/CLulucatVFS/include -c Sources/CLulucatVFS/lulucat_vfs.c -o "$B/clulucatvfs.o"
     swiftc $FLAGS -module-name LulucatInk -I "$B/ccrc32c" -emit-module -emit-module-path "$B/LulucatInk.swiftmodule" \
         -emit-library -static -o "$B/libLulucatInk.a" $SRCS_INK
-    swiftc $FLAGS -module-name LulucatSQLite -I Sources/CSQLite -emit-module -emit-module-path "$B/LulucatSQLite.swiftmodule" \
+    swiftc $FLAGS -module-name LulucatSQLite -I Sources/CSQLite -I "$B/clulucatvfs" -emit-module -emit-module-path "$B/LulucatSQLite.swiftmodule" \
         -emit-library -static -o "$B/libLulucatSQLite.a" $SRCS_SQLITE
     swiftc $FLAGS -module-name LulucatRender -I "$B" -I "$B/ccrc32c" -I "$B/cjpeg" -I Sources/CZlib -emit-module \
         -emit-module-path "$B/LulucatRender.swiftmodule" -emit-library -static -o "$B/libLulucatRender.a" $SRCS_RENDER
     # LulucatStore plus the fuzz entry, one module, so the entry reaches the internal decoders.
-    swiftc $FLAGS -module-name LulucatStore -I "$B" -I "$B/ccrc32c" -I "$B/cjpeg" -I Sources/CSQLite -I Sources/CZlib -L "$B" \
-        -lLulucatRender -lLulucatInk -lLulucatSQLite -lsqlite3 -ljpeg -lz "$B/ccrc32c.o" "$B/cjpeg.o" \
+    swiftc $FLAGS -module-name LulucatStore -I "$B" -I "$B/ccrc32c" -I "$B/cjpeg" -I "$B/clulucatvfs" -I Sources/CSQLite -I Sources/CZlib -L "$B" \
+        -lLulucatRender -lLulucatInk -lLulucatSQLite -lsqlite3 -ljpeg -lz "$B/ccrc32c.o" "$B/cjpeg.o" "$B/clulucatvfs.o" \
         -o "$BIN" $SRCS_STORE fuzz/FuzzEntry.swift fuzz/FuzzTargets.swift 2>&1 \
         | grep -v 'Cannot export local symbol' >&2 || true
     [ -x "$BIN" ] && [ "$BIN" -nt "$NEWEST" ] || { echo "build failed" >&2; exit 1; }
