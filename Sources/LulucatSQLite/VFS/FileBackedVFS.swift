@@ -64,30 +64,30 @@ public final class FileBackedVFS: @unchecked Sendable {
     private static func callbacks(_ context: UnsafeMutableRawPointer) -> lulucat_fs_callbacks { lulucat_fs_callbacks(
         context: context,
         open: { ctx, path, create, exclusive, readOnly, handle, created in
-            errno(ctx) { b throws(SQLiteFileBackendError) in
+            backendCall(ctx) { b throws(SQLiteFileBackendError) in
                 let r = try b.open(String(cString: path!), create: create != 0, exclusive: exclusive != 0, readOnly: readOnly != 0)
                 handle!.pointee = r.handle
                 created!.pointee = r.created ? 1 : 0
             }
         },
-        close: { ctx, handle in errno(ctx) { b throws(SQLiteFileBackendError) in try b.close(handle) } },
+        close: { ctx, handle in backendCall(ctx) { b throws(SQLiteFileBackendError) in try b.close(handle) } },
         read: { ctx, handle, buffer, amount, offset, got in
-            errno(ctx) { b throws(SQLiteFileBackendError) in
+            backendCall(ctx) { b throws(SQLiteFileBackendError) in
                 got!.pointee = Int32(try b.read(handle, at: offset, into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(amount))))
             }
         },
         write: { ctx, handle, buffer, amount, offset in
-            errno(ctx) { b throws(SQLiteFileBackendError) in
+            backendCall(ctx) { b throws(SQLiteFileBackendError) in
                 try b.write(handle, at: offset, UnsafeRawBufferPointer(start: buffer, count: Int(amount)))
             }
         },
-        truncate: { ctx, handle, size in errno(ctx) { b throws(SQLiteFileBackendError) in try b.truncate(handle, to: size) } },
-        sync: { ctx, handle, dataOnly in errno(ctx) { b throws(SQLiteFileBackendError) in try b.sync(handle, dataOnly: dataOnly != 0) } },
-        size: { ctx, handle, size in errno(ctx) { b throws(SQLiteFileBackendError) in size!.pointee = try b.size(handle) } },
-        sync_directory: { ctx, path in errno(ctx) { b throws(SQLiteFileBackendError) in try b.syncDirectory(String(cString: path!)) } },
-        remove: { ctx, path in errno(ctx) { b throws(SQLiteFileBackendError) in try b.remove(String(cString: path!)) } },
+        truncate: { ctx, handle, size in backendCall(ctx) { b throws(SQLiteFileBackendError) in try b.truncate(handle, to: size) } },
+        sync: { ctx, handle, dataOnly in backendCall(ctx) { b throws(SQLiteFileBackendError) in try b.sync(handle, dataOnly: dataOnly != 0) } },
+        size: { ctx, handle, size in backendCall(ctx) { b throws(SQLiteFileBackendError) in size!.pointee = try b.size(handle) } },
+        sync_directory: { ctx, path in backendCall(ctx) { b throws(SQLiteFileBackendError) in try b.syncDirectory(String(cString: path!)) } },
+        remove: { ctx, path in backendCall(ctx) { b throws(SQLiteFileBackendError) in try b.remove(String(cString: path!)) } },
         info: { ctx, path, kind, size in
-            errno(ctx) { b throws(SQLiteFileBackendError) in
+            backendCall(ctx) { b throws(SQLiteFileBackendError) in
                 let i = try b.info(String(cString: path!))
                 kind!.pointee = Int32(i == nil ? LULUCAT_FS_ABSENT : (i!.isFile ? LULUCAT_FS_FILE : LULUCAT_FS_OTHER))
                 size!.pointee = i?.size ?? 0
@@ -103,8 +103,8 @@ private final class BackendBox {
     init(_ backend: any SQLiteFileBackend) { self.backend = backend }
 }
 
-/// Runs a backend call for the C side: 0, or the errno it failed with.
-private func errno(_ context: UnsafeMutableRawPointer?, _ body: (any SQLiteFileBackend) throws(SQLiteFileBackendError) -> Void) -> Int32 {
+/// Runs a backend call for the C side: 0, or the errno it failed with (EIO when it gave none).
+private func backendCall(_ context: UnsafeMutableRawPointer?, _ body: (any SQLiteFileBackend) throws(SQLiteFileBackendError) -> Void) -> Int32 {
     let backend = Unmanaged<BackendBox>.fromOpaque(context!).takeUnretainedValue().backend
     do { try body(backend) } catch { return error.errno == 0 ? 5 /* EIO */ : error.errno }
     return 0
