@@ -66,6 +66,36 @@ struct CrashCheckerTeethTests {
     }
 }
 
+@Suite("The crash checker sees SQLite's writes")
+struct SQLiteCrashCheckerTeethTests {
+    /// synchronous NORMAL: a WAL commit returns before the WAL is synced. The checker, which now
+    /// sees SQLite's writes, must find the states where an acknowledged save is lost (and, the WAL
+    /// being checksummed, no state where the database is damaged).
+    @Test("a save acknowledged before its WAL sync is caught")
+    func unsyncedCommitIsCaught() async throws {
+        let flow = CrashFlow(name: "unsynced sqlite save", setUp: CrashFlow.oneDocument(title: "Fragile", pages: [(2, 0)], seed: 21, engine: .sqlite),
+                             run: { library, steps in
+            let id = steps.expected.documents.keys.first!
+            let page = steps.expected.documents[id]!.pages[0].id
+            var new = steps.expected.documents[id]!.pages[0].content
+            new.elements.append(.stroke(SampleContent.stroke(seed: 99)))
+            var configuration = SQLiteContentStore.Configuration()
+            configuration.synchronous = .normal
+            var store: SQLiteContentStore?
+            try await steps.step("save with synchronous NORMAL") {
+                store = try SQLiteContentStore(path: library.package(id).contentDatabasePath, mode: .openExisting,
+                                               configuration: configuration, fileSystem: library.fileSystem)
+                try store!.replacePage(page, with: new)
+            } expect: { e in e.documents[id]!.setContent(new, of: page) }
+            try await steps.step("close") { try store!.close() }
+        })
+        let report = await CrashHarness.explore(flow, limits: .bounded)
+        #expect(report.violatingStates > 0)
+        #expect(report.examples.contains { $0.contains("neither its old nor its new") })
+        #expect(!report.examples.contains { $0.contains("corrupt") })
+    }
+}
+
 @Suite("The migration flow really migrates")
 struct MigrationFlowTests {
     @Test func migrationOnTheSimulatedFileSystemSwitchesEngines() async throws {
