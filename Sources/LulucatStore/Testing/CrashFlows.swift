@@ -8,7 +8,7 @@ extension CrashFlow {
     /// Every flow, in the order `lnote crashcheck` reports them.
     public static let all: [CrashFlow] = [
         createDocument, savePages, insertImage, pageStructure, rename, duplicate, delete, closeRemovesOrphans, manifestRepair,
-        importPackage, workday, journalSaves, migration, sqliteSaves, sqliteMigration,
+        importPackage, workday, journalSaves, migration, sqliteSaves, sqliteDuplicate, sqliteMigration,
     ]
 
     static let noAutosave = SessionOptions(autosaveDelay: nil)
@@ -158,8 +158,9 @@ extension CrashFlow {
     })
 
     /// The SQLite engine, all of its I/O on the simulated disk (SQLiteFileSystemVFS): a document
-    /// created, strokes appended over several saves (WAL commits, synchronous FULL), an erase (a
-    /// replaced stroke), a page added, then the close (a TRUNCATE checkpoint and the WAL removed).
+    /// created, strokes appended over several saves (WAL commits, synchronous FULL), an idle
+    /// (passive) checkpoint, an erase (a replaced stroke), a page added, then the close (a TRUNCATE
+    /// checkpoint and the WAL removed).
     public static let sqliteSaves = CrashFlow(name: "sqlite saves", testFaultStride: 10, setUp: { library in
         try library.fileSystem.makeDirectory("/notes-parent")
         return ExpectedLibrary()
@@ -184,6 +185,8 @@ extension CrashFlow {
                 try await s.save()
                 content = try await s.content(of: page)
             } expect: { e in e.documents[id]!.setContent(content!, of: page) }
+            // What a quiet moment after an autosave does: a passive checkpoint, the WAL kept.
+            if k == 1 { try await steps.step("idle checkpoint") { try await s.idle() } }
         }
         try await edit("erase", steps) {
             let stroke = try await s.content(of: page).strokes[1]
@@ -199,6 +202,21 @@ extension CrashFlow {
             e.documents[id]!.pages.append((added!, PageContent(canvasSize: .letter)))
         }
         try await close(s, steps)
+    })
+
+    /// A copy of a SQLite document: the source's WAL checkpointed into content.sqlite (TRUNCATE,
+    /// checked), the database file copied with the package.
+    public static let sqliteDuplicate = CrashFlow(name: "duplicate a sqlite document",
+                                                  setUp: oneDocument(title: "Shared tables", pages: [(3, 0), (1, 0)], seed: 14, engine: .sqlite),
+                                                  run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        var copy: DocumentPackage?
+        try await steps.step("duplicate") { copy = try library.duplicate(id) } expect: { e in
+            var d = e.documents[id]!
+            d.id = copy!.id
+            d.title += " copy"
+            e.documents[copy!.id] = d
+        }
     })
 
     /// Verified migration to the SQLite engine and back, the database built on the simulated disk.

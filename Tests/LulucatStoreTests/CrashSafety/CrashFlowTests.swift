@@ -20,7 +20,7 @@ struct CrashFlowTests {
 
 @Suite("I/O errors in the write flows")
 struct FaultInjectionTests {
-    /// Every other call here (every tenth of the SQLite flows), to keep `swift test` short;
+    /// Every other call here (every tenth of the two long SQLite flows), to keep `swift test` short;
     /// `lnote crashcheck` fails every call.
     @Test("calls of a flow failed with EIO, ENOSPC and EDQUOT, once and persistently", arguments: CrashFlow.all.map(\.name))
     func faults(_ name: String) async {
@@ -108,6 +108,30 @@ struct MigrationFlowTests {
         #expect(try DocumentMetadata.read(package, fileSystem: fs).engine == .journal)
         _ = try EngineMigration(fileSystem: fs).migrate(package, to: .snapshot)
         #expect(try DocumentMetadata.read(package, fileSystem: fs).engine == .snapshot)
+        for (page, content) in doc.pages {
+            #expect(try StoredPage.read(package, page: page, fileSystem: fs) == content)
+        }
+    }
+
+    /// The SQLite flow's migration builds content.sqlite on the simulated disk, nowhere else.
+    @Test func migrationToSQLiteBuildsTheDatabaseOnTheSimulatedDisk() async throws {
+        let fs = SimulatedFileSystem()
+        let root = "/lulucat-simfs-\(UUID().uuidString)"
+        try fs.makeDirectory(root)
+        let library = Library(root: root + "/notes", fileSystem: fs)
+        let doc = try await CrashFlow.makeDocument(library, title: "Moving in", pages: [(3, 1), (2, 0)], seed: 13)
+        let package = library.package(doc.id)
+        _ = try EngineMigration(fileSystem: fs).migrate(package, to: .sqlite)
+        #expect(try DocumentMetadata.read(package, fileSystem: fs).engine == .sqlite)
+        #expect((try fs.info(package.contentDatabasePath)?.size ?? 0) > 0)
+        #expect(try fs.info(package.contentDatabasePath + "-wal") == nil)
+        #expect(FileManager.default.fileExists(atPath: root) == false)
+        let session = try await library.open(doc.id, options: SessionOptions(autosaveDelay: nil))
+        for (page, content) in doc.pages { #expect(try await session.content(of: page) == content) }
+        try await session.close()
+        _ = try EngineMigration(fileSystem: fs).migrate(package, to: .snapshot)
+        #expect(try DocumentMetadata.read(package, fileSystem: fs).engine == .snapshot)
+        #expect(try fs.info(package.contentDatabasePath) == nil)
         for (page, content) in doc.pages {
             #expect(try StoredPage.read(package, page: page, fileSystem: fs) == content)
         }
