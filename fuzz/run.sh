@@ -30,10 +30,13 @@ if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
         printf 'module %s {\n    header "%s"\n    export *\n}\n' $c "$PWD/Sources/$c/include/$lower.h" > "$B/$lower/module.modulemap"
         clang -O2 -fsanitize=address,fuzzer-no-link -ISources/$c/include -c Sources/$c/$lower.c -o "$B/$lower.o"
     done
-    # The WAL write buffer VFS (LulucatSQLite imports it).
+    # The WAL write buffer VFS and the FileSystem VFS (LulucatSQLite imports them): one object file.
     mkdir -p "$B/clulucatvfs"
-    printf 'module CLulucatVFS {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CLulucatVFS/include/lulucat_vfs.h" > "$B/clulucatvfs/module.modulemap"
-    clang -O2 -fsanitize=address,fuzzer-no-link -ISources/CLulucatVFS/include -c Sources/CLulucatVFS/lulucat_vfs.c -o "$B/clulucatvfs.o"
+    printf 'module CLulucatVFS {\n    header "%s"\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CLulucatVFS/include/lulucat_vfs.h" \
+        "$PWD/Sources/CLulucatVFS/include/lulucat_fsvfs.h" > "$B/clulucatvfs/module.modulemap"
+    clang -O2 -fsanitize=address,fuzzer-no-link -ISources/CLulucatVFS/include -c Sources/CLulucatVFS/lulucat_vfs.c -o "$B/clulucatvfs-wal.o"
+    clang -O2 -fsanitize=address,fuzzer-no-link -ISources/CLulucatVFS/include -c Sources/CLulucatVFS/lulucat_fsvfs.c -o "$B/clulucatvfs-fs.o"
+    ld -r "$B/clulucatvfs-wal.o" "$B/clulucatvfs-fs.o" -o "$B/clulucatvfs.o"
     swiftc $FLAGS -module-name LulucatInk -I "$B/ccrc32c" -emit-module -emit-module-path "$B/LulucatInk.swiftmodule" \
         -emit-library -static -o "$B/libLulucatInk.a" $SRCS_INK
     swiftc $FLAGS -module-name LulucatSQLite -I Sources/CSQLite -I "$B/clulucatvfs" -emit-module -emit-module-path "$B/LulucatSQLite.swiftmodule" \

@@ -279,7 +279,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         var configuration = SQLiteContentStore.Configuration()
         configuration.walAutocheckpointBytes = 256 << 10
         configuration.journalSizeLimit = 256 << 10
-        let engine = try SQLiteEngine(package: package, configuration: configuration)
+        let engine = try SQLiteEngine(package: package, fileSystem: PosixFileSystem(), configuration: configuration)
         var content = try engine.loadPage(page)
         var largest = 0
         for i in 0..<60 {
@@ -295,7 +295,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         #expect(engine.rewriteFallbacks == 0)
         try engine.close()
         #expect(!FileManager.default.fileExists(atPath: package.contentDatabasePath + "-wal"))
-        let reopened = try SQLiteEngine(package: package)
+        let reopened = try SQLiteEngine(package: package, fileSystem: PosixFileSystem())
         #expect(try reopened.loadPage(page) == content)
         try reopened.close()
     }

@@ -36,6 +36,8 @@ public final class Connection {
     public let path: String
     /// nil once closed.
     private(set) var handle: OpaquePointer?
+    /// The file-backed VFS this connection was opened through, kept alive until the connection is gone.
+    private var fileBackedVFS: FileBackedVFS?
 
     /// Opens (or creates) the database at `path`. On failure the half-open handle is closed too.
     ///
@@ -62,6 +64,15 @@ public final class Connection {
         }
         sqlite3_extended_result_codes(db, 1)
         handle = db
+    }
+
+    /// Opens (or creates) the database at `path` through `vfs`, whose backend does every file
+    /// operation; the connection keeps the VFS registered while it lives.
+    ///
+    /// - Throws: `SQLiteError` (`.cantOpen` when the backend cannot open the file).
+    public convenience init(path: String, flags: OpenFlags = .default, vfs: FileBackedVFS) throws(SQLiteError) {
+        try self.init(path: path, flags: flags, vfs: vfs.name)
+        fileBackedVFS = vfs
     }
 
     deinit {

@@ -91,7 +91,7 @@ final class SQLiteFormWriter: FormWriter {
         try StoreError.io { () throws(FileError) in
             for path in [stagingPath] + SQLiteEngine.sideFileSuffixes.map({ stagingPath + $0 }) { try fileSystem.removeIfPresent(path) }
         }
-        store = try SQLiteEngine.mapped { () throws(SQLiteEngineError) in try SQLiteContentStore(path: stagingPath, mode: .openOrCreate) }
+        store = try SQLiteEngine.mapped { () throws(SQLiteEngineError) in try SQLiteContentStore(path: stagingPath, mode: .openOrCreate, fileSystem: fileSystem) }
     }
 
     /// One transaction a page: the WAL stays about one page large (autocheckpoints keep it bounded).

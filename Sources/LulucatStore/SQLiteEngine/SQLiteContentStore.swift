@@ -75,6 +75,8 @@ public final class SQLiteContentStore {
     public let path: String
     public let configuration: Configuration
     let connection: Connection
+    /// Whether the WAL write buffer is on (only through SQLite's own I/O: see `init`).
+    let usesWALWriteBuffer: Bool
 
     /// Opens `<packageDirectory>/content.sqlite`.
     public convenience init(packageDirectory: URL, mode: OpenMode = .openOrCreate,
@@ -86,20 +88,35 @@ public final class SQLiteContentStore {
     /// Opens (or creates) the content database at `path`, sets its pragmas and brings its schema
     /// to the current version.
     ///
+    /// - Parameter fileSystem: where the database's files are. nil or `PosixFileSystem`: SQLite's
+    ///   own I/O on the real disk (through the WAL write buffer when configured). Any other: every
+    ///   file operation goes through it (`SQLiteFileSystemVFS`), without the WAL write buffer.
     /// - Throws: `SQLiteEngineError`: `.missing`, `.corrupt` (not a database or damaged),
     ///   `.newerSchema`, `.unexpectedSchema`, `.inUse`, or `.database` for anything else.
     public init(path: String, mode: OpenMode = .openOrCreate,
-                configuration: Configuration = Configuration()) throws(SQLiteEngineError) {
+                configuration: Configuration = Configuration(), fileSystem: (any FileSystem)? = nil) throws(SQLiteEngineError) {
         self.path = path
         self.configuration = configuration
-        if mode == .openExisting, !FileManager.default.fileExists(atPath: path) {
-            throw .missing(file: path)
+        let direct = SQLiteFileSystemVFS.isDirect(fileSystem)
+        usesWALWriteBuffer = direct && configuration.buffersWALWrites
+        if mode == .openExisting {
+            let exists: Bool
+            if direct { exists = FileManager.default.fileExists(atPath: path) } else {
+                do { exists = try fileSystem!.info(path) != nil } catch {
+                    throw .database(file: path, SQLiteError(extendedCode: ResultCode.ioError.rawValue, message: "\(error)", path: path))
+                }
+            }
+            if !exists { throw .missing(file: path) }
         }
         var flags: OpenFlags = [.readWrite, .noMutex, .noFollow]
         if mode == .openOrCreate { flags.insert(.create) }
         do {
-            connection = try Connection(path: path, flags: flags,
-                                        vfs: configuration.buffersWALWrites ? CoalescingVFS.name : nil)
+            if direct {
+                connection = try Connection(path: path, flags: flags,
+                                            vfs: configuration.buffersWALWrites ? CoalescingVFS.name : nil)
+            } else {
+                connection = try Connection(path: path, flags: flags, vfs: SQLiteFileSystemVFS.vfs(for: fileSystem!))
+            }
         } catch {
             throw SQLiteEngineError(error, file: path)
         }
@@ -129,7 +146,7 @@ public final class SQLiteContentStore {
         try connection.setWALAutocheckpoint(pages: max(1, configuration.walAutocheckpointBytes / pageSize))
         try connection.setCacheSize(-configuration.cacheSizeKiB)
         if configuration.memoryMapBytes > 0 { try connection.setMemoryMapSize(bytes: configuration.memoryMapBytes) }
-        if configuration.buffersWALWrites { try connection.setWALWriteBuffer(bytes: configuration.walWriteBufferBytes) }
+        if usesWALWriteBuffer { try connection.setWALWriteBuffer(bytes: configuration.walWriteBufferBytes) }
     }
 
     /// Runs `body`, turning wrapper and format errors into this layer's error.

@@ -20,10 +20,11 @@ final class SQLiteEngine: StorageEngine {
     ///
     /// - Throws: `StoreError.contentDatabase` (`.missing`, `.corrupt`, `.newerSchema`, ...), naming
     ///   the file.
-    init(package: DocumentPackage, configuration: SQLiteContentStore.Configuration = .init()) throws(StoreError) {
+    init(package: DocumentPackage, fileSystem: any FileSystem, configuration: SQLiteContentStore.Configuration = .init()) throws(StoreError) {
         self.package = package
         do {
-            store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting, configuration: configuration)
+            store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting, configuration: configuration,
+                                           fileSystem: fileSystem)
         } catch { throw .contentDatabase(error) }
     }
 
@@ -120,9 +121,9 @@ extension SQLiteContentStore {
 extension SQLiteEngine {
     /// Creates `content.sqlite` in a package being built, holding `pages`, and closes it as one
     /// file (checkpointed; no -wal or -shm left beside it).
-    static func createDatabase(_ package: DocumentPackage, pages: [(UUID, PageContent)]) throws(StoreError) {
+    static func createDatabase(_ package: DocumentPackage, pages: [(UUID, PageContent)], fileSystem: any FileSystem) throws(StoreError) {
         try mapped { () throws(SQLiteEngineError) in
-            let store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openOrCreate)
+            let store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openOrCreate, fileSystem: fileSystem)
             do throws(SQLiteEngineError) {
                 try store.save(pages.map { .replace($0.0, $0.1) })
             } catch {
@@ -148,7 +149,7 @@ extension SQLiteEngine {
     static func checkpointForCopy(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) {
         let path = package.contentDatabasePath
         try mapped { () throws(SQLiteEngineError) in
-            let store = try SQLiteContentStore(path: path, mode: .openExisting)
+            let store = try SQLiteContentStore(path: path, mode: .openExisting, fileSystem: fs)
             do throws(SQLiteEngineError) { try store.checkpointTruncate() } catch {
                 try? store.close()
                 throw error

@@ -113,7 +113,7 @@ public actor DocumentSession {
         case .journal:
             return JournalEngine(package: package, fileSystem: fileSystem, codec: metadata.sampleCodec, options: journal)
         case .sqlite:
-            return try SQLiteEngine(package: package)
+            return try SQLiteEngine(package: package, fileSystem: fileSystem)
         }
     }
 

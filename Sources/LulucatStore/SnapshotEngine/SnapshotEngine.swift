@@ -77,7 +77,7 @@ public enum PageSnapshot {
     /// A SQLite document has no snapshot files: its page is read from `content.sqlite` instead.
     public static func read(_ package: DocumentPackage, page: UUID, fileSystem: any FileSystem = PosixFileSystem()) throws(StoreError) -> PageContent {
         if try PackageReader.readDocument(package, fileSystem: fileSystem).engine == .sqlite {
-            let engine = try SQLiteEngine(package: package)
+            let engine = try SQLiteEngine(package: package, fileSystem: fileSystem)
             defer { engine.store.closeWithoutCheckpoint() }
             return try engine.loadPage(page)
         }

@@ -8,7 +8,7 @@ extension CrashFlow {
     /// Every flow, in the order `lnote crashcheck` reports them.
     public static let all: [CrashFlow] = [
         createDocument, savePages, insertImage, pageStructure, rename, duplicate, delete, closeRemovesOrphans, manifestRepair,
-        importPackage, workday, journalSaves, migration,
+        importPackage, workday, journalSaves, migration, sqliteSaves, sqliteDuplicate, sqliteMigration,
     ]
 
     static let noAutosave = SessionOptions(autosaveDelay: nil)
@@ -151,6 +151,79 @@ extension CrashFlow {
         let id = steps.expected.documents.keys.first!
         let migration = EngineMigration(fileSystem: library.fileSystem)
         for target in [EngineKind.journal, .snapshot] {
+            try await steps.step("migrate to \(target.rawValue)", atomic: true) {
+                _ = try migration.migrate(library.package(id), to: target)
+            } expect: { _ in }
+        }
+    })
+
+    /// The SQLite engine, all of its I/O on the simulated disk (SQLiteFileSystemVFS): a document
+    /// created, strokes appended over several saves (WAL commits, synchronous FULL), an idle
+    /// (passive) checkpoint, an erase (a replaced stroke), a page added, then the close (a TRUNCATE
+    /// checkpoint and the WAL removed).
+    public static let sqliteSaves = CrashFlow(name: "sqlite saves", testFaultStride: 10, setUp: { library in
+        try library.fileSystem.makeDirectory("/notes-parent")
+        return ExpectedLibrary()
+    }, run: { library, steps in
+        var package: DocumentPackage?
+        try await steps.step("create a SQLite document") {
+            package = try library.createDocument(title: "Database notes", engine: .sqlite, firstPage: .letter)
+        } expect: { e in
+            let doc = try steps.peekDocument(package!)
+            e.documents[package!.id] = ExpectedDocument(id: package!.id, title: "Database notes",
+                                                        pages: doc.pages.map { ($0.id, PageContent(canvasSize: $0.canvasSize)) })
+        }
+        let id = package!.id
+        let page = steps.expected.documents[id]!.pages[0].id
+        let s = try await open(library, steps, id)
+        for k in 0..<3 {
+            try await edit("draw", steps) {
+                for i in 0..<2 { try await s.append(SampleContent.stroke(seed: 110 + UInt32(k * 10 + i)), to: page) }
+            }
+            var content: PageContent?
+            try await steps.step("save \(k + 1)") {
+                try await s.save()
+                content = try await s.content(of: page)
+            } expect: { e in e.documents[id]!.setContent(content!, of: page) }
+            // What a quiet moment after an autosave does: a passive checkpoint, the WAL kept.
+            if k == 1 { try await steps.step("idle checkpoint") { try await s.idle() } }
+        }
+        try await edit("erase", steps) {
+            let stroke = try await s.content(of: page).strokes[1]
+            try await s.erase(stroke: stroke.id, keeping: [0..<3, 5..<stroke.samples.count], on: page)
+        }
+        var erased: PageContent?
+        try await steps.step("save erase") {
+            try await s.save()
+            erased = try await s.content(of: page)
+        } expect: { e in e.documents[id]!.setContent(erased!, of: page) }
+        var added: UUID?
+        try await steps.step("add a page", atomic: true) { added = try await s.addPage() } expect: { e in
+            e.documents[id]!.pages.append((added!, PageContent(canvasSize: .letter)))
+        }
+        try await close(s, steps)
+    })
+
+    /// A copy of a SQLite document: the source's WAL checkpointed into content.sqlite (TRUNCATE,
+    /// checked), the database file copied with the package.
+    public static let sqliteDuplicate = CrashFlow(name: "duplicate a sqlite document",
+                                                  setUp: oneDocument(title: "Shared tables", pages: [(3, 0), (1, 0)], seed: 14, engine: .sqlite),
+                                                  run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        var copy: DocumentPackage?
+        try await steps.step("duplicate") { copy = try library.duplicate(id) } expect: { e in
+            var d = e.documents[id]!
+            d.id = copy!.id
+            d.title += " copy"
+            e.documents[copy!.id] = d
+        }
+    })
+
+    /// Verified migration to the SQLite engine and back, the database built on the simulated disk.
+    public static let sqliteMigration = CrashFlow(name: "migrate to and from sqlite", testFaultStride: 10, setUp: oneDocument(title: "Moving in", pages: [(3, 1), (2, 0)], seed: 13), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let migration = EngineMigration(fileSystem: library.fileSystem)
+        for target in [EngineKind.sqlite, .snapshot] {
             try await steps.step("migrate to \(target.rawValue)", atomic: true) {
                 _ = try migration.migrate(library.package(id), to: target)
             } expect: { _ in }

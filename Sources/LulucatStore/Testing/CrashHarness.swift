@@ -17,10 +17,15 @@ public struct CrashFlow: Sendable {
     public var setUp: @Sendable (Library) async throws -> ExpectedLibrary
     /// The steps; every call that touches the disk goes through `steps.step`.
     public var run: @Sendable (Library, FlowSteps) async throws -> Void
+    /// Which calls the bounded `swift test` form fails (every `testFaultStride`-th): SQLite's
+    /// flows make hundreds of calls (every page read and write), the file engines' far fewer.
+    /// `lnote crashcheck` fails every call of every flow.
+    public var testFaultStride: Int
 
-    public init(name: String, setUp: @escaping @Sendable (Library) async throws -> ExpectedLibrary,
+    public init(name: String, testFaultStride: Int = 2, setUp: @escaping @Sendable (Library) async throws -> ExpectedLibrary,
                 run: @escaping @Sendable (Library, FlowSteps) async throws -> Void) {
         self.name = name
+        self.testFaultStride = testFaultStride
         self.setUp = setUp
         self.run = run
     }
@@ -137,15 +142,17 @@ public enum CrashHarness {
         return (fs.snapshot, expected)
     }
 
-    /// Traces the flow and checks every crash state of the trace.
-    public static func explore(_ flow: CrashFlow, limits: CrashEnumerationLimits, keepExamples: Int = 5) async -> CrashFlowReport {
+    /// Runs the flow once on a healthy disk, recording it: the report's call and operation counts,
+    /// the trace and the acknowledged steps (nil when the flow failed; the report says why).
+    static func trace(_ flow: CrashFlow) async -> (CrashFlowReport, (base: SimulatedTree, operations: [SimulatedOperation])?,
+                                                    [(label: String, at: Int, expected: ExpectedLibrary)]) {
         var report = CrashFlowReport(flow: flow.name, operations: 0, calls: 0, statesChecked: 0, statesEnumerated: 0,
                                      violatingStates: 0, faultRuns: 0, faultsInjected: 0, faultViolations: 0, examples: [])
         let start: (SimulatedTree, ExpectedLibrary)
         do { start = try await startingTree(flow) } catch {
             report.violatingStates += 1
             report.examples.append("set up failed: \(error)")
-            return report
+            return (report, nil, [])
         }
         let fs = SimulatedFileSystem(tree: start.0)
         let steps = FlowSteps(fs: fs, mode: .trace, start: start.1)
@@ -154,13 +161,22 @@ public enum CrashHarness {
         do { try await flow.run(Library(root: CrashChecker.libraryRoot, fileSystem: fs), steps) } catch {
             report.violatingStates += 1
             report.examples.append("the flow failed on a healthy disk: \(error)")
-            return report
+            return (report, nil, [])
         }
         report.calls = fs.callCounts.all
         fs.clearFault()
-        guard let trace = fs.trace else { return report }
-        report.operations = trace.operations.count
-        let acks = steps.acknowledged
+        report.operations = fs.trace?.operations.count ?? 0
+        return (report, fs.trace, steps.acknowledged)
+    }
+
+    /// Traces the flow without checking any crash state: its call and operation counts (what
+    /// `injectFaults` needs).
+    public static func countCalls(_ flow: CrashFlow) async -> CrashFlowReport { await trace(flow).0 }
+
+    /// Traces the flow and checks every crash state of the trace.
+    public static func explore(_ flow: CrashFlow, limits: CrashEnumerationLimits, keepExamples: Int = 5) async -> CrashFlowReport {
+        var (report, traced, acks) = await trace(flow)
+        guard let trace = traced else { return report }
         var seen = Set<StateKey>()
         await CrashStates.enumerate(base: trace.base, operations: trace.operations, limits: limits) { state in
             report.statesEnumerated += 1

@@ -66,6 +66,8 @@ public enum CrashStates {
             if node.kind == .file { current[ino] = node.data; durable[ino] = node.data } else { baseEntries[ino] = node.entries }
         }
         var meta: [(op: SimulatedOperation, durable: Bool)] = []
+        // The byte ranges of each file written since its last sync: only they can be lost or damaged.
+        var written: [Int: [Range<Int>]] = [:]
 
         for k in 0...operations.count {
             if k > 0 {
@@ -76,17 +78,22 @@ public enum CrashStates {
                     if d.count < end { d.append(contentsOf: [UInt8](repeating: 0, count: end - d.count)) }
                     d.replaceSubrange(offset..<end, with: bytes)
                     current[ino] = d
+                    written[ino, default: []].append(offset..<end)
                 case let .truncate(ino, length, _):
                     var d = current[ino] ?? []
-                    if length < d.count { d.removeLast(d.count - length) } else { d.append(contentsOf: [UInt8](repeating: 0, count: length - d.count)) }
+                    if length < d.count { d.removeLast(d.count - length) } else {
+                        written[ino, default: []].append(d.count..<length)
+                        d.append(contentsOf: [UInt8](repeating: 0, count: length - d.count))
+                    }
                     current[ino] = d
                 case let .sync(ino, _):
                     durable[ino] = current[ino] ?? []
+                    written[ino] = []
                 case let .syncDirectory(dir, _):
                     for i in meta.indices where !meta[i].durable && destinationDirectory(meta[i].op) == dir { meta[i].durable = true }
                 case let .link(_, _, ino, isDirectory, _):
                     kinds[ino] = isDirectory ? .directory : .file
-                    if !isDirectory { current[ino] = []; durable[ino] = [] }
+                    if !isDirectory { current[ino] = []; durable[ino] = []; written[ino] = [] }
                     meta.append((operations[k - 1], false))
                 case .unlink, .rename:
                     meta.append((operations[k - 1], false))
@@ -122,7 +129,9 @@ public enum CrashStates {
                 }
                 reachable.sort()
                 let unsynced = reachable.filter { current[$0] != durable[$0] }
-                let outcomes = unsynced.map { dataOutcomes(durable: durable[$0] ?? [], current: current[$0] ?? [], cuts: limits.cutPoints) }
+                let outcomes = unsynced.map {
+                    dataOutcomes(durable: durable[$0] ?? [], current: current[$0] ?? [], written: written[$0] ?? [], cuts: limits.cutPoints)
+                }
                 let metaEffects = pending.enumerated().map { j, i in (chosen[j] ? "persisted: " : "lost: ") + meta[i].op.summary }
                 for combination in dataCombinations(outcomes.map(\.count), limit: limits.maxDataCombinations) {
                     var nodes: [Int: SimulatedNode] = [:]
@@ -166,20 +175,51 @@ public enum CrashStates {
         return out
     }
 
-    /// The distinct outcomes of one file's unsynced data, named.
-    static func dataOutcomes(durable d: [UInt8], current c: [UInt8], cuts: [Int] = [4]) -> [(String, [UInt8])] {
-        var common = 0
-        while common < d.count && common < c.count && d[common] == c[common] { common += 1 }
-        let tail = c.count - common
+    /// The distinct outcomes of one file's unsynced data, named. Only the bytes `written` since the
+    /// last sync can change: a crash does not touch bytes of a file no write reached (SQLite
+    /// overwrites pages in place; the pages between them are durable).
+    static func dataOutcomes(durable d: [UInt8], current c: [UInt8], written: [Range<Int>], cuts: [Int] = [4]) -> [(String, [UInt8])] {
         var out: [(String, [UInt8])] = [("lost", d), ("kept", c)]
-        if tail > 0 {
+        // The written bytes within the current size, in file order, as disjoint sorted spans.
+        var spans: [Range<Int>] = []
+        for r in written.map({ $0.clamped(to: 0..<c.count) }).filter({ !$0.isEmpty }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = spans.last, r.lowerBound <= last.upperBound {
+                spans[spans.count - 1] = last.lowerBound..<max(last.upperBound, r.upperBound)
+            } else {
+                spans.append(r)
+            }
+        }
+        let total = spans.reduce(0) { $0 + $1.count }
+        if total > 0 {
+            // The durable bytes (zeros past their end) and the garbage pattern, by file offset.
+            let old = Array(d.prefix(c.count)) + [UInt8](repeating: 0, count: max(0, c.count - d.count))
+            let garbage = (0..<c.count).map { UInt8(truncatingIfNeeded: 0xA5 ^ ($0 &* 31)) }
             for eighths in cuts {
-                // New bytes up to the cut; after it the file ends (torn), or keeps its new size
-                // with zeros (size persisted, data not) or with garbage (a sector half written).
-                let cut = common + tail * eighths / 8
-                out.append(("torn at \(eighths)/8", Array(c[0..<cut])))
-                out.append(("zeroed from \(eighths)/8", Array(c[0..<cut]) + [UInt8](repeating: 0, count: c.count - cut)))
-                out.append(("garbage from \(eighths)/8", Array(c[0..<cut]) + (cut..<c.count).map { UInt8(truncatingIfNeeded: 0xA5 ^ ($0 &* 31)) }))
+                // The new bytes reach the file up to `cut` (a file offset inside the written spans).
+                var remaining = total * eighths / 8
+                var cut = spans[0].lowerBound
+                for span in spans {
+                    if remaining < span.count { cut = span.lowerBound + remaining; break }
+                    remaining -= span.count
+                    cut = span.upperBound
+                }
+                /// The current bytes, `size` long, with the written bytes at or after `cut` replaced
+                /// by those of `fill` (a whole-file-sized source, indexed by file offset).
+                func outcome(size: Int, _ fill: [UInt8]) -> [UInt8] {
+                    var bytes = Array(c.prefix(size))
+                    if bytes.count < size { bytes.append(contentsOf: [UInt8](repeating: 0, count: size - bytes.count)) }
+                    for span in spans {
+                        let from = max(span.lowerBound, cut), to = min(span.upperBound, size)
+                        if from < to { bytes.replaceSubrange(from..<to, with: fill[from..<to]) }
+                    }
+                    return bytes
+                }
+                // Torn: the old bytes after the cut, and the file ends at the cut if it grew past
+                // its old size (an append cut short); zeroed: the size persisted, the data not;
+                // garbage: a half-written sector.
+                out.append(("torn at \(eighths)/8", outcome(size: max(cut, min(d.count, c.count)), old)))
+                out.append(("zeroed from \(eighths)/8", outcome(size: c.count, [UInt8](repeating: 0, count: c.count))))
+                out.append(("garbage from \(eighths)/8", outcome(size: c.count, garbage)))
             }
         }
         var unique: [(String, [UInt8])] = []

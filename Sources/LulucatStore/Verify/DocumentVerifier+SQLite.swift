@@ -13,7 +13,7 @@ extension DocumentVerifier {
                                _ add: (Finding.Severity, String, String) -> Void) -> Bool {
         let path = package.contentDatabasePath
         let store: SQLiteContentStore
-        do { store = try SQLiteContentStore(path: path, mode: .openExisting) } catch {
+        do { store = try SQLiteContentStore(path: path, mode: .openExisting, fileSystem: fileSystem) } catch {
             switch error {
             case .missing: add(.error, path, "the document uses the SQLite engine but its content database is missing")
             default: add(.error, path, "\(error)")
