@@ -27,7 +27,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMut
     if let dir = ProcessInfo.processInfo.environment["LNOTE_FUZZ_SEED_DIR"] {
         let extra = ProcessInfo.processInfo.environment["LNOTE_FUZZ_SHARED_INK"]
         for (name, bytes) in FuzzSeeds.files(for: fuzzTarget, sharedInk: extra) {
-            FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(bytes))
         }
     }
     return 0

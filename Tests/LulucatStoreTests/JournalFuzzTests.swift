@@ -40,15 +40,16 @@ import LulucatInk
     }
 
     /// 1,500 mutated journals (bit flips, byte and field replacements, truncations, insertions,
-    /// repeated runs), each as given and with header and frame CRCs recomputed.
-    @Test func mutatedJournalsReplayOrFailCleanly() {
+    /// repeated runs), each as given and with header and frame CRCs recomputed; in three parts
+    /// of 500 with their own seeds, which the test runner runs side by side.
+    @Test(arguments: 0..<3) func mutatedJournalsReplayOrFailCleanly(part: Int) {
         let seeds = JournalFuzz.seeds().map(\.1)
-        var mutator = ByteMutator(seed: 0x4A4F_5552_4E41_4C)
+        var mutator = ByteMutator(seed: 0x4A4F_5552_4E41_4C &+ UInt64(part))
         var framesReached = 0, framesFailed = 0
-        for i in 0..<1500 {
+        for i in 0..<500 {
             let bytes = mutator.mutate(seeds[i % seeds.count])
             if let problem = JournalFuzz.problem(bytes) {
-                Issue.record("mutation \(i): \(problem)")
+                Issue.record("part \(part), mutation \(i): \(problem)")
                 return
             }
             let fixed = replayed(JournalFuzz.withChecksumsFixed(bytes))
@@ -56,8 +57,8 @@ import LulucatInk
             if case .damaged(let why) = fixed.journal, why.contains("does not apply") { framesFailed += 1 }
         }
         // The fixed copies must reach the change decoders, and some must be refused there.
-        #expect(framesReached > 600, "\(framesReached)")
-        #expect(framesFailed > 30, "\(framesFailed)")
+        #expect(framesReached > 250, "\(framesReached)")
+        #expect(framesFailed > 80, "\(framesFailed)")
     }
 
     /// Fuzz finding (fuzz/regressions/journal/crash-e0dc...): a header claiming generation

@@ -13,14 +13,11 @@ import LulucatStore
 /// `document.json` and paths of the layout, and exporting its files and reading them again gives
 /// the same files.
 enum ZipFuzz {
-    /// Limits small enough that a fuzzed archive cannot make one run allocate much, large enough
-    /// for the seeds.
-    static var limits: ZipReader.Limits {
-        var l = ZipReader.Limits()
-        l.maxEntryUncompressed = 4 << 20
-        l.maxTotalUncompressed = 16 << 20
-        return l
-    }
+    /// The reader's own limits, and the import's: a fuzzed archive gets what a real one gets.
+    /// (Within 64 KiB of input they bound one entry to about 13 MB: 1 MiB below the ratio floor,
+    /// at most 200 times the compressed size above it.)
+    static let limits = ZipReader.Limits()
+    static let packageLimits = PackageArchive.defaultLimits
 
     static func problem(_ bytes: [UInt8]) -> String? {
         if let p = problemOnce(bytes) { return "as given: \(p)" }
@@ -45,7 +42,7 @@ enum ZipFuzz {
             }
             guard total <= limits.maxTotalUncompressed else { return "the entries declare \(total) bytes, over the limit" }
         }
-        guard let files = try? PackageArchive.read(data, limits: limits) else { return nil }
+        guard let files = try? PackageArchive.read(data, limits: packageLimits) else { return nil }
         guard files.contains(where: { $0.relativePath == "document.json" }) else { return "a package without document.json imports" }
         for f in files where !PackageLayout.allowsFile(f.relativePath) {
             return "the package imports \"\(f.relativePath)\", which is not a file of the layout"
@@ -53,7 +50,7 @@ enum ZipFuzz {
         guard Set(files.map(\.relativePath)).count == files.count else { return "the package imports a path twice" }
         let again: Data
         do { again = try PackageArchive.export(files: files) } catch { return "the imported files do not export: \(error)" }
-        guard let back = try? PackageArchive.read(again, limits: limits) else { return "the exported files do not import again" }
+        guard let back = try? PackageArchive.read(again, limits: packageLimits) else { return "the exported files do not import again" }
         func sorted(_ f: [(relativePath: String, data: Data)]) -> [String: Data] {
             Dictionary(f.map { ($0.relativePath, $0.data) }, uniquingKeysWith: { a, _ in a })
         }
@@ -71,6 +68,9 @@ enum ZipFuzz {
             guard keys.insert(EntryName.collisionKey(e.path)).inserted else { return "a duplicate name is listed: \(e.path)" }
             guard e.method == 0 || e.method == 8 else { return "\(e.path) has method \(e.method)" }
             guard e.uncompressedSize <= limits.maxEntryUncompressed else { return "\(e.path) declares \(e.uncompressedSize) bytes" }
+            guard e.uncompressedSize <= limits.ratioFloor || e.uncompressedSize / max(e.compressedSize, 1) <= limits.maxRatio else {
+                return "\(e.path) declares a ratio over the limit"
+            }
             guard e.localHeaderOffset >= 0, e.dataOffset >= e.localHeaderOffset,
                   e.compressedSize <= UInt64(size), e.dataOffset <= size - Int(e.compressedSize) else {
                 return "\(e.path)'s data lies outside the archive"

@@ -53,7 +53,7 @@ import LulucatInk
                 Issue.record("mutation \(i): \(problem)")
                 return
             }
-            if (try? PackageArchive.read(Data(ZipFuzz.withChecksumsFixed(bytes)), limits: ZipFuzz.limits)) != nil { imported += 1 }
+            if (try? PackageArchive.read(Data(ZipFuzz.withChecksumsFixed(bytes)), limits: ZipFuzz.packageLimits)) != nil { imported += 1 }
         }
         #expect(imported > 250, "\(imported)")
     }
