@@ -1,10 +1,30 @@
 // The fuzz targets: each decodes untrusted bytes and checks that whatever decodes also round-trips.
 // A trap here (or an ASan report) is a finding; a thrown decoding error is the expected outcome.
+// The journal, InkML and zip checks live in the libraries' Testing folders, shared with the
+// bounded tests of swift test.
 
 import Foundation
 import LulucatInk
+@testable import LulucatStore
+@testable import LulucatInterchange
 
 enum FuzzTargets {
+    static let names = ["page", "document", "manifest", "journal", "inkml", "zip"]
+
+    /// A page's journal replayed on a fixed snapshot, as given and with its CRCs fixed.
+    static func journal(_ bytes: [UInt8]) {
+        if let problem = JournalFuzz.problem(bytes) { fatalError("journal: \(problem)") }
+    }
+
+    static func inkml(_ bytes: [UInt8]) {
+        if let problem = InkMLFuzz.problem(bytes) { fatalError("inkml: \(problem)") }
+    }
+
+    /// A one-file export, as given and with its CRC-32s fixed.
+    static func zip(_ bytes: [UInt8]) {
+        if let problem = ZipFuzz.problem(bytes) { fatalError("zip: \(problem)") }
+    }
+
     /// Page content files. Most mutations break the CRC32C, so each input is also tried with its
     /// trailer recomputed: that is how the fuzzer reaches the element and sample decoders.
     static func page(_ bytes: [UInt8]) {
@@ -48,7 +68,13 @@ enum FuzzTargets {
 
 /// Seed inputs: real files of a small package as the store writes them.
 enum FuzzSeeds {
-    static func files(for target: String) -> [(String, [UInt8])] {
+    static func files(for target: String, sharedInk: String?) -> [(String, [UInt8])] {
+        switch target {
+        case "journal": return JournalFuzz.seeds()
+        case "inkml": return InkMLFuzz.seeds(extraFolder: sharedInk)
+        case "zip": return ZipFuzz.seeds()
+        default: break
+        }
         let asset = SampleContent.uuid(7, 7)
         let pages = [SampleContent.page(seed: 1, strokes: 3),
                      SampleContent.page(seed: 2, strokes: 6, images: [asset]),

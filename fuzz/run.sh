@@ -1,16 +1,28 @@
 #!/bin/sh
-# Builds the libFuzzer binary (LulucatInk and LulucatStore sources plus fuzz/*.swift, -O, with the
-# fuzzer and AddressSanitizer) and runs one target for SECONDS.
-#   fuzz/run.sh TARGET SECONDS [extra libFuzzer flags]    TARGET: page | document | manifest
-# The corpus lives in fuzz/corpus-TARGET (seeded with real package files on first run); findings
-# (crash-*, oom-*, timeout-*) land in fuzz/out/TARGET. Every finding becomes a regression test in
-# Tests/LulucatStoreTests/CrashSafety/FuzzRegressionTests.swift.
+# Builds the libFuzzer binary (-O, with the fuzzer and AddressSanitizer) and runs one target for SECONDS.
+#   fuzz/run.sh TARGET SECONDS [extra libFuzzer flags]
+#   TARGET: page | document | manifest   the package's own files (PageFile, document.json, manifest.json)
+#           journal                      a page's journal replayed on a snapshot, then written after
+#           inkml                        InkML import, and our writer's round trip of what imports
+#           zip                          a one-file export: listed, extracted in memory, re-exported
+# The libraries are built as static modules (LulucatStore and LulucatInterchange with
+# -enable-testing), then fuzz/*.swift as the executable module LulucatFuzz, which reaches their
+# internals with @testable import. The journal, InkML and zip checks live in
+# Sources/LulucatStore/Testing/JournalFuzz.swift and Sources/LulucatInterchange/Testing/ and are
+# shared with the bounded tests of swift test.
+# The corpus lives in fuzz/corpus-TARGET, seeded with files the project's writers make (and, for
+# inkml, the shared InkML files of at most 64 KiB beside the repository); findings (crash-*,
+# oom-*, timeout-*) land in fuzz/out/TARGET. Every finding goes to fuzz/regressions/TARGET/,
+# replayed by Tests/LulucatStoreTests/CrashSafety/FuzzRegressionTests.swift (page, document,
+# manifest, journal) and Tests/LulucatInterchangeTests/FuzzRegressionTests.swift (inkml, zip).
+# LNOTE_FUZZ_BUILD=/tmp/dir keeps the build out of the tree (default fuzz/out/build).
 set -eu
 cd "$(dirname "$0")/.."
-TARGET=${1:?usage: fuzz/run.sh page|document|manifest SECONDS}
-SECONDS_TO_RUN=${2:?usage: fuzz/run.sh TARGET SECONDS}
+USAGE="usage: fuzz/run.sh page|document|manifest|journal|inkml|zip SECONDS [libFuzzer flags]"
+TARGET=${1:?$USAGE}
+SECONDS_TO_RUN=${2:?$USAGE}
 shift 2
-case "$TARGET" in page|document|manifest) ;; *) echo "unknown target $TARGET" >&2; exit 64 ;; esac
+case "$TARGET" in page|document|manifest|journal|inkml|zip) ;; *) echo "unknown target $TARGET; $USAGE" >&2; exit 64 ;; esac
 
 B=${LNOTE_FUZZ_BUILD:-fuzz/out/build}
 mkdir -p "$B" "fuzz/out/$TARGET" "fuzz/corpus-$TARGET"
@@ -19,11 +31,14 @@ SRCS_INK=$(find Sources/LulucatInk -name '*.swift' | sort)
 SRCS_STORE=$(find Sources/LulucatStore -name '*.swift' | sort)
 SRCS_SQLITE=$(find Sources/LulucatSQLite -name '*.swift' | sort)
 SRCS_RENDER=$(find Sources/LulucatRender -name '*.swift' | sort)
-NEWEST=$(ls -t $SRCS_INK $SRCS_STORE $SRCS_SQLITE $SRCS_RENDER Sources/CCRC32C/*.c Sources/CJPEG/*.c Sources/CLulucatVFS/*.c fuzz/*.swift fuzz/run.sh | head -1)
+SRCS_INTERCHANGE=$(find Sources/LulucatInterchange -name '*.swift' | sort)
+NEWEST=$(ls -t $SRCS_INK $SRCS_STORE $SRCS_SQLITE $SRCS_RENDER $SRCS_INTERCHANGE Sources/CCRC32C/*.c Sources/CJPEG/*.c \
+    Sources/CLulucatVFS/*.c fuzz/*.swift fuzz/run.sh | head -1)
 if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
     echo "building $BIN" >&2
+    rm -f "$BIN"
     FLAGS="-O -sanitize=fuzzer,address -parse-as-library -swift-version 6"
-    # The modules LulucatStore depends on, built as the package builds them.
+    # The C modules, built as the package builds them.
     for c in CCRC32C CJPEG; do
         lower=$(echo $c | tr A-Z a-z)
         mkdir -p "$B/$lower"
@@ -37,21 +52,33 @@ if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
     clang -O2 -fsanitize=address,fuzzer-no-link -ISources/CLulucatVFS/include -c Sources/CLulucatVFS/lulucat_vfs.c -o "$B/clulucatvfs-wal.o"
     clang -O2 -fsanitize=address,fuzzer-no-link -ISources/CLulucatVFS/include -c Sources/CLulucatVFS/lulucat_fsvfs.c -o "$B/clulucatvfs-fs.o"
     ld -r "$B/clulucatvfs-wal.o" "$B/clulucatvfs-fs.o" -o "$B/clulucatvfs.o"
-    swiftc $FLAGS -module-name LulucatInk -I "$B/ccrc32c" -emit-module -emit-module-path "$B/LulucatInk.swiftmodule" \
-        -emit-library -static -o "$B/libLulucatInk.a" $SRCS_INK
-    swiftc $FLAGS -module-name LulucatSQLite -I Sources/CSQLite -I "$B/clulucatvfs" -emit-module -emit-module-path "$B/LulucatSQLite.swiftmodule" \
-        -emit-library -static -o "$B/libLulucatSQLite.a" $SRCS_SQLITE
-    swiftc $FLAGS -module-name LulucatRender -I "$B" -I "$B/ccrc32c" -I "$B/cjpeg" -I Sources/CZlib -emit-module \
-        -emit-module-path "$B/LulucatRender.swiftmodule" -emit-library -static -o "$B/libLulucatRender.a" $SRCS_RENDER
-    # LulucatStore plus the fuzz entry, one module, so the entry reaches the internal decoders.
-    swiftc $FLAGS -module-name LulucatStore -I "$B" -I "$B/ccrc32c" -I "$B/cjpeg" -I "$B/clulucatvfs" -I Sources/CSQLite -I Sources/CZlib -L "$B" \
-        -lLulucatRender -lLulucatInk -lLulucatSQLite -lsqlite3 -ljpeg -lz "$B/ccrc32c.o" "$B/cjpeg.o" "$B/clulucatvfs.o" \
-        -o "$BIN" $SRCS_STORE fuzz/FuzzEntry.swift fuzz/FuzzTargets.swift 2>&1 \
+    INCLUDES="-I $B -I $B/ccrc32c -I $B/cjpeg -I $B/clulucatvfs -I Sources/CSQLite -I Sources/CZlib"
+    lib() {  # lib MODULE EXTRA_FLAGS SOURCES...: a static library and its module
+        m=$1; extra=$2; shift 2
+        swiftc $FLAGS $extra -module-name "$m" $INCLUDES -emit-module -emit-module-path "$B/$m.swiftmodule" \
+            -emit-library -static -o "$B/lib$m.a" "$@"
+    }
+    lib LulucatInk "" $SRCS_INK
+    lib LulucatSQLite "" $SRCS_SQLITE
+    lib LulucatRender "" $SRCS_RENDER
+    lib LulucatStore -enable-testing $SRCS_STORE
+    lib LulucatInterchange -enable-testing $SRCS_INTERCHANGE
+    swiftc $FLAGS -module-name LulucatFuzz $INCLUDES -L "$B" \
+        -lLulucatInterchange -lLulucatStore -lLulucatRender -lLulucatInk -lLulucatSQLite -lsqlite3 -ljpeg -lz \
+        "$B/ccrc32c.o" "$B/cjpeg.o" "$B/clulucatvfs.o" -o "$BIN" fuzz/*.swift 2>&1 \
         | grep -v 'Cannot export local symbol' >&2 || true
-    [ -x "$BIN" ] && [ "$BIN" -nt "$NEWEST" ] || { echo "build failed" >&2; exit 1; }
+    [ -x "$BIN" ] || { echo "build failed" >&2; exit 1; }
 fi
 SEEDS="fuzz/out/seeds-$TARGET"
 mkdir -p "$SEEDS"
-SWIFT_BACKTRACE=enable=no LNOTE_FUZZ_TARGET=$TARGET LNOTE_FUZZ_SEED_DIR=$SEEDS "$BIN" \
-    -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+SHARED_INK=""
+for d in ../shared/data/ink ../../shared/data/ink; do [ -d "$d" ] && SHARED_INK=$(cd "$d" && pwd) && break; done
+# Leak detection is off: the Swift runtime's once-initialised globals (seed pages) show up as
+# leaks at exit, and FoundationXML leaks a small string per XML parse error (in
+# _CFErrorCreateFromXMLInterface), so an inkml run's memory grows slowly (about 1.3 GB after
+# 1.2 million inputs). A single large allocation is still caught by -rss_limit_mb / -malloc_limit_mb.
+DICT=""
+[ -f "fuzz/$TARGET.dict" ] && DICT="-dict=fuzz/$TARGET.dict"
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} SWIFT_BACKTRACE=enable=no LNOTE_FUZZ_TARGET=$TARGET LNOTE_FUZZ_SEED_DIR=$SEEDS LNOTE_FUZZ_SHARED_INK=$SHARED_INK "$BIN" \
+    -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -detect_leaks=0 $DICT \
     -artifact_prefix="fuzz/out/$TARGET/" -print_final_stats=1 "$@" "fuzz/corpus-$TARGET" "$SEEDS"

@@ -44,12 +44,10 @@ enum XMLTree {
     static let maxDepth = 200
 
     static func parse(_ data: Data, maxElements: Int) throws(InkMLError) -> XMLElementNode {
-        // Entity declarations are how XML expands a few bytes into gigabytes; InkML has no use
-        // for them.
-        if data.range(of: Data("<!ENTITY".utf8)) != nil {
-            throw InkMLError(.unsupported, "the file declares XML entities, which InkML does not use; refused for safety")
-        }
-        let parser = XMLParser(data: try utf8(data))
+        // Checked on the UTF-8 the parser gets, so a UTF-16 file cannot slip past.
+        let text = try utf8(data)
+        try refuseUnsafeMarkup(text)
+        let parser = XMLParser(data: text)
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
@@ -71,6 +69,55 @@ enum XMLTree {
                              "the root element is <\(root.name)>, not <ink>: this is not an InkML file")
         }
         return root
+    }
+
+    /// Refuses markup InkML has no use for and the parser cannot be trusted with:
+    /// - entity declarations, which is how XML expands a few bytes into gigabytes;
+    /// - attribute-list and notation declarations, and processing instructions without data
+    ///   (`<?name?>`): libxml2 reports a missing default value, public or system id, or data as a
+    ///   null pointer, which swift-corelibs-foundation's XMLParser reads as a string and crashes
+    ///   on (found by `fuzz/run.sh inkml`; `<!ATTLIST x a CDATA #IMPLIED>`, `<!NOTATION n SYSTEM
+    ///   "s">`, `<?a?>` each crash it).
+    /// A byte search, so such text inside a comment or CDATA section is refused as well.
+    static func refuseUnsafeMarkup(_ text: Data) throws(InkMLError) {
+        for (keyword, what) in [("<!ENTITY", "XML entities"), ("<!ATTLIST", "XML attribute lists"), ("<!NOTATION", "XML notations")] {
+            if let range = text.range(of: Data(keyword.utf8)) {
+                let (line, column) = lineAndColumn(of: range.lowerBound - text.startIndex, in: text)
+                throw InkMLError(.unsupported, line: line, column: column,
+                                 "the file declares \(what), which InkML does not use; refused for safety")
+            }
+        }
+        if let at = dataLessProcessingInstruction(in: text) {
+            let (line, column) = lineAndColumn(of: at, in: text)
+            throw InkMLError(.unsupported, line: line, column: column,
+                             "a processing instruction without data (<?name?>), which the XML parser cannot read; refused")
+        }
+    }
+
+    /// The offset of the first `<?name?>` (a target directly followed by `?>`), if any. Each
+    /// byte is looked at a bounded number of times: a target ends at the first `?`, `<` or space.
+    static func dataLessProcessingInstruction(in text: Data) -> Int? {
+        text.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> Int? in
+            var i = 0
+            while i + 1 < b.count {
+                guard b[i] == UInt8(ascii: "<"), b[i + 1] == UInt8(ascii: "?") else { i += 1; continue }
+                var j = i + 2
+                while j < b.count, b[j] != UInt8(ascii: "?"), b[j] != UInt8(ascii: "<"),
+                      b[j] != 0x20, b[j] != 0x09, b[j] != 0x0A, b[j] != 0x0D { j += 1 }
+                if j > i + 2, j + 1 < b.count, b[j] == UInt8(ascii: "?"), b[j + 1] == UInt8(ascii: ">") { return i }
+                i = max(i + 2, j)
+            }
+            return nil
+        }
+    }
+
+    /// 1-based line and column of a byte offset.
+    static func lineAndColumn(of offset: Int, in text: Data) -> (Int, Int) {
+        var line = 1, column = 1
+        for byte in text.prefix(offset) {
+            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
+        }
+        return (line, column)
     }
 
     /// The bytes as UTF-8, which is what we hand the parser: UTF-8 (with or without a byte order

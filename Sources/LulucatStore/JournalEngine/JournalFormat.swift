@@ -84,6 +84,9 @@ enum JournalFormat {
             let flags = try r.readUInt8()
             guard flags == 0 else { throw JournalFormatError.badHeader("reserved flags 0x\(String(flags, radix: 16)) are not zero") }
             let generation = try r.readUInt64()
+            // The next journal is generation + 1: the last value could not be followed (a writer
+            // counting from 1 never gets there; only a damaged or forged file says it).
+            guard generation < UInt64.max else { throw JournalFormatError.badHeader("generation \(generation) leaves no next generation") }
             let length = try r.readUInt64()
             let crc = try r.readUInt32()
             return Header(codec: codec, generation: generation, base: SnapshotIdentity(length: length, crc: crc))

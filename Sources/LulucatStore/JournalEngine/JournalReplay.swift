@@ -54,6 +54,13 @@ struct JournalReplay {
             if error.errno == ELOOP { throw .unexpectedFileKind(path: path, found: .symlink) }
             throw .file(error)
         }
+        return replaying(bytes, path: path, on: content, encoded: encoded, snapshot: identity)
+    }
+
+    /// Replays journal bytes (read from `path`) on top of a decoded snapshot: what `read` does once
+    /// both files are read. Never throws: whatever the bytes, the result says what they were.
+    static func replaying(_ bytes: [UInt8], path: String, on content: PageContent, encoded: EncodedStrokes,
+                          snapshot identity: SnapshotIdentity) -> JournalReplay {
         var replay = JournalReplay(content: content, encoded: encoded, snapshot: identity, journal: .current)
         replay.fileSize = bytes.count
         bytes.withUnsafeBytes { raw in replay.apply(raw, path: path) }

@@ -32,6 +32,34 @@ func inkmlError(_ text: String, limits: InkMLReader.Limits = .init()) -> InkMLEr
         #expect(inkmlError(bomb)?.kind == .unsupported)
     }
 
+    /// Fuzz finding (fuzz/regressions/inkml/crash-7633...): `<?nl:c?>` crashed the process inside
+    /// XMLParser (libxml2 reports the missing data as a null pointer). Attribute lists with
+    /// #IMPLIED values and notations crash it the same way; all are refused before parsing, also
+    /// in UTF-16 files, which the entity check used to miss.
+    @Test func markupTheXMLParserCrashesOnIsRefused() {
+        for text in ["<ink><?a?><trace>1 2</trace></ink>", "<?nl:c?> ", "<ink><trace>1 2</trace></ink>\n<?x?>",
+                     "<!DOCTYPE ink [<!ATTLIST ink a CDATA #IMPLIED>]><ink/>",
+                     "<!DOCTYPE ink [<!NOTATION n SYSTEM \"x\">]><ink/>", "<!DOCTYPE ink [<!NOTATION n PUBLIC \"x\">]><ink/>"] {
+            #expect(inkmlError(text)?.kind == .unsupported, "\(text)")
+        }
+        #expect(inkmlError("<ink>\n  <?a?></ink>")?.line == 2)
+        #expect(inkmlError("<ink>\n  <?a?></ink>")?.column == 3)
+        // Instructions with data, even empty, and element declarations are read as before.
+        for text in ["<ink><?a ?><trace>1 2</trace></ink>", "<?xml version=\"1.0\"?><ink><?pi data?><trace>1 2</trace></ink>",
+                     "<!DOCTYPE ink [<!ELEMENT ink ANY>]><ink><trace>1 2</trace></ink>", "<ink><trace><![CDATA[1 2]]></trace><!--<?a ?>--></ink>"] {
+            #expect(inkmlError(text) == nil, "\(text)")
+        }
+        // The same declarations in UTF-16.
+        for text in ["<!DOCTYPE ink [<!ENTITY a \"1 2\">]><ink><trace>&a;</trace></ink>", "<ink><?a?></ink>"] {
+            var data = Data([0xFF, 0xFE])
+            data.append(text.data(using: .utf16LittleEndian)!)
+            #expect(throws: InkMLError.self) { try InkMLReader.read(data) }
+            do { _ = try InkMLReader.read(data) } catch { #expect(error.kind == .unsupported, "\(text)") }
+        }
+        #expect(XMLTree.dataLessProcessingInstruction(in: Data("<?<?a?>".utf8)) == 2)
+        #expect(XMLTree.dataLessProcessingInstruction(in: Data("<??><? a?><?a b?>".utf8)) == nil)
+    }
+
     @Test func badTraceValuesNameTheirPlace() {
         let e = inkmlError(ptInk("<trace contextRef=\"#c\">1 2,\n 3 4,\n 5 x</trace>"))
         #expect(e?.kind == .invalidTrace)

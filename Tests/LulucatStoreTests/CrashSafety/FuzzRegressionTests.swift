@@ -1,5 +1,6 @@
 // Every input the fuzzers found (fuzz/regressions/<target>/) replayed through the same checks as
 // fuzz/FuzzTargets.swift: decoding may fail, but never crash, and what decodes must round-trip.
+// (InkML and zip findings: Tests/LulucatInterchangeTests/FuzzRegressionTests.swift.)
 
 import Foundation
 import LulucatInk
@@ -44,6 +45,13 @@ struct FuzzRegressionTests {
             guard let content = try? PageFile.decode(bytes) else { continue }
             let codec = try bytes.withUnsafeBytes { try PageFile.readHeader($0) }.codec
             #expect(try PageFile.decode(PageFile.encode(content, codec: codec)) == content, "\(name)")
+        }
+    }
+
+    @Test("journal findings replay or fail cleanly, and the page saved after them replays")
+    func journals() {
+        for (name, bytes) in Self.inputs("journal") {
+            #expect(JournalFuzz.problem(bytes) == nil, "\(name)")
         }
     }
 
