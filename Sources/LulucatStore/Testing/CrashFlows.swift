@@ -209,14 +209,7 @@ extension CrashFlow {
     public static let sqliteDuplicate = CrashFlow(name: "duplicate a sqlite document",
                                                   setUp: oneDocument(title: "Shared tables", pages: [(3, 0), (1, 0)], seed: 14, engine: .sqlite),
                                                   run: { library, steps in
-        let id = steps.expected.documents.keys.first!
-        var copy: DocumentPackage?
-        try await steps.step("duplicate") { copy = try library.duplicate(id) } expect: { e in
-            var d = e.documents[id]!
-            d.id = copy!.id
-            d.title += " copy"
-            e.documents[copy!.id] = d
-        }
+        try await duplicateTheDocument(library, steps)
     })
 
     /// Verified migration to the SQLite engine and back, the database built on the simulated disk.
@@ -286,7 +279,9 @@ extension CrashFlow {
         try await close(s, steps)
     })
 
-    public static let duplicate = CrashFlow(name: "duplicate", setUp: oneDocument(title: "Recipes", pages: [(2, 1), (1, 0)], seed: 5), run: { library, steps in
+    /// The one step of the duplicate flows: copy the set-up's document; the copy is expected to be
+    /// the original under a new id, its title with " copy".
+    static func duplicateTheDocument(_ library: Library, _ steps: FlowSteps) async throws {
         let id = steps.expected.documents.keys.first!
         var copy: DocumentPackage?
         try await steps.step("duplicate") { copy = try library.duplicate(id) } expect: { e in
@@ -295,6 +290,10 @@ extension CrashFlow {
             d.title += " copy"
             e.documents[copy!.id] = d
         }
+    }
+
+    public static let duplicate = CrashFlow(name: "duplicate", setUp: oneDocument(title: "Recipes", pages: [(2, 1), (1, 0)], seed: 5), run: { library, steps in
+        try await duplicateTheDocument(library, steps)
     })
 
     public static let delete = CrashFlow(name: "delete", setUp: { library in
