@@ -91,7 +91,7 @@ struct JournalFixture {
                                                       frameCodec: seed == 3 ? nil : .fixed16))
             let session = try await f.open()
             let page = await session.pageIDs()[0]
-            var rng = SplitMix(seed: seed)
+            var rng = SeededRandom(seed: seed)
             var saved = try await session.content(of: page)
             for step in 0..<60 {
                 try await randomEdit(session, page, &rng, step: step)
@@ -117,7 +117,7 @@ struct JournalFixture {
         }
     }
 
-    func randomEdit(_ s: DocumentSession, _ page: UUID, _ rng: inout SplitMix, step: Int) async throws {
+    func randomEdit(_ s: DocumentSession, _ page: UUID, _ rng: inout SeededRandom, step: Int) async throws {
         let content = try await s.content(of: page)
         let strokes = content.strokes
         switch strokes.isEmpty ? 0 : rng.next() % 7 {
@@ -239,7 +239,7 @@ struct JournalFixture {
     @Test func garbageAfterTheLastFrameIsATornTailNotAnError() async throws {
         let f = try JournalFixture(JournalOptions(preallocationChunk: 0))
         let (page, bytes, contents, _) = try await journalWithFrames(f, count: 3)
-        var rng = SplitMix(seed: 7)
+        var rng = SeededRandom(seed: 7)
         let garbage = (0..<700).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         try Data(bytes + garbage).write(to: URL(fileURLWithPath: f.package.journalPath(page)))
         let r = try f.replay(page)

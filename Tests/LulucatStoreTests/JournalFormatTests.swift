@@ -160,7 +160,7 @@ func everyChange(base: Stroke) -> [PageChange] {
     }
 
     @Test func garbageTailsNeverReplay() {
-        var rng = SplitMix(seed: 42)
+        var rng = SeededRandom(seed: 42)
         let good = journal(frames: [[1, 2, 3], [4, 5]])
         for length in [1, 2, 8, 9, 10, 50, 500, 4096] {
             for _ in 0..<20 {

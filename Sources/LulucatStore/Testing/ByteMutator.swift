@@ -2,13 +2,14 @@
 // so a failure seen once is seen again. libFuzzer mutates for itself under fuzz/run.sh.
 
 import Foundation
+import LulucatInk
 
 /// A reproducible stream of mutated copies of seed inputs: bit flips, byte replacements (with
 /// values that matter to length and count fields), truncations, insertions, duplicated runs.
 struct ByteMutator {
-    private var random: SplitMix
+    private var random: SeededRandom
 
-    init(seed: UInt64) { random = SplitMix(seed: seed) }
+    init(seed: UInt64) { random = SeededRandom(seed: seed) }
 
     mutating func next() -> UInt64 { random.next() }
 
@@ -72,18 +73,5 @@ struct ByteMutator {
             let v = values[below(values.count)]
             for i in 0..<min(4, bytes.count - at) { bytes[at + i] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(i))) }
         }
-    }
-}
-
-/// SplitMix64: a small, fast, reproducible random number generator for seeded tests and mutations.
-public struct SplitMix: RandomNumberGenerator, Sendable {
-    public var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
