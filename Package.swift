@@ -2,6 +2,9 @@
 // LulucatStore: the storage engine of Lulucat Notes, and its command-line tool `lnote`.
 import PackageDescription
 
+/// The platforms without ImageIO, where JPEG goes through libjpeg-turbo (CJPEG).
+let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
 let package = Package(
     name: "LulucatStore",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -10,6 +13,8 @@ let package = Package(
         .library(name: "LulucatStore", targets: ["LulucatStore"]),
         .library(name: "LulucatInterchange", targets: ["LulucatInterchange"]),
         .executable(name: "lnote", targets: ["lnote"]),
+        // No product vends the workshop (LulucatHandwriting, LulucatStoreTesting,
+        // LulucatInterchangeTesting) or lnote-dev: an app links the engine alone.
     ],
     targets: [
         // Pure values and codecs: the ink model, the page content format, CRC32C. No I/O.
@@ -21,30 +26,51 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        // libjpeg-turbo behind a small C shim whose errors return instead of exiting.
-        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // libjpeg-turbo behind a small C shim whose errors return instead of exiting. Only where
+        // ImageIO is absent: Apple platforms code JPEG with ImageIO (the iOS SDK has no libjpeg), so
+        // neither the shim nor -ljpeg is built there (docs/platforms.md).
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg", .when(platforms: nonApple))]),
 
         // A VFS shim that coalesces SQLite's WAL writes (docs/sqlite-engine.md §6.1).
         .target(name: "CLulucatVFS", dependencies: ["CSQLite"]),
         // A thin SQLite wrapper of our own (GRDB's layering).
         .target(name: "LulucatSQLite", dependencies: ["CSQLite", "CLulucatVFS"]),
         // The rasterizer, SVG, PNG and JPEG encoders.
-        .target(name: "LulucatRender", dependencies: ["LulucatInk", "CJPEG", "CZlib"]),
+        .target(name: "LulucatRender",
+                dependencies: ["LulucatInk", .target(name: "CJPEG", condition: .when(platforms: nonApple)), "CZlib"]),
         // Files, packages, the library, document sessions and the storage engines.
         .target(name: "LulucatStore", dependencies: ["LulucatInk", "LulucatSQLite", "LulucatRender"]),
         // One-file export/import (zip) and W3C InkML.
         .target(name: "LulucatInterchange", dependencies: ["LulucatStore", "LulucatInk", "CZlib"]),
 
+        // What lnote and lnote-dev share: the command protocol, the option parser, exit codes.
+        .target(name: "LnoteCommandLine"),
         .executableTarget(name: "lnote",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender",
-                                         "LulucatInterchange", "LulucatSQLite"]),
+                                         "LulucatInterchange", "LulucatSQLite", "LulucatHandwriting",
+                                         "LnoteCommandLine"]),
 
-        .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk"]),
+        // The workshop: targets that no product vends. Generators and real-ink reading, the crash
+        // harness with its simulated file system and flows, the fuzz checks shared with swift test,
+        // and the developers' tool (benchmarks, the crash checker).
+        .target(name: "LulucatHandwriting", dependencies: ["LulucatInk"]),
+        .target(name: "LulucatStoreTesting",
+                dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatSQLite"]),
+        .target(name: "LulucatInterchangeTesting",
+                dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatStoreTesting"]),
+        .executableTarget(name: "lnote-dev",
+                          dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
+                                         "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
+                                         "LnoteCommandLine"]),
+
+        .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatSQLiteTests", dependencies: ["LulucatSQLite"]),
-        .testTarget(name: "LulucatRenderTests", dependencies: ["LulucatRender", "LulucatInk"]),
-        .testTarget(name: "LulucatStoreTests", dependencies: ["LulucatStore", "LulucatInk"]),
+        .testTarget(name: "LulucatRenderTests", dependencies: ["LulucatRender", "LulucatInk", "LulucatHandwriting"]),
+        .testTarget(name: "LulucatStoreTests",
+                    dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
         .testTarget(name: "LulucatInterchangeTests",
-                    dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk"]),
-        .testTarget(name: "LnoteCLITests", dependencies: ["lnote"]),
+                    dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting",
+                                   "LulucatStoreTesting", "LulucatInterchangeTesting"]),
+        .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev"]),
     ]
 )

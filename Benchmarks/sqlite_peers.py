@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The SQLite engine's workload through Python's database modules, next to `lnote bench sqlite`.
+"""The SQLite engine's workload through Python's database modules, next to `lnote-dev bench sqlite`.
 
 The seed's measurement: 100 strokes of 3,400 samples (5,440,000 bytes of fixed16 BLOBs; also
 2,550 samples, 4,080,000 bytes) inserted in one transaction into a fresh database, as a multiple
@@ -11,7 +11,7 @@ Peers: Python's sqlite3 (with its default settings, and with the pragmas of our 
 libsql and pyturso when they are importable (none is required). Given --lnote PATH, it also runs
 `PATH bench sqlite --json` and prints our ratios beside the peers'.
 
-    python3 Benchmarks/sqlite_peers.py [--repetitions 7] [--lnote .build/release/lnote] [--json]
+    python3 Benchmarks/sqlite_peers.py [--repetitions 7] [--lnote .build/release/lnote-dev] [--json]
 """
 
 import argparse
@@ -223,7 +223,7 @@ def main():
     ap.add_argument("--repetitions", type=int, default=7)
     ap.add_argument("--strokes", type=int, default=100)
     ap.add_argument("--dir", help="where to write (default: the temporary directory)")
-    ap.add_argument("--lnote", help="path of the lnote binary, to run `lnote bench sqlite --json` too")
+    ap.add_argument("--lnote", help="path of the lnote-dev binary, to run `lnote-dev bench sqlite --json` too")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
@@ -262,7 +262,7 @@ def main():
                 print(f"  {'lnote FULL, reused WAL, no WAL write buffer':44} {o['commit_full_unbuffered_ms']:>10} {o['commit_vs_floor_full_unbuffered']:>8}")
             print(f"    (lnote's own floor in its run: write+fsync {o['floor_write_ms']} ms, read {o['floor_read_ms']} ms)")
     if ours and "error" in ours:
-        print(f"\nlnote bench sqlite failed: {ours['error']}")
+        print(f"\nlnote-dev bench sqlite failed: {ours['error']}")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ import Foundation
 import LulucatInk
 @testable import LulucatStore
 @testable import LulucatInterchange
+import LulucatStoreTesting
+import LulucatInterchangeTesting
 
 enum FuzzTargets {
     static let names = ["page", "document", "manifest", "journal", "inkml", "zip"]

@@ -6,9 +6,10 @@
 #           inkml                        InkML import, and our writer's round trip of what imports
 #           zip                          a one-file export: listed, extracted in memory, re-exported
 # The libraries are built as static modules (LulucatStore and LulucatInterchange with
-# -enable-testing), then fuzz/*.swift as the executable module LulucatFuzz, which reaches their
-# internals with @testable import. The journal, InkML and zip checks live in
-# Sources/LulucatStore/Testing/JournalFuzz.swift and Sources/LulucatInterchange/Testing/ and are
+# -enable-testing), with the workshop modules beside them (LulucatHandwriting, LulucatStoreTesting,
+# LulucatInterchangeTesting), then fuzz/*.swift as the executable module LulucatFuzz, which reaches
+# the libraries' internals with @testable import. The journal, InkML and zip checks live in
+# Sources/LulucatStoreTesting/JournalFuzz.swift and Sources/LulucatInterchangeTesting/ and are
 # shared with the bounded tests of swift test.
 # The corpus lives in fuzz/corpus-TARGET, seeded with files the project's writers make (and, for
 # inkml, the shared InkML files of at most 64 KiB beside the repository); findings (crash-*,
@@ -32,12 +33,17 @@ SRCS_STORE=$(find Sources/LulucatStore -name '*.swift' | sort)
 SRCS_SQLITE=$(find Sources/LulucatSQLite -name '*.swift' | sort)
 SRCS_RENDER=$(find Sources/LulucatRender -name '*.swift' | sort)
 SRCS_INTERCHANGE=$(find Sources/LulucatInterchange -name '*.swift' | sort)
-NEWEST=$(ls -t $SRCS_INK $SRCS_STORE $SRCS_SQLITE $SRCS_RENDER $SRCS_INTERCHANGE Sources/CCRC32C/*.c Sources/CJPEG/*.c \
+SRCS_HANDWRITING=$(find Sources/LulucatHandwriting -name '*.swift' | sort)
+SRCS_STORE_TESTING=$(find Sources/LulucatStoreTesting -name '*.swift' | sort)
+SRCS_INTERCHANGE_TESTING=$(find Sources/LulucatInterchangeTesting -name '*.swift' | sort)
+NEWEST=$(ls -t $SRCS_INK $SRCS_STORE $SRCS_SQLITE $SRCS_RENDER $SRCS_INTERCHANGE $SRCS_HANDWRITING $SRCS_STORE_TESTING \
+    $SRCS_INTERCHANGE_TESTING Sources/CCRC32C/*.c Sources/CJPEG/*.c \
     Sources/CLulucatVFS/*.c fuzz/*.swift fuzz/run.sh | head -1)
 if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
     echo "building $BIN" >&2
     rm -f "$BIN"
-    FLAGS="-O -sanitize=fuzzer,address -parse-as-library -swift-version 6"
+    # One package name for every module, as SwiftPM gives them, so that `package` declarations reach.
+    FLAGS="-O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name lulucatstore"
     # The C modules, built as the package builds them.
     for c in CCRC32C CJPEG; do
         lower=$(echo $c | tr A-Z a-z)
@@ -63,7 +69,11 @@ if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
     lib LulucatRender "" $SRCS_RENDER
     lib LulucatStore -enable-testing $SRCS_STORE
     lib LulucatInterchange -enable-testing $SRCS_INTERCHANGE
+    lib LulucatHandwriting "" $SRCS_HANDWRITING
+    lib LulucatStoreTesting "" $SRCS_STORE_TESTING
+    lib LulucatInterchangeTesting "" $SRCS_INTERCHANGE_TESTING
     swiftc $FLAGS -module-name LulucatFuzz $INCLUDES -L "$B" \
+        -lLulucatInterchangeTesting -lLulucatStoreTesting -lLulucatHandwriting \
         -lLulucatInterchange -lLulucatStore -lLulucatRender -lLulucatInk -lLulucatSQLite -lsqlite3 -ljpeg -lz \
         "$B/ccrc32c.o" "$B/cjpeg.o" "$B/clulucatvfs.o" -o "$BIN" fuzz/*.swift 2>&1 \
         | grep -v 'Cannot export local symbol' >&2 || true

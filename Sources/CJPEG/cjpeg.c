@@ -1,4 +1,7 @@
 // libjpeg-turbo behind entry points that return an error code and a message, never exit().
+// Apple platforms code JPEG with ImageIO and never build this shim (Package.swift, docs/platforms.md);
+// the guard keeps an explicit build of the target there from needing <jpeglib.h>.
+#if !defined(__APPLE__)
 #include "cjpeg.h"
 #include <setjmp.h>
 #include <stdio.h>
@@ -195,3 +198,5 @@ int lulucat_jpeg_encode(const unsigned char *pixels, int width, int height, int 
 }
 
 void lulucat_jpeg_free(unsigned char *buffer) { free(buffer); }
+
+#endif

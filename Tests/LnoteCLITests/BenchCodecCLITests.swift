@@ -1,18 +1,18 @@
-// `lnote bench codec` run as a user would: the built binary, its JSON, its exit codes.
+// `lnote-dev bench codec` run as a user would: the built binary, its JSON, its exit codes.
 
 import Foundation
 import Testing
 
 @Suite struct BenchCodecCLITests {
-    /// The `lnote` binary SwiftPM built next to this test bundle.
+    /// The `lnote-dev` binary SwiftPM built next to this test bundle.
     static func lnote() throws -> URL {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("lnote")
+            let candidate = dir.appendingPathComponent("lnote-dev")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             dir = dir.deletingLastPathComponent()
         }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "lnote next to \(CommandLine.arguments[0])"])
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "lnote-dev next to \(CommandLine.arguments[0])"])
     }
 
     static func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: Data) {

@@ -3,18 +3,24 @@
 import Foundation
 import Testing
 
-/// The `lnote` executable next to the test bundle.
-func lnoteURL() throws -> URL {
+/// The `lnote` (or `lnote-dev`) executable next to the test bundle.
+func lnoteURL(_ tool: String = "lnote") throws -> URL {
     var candidates: [URL] = []
     let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    candidates.append(exe.appendingPathComponent("lnote"))
-    candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("lnote"))
-    candidates.append(Bundle.main.bundleURL.appendingPathComponent("lnote"))
+    candidates.append(exe.appendingPathComponent(tool))
+    candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(tool))
+    candidates.append(Bundle.main.bundleURL.appendingPathComponent(tool))
     for c in candidates where FileManager.default.isExecutableFile(atPath: c.path) { return c }
     throw CLIError.notFound(candidates.map(\.path))
 }
 
 enum CLIError: Error { case notFound([String]) }
+
+/// Runs the developers' tool, `lnote-dev` (benchmarks, the crash checker).
+@discardableResult
+func lnoteDev(_ args: [String], environment: [String: String] = [:]) throws -> Run {
+    try lnote(args, environment: environment, tool: "lnote-dev")
+}
 
 struct Run {
     var status: Int32
@@ -23,9 +29,9 @@ struct Run {
 }
 
 @discardableResult
-func lnote(_ args: [String], environment: [String: String] = [:]) throws -> Run {
+func lnote(_ args: [String], environment: [String: String] = [:], tool: String = "lnote") throws -> Run {
     let p = Process()
-    p.executableURL = try lnoteURL()
+    p.executableURL = try lnoteURL(tool)
     p.arguments = args
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }

@@ -1,13 +1,13 @@
-// `lnote crashcheck`: its table, its exact last line, its JSON, and its usage errors.
+// `lnote-dev crashcheck`: its table, its exact last line, its JSON, and its usage errors.
 
 import Foundation
 import Testing
 
-@Suite("lnote crashcheck")
+@Suite("lnote-dev crashcheck")
 struct CrashCheckCLITests {
     @Test("one flow: a table, then exactly 'crash states: N checked, 0 violations'")
     func oneFlow() throws {
-        let r = try lnote(["crashcheck", "--flow", "delete"])
+        let r = try lnoteDev(["crashcheck", "--flow", "delete"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("flow") == true)
@@ -20,7 +20,7 @@ struct CrashCheckCLITests {
 
     @Test("--json gives the figures per flow and in total")
     func json() throws {
-        let r = try lnote(["crashcheck", "--flow", "delete", "--json"])
+        let r = try lnoteDev(["crashcheck", "--flow", "delete", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect((object["crashStatesChecked"] as? Int ?? 0) > 100)
@@ -32,7 +32,7 @@ struct CrashCheckCLITests {
 
     @Test("an unknown flow or argument is a usage error")
     func usage() throws {
-        #expect(try lnote(["crashcheck", "--flow", "nope"]).status == 64)
-        #expect(try lnote(["crashcheck", "extra"]).status == 64)
+        #expect(try lnoteDev(["crashcheck", "--flow", "nope"]).status == 64)
+        #expect(try lnoteDev(["crashcheck", "extra"]).status == 64)
     }
 }

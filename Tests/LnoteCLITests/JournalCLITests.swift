@@ -27,6 +27,6 @@ import Testing
         let bad = try lnote(["new", "X", "--engine", "paper"])
         #expect(bad.status == 64 && bad.stderr.contains("unknown engine 'paper'"))
         #expect(try lnote(["compact"]).status == 64)
-        #expect(try lnote(["bench", "journal", "--window", "0"]).status == 64)
+        #expect(try lnoteDev(["bench", "journal", "--window", "0"]).status == 64)
     }
 }

@@ -3,6 +3,7 @@
 
 import Testing
 @testable import LulucatInk
+import LulucatHandwriting
 
 @Suite struct BitStreamTests {
     @Test func fieldsAndExpGolombRoundTripAtEveryLength() {

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import LulucatInk
+import LulucatHandwriting
 
 @Suite struct CompactCodecTests {
     func roundTrip(_ s: Stroke, _ codec: SampleCodecID) throws -> Stroke {

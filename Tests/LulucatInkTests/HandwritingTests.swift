@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import LulucatInk
+import LulucatHandwriting
 
 @Suite struct InkJSONLTests {
     @Test func readsPointsQuantizedAndFillsMissingChannels() throws {

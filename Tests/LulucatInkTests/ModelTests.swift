@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import LulucatInk
+import LulucatHandwriting
 
 @Suite struct ModelTests {
     @Test func sampleIsTheFixed16Record() {

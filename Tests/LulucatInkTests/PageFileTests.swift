@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import LulucatInk
+import LulucatHandwriting
 
 @Suite struct PageFileTests {
     /// docs/page-format.md, "Worked example", compact codec.

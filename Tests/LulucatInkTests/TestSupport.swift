@@ -2,6 +2,7 @@
 
 import Foundation
 @testable import LulucatInk
+import LulucatHandwriting
 
 enum TestInk {
     /// Strokes of every awkward shape: 0, 1, 2 samples, extremes of every field, jumps, optional

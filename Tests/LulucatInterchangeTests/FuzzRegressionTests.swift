@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import LulucatInterchange
+import LulucatInterchangeTesting
 
 @Suite("Interchange fuzz findings")
 struct InterchangeFuzzRegressionTests {

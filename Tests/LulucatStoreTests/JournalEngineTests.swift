@@ -5,6 +5,8 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+import LulucatHandwriting
+import LulucatStoreTesting
 
 /// A journal document in a fresh library, opened with autosave off.
 struct JournalFixture {
@@ -110,7 +112,7 @@ struct JournalFixture {
             #expect(await again.pageEntries()[0].elementCount == saved.elements.count)
             try await again.close()
             // Closing merged the journal: the snapshot alone is the page, the journal is empty.
-            #expect(try PageSnapshot.read(f.package, page: page) == saved)
+            #expect(try SnapshotEngine.readSnapshot(f.package.pagePath(page), page: page, fileSystem: PosixFileSystem()) == saved)
             let r = try f.replay(page)
             #expect(r.frameCount == 0 && r.journal == .current && r.fileSize == JournalFormat.headerSize)
             #expect(DocumentVerifier().verify(f.package).filter { $0.severity == .error }.isEmpty)
@@ -336,7 +338,7 @@ struct JournalFixture {
         let s2 = try await f.open()
         #expect(try await s2.compact() == [page])
         try await s2.close()
-        #expect(try PageSnapshot.read(f.package, page: page) == final)
+        #expect(try SnapshotEngine.readSnapshot(f.package.pagePath(page), page: page, fileSystem: PosixFileSystem()) == final)
         #expect(try f.replay(page).frameCount == 0)
     }
 
@@ -353,7 +355,7 @@ struct JournalFixture {
         let r = try f.replay(page)
         #expect(r.frameCount == 2)
         #expect(r.header!.generation == 3)  // two compactions since the first journal
-        #expect(try PageSnapshot.read(f.package, page: page).elements.count == 10)
+        #expect(try SnapshotEngine.readSnapshot(f.package.pagePath(page), page: page, fileSystem: PosixFileSystem()).elements.count == 10)
         #expect(r.content == expected)
     }
 
@@ -458,7 +460,7 @@ struct JournalFixture {
         _ = try await session.content(of: second)
         #expect(await session.loadedPageCount == 1)
         #expect(try JournalFile.summary(package, page: first).frames == 0)
-        #expect(try PageSnapshot.read(package, page: first) == expected)
+        #expect(try SnapshotEngine.readSnapshot(package.pagePath(first), page: first, fileSystem: PosixFileSystem()) == expected)
         // And it loads again, and takes more frames.
         try await session.append(sampleStroke(9, seed: 4), to: first)
         try await session.save()
@@ -470,32 +472,15 @@ struct JournalFixture {
 
 /// Passes every call to the real file system, except that renames onto a `.journal` fail while
 /// armed (the new journal of a compaction cannot be put in place).
-final class JournalRenameFailing: FileSystem, @unchecked Sendable {
-    let base = PosixFileSystem()
+final class JournalRenameFailing: ForwardingFileSystem, @unchecked Sendable {
     private let lock = NSLock()
     private var armed = false
+    init() { super.init(PosixFileSystem()) }
     func arm(_ on: Bool) { lock.withLock { armed = on } }
-    func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor { try base.open(path, mode) }
-    func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError) { try base.write(fd, bytes) }
-    func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int { try base.read(fd, into: buffer) }
-    func sync(_ fd: FileDescriptor) throws(FileError) { try base.sync(fd) }
-    func syncData(_ fd: FileDescriptor) throws(FileError) { try base.syncData(fd) }
-    func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError) { try base.truncate(fd, to: length) }
-    func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) { try base.seek(fd, to: offset) }
-    func size(_ fd: FileDescriptor) throws(FileError) -> Int { try base.size(fd) }
-    func close(_ fd: FileDescriptor) throws(FileError) { try base.close(fd) }
-    func rename(_ from: String, to: String) throws(FileError) {
+    override func rename(_ from: String, to: String) throws(FileError) {
         if lock.withLock({ armed }) && to.hasSuffix(".journal") { throw FileError("rename", path: to, errno: ENOSPC) }
         try base.rename(from, to: to)
     }
-    func unlink(_ path: String) throws(FileError) { try base.unlink(path) }
-    func makeDirectory(_ path: String) throws(FileError) { try base.makeDirectory(path) }
-    func removeDirectory(_ path: String) throws(FileError) { try base.removeDirectory(path) }
-    func syncDirectory(_ path: String) throws(FileError) { try base.syncDirectory(path) }
-    func contentsOfDirectory(_ path: String) throws(FileError) -> [String] { try base.contentsOfDirectory(path) }
-    func info(_ path: String) throws(FileError) -> FileInfo? { try base.info(path) }
-    func lock(_ path: String) throws(FileError) -> FileDescriptor { try base.lock(path) }
-    func unlock(_ fd: FileDescriptor) { base.unlock(fd) }
 }
 
 @Suite struct JournalCompactionFailureTests {
@@ -581,7 +566,7 @@ final class JournalRenameFailing: FileSystem, @unchecked Sendable {
         try await session.close()
         let snapshot = try #require(readBytes(f.package.pagePath(page)))
         #expect(try snapshot.withUnsafeBytes { try PageFile.readHeader($0) }.codec == .compact)
-        #expect(try PageSnapshot.read(f.package, page: page) == expected)
+        #expect(try SnapshotEngine.readSnapshot(f.package.pagePath(page), page: page, fileSystem: PosixFileSystem()) == expected)
         // A session set to code frames otherwise goes on in the codec the current journal's
         // header names (one journal, one codec); its next generation uses the new setting.
         let other = try await f.library.open(f.package.id, options: SessionOptions(autosaveDelay: nil, journal: JournalOptions(frameCodec: nil)))

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+import LulucatHandwriting
 
 /// Every kind of page change, with elements of every kind.
 func everyChange(base: Stroke) -> [PageChange] {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+import LulucatStoreTesting
 
 @Suite struct JournalFuzzTests {
     @Test func seedsAreTheEngineWritingEveryKindOfChange() throws {

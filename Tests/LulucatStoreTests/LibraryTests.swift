@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+import LulucatStoreTesting
 
 @Suite struct LibraryTests {
     @Test func listingOpensOneFilePerDocument() async throws {

@@ -473,17 +473,17 @@ func fileSize(_ path: String) -> Int? {
         try store.close()
     }
 
-    /// Our own writer (the engine through the WAL write buffer, `lnote bench sqlite` with a 64 KiB
+    /// Our own writer (the engine through the WAL write buffer, `lnote-dev bench sqlite` with a 64 KiB
     /// page cache so every save spills into the WAL before its COMMIT) is SIGKILLed at several
     /// moments. Every database it leaves behind opens clean, and every page holds exactly what one
     /// of its transactions wrote: 0, 1 or all 30 strokes, never part of a save.
-    @Test(.enabled(if: lnoteExecutable() != nil))
+    @Test(.enabled(if: lnoteDevExecutable() != nil))
     func ourWriterKilledMidSaveLeavesOnlyWholeSaves() throws {
         var databases = 0, recoveredWALs = 0
         for attempt in 0..<6 {
             let dir = SQLiteTestDirectory()
             let process = Process()
-            process.executableURL = lnoteExecutable()
+            process.executableURL = lnoteDevExecutable()
             process.arguments = ["bench", "sqlite", "--dir", dir.url.path, "--strokes", "30", "--samples", "3400",
                                  "--cache-kib", "64", "--repetitions", "1000", "--only", "full,full_fresh_db"]
             process.standardOutput = FileHandle.nullDevice
@@ -523,11 +523,11 @@ func fileSize(_ path: String) -> Int? {
     }
 }
 
-/// The `lnote` executable built beside the test bundle, if there is one.
-func lnoteExecutable() -> URL? {
+/// The `lnote-dev` executable built beside the test bundle, if there is one.
+func lnoteDevExecutable() -> URL? {
     let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let candidates = [exe.appendingPathComponent("lnote"),
-                      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("lnote"),
-                      Bundle.main.bundleURL.appendingPathComponent("lnote")]
+    let candidates = [exe.appendingPathComponent("lnote-dev"),
+                      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("lnote-dev"),
+                      Bundle.main.bundleURL.appendingPathComponent("lnote-dev")]
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
 }

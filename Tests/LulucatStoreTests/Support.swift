@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 @testable import LulucatStore
+import LulucatStoreTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,8 +28,7 @@ func sampleStroke(_ n: Int = 50, seed: Int = 0, tool: Tool = .pen) -> Stroke {
 }
 
 /// Wraps the real file system: counts opens and writes per path, and fails chosen calls.
-final class InstrumentedFileSystem: FileSystem, @unchecked Sendable {
-    let base = PosixFileSystem()
+final class InstrumentedFileSystem: ForwardingFileSystem, @unchecked Sendable {
     private let lock = NSLock()
     private var _reads: [String] = []
     private var _writes: [String] = []
@@ -36,6 +36,8 @@ final class InstrumentedFileSystem: FileSystem, @unchecked Sendable {
     /// When set, any write/sync/rename whose path contains this string fails with `failErrno`.
     var failPathContaining: String?
     var failErrno: Int32 = ENOSPC
+
+    init() { super.init(PosixFileSystem()) }
 
     var readOpens: [String] { lock.withLock { _reads } }
     /// Paths of files created for writing (temporary files are named after their target).
@@ -46,7 +48,7 @@ final class InstrumentedFileSystem: FileSystem, @unchecked Sendable {
         lock.withLock { failPathContaining.map { path.contains($0) } ?? false }
     }
 
-    func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor {
+    override func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor {
         if mode != .read, shouldFail(path) { throw FileError("open", path: path, errno: failErrno) }
         let fd = try base.open(path, mode)
         lock.withLock {
@@ -55,33 +57,19 @@ final class InstrumentedFileSystem: FileSystem, @unchecked Sendable {
         }
         return fd
     }
-    func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError) {
+    override func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError) {
         let path = lock.withLock { fdPaths[fd.rawValue] ?? "" }
         if shouldFail(path) { throw FileError("write", path: path, errno: failErrno) }
         try base.write(fd, bytes)
     }
-    func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int { try base.read(fd, into: buffer) }
-    func sync(_ fd: FileDescriptor) throws(FileError) { try base.sync(fd) }
-    func syncData(_ fd: FileDescriptor) throws(FileError) { try base.syncData(fd) }
-    func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError) { try base.truncate(fd, to: length) }
-    func size(_ fd: FileDescriptor) throws(FileError) -> Int { try base.size(fd) }
-    func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError) { try base.seek(fd, to: offset) }
-    func close(_ fd: FileDescriptor) throws(FileError) {
+    override func close(_ fd: FileDescriptor) throws(FileError) {
         lock.withLock { fdPaths[fd.rawValue] = nil }
         try base.close(fd)
     }
-    func rename(_ from: String, to: String) throws(FileError) {
+    override func rename(_ from: String, to: String) throws(FileError) {
         if shouldFail(to) { throw FileError("rename", path: to, errno: failErrno) }
         try base.rename(from, to: to)
     }
-    func unlink(_ path: String) throws(FileError) { try base.unlink(path) }
-    func makeDirectory(_ path: String) throws(FileError) { try base.makeDirectory(path) }
-    func removeDirectory(_ path: String) throws(FileError) { try base.removeDirectory(path) }
-    func syncDirectory(_ path: String) throws(FileError) { try base.syncDirectory(path) }
-    func contentsOfDirectory(_ path: String) throws(FileError) -> [String] { try base.contentsOfDirectory(path) }
-    func info(_ path: String) throws(FileError) -> FileInfo? { try base.info(path) }
-    func lock(_ path: String) throws(FileError) -> FileDescriptor { try base.lock(path) }
-    func unlock(_ fd: FileDescriptor) { base.unlock(fd) }
 }
 
 func readBytes(_ path: String) -> [UInt8]? {

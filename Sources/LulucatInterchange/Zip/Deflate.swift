@@ -5,9 +5,9 @@ import Foundation
 
 /// Raw deflate streams (no zlib header, window bits -15) and CRC-32, as zip stores them.
 /// The pointer work is fenced here; nothing unsafe leaves these functions.
-enum Deflate {
+package enum Deflate {
     /// zlib's CRC-32 of `bytes`, continuing from `crc` (0 to start).
-    static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+    package static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         var c = uLong(crc)
         var rest = bytes
         // zlib takes a 32-bit length: feed it in chunks.
@@ -19,7 +19,7 @@ enum Deflate {
         return UInt32(truncatingIfNeeded: c)
     }
 
-    static func crc32(_ data: Data) -> UInt32 { data.withUnsafeBytes { crc32($0) } }
+    package static func crc32(_ data: Data) -> UInt32 { data.withUnsafeBytes { crc32($0) } }
 
     /// Compresses `input` as one raw deflate stream at `level` (0...9). The output depends only on
     /// the input, the level and the zlib build, which is what makes archives reproducible.
@@ -47,7 +47,7 @@ enum Deflate {
     }
 
     /// Why a bounded inflate stopped.
-    enum InflateOutcome: Equatable {
+    package enum InflateOutcome: Equatable {
         /// The stream ended after exactly `produced` bytes, having consumed `consumed` input bytes.
         case ended(produced: Int, consumed: Int)
         /// The output filled up: the stream holds more than the room given.
@@ -60,7 +60,7 @@ enum Deflate {
 
     /// Inflates a raw deflate stream into `output`, never writing past it. Give one byte more room
     /// than expected to tell "exactly this size" from "more than this size".
-    static func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> InflateOutcome {
+    package static func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> InflateOutcome {
         var stream = z_stream()
         let rcInit = inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         guard rcInit == Z_OK else { return .corrupt("zlib inflateInit2 failed (\(rcInit))") }

@@ -4,10 +4,10 @@ import Foundation
 
 /// Checks on archive entry names, shared by the writer (we never write what we would refuse) and
 /// the reader (names from another device are untrusted).
-enum EntryName {
+package enum EntryName {
     /// Why `name` is unsafe, or nil when it is a clean relative path. A trailing `/` marks a
     /// directory entry and is allowed.
-    static func problem(_ name: String) -> String? {
+    package static func problem(_ name: String) -> String? {
         if name.isEmpty { return "the name is empty" }
         if name.utf8.count > 1024 { return "the name is longer than 1,024 bytes" }
         if name.hasPrefix("/") { return "the name is an absolute path" }
@@ -30,7 +30,7 @@ enum EntryName {
 
     /// The key two names collide on when extracted to a case-insensitive, normalization-insensitive
     /// file system such as APFS: "A.json", "a.json" and "a.json/" all land on the same file.
-    static func collisionKey(_ name: String) -> String {
+    package static func collisionKey(_ name: String) -> String {
         var n = name
         while n.hasSuffix("/") { n.removeLast() }
         return n.precomposedStringWithCanonicalMapping.lowercased()

@@ -59,20 +59,11 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func sync(_ fd: FileDescriptor) throws(FileError) {
-        #if canImport(Darwin)
-        // fsync on Apple only reaches the drive's cache; F_FULLFSYNC asks the drive to flush it.
-        if fcntl(fd.rawValue, F_FULLFSYNC) != -1 { return }
-        #endif
-        _ = try call("fsync", "fd \(fd.rawValue)") { fsync(fd.rawValue) }
+        _ = try call("fsync", "fd \(fd.rawValue)") { Syscalls.fullSync(fd.rawValue) }
     }
 
     public func syncData(_ fd: FileDescriptor) throws(FileError) {
-        #if canImport(Darwin)
-        if fcntl(fd.rawValue, F_FULLFSYNC) != -1 { return }
-        _ = try call("fsync", "fd \(fd.rawValue)") { fsync(fd.rawValue) }
-        #else
-        _ = try call("fdatasync", "fd \(fd.rawValue)") { fdatasync(fd.rawValue) }
-        #endif
+        _ = try call(Syscalls.dataSyncName, "fd \(fd.rawValue)") { Syscalls.dataSync(fd.rawValue) }
     }
 
     public func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError) {

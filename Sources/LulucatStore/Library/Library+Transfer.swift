@@ -112,7 +112,6 @@ extension Library {
 enum EngineHooks {
     /// Called with the document's lock held, so no session writes while the files are copied.
     static func prepareForCopy(_ package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) {
-        let doc = try PackageReader.readDocument(package, fileSystem: fileSystem)
-        if doc.engine == .sqlite { try SQLiteEngine.checkpointForCopy(package, fileSystem: fileSystem) }
+        try PackageReader.readDocument(package, fileSystem: fileSystem).engine.prepareForCopy(package, fileSystem: fileSystem)
     }
 }

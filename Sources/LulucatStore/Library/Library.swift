@@ -159,9 +159,7 @@ public struct Library: Sendable {
             pages.append((page, PageContent(canvasSize: canvas)))
         }
         try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
-            if engine == .sqlite { return try SQLiteEngine.createDatabase(package, pages: pages, fileSystem: fileSystem) }
-            let engine = SnapshotEngine(package: package, fileSystem: fileSystem, codec: codec)
-            for (page, content) in pages { try engine.createPage(page, content: content) }
+            try engine.createPages(pages, in: package, codec: codec, fileSystem: fileSystem)
         }
         return package(id)
     }

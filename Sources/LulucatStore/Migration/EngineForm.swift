@@ -16,21 +16,7 @@ enum EngineForm {
 
     /// The files of `engine`'s form found on disk now, as absolute paths.
     static func files(of engine: EngineKind, in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Set<String> {
-        var files = Set<String>()
-        switch engine {
-        case .snapshot, .journal:
-            guard try StoreError.io({ () throws(FileError) in try fs.info(package.pagesPath)?.kind == .directory }) else { return [] }
-            let scan = try PackageReader.scanPages(package, fileSystem: fs)
-            files.formUnion(scan.pageFiles.map(package.pagePath))
-            if engine == .journal { files.formUnion(scan.journalFiles.map(package.journalPath)) }
-        case .sqlite:
-            let db = package.contentDatabasePath
-            for path in [db] + SQLiteEngine.sideFileSuffixes.map({ db + $0 })
-            where try StoreError.io({ () throws(FileError) in try fs.info(path) }) != nil {
-                files.insert(path)
-            }
-        }
-        return files
+        try engine.formFiles(in: package, fileSystem: fs)
     }
 
     /// Every file of another engine's form that `keeping`'s form does not own: what an

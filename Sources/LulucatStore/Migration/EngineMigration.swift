@@ -172,7 +172,7 @@ public struct EngineMigration: Sendable {
         let fs = fileSystem
         let source = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
         // The old engine is only read; a SQLite source is closed without writing.
-        defer { (source as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
+        defer { source.closeWithoutTidying() }
         let writer: any FormWriter
         switch (doc.engine, target) {
         case (_, .sqlite): writer = try SQLiteFormWriter(package: package, fileSystem: fs)
@@ -208,7 +208,7 @@ public struct EngineMigration: Sendable {
         var newDoc = doc
         newDoc.engine = target
         let reader = try DocumentSession.makeEngine(newDoc, package: package, fileSystem: fs)
-        defer { (reader as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
+        defer { reader.closeWithoutTidying() }
         for (i, entry) in doc.pages.enumerated() {
             let found = try PageFacts(try reader.loadPage(entry.id))
             guard let want = expected[entry.id] else { throw MigrationError.verification(page: entry.id, "the page was not read from the old form") }

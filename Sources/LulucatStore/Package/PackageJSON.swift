@@ -105,7 +105,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 }
 
 /// Encoding and decoding of the package JSON files.
-enum PackageJSON {
+package enum PackageJSON {
     static let maxFileSize = 16 << 20
     static let maxTitleLength = 4096
 
@@ -132,7 +132,7 @@ enum PackageJSON {
         return d
     }
 
-    static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+    package static func encode<T: Encodable>(_ value: T) -> [UInt8] {
         // Encoding our own plain values cannot fail.
         var bytes = [UInt8](try! encoder().encode(value))
         bytes.append(0x0A)

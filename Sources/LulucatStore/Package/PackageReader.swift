@@ -3,9 +3,9 @@
 import Foundation
 import LulucatInk
 
-enum PackageReader {
+package enum PackageReader {
     /// Reads and decodes document.json, checking it names this package's document.
-    static func readDocument(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> DocumentMetadata {
+    package static func readDocument(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> DocumentMetadata {
         let path = package.documentPath
         let bytes: [UInt8]
         do { bytes = try fs.readFile(path, limit: PackageJSON.maxFileSize) } catch {

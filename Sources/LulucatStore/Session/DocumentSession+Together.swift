@@ -54,5 +54,5 @@ extension DocumentSession {
 extension DocumentSession {
     /// Saves of a SQLite document that had to rewrite their pages instead of applying the
     /// recorded changes (0 unless the session and the database disagreed; for tests).
-    var sqliteRewriteFallbacks: Int { (engine as? SQLiteEngine)?.rewriteFallbacks ?? 0 }
+    var sqliteRewriteFallbacks: Int { engine.rewriteFallbacks }
 }

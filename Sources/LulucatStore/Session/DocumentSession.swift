@@ -107,14 +107,7 @@ public actor DocumentSession {
 
     static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem,
                            journal: JournalOptions = JournalOptions()) throws(StoreError) -> any StorageEngine {
-        switch metadata.engine {
-        case .snapshot:
-            return SnapshotEngine(package: package, fileSystem: fileSystem, codec: metadata.sampleCodec)
-        case .journal:
-            return JournalEngine(package: package, fileSystem: fileSystem, codec: metadata.sampleCodec, options: journal)
-        case .sqlite:
-            return try SQLiteEngine(package: package, fileSystem: fileSystem)
-        }
+        try metadata.engine.makeEngine(package, codec: metadata.sampleCodec, fileSystem: fileSystem, journal: journal)
     }
 
     static func removeStaleTemporaries(_ package: DocumentPackage, fileSystem fs: any FileSystem, findings: inout [Finding]) throws(StoreError) {

@@ -28,7 +28,7 @@ public struct DocumentRepair: Sendable {
         // A SQLite document's damaged database is never rewritten by repair (restore it instead):
         // opening it throws here, before anything else changes.
         let engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
-        defer { (engine as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
+        defer { engine.closeWithoutTidying() }
 
         func moveAside(_ page: UUID) throws(StoreError) -> String? {
             let from = package.pagePath(page)

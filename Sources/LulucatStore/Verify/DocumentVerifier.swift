@@ -51,7 +51,7 @@ public struct DocumentVerifier: Sendable {
                 engine = nil
             }
         }
-        defer { (engine as? SQLiteEngine)?.store.closeWithoutCheckpoint() }
+        defer { engine?.closeWithoutTidying() }
         var referenced: [UUID: UUID] = [:]  // asset -> page
         if let engine {
             for entry in doc.pages {

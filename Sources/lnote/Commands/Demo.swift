@@ -5,6 +5,7 @@ import Foundation
 import LulucatInk
 import LulucatStore
 import LulucatRender
+import LulucatHandwriting
 
 struct DemoCommand: Command {
     static let name = "demo"

@@ -9,12 +9,6 @@ func library(_ args: Arguments) -> Library {
     Library(root: args.value("library") ?? Library.defaultRoot())
 }
 
-/// Prints a value as pretty JSON with sorted keys.
-func printJSON(_ value: Any) {
-    let data = try! JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
-}
-
 func iso(_ date: Date) -> String {
     let f = ISO8601DateFormatter()
     f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

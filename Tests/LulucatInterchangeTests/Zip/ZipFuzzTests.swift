@@ -6,6 +6,8 @@ import Testing
 import LulucatInk
 @testable import LulucatStore
 @testable import LulucatInterchange
+import LulucatStoreTesting
+import LulucatInterchangeTesting
 
 @Suite struct ZipFuzzTests {
     @Test func seedsAreExportsThatImport() throws {

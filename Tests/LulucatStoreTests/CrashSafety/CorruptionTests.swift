@@ -5,6 +5,7 @@ import Foundation
 import LulucatInk
 import Testing
 @testable import LulucatStore
+import LulucatStoreTesting
 
 @Suite("Bit flips and truncations of a package")
 struct CorruptionTests {

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 @testable import LulucatStore
 import LulucatInk
+import LulucatStoreTesting
 
 @Suite("Crash states of the write flows")
 struct CrashFlowTests {
@@ -21,7 +22,7 @@ struct CrashFlowTests {
 @Suite("I/O errors in the write flows")
 struct FaultInjectionTests {
     /// Every other call here (every tenth of the two long SQLite flows), to keep `swift test` short;
-    /// `lnote crashcheck` fails every call.
+    /// `lnote-dev crashcheck` fails every call.
     @Test("calls of a flow failed with EIO, ENOSPC and EDQUOT, once and persistently", arguments: CrashFlow.all.map(\.name))
     func faults(_ name: String) async {
         let flow = CrashFlow.all.first { $0.name == name }!

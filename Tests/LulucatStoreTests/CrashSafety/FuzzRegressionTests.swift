@@ -6,6 +6,7 @@ import Foundation
 import LulucatInk
 import Testing
 @testable import LulucatStore
+import LulucatStoreTesting
 
 @Suite("Fuzz findings")
 struct FuzzRegressionTests {

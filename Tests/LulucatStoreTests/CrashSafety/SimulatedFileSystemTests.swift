@@ -7,6 +7,7 @@ import Testing
 @testable import LulucatStore
 #if canImport(Glibc)
 import Glibc
+import LulucatStoreTesting
 #endif
 
 @Suite("Simulated file system")

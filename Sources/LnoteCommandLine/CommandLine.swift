@@ -1,0 +1,189 @@
+// What `lnote` and `lnote-dev` share: the command protocol, the option parser, exit codes and the
+// dispatch of a command line to a command (swift-argument-parser's conventions: usage errors exit 64,
+// other failures 1, help to stdout, errors to stderr).
+
+import Foundation
+
+/// A subcommand of a tool: a value with a name, an abstract, and a run step.
+package protocol Command: Sendable {
+    static var name: String { get }
+    static var abstract: String { get }
+    static var usage: String { get }
+    /// Parses the arguments after the command name; throws `UsageError` for bad usage.
+    init(arguments: [String]) throws
+    func run() async throws
+}
+
+/// Bad command-line usage: exits 64 with the command's usage on stderr.
+package struct UsageError: Error, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
+}
+
+/// A failure that has already been explained to the user; exits with `code`.
+package struct ExitCode: Error {
+    package var code: Int32
+    package init(code: Int32) { self.code = code }
+}
+
+package enum ExitStatus {
+    package static let ok: Int32 = 0
+    package static let failure: Int32 = 1
+    package static let usage: Int32 = 64
+}
+
+/// Writes a line to standard error.
+package func printError(_ s: String) {
+    FileHandle.standardError.write(Data((s + "\n").utf8))
+}
+
+/// A small option parser: `--flag`, `--key value`, `--key=value`, and positionals.
+package struct Arguments {
+    package private(set) var positionals: [String] = []
+    private var options: [String: [String]] = [:]
+    private var flags: Set<String> = []
+    private var consumed: Set<String> = []
+
+    /// - Parameters:
+    ///   - valued: option names (without `--`) that take a value.
+    ///   - flags: option names that take none.
+    package init(_ args: [String], valued: Set<String>, flags knownFlags: Set<String>) throws {
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            if a == "--" { positionals += args[(i + 1)...]; break }
+            if a.hasPrefix("--") {
+                var name = String(a.dropFirst(2))
+                var value: String?
+                if let eq = name.firstIndex(of: "=") {
+                    value = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                if valued.contains(name) {
+                    if value == nil {
+                        i += 1
+                        guard i < args.count else { throw UsageError("--\(name) needs a value") }
+                        value = args[i]
+                    }
+                    options[name, default: []].append(value!)
+                } else if knownFlags.contains(name) {
+                    guard value == nil else { throw UsageError("--\(name) takes no value") }
+                    flags.insert(name)
+                } else {
+                    throw UsageError("unknown option --\(name)")
+                }
+            } else if a.hasPrefix("-") && a.count == 2 && valued.contains(String(a.dropFirst())) {
+                i += 1
+                guard i < args.count else { throw UsageError("\(a) needs a value") }
+                options[String(a.dropFirst()), default: []].append(args[i])
+            } else {
+                positionals.append(a)
+            }
+            i += 1
+        }
+    }
+
+    package func value(_ name: String) -> String? { options[name]?.last }
+    package func values(_ name: String) -> [String] { options[name] ?? [] }
+    package func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    package func int(_ name: String) throws -> Int? {
+        guard let v = value(name) else { return nil }
+        guard let n = Int(v) else { throw UsageError("--\(name) takes a whole number, not '\(v)'") }
+        return n
+    }
+    package func double(_ name: String) throws -> Double? {
+        guard let v = value(name) else { return nil }
+        guard let n = Double(v) else { throw UsageError("--\(name) takes a number, not '\(v)'") }
+        return n
+    }
+}
+
+/// Prints a value as pretty JSON with sorted keys.
+package func printJSON(_ value: Any) {
+    let data = try! JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+/// A command-line tool: its name, the line `help` opens with, and its commands in help order.
+package struct Tool: Sendable {
+    package var name: String
+    package var banner: String
+    package var commands: [any Command.Type]
+
+    package init(name: String, banner: String, commands: [any Command.Type]) {
+        self.name = name
+        self.banner = banner
+        self.commands = commands
+    }
+
+    /// Prints the list of commands, or one command's usage.
+    package func help(_ topic: String?) throws {
+        if let topic {
+            guard let c = commands.first(where: { $0.name == topic }) else { throw UsageError("no command named '\(topic)'") }
+            print("\(c.usage)\n\n\(c.abstract)")
+            return
+        }
+        print("\(banner)\n")
+        print("Usage: \(name) COMMAND [OPTIONS]\n\nCommands:")
+        print("  " + "help".padding(toLength: 12, withPad: " ", startingAt: 0) + "Show the commands, or one command's usage.")
+        for c in commands { print("  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.abstract) }
+        print("\nRun '\(name) COMMAND --help' for a command's options.")
+    }
+
+    /// Runs the command named by `arguments` (without the program name) and returns the exit status.
+    package func run(_ arguments: [String]) async -> Int32 {
+        var args = arguments
+        if args.isEmpty || args == ["--help"] || args == ["-h"] { args = ["help"] }
+        let name = args.removeFirst()
+        if name == "help" {
+            if args.contains("--help") || args.contains("-h") {
+                print("\(self.name) help [COMMAND]\n\nShow the commands, or one command's usage.")
+                return ExitStatus.ok
+            }
+            do {
+                guard args.count <= 1 else { throw UsageError("help takes at most one command name") }
+                try help(args.first)
+                return ExitStatus.ok
+            } catch {
+                printError("\(self.name) help: \(error)\nusage: \(self.name) help [COMMAND]")
+                return ExitStatus.usage
+            }
+        }
+        guard let type = commands.first(where: { $0.name == name }) else {
+            printError("\(self.name): unknown command '\(name)'. Run '\(self.name) help' for the list.")
+            return ExitStatus.usage
+        }
+        if args.contains("--help") || args.contains("-h") {
+            print("\(type.usage)\n\n\(type.abstract)")
+            return ExitStatus.ok
+        }
+        do {
+            let command = try type.init(arguments: args)
+            try await command.run()
+            return ExitStatus.ok
+        } catch let e as UsageError {
+            printError("\(self.name) \(name): \(e.message)\nusage: \(type.usage)")
+            return ExitStatus.usage
+        } catch let e as ExitCode {
+            return e.code
+        } catch {
+            printError("\(self.name) \(name): \(error)")
+            return ExitStatus.failure
+        }
+    }
+}
+
+/// Median of a list of measurements.
+package func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    guard !s.isEmpty else { return .nan }
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+/// Rounds for display.
+package func r(_ v: Double, _ digits: Int = 3) -> Double {
+    let p = pow(10, Double(digits))
+    return (v * p).rounded() / p
+}

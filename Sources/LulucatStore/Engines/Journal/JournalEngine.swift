@@ -1,0 +1,389 @@
+// Level 1: a snapshot per page plus an append-only journal beside it. A save appends one frame
+// and syncs it; replay on load applies the valid frames; compaction merges them into a new snapshot.
+
+import Foundation
+import LulucatInk
+
+/// The journal engine: `pages/<id>.content` (a snapshot, the page format unchanged) and
+/// `pages/<id>.journal` (docs/journal-format.md).
+package final class JournalEngine: StorageEngine {
+    let package: DocumentPackage
+    let fileSystem: any FileSystem
+    /// The codec of snapshots this engine writes (the document's).
+    let codec: SampleCodecID
+    /// The codec of stroke records in new journals.
+    var frameCodec: SampleCodecID { options.frameCodec ?? codec }
+    let options: JournalOptions
+    var kind: EngineKind { .journal }
+    /// What loads and repairs found, oldest first.
+    private(set) var findings: [Finding] = []
+    /// The pages this engine has loaded for editing or created.
+    var pages: [UUID: PageJournal] = [:]
+
+    /// One page's journal as the engine writes it.
+    struct PageJournal {
+        /// The page as replayed, kept only while a damaged journal waits to be compacted from it.
+        /// The engine does not hold the page otherwise: a second reference to the session's
+        /// element array would make every edit copy the whole page.
+        var replayed: (content: PageContent, encoded: EncodedStrokes?)?
+        var snapshot: SnapshotIdentity
+        /// The journal's header, or nil when a new journal must be started before the next frame
+        /// (none on disk, or a stale or damaged one).
+        var header: JournalFormat.Header?
+        /// The damaged journal to keep aside before anything is written.
+        var damaged = false
+        /// Generation of the journal last seen, so new journals count on from it.
+        var lastGeneration: UInt64 = 0
+        var frameCount = 0
+        var frameBytes = 0
+        var writeOffset = JournalFormat.headerSize
+        /// Bytes after `writeOffset` that must be zeroed before the next frame (a torn tail, or a
+        /// frame whose write failed).
+        var tailToClear: Range<Int>?
+        /// The open journal and where its offset is, and how big the file is.
+        var fd: FileDescriptor?
+        var position = 0
+        var allocated = 0
+    }
+
+    package init(package: DocumentPackage, fileSystem: any FileSystem, codec: SampleCodecID, options: JournalOptions) {
+        self.package = package
+        self.fileSystem = fileSystem
+        self.codec = codec
+        self.options = options
+    }
+
+    deinit {
+        for p in pages.values { if let fd = p.fd { try? fileSystem.close(fd) } }
+    }
+
+    // MARK: Loading
+
+    /// Adds what a replay found, once: a page read again finds the same torn tail again.
+    private func record(_ new: [Finding]) {
+        for f in new where !findings.contains(f) { findings.append(f) }
+    }
+
+    func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
+        let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem)
+        record(replay.findings)
+        return replay.content
+    }
+
+    package func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        if let p = pages[id] {
+            // Loaded again after the session let it go: what is on disk is what was saved.
+            if let r = p.replayed { return r }
+            return try replayedPage(id)
+        }
+        var p = try readState(id)
+        let page = p.replayed!
+        if !p.damaged { p.replayed = nil }
+        pages[id] = p
+        return page
+    }
+
+    /// The page a damaged journal's replay recovered, to compact before the journal goes.
+    func damagedPage(_ id: UUID, _ p: PageJournal) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        if let r = p.replayed { return r }
+        return try replayedPage(id)
+    }
+
+    /// The page as its snapshot and journal give it now.
+    func replayedPage(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem)
+        return (replay.content, replay.encoded)
+    }
+
+    /// The page's state, replayed from disk when the engine has not seen it yet.
+    func state(_ id: UUID) throws(StoreError) -> PageJournal {
+        if let p = pages[id] { return p }
+        return try readState(id)
+    }
+
+    /// Replays a page from disk into the state the engine writes from.
+    func readState(_ id: UUID) throws(StoreError) -> PageJournal {
+        let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem)
+        record(replay.findings)
+        var p = PageJournal(replayed: (replay.content, replay.encoded), snapshot: replay.snapshot)
+        p.lastGeneration = replay.header?.generation ?? 0
+        switch replay.journal {
+        case .missing, .stale:
+            break
+        case .damaged:
+            p.damaged = true
+        case .current:
+            p.header = replay.header
+            p.frameCount = replay.frameCount
+            p.frameBytes = replay.frameBytes
+            p.writeOffset = replay.validEnd
+            p.tailToClear = replay.tailToClear
+            p.allocated = replay.fileSize
+        }
+        return p
+    }
+
+    // MARK: Writing
+
+    func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
+        let (bytes, strokes) = try encodeSnapshot(id, content, reusing: nil)
+        try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(bytes, to: package.pagePath(id)) }
+        _ = strokes
+        pages[id] = PageJournal(snapshot: SnapshotIdentity(snapshot: bytes))
+    }
+
+    /// Appends one frame holding `changes` and syncs it; the save is acknowledged only after the sync.
+    package func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
+        var p = try state(id)
+        defer { pages[id] = p }
+        guard !changes.isEmpty else { return reusing }
+        let encoded: (type: UInt8, payload: [UInt8])
+        do { encoded = try JournalChangeCodec(codec: p.header?.codec ?? frameCodec).encodeSave(changes) } catch {
+            throw .invalidArgument("page \(id): \(error)")
+        }
+        guard encoded.payload.count <= JournalFormat.maxPayload else {
+            throw .invalidArgument("page \(id): one save of \(encoded.payload.count) bytes is more than a journal frame holds (\(JournalFormat.maxPayload))")
+        }
+        try prepareForWriting(id, &p)
+        p.replayed = nil
+        let header = p.header!
+        let frame = JournalFormat.encodeFrame(type: encoded.type, payload: encoded.payload,
+                                              generation: header.generation, sequence: UInt64(p.frameCount))
+        try append(frame, page: id, &p)
+        p.frameCount += 1
+        p.frameBytes += frame.count
+        if p.frameCount >= options.compactAfterFrames || p.frameBytes >= options.compactAfterBytes {
+            // The save is already durable: a failed compaction must not look like a failed save
+            // (the session would append the same changes again). It is retried at the next save.
+            do { return try compact(id, &p, content: content, encoded: reusing, preallocate: true) ?? reusing } catch {
+                findings.append(Finding(.warning, package.journalPath(id), "compaction failed and will be retried: \(error)"))
+            }
+        }
+        return reusing
+    }
+
+    /// Writes `frame` at the write offset, growing the preallocated region when it does not fit,
+    /// then `fdatasync`s.
+    private func append(_ frame: [UInt8], page id: UUID, _ p: inout PageJournal) throws(StoreError) {
+        let fs = fileSystem
+        let path = package.journalPath(id)
+        let fd = try openForWriting(path, &p)
+        let start = p.writeOffset
+        var bytes = frame
+        let chunk = options.preallocationChunk
+        if chunk > 0 && start + frame.count > p.allocated {
+            // Grow by whole chunks in the same write, so the one sync that commits the new size
+            // also commits the frame.
+            let target = ((start + frame.count + chunk - 1) / chunk) * chunk
+            bytes.append(contentsOf: repeatElement(0, count: target - start - frame.count))
+        }
+        do {
+            if p.position != start { try fs.seek(fd, to: start) }
+            p.position = -1
+            try fs.write(fd, bytes)
+            p.position = start + bytes.count
+            try fs.syncData(fd)
+        } catch {
+            // Whatever reached the file must not be mistaken for a frame: clear it before the next one.
+            let end = start + frame.count
+            p.tailToClear = p.tailToClear.map { min($0.lowerBound, start)..<max($0.upperBound, end) } ?? start..<end
+            throw .file(error)
+        }
+        p.allocated = max(p.allocated, start + bytes.count)
+        p.writeOffset = start + frame.count
+    }
+
+    private func openForWriting(_ path: String, _ p: inout PageJournal) throws(StoreError) -> FileDescriptor {
+        if let fd = p.fd { return fd }
+        let fs = fileSystem
+        let fd = try StoreError.io { () throws(FileError) in try fs.open(path, .readWrite) }
+        p.fd = fd
+        p.position = 0
+        p.allocated = (try? fs.size(fd)) ?? p.allocated
+        return fd
+    }
+
+    /// Before the first frame of a session: keeps a damaged journal aside, starts a new journal
+    /// when there is none that applies, and zeroes a torn tail.
+    private func prepareForWriting(_ id: UUID, _ p: inout PageJournal) throws(StoreError) {
+        if p.damaged {
+            try keepAside(id)
+            // The snapshot must contain what replay recovered before the damaged journal goes.
+            let page = try damagedPage(id, p)
+            try compact(id, &p, content: page.0, encoded: page.1, preallocate: true)
+            p.damaged = false
+            p.replayed = nil
+        }
+        if p.header == nil { try startJournal(id, &p, preallocate: true) }
+        if let tail = p.tailToClear {
+            let fs = fileSystem
+            let fd = try openForWriting(package.journalPath(id), &p)
+            let lower = min(tail.lowerBound, p.writeOffset)
+            let zeros = [UInt8](repeating: 0, count: max(0, tail.upperBound - lower))
+            p.position = -1  // unknown until the zeros are written
+            try StoreError.io { () throws(FileError) in
+                try fs.seek(fd, to: lower)
+                try fs.write(fd, zeros)
+                try fs.syncData(fd)
+            }
+            p.position = lower + zeros.count
+            p.allocated = max(p.allocated, p.position)
+            p.tailToClear = nil
+        }
+    }
+
+    /// Copies the journal to `pages/<id>.journal.corrupt-<n>` (the first free n), durably.
+    private func keepAside(_ id: UUID) throws(StoreError) {
+        let fs = fileSystem
+        let source = package.journalPath(id)
+        try StoreError.io { () throws(FileError) in
+            guard try fs.fileExists(source) else { return }
+            let bytes = try fs.readFile(source)
+            var n = 1
+            while try fs.info(source + ".corrupt-\(n)") != nil { n += 1 }
+            try fs.writeAtomically(bytes, to: source + ".corrupt-\(n)")
+            findings.append(Finding(.repaired, source, "damaged journal kept aside as \(splitPath(source).1).corrupt-\(n); the page continues from the frames before the damage"))
+        }
+    }
+
+    /// Replaces the journal with an empty one of the next generation on top of the current
+    /// snapshot (atomically: a crash leaves the old journal or the new one).
+    func startJournal(_ id: UUID, _ p: inout PageJournal, preallocate: Bool) throws(StoreError) {
+        let fs = fileSystem
+        if let fd = p.fd { try? fs.close(fd); p.fd = nil }
+        let generation = max(p.lastGeneration, p.header?.generation ?? 0) + 1
+        let header = JournalFormat.Header(codec: frameCodec, generation: generation, base: p.snapshot)
+        var bytes = JournalFormat.encodeHeader(header)
+        if preallocate && options.preallocationChunk > bytes.count {
+            bytes.append(contentsOf: repeatElement(0, count: options.preallocationChunk - bytes.count))
+        }
+        try StoreError.io { () throws(FileError) in try fs.writeAtomically(bytes, to: package.journalPath(id)) }
+        p.header = header
+        p.lastGeneration = generation
+        p.frameCount = 0
+        p.frameBytes = 0
+        p.writeOffset = JournalFormat.headerSize
+        p.allocated = bytes.count
+        p.tailToClear = nil
+    }
+
+    // MARK: Compaction
+
+    /// Merges a page's journal into a new snapshot of `content` (the page with every frame
+    /// applied), then starts a new journal generation on top of it. A crash after the snapshot
+    /// and before the new journal leaves a journal that names the old snapshot: replay sees it is
+    /// stale and does not apply it again.
+    ///
+    /// - Returns: the coded strokes of the new snapshot, or nil when compaction was skipped.
+    @discardableResult
+    func compact(_ id: UUID, _ p: inout PageJournal, content: PageContent, encoded: EncodedStrokes?,
+                 preallocate: Bool) throws(StoreError) -> EncodedStrokes? {
+        let (bytes, strokes) = try encodeSnapshot(id, content, reusing: encoded)
+        let identity = SnapshotIdentity(snapshot: bytes)
+        if identity == p.snapshot {
+            // Same length and CRC as the snapshot the journal applies to. If the bytes are the same
+            // the journal changed nothing and only needs to start over; if they differ (a CRC
+            // collision) the new journal could not tell the snapshots apart: keep the journal.
+            let current = try SnapshotEngine.readBytes(package.pagePath(id), page: id, fileSystem: fileSystem)
+            guard current == bytes else {
+                findings.append(Finding(.info, package.pagePath(id), "compaction skipped: the new snapshot's CRC32C and length equal the old one's"))
+                return nil
+            }
+        } else {
+            try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(bytes, to: package.pagePath(id)) }
+            p.snapshot = identity
+            // The old journal is stale from here on: if the new one cannot be written now, the
+            // next save must start it before appending, or its frames would land in a journal
+            // that names the old snapshot and be ignored.
+            p.header = nil
+        }
+        try startJournal(id, &p, preallocate: preallocate)
+        return strokes
+    }
+
+    /// Compacts one page now (`lnote compact`, and every edited page at close), loading it first
+    /// when needed. A damaged journal is kept aside first.
+    ///
+    /// - Returns: whether anything was written.
+    @discardableResult
+    func compact(_ id: UUID) throws(StoreError) -> Bool {
+        var p = try state(id)
+        defer {
+            if !p.damaged { p.replayed = nil }
+            pages[id] = p
+        }
+        if p.damaged {
+            try keepAside(id)
+            let page = try damagedPage(id, p)
+            p.damaged = false
+            p.replayed = nil
+            return try compact(id, &p, content: page.0, encoded: page.1, preallocate: false) != nil
+        }
+        if p.frameCount > 0 {
+            let page = try replayedPage(id)
+            return try compact(id, &p, content: page.0, encoded: page.1, preallocate: false) != nil
+        }
+        // A stale journal (a compaction that stopped before its new journal) is replaced.
+        let fs = fileSystem
+        if p.header == nil, try StoreError.io({ () throws(FileError) in try fs.fileExists(package.journalPath(id)) }) {
+            try startJournal(id, &p, preallocate: false)
+            return true
+        }
+        return false
+    }
+
+    func encodeSnapshot(_ id: UUID, _ content: PageContent, reusing: EncodedStrokes?) throws(StoreError) -> ([UInt8], EncodedStrokes) {
+        do { return try PageFile.encode(content, codec: codec, reusing: reusing) } catch {
+            throw .invalidArgument("page \(id): \(error)")
+        }
+    }
+
+    // MARK: Removing and closing
+
+    func removePage(_ id: UUID) throws(StoreError) {
+        if let fd = pages[id]?.fd { try? fileSystem.close(fd) }
+        pages[id] = nil
+        try StoreError.io { () throws(FileError) in
+            try fileSystem.removeIfPresent(package.journalPath(id))
+            try fileSystem.removeIfPresent(package.pagePath(id))
+            try fileSystem.syncDirectory(package.pagesPath)
+        }
+    }
+
+    /// The page closed: its journal is merged into its snapshot (when `compactOnClose`) and its
+    /// descriptor released; a failure is a warning and the journal stays as it is, still valid.
+    func pageUnloaded(_ id: UUID) {
+        guard let p = pages[id] else { return }
+        if options.compactOnClose && (p.damaged || p.frameCount > 0) {
+            do { try compact(id) } catch {
+                findings.append(Finding(.warning, package.journalPath(id), "compaction when the page closed failed (the journal stays valid): \(error)"))
+            }
+        }
+        if let fd = pages[id]?.fd { try? fileSystem.close(fd) }
+        pages[id] = nil
+    }
+
+    /// Merges every edited page's journal into its snapshot (leaving a header-only journal, so the
+    /// generation keeps counting), then closes the journals.
+    func close() throws(StoreError) {
+        if options.compactOnClose {
+            for id in pages.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+                let p = pages[id]!
+                if p.damaged || p.frameCount > 0 { try compact(id) }
+            }
+        }
+        for (id, p) in pages {
+            if let fd = p.fd { try? fileSystem.close(fd) }
+            pages[id]?.fd = nil
+        }
+    }
+}
+
+extension JournalEngine {
+    /// The files of the journal form in `package`: the snapshot files and `pages/<id>.journal`.
+    static func formFiles(in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Set<String> {
+        guard try StoreError.io({ () throws(FileError) in try fs.info(package.pagesPath)?.kind == .directory }) else { return [] }
+        let scan = try PackageReader.scanPages(package, fileSystem: fs)
+        return Set(scan.pageFiles.map(package.pagePath)).union(scan.journalFiles.map(package.journalPath))
+    }
+}

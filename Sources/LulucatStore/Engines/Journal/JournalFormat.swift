@@ -1,0 +1,246 @@
+// The bytes of `pages/<page-id>.journal`: a 32-byte header and CRC32C-checked frames, and the
+// scan that finds the valid frames, a torn tail, or corruption. Specified in docs/journal-format.md.
+
+import Foundation
+import LulucatInk
+
+/// Which snapshot a journal applies on top of: the snapshot file's length and its CRC32C trailer.
+package struct SnapshotIdentity: Equatable, Sendable {
+    package var length: UInt64
+    package var crc: UInt32
+
+    /// The identity of snapshot file bytes (the CRC is the file's own trailer, not recomputed).
+    package init(snapshot bytes: [UInt8]) {
+        length = UInt64(bytes.count)
+        crc = bytes.count >= 4
+            ? UInt32(bytes[bytes.count - 4]) | UInt32(bytes[bytes.count - 3]) << 8
+                | UInt32(bytes[bytes.count - 2]) << 16 | UInt32(bytes[bytes.count - 1]) << 24
+            : 0
+    }
+
+    package init(length: UInt64, crc: UInt32) {
+        self.length = length
+        self.crc = crc
+    }
+}
+
+/// Constants and the header of the journal format.
+package enum JournalFormat {
+    /// "LNJL".
+    static let magic: [UInt8] = [0x4C, 0x4E, 0x4A, 0x4C]
+    static let version: UInt16 = 1
+    package static let headerSize = 32
+    /// length u32 + CRC u32 + type u8.
+    package static let frameHeaderSize = 9
+    /// The largest payload a frame may claim; a bigger length is never trusted.
+    static let maxPayload = 1 << 26
+
+    /// Frame types. 0 is never a type: an all-zero frame header is the end of the journal.
+    enum FrameType {
+        static let append: UInt8 = 1
+        static let delete: UInt8 = 2
+        static let replace: UInt8 = 3
+        static let update: UInt8 = 4
+        static let move: UInt8 = 5
+        /// Page metadata: the canvas size.
+        static let resize: UInt8 = 6
+        /// Several changes of one save, in order, so that one save is one frame.
+        static let group: UInt8 = 7
+        static let known: ClosedRange<UInt8> = 1...7
+    }
+
+    package struct Header: Equatable, Sendable {
+        package var codec: SampleCodecID
+        package var generation: UInt64
+        package var base: SnapshotIdentity
+
+        package init(codec: SampleCodecID, generation: UInt64, base: SnapshotIdentity) {
+            self.codec = codec
+            self.generation = generation
+            self.base = base
+        }
+    }
+
+    package static func encodeHeader(_ h: Header) -> [UInt8] {
+        var w = ByteWriter(capacity: headerSize)
+        w.writeBytes(magic)
+        w.writeUInt16(version)
+        w.writeUInt8(h.codec.rawValue)
+        w.writeUInt8(0)
+        w.writeUInt64(h.generation)
+        w.writeUInt64(h.base.length)
+        w.writeUInt32(h.base.crc)
+        w.writeUInt32(CRC32C.checksum(w.bytes))
+        return w.bytes
+    }
+
+    /// Reads the header, checking magic, version, codec, flags and its CRC.
+    package static func decodeHeader(_ bytes: UnsafeRawBufferPointer) throws(JournalFormatError) -> Header {
+        guard bytes.count >= headerSize else { throw .badHeader("the file is \(bytes.count) bytes, shorter than the \(headerSize)-byte header") }
+        guard bytes.prefix(4).elementsEqual(magic) else { throw .badHeader("the magic bytes are not LNJL") }
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt32.self))
+        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<28]))
+        guard stored == computed else { throw .badHeader("header CRC32C is 0x\(String(computed, radix: 16)) but the file says 0x\(String(stored, radix: 16))") }
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[4..<28]), base: 4)
+        do {
+            let version = try r.readUInt16()
+            guard version == self.version else { throw JournalFormatError.unsupportedVersion(version) }
+            let codecByte = try r.readUInt8()
+            guard let codec = SampleCodecID(rawValue: codecByte) else { throw JournalFormatError.badHeader("unknown sample codec \(codecByte)") }
+            let flags = try r.readUInt8()
+            guard flags == 0 else { throw JournalFormatError.badHeader("reserved flags 0x\(String(flags, radix: 16)) are not zero") }
+            let generation = try r.readUInt64()
+            // The next journal is generation + 1: the last value could not be followed (a writer
+            // counting from 1 never gets there; only a damaged or forged file says it).
+            guard generation < UInt64.max else { throw JournalFormatError.badHeader("generation \(generation) leaves no next generation") }
+            let length = try r.readUInt64()
+            let crc = try r.readUInt32()
+            return Header(codec: codec, generation: generation, base: SnapshotIdentity(length: length, crc: crc))
+        } catch let e as JournalFormatError {
+            throw e
+        } catch {
+            throw .badHeader("\(error)")
+        }
+    }
+
+    /// The CRC32C of a frame: over the journal's generation and the frame's sequence number (both
+    /// implied, 8 bytes each little-endian), then its length, type and payload as stored.
+    package static func frameChecksum(generation: UInt64, sequence: UInt64, lengthAndType: (UInt32, UInt8),
+                              payload: UnsafeRawBufferPointer) -> UInt32 {
+        var prefix = ByteWriter(capacity: 21)
+        prefix.writeUInt64(generation)
+        prefix.writeUInt64(sequence)
+        prefix.writeUInt32(lengthAndType.0)
+        prefix.writeUInt8(lengthAndType.1)
+        let crc = CRC32C.checksum(prefix.bytes)
+        return CRC32C.checksum(payload, continuing: crc)
+    }
+
+    /// The bytes of one frame.
+    package static func encodeFrame(type: UInt8, payload: [UInt8], generation: UInt64, sequence: UInt64) -> [UInt8] {
+        precondition(FrameType.known.contains(type) && !payload.isEmpty && payload.count <= maxPayload)
+        let length = UInt32(payload.count)
+        let crc = payload.withUnsafeBytes {
+            frameChecksum(generation: generation, sequence: sequence, lengthAndType: (length, type), payload: $0)
+        }
+        var w = ByteWriter(capacity: frameHeaderSize + payload.count)
+        w.writeUInt32(length)
+        w.writeUInt32(crc)
+        w.writeUInt8(type)
+        w.writeBytes(payload)
+        return w.bytes
+    }
+}
+
+/// What is wrong with a journal file's header.
+package enum JournalFormatError: Error, Equatable, CustomStringConvertible {
+    case badHeader(String)
+    case unsupportedVersion(UInt16)
+    package var description: String {
+        switch self {
+        case .badHeader(let s): return "journal header is invalid: \(s)"
+        case .unsupportedVersion(let v): return "journal format version \(v) is not one this build reads (\(JournalFormat.version))"
+        }
+    }
+}
+
+/// The valid frames of a journal and what follows them.
+struct JournalScan {
+    struct Frame {
+        var type: UInt8
+        /// Where the payload is in the file.
+        var payload: Range<Int>
+        /// Where the whole frame is in the file.
+        var extent: Range<Int>
+    }
+
+    enum Tail: Equatable {
+        /// Only zero bytes (or nothing) after the last valid frame.
+        case clean
+        /// A frame that fails its check, with nothing valid after it: a write cut short by a crash.
+        case torn(at: Int)
+        /// A frame that fails its check followed by valid frames: damage, not a crash.
+        case corrupt(at: Int, validFramesAfter: Int)
+        /// Nonzero bytes too many to search for valid frames within the work limit: treated as
+        /// damage (kept aside), since valid frames could not be ruled out.
+        case unsearched(at: Int)
+    }
+
+    /// Most payload bytes the search for frames after a bad one may checksum (about 10 ms with
+    /// CRC instructions), so a journal of garbage cannot make opening a page take minutes.
+    static let searchBudget = 64 << 20
+
+    var frames: [Frame] = []
+    /// The offset just past the last valid frame: where the next frame goes.
+    var validEnd: Int
+    /// The offset just past the last nonzero byte of the file (at least `validEnd`).
+    var dataEnd: Int
+    var tail: Tail = .clean
+
+    /// Walks the frames of a journal whose header is valid.
+    init(_ bytes: UnsafeRawBufferPointer, generation: UInt64) {
+        var offset = JournalFormat.headerSize
+        var sequence: UInt64 = 0
+        while let frame = JournalScan.frame(in: bytes, at: offset, generation: generation, sequence: sequence) {
+            frames.append(frame)
+            offset = frame.extent.upperBound
+            sequence += 1
+        }
+        validEnd = offset
+        var end = bytes.count
+        while end > offset && bytes[end - 1] == 0 { end -= 1 }
+        dataEnd = end
+        guard end > offset else { return }
+        // Nonzero bytes after the valid frames. A crash tears at most the one frame being written
+        // (a save is one frame), so a valid later frame means damage. Look for the next few
+        // sequence numbers at every offset where a frame header is plausible.
+        var after = 0
+        var budget = JournalScan.searchBudget
+        search: for start in (offset + 1)..<max(offset + 1, end) {
+            guard let length = JournalScan.plausibleLength(in: bytes, at: start) else { continue }
+            budget -= 16 * length
+            if budget < 0 {
+                tail = .unsearched(at: offset)
+                return
+            }
+            for skipped in 1...16 {
+                if let first = JournalScan.frame(in: bytes, at: start, generation: generation, sequence: sequence + UInt64(skipped)) {
+                    after = 1
+                    var next = first.extent.upperBound
+                    var seq = sequence + UInt64(skipped) + 1
+                    while let f = JournalScan.frame(in: bytes, at: next, generation: generation, sequence: seq) {
+                        after += 1
+                        next = f.extent.upperBound
+                        seq += 1
+                    }
+                    break search
+                }
+            }
+        }
+        tail = after > 0 ? .corrupt(at: offset, validFramesAfter: after) : .torn(at: offset)
+    }
+
+    /// The payload length of a frame header at `offset` that could be a frame (a length in range
+    /// that fits in the file, a type that is not 0), before any CRC; nil otherwise.
+    static func plausibleLength(in bytes: UnsafeRawBufferPointer, at offset: Int) -> Int? {
+        guard offset >= 0, bytes.count - offset >= JournalFormat.frameHeaderSize else { return nil }
+        let length = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        guard length > 0, length <= UInt32(JournalFormat.maxPayload) else { return nil }
+        // A type this build does not know still frames: replay reports it.
+        guard bytes[offset + 8] != 0 else { return nil }
+        guard Int(length) <= bytes.count - offset - JournalFormat.frameHeaderSize else { return nil }
+        return Int(length)
+    }
+
+    /// The frame at `offset` if it is whole and its CRC matches for `sequence`; nil otherwise.
+    static func frame(in bytes: UnsafeRawBufferPointer, at offset: Int, generation: UInt64, sequence: UInt64) -> Frame? {
+        guard let length = plausibleLength(in: bytes, at: offset) else { return nil }
+        let type = bytes[offset + 8]
+        let start = offset + JournalFormat.frameHeaderSize
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+        let crc = JournalFormat.frameChecksum(generation: generation, sequence: sequence, lengthAndType: (UInt32(length), type), payload: payload)
+        guard crc == stored else { return nil }
+        return Frame(type: type, payload: start..<start + length, extent: offset..<start + length)
+    }
+}

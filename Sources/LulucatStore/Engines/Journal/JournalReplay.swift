@@ -1,0 +1,158 @@
+// Replay: a page's snapshot with its journal's valid frames applied in order, and what was found
+// on the way (a torn tail, a stale journal, damage). Reads only; repairs happen when writing.
+
+import Foundation
+import LulucatInk
+
+/// A page as its snapshot and journal give it.
+package struct JournalReplay {
+    /// What the journal file was found to be.
+    package enum JournalState: Equatable {
+        /// No journal file: the snapshot is the page.
+        case missing
+        /// The journal applies on top of this snapshot; its valid frames were applied.
+        case current
+        /// The journal names another snapshot: a compaction wrote the snapshot and stopped before
+        /// starting a new journal. Its frames are already in the snapshot and are not applied.
+        case stale
+        /// The journal cannot be used (bad header, damaged frames, a frame that does not apply):
+        /// it must be kept aside before the page is written again.
+        case damaged(String)
+    }
+
+    package var content: PageContent
+    package var encoded: EncodedStrokes
+    package var snapshot: SnapshotIdentity
+    package var journal: JournalState
+    package var header: JournalFormat.Header?
+    /// Frames applied, their total bytes, and where the next frame goes.
+    package var frameCount = 0
+    package var frameBytes = 0
+    package var validEnd = JournalFormat.headerSize
+    /// Nonzero bytes after the valid frames that the next write must clear first.
+    package var tailToClear: Range<Int>?
+    /// The journal file's size.
+    package var fileSize = 0
+    package var findings: [Finding] = []
+
+    /// Reads `pages/<id>.content` and `pages/<id>.journal` and replays.
+    package static func read(_ package: DocumentPackage, page id: UUID, fileSystem fs: any FileSystem) throws(StoreError) -> JournalReplay {
+        let snapshotPath = package.pagePath(id)
+        let snapshotBytes = try SnapshotEngine.readBytes(snapshotPath, page: id, fileSystem: fs)
+        var content: PageContent
+        var encoded: EncodedStrokes
+        do { (content, encoded) = try PageFile.decodeKeepingStrokes(snapshotBytes) } catch {
+            throw .corruptPage(page: id, path: snapshotPath, error)
+        }
+        let identity = SnapshotIdentity(snapshot: snapshotBytes)
+        let path = package.journalPath(id)
+        let bytes: [UInt8]
+        do { bytes = try fs.readFile(path, limit: JournalFormat.maxPayload * 4) } catch {
+            if error.isNotFound {
+                return JournalReplay(content: content, encoded: encoded, snapshot: identity, journal: .missing)
+            }
+            if error.errno == ELOOP { throw .unexpectedFileKind(path: path, found: .symlink) }
+            throw .file(error)
+        }
+        return replaying(bytes, path: path, on: content, encoded: encoded, snapshot: identity)
+    }
+
+    /// Replays journal bytes (read from `path`) on top of a decoded snapshot: what `read` does once
+    /// both files are read. Never throws: whatever the bytes, the result says what they were.
+    package static func replaying(_ bytes: [UInt8], path: String, on content: PageContent, encoded: EncodedStrokes,
+                          snapshot identity: SnapshotIdentity) -> JournalReplay {
+        var replay = JournalReplay(content: content, encoded: encoded, snapshot: identity, journal: .current)
+        replay.fileSize = bytes.count
+        bytes.withUnsafeBytes { raw in replay.apply(raw, path: path) }
+        return replay
+    }
+
+    /// Applies one change as `PageContent.apply` does (same checks, same errors' meaning), with
+    /// appends checked against `ids` instead of a scan of the page.
+    private static func apply(_ change: PageChange, to content: inout PageContent, ids: inout Set<UUID>) throws(PageChangeError) {
+        switch change {
+        case .append(let new):
+            var fresh = Set<UUID>()
+            for e in new {
+                guard fresh.insert(e.id).inserted else { throw PageChangeError("new elements repeat an id") }
+                guard !ids.contains(e.id) else { throw PageChangeError("element \(e.id) is already on the page") }
+            }
+            content.elements.append(contentsOf: new)
+            ids.formUnion(fresh)
+        case .delete(let gone):
+            try content.apply(change)
+            ids.subtract(gone)
+        case .replace(let id, let pieces):
+            try content.apply(change)
+            ids.remove(id)
+            ids.formUnion(pieces.map(\.id))
+        case .update, .move, .resize:
+            try content.apply(change)
+        }
+    }
+
+    private mutating func apply(_ bytes: UnsafeRawBufferPointer, path: String) {
+        let header: JournalFormat.Header
+        do { header = try JournalFormat.decodeHeader(bytes) } catch {
+            journal = .damaged("\(error)")
+            findings.append(Finding(.error, path, "\(error); the journal is not applied (kept aside when the page is next written)"))
+            return
+        }
+        self.header = header
+        guard header.base == snapshot else {
+            journal = .stale
+            findings.append(Finding(.info, path, "journal generation \(header.generation) names another snapshot: a compaction finished its snapshot but not the new journal; its frames are already in the snapshot"))
+            return
+        }
+        let scan = JournalScan(bytes, generation: header.generation)
+        // The ids on the page, so that replaying appends checks them in constant time (PageContent's
+        // own check scans the page: quadratic over a journal of thousands of strokes).
+        var ids = Set(content.elements.map(\.id))
+        let changes = JournalChangeCodec(codec: header.codec)
+        for frame in scan.frames {
+            let decoded: [PageChange]
+            do {
+                decoded = try changes.decodeFrame(type: frame.type, UnsafeRawBufferPointer(rebasing: bytes[frame.payload]), fileOffset: frame.payload.lowerBound)
+                if decoded.count == 1 {
+                    // In place: `apply` leaves the content unchanged when it throws, and a copy
+                    // per frame would copy the page's element array once per frame.
+                    try JournalReplay.apply(decoded[0], to: &content, ids: &ids)
+                } else {
+                    var next = content, nextIDs = ids
+                    for change in decoded { try JournalReplay.apply(change, to: &next, ids: &nextIDs) }
+                    content = next
+                    ids = nextIDs
+                }
+            } catch {
+                journal = .damaged("frame \(frameCount) at byte \(frame.extent.lowerBound) does not apply: \(error)")
+                findings.append(Finding(.error, path, "frame \(frameCount) at byte \(frame.extent.lowerBound) is intact but does not apply (\(error)); replay stopped before it (the journal is kept aside when the page is next written)"))
+                validEnd = frame.extent.lowerBound
+                return
+            }
+            for change in decoded {
+                switch change {
+                case .delete(let ids): encoded.forget(ids)
+                case .replace(let id, _): encoded.forget([id])
+                case .update(let elements): encoded.forget(elements.map(\.id))
+                case .append, .move, .resize: break
+                }
+            }
+            frameCount += 1
+            frameBytes += frame.extent.count
+        }
+        validEnd = scan.validEnd
+        switch scan.tail {
+        case .clean:
+            break
+        case .torn(let at):
+            tailToClear = at..<scan.dataEnd
+            findings.append(Finding(.info, path, "torn tail at byte \(at) (a save cut short by a crash, never acknowledged); ignored, cleared by the next write"))
+        case .unsearched(let at):
+            journal = .damaged("frame \(frameCount) at byte \(at) fails its check and too many bytes follow it to rule out valid frames")
+            findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) fails its check and \(scan.dataEnd - at) nonzero bytes follow it, too many to search for valid frames: treated as damage; replay stopped at byte \(at) (the journal is kept aside when the page is next written)"))
+        case let .corrupt(at, after):
+            journal = .damaged("frame \(frameCount) at byte \(at) is damaged and \(after) valid frames follow it")
+            findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) is damaged and \(after) valid frame\(after == 1 ? "" : "s") follow it: not a torn tail; replay stopped at byte \(at) (the journal is kept aside when the page is next written)"))
+        }
+    }
+}

@@ -1,0 +1,180 @@
+// Level 2 behind the session API: a document's pages in `content.sqlite`. A save of the dirty pages
+// is one transaction of their changes (an appended stroke is one INSERT, never a page rewrite).
+
+import Foundation
+import LulucatInk
+import LulucatSQLite
+
+/// The SQLite engine: every page of the document in `<package>/content.sqlite`
+/// (docs/sqlite-engine.md). The session's actor owns it; nothing here is shared.
+final class SQLiteEngine: StorageEngine {
+    let package: DocumentPackage
+    let store: SQLiteContentStore
+    var kind: EngineKind { .sqlite }
+    var savesPagesTogether: Bool { true }
+    /// How many saves fell back to rewriting their pages because the recorded changes did not
+    /// apply to the stored rows (never expected; counted so tests can say it did not happen).
+    private(set) var rewriteFallbacks = 0
+
+    /// Opens the document's existing content database.
+    ///
+    /// - Throws: `StoreError.contentDatabase` (`.missing`, `.corrupt`, `.newerSchema`, ...), naming
+    ///   the file.
+    init(package: DocumentPackage, fileSystem: any FileSystem, configuration: SQLiteContentStore.Configuration = .init()) throws(StoreError) {
+        self.package = package
+        do {
+            store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting, configuration: configuration,
+                                           fileSystem: fileSystem)
+        } catch { throw .contentDatabase(error) }
+    }
+
+    func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
+        do { return try store.loadPage(id) } catch {
+            if case .pageNotFound = error { throw .missingPage(page: id, path: store.path) }
+            throw .contentDatabase(error)
+        }
+    }
+
+    /// SQLite keeps nothing coded in memory between saves: rows are written per element.
+    func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        (try loadPage(id), nil)
+    }
+
+    func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
+        try Self.mapped { () throws(SQLiteEngineError) in try store.replacePage(id, with: content) }
+    }
+
+    func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
+        _ = try savePages([PageSave(id: id, content: content, changes: changes, reusing: reusing)])
+        return nil
+    }
+
+    /// One transaction for every page: their recorded changes as row inserts, deletes and z
+    /// updates. Should the changes not apply to the stored rows (the session and the database
+    /// disagree, which no path is known to cause), the same transaction is retried as a rewrite of
+    /// those pages from the session's content, which is the truth.
+    func savePages(_ pages: [PageSave]) throws(StoreError) -> [EncodedStrokes?] {
+        var updates: [SQLiteContentStore.PageUpdate] = []
+        do {
+            for p in pages {
+                updates.append(.changes(p.id, try SQLiteChangeTranslation.translate(p.changes, page: p.id) { () throws(SQLiteEngineError) in
+                    try store.loadPage(p.id)
+                }))
+            }
+            try store.save(updates)
+        } catch {
+            switch error {
+            case .elementNotFound, .duplicateElement, .invalidChange, .pageNotFound:
+                rewriteFallbacks += 1
+                try Self.mapped { () throws(SQLiteEngineError) in try store.save(pages.map { .replace($0.id, $0.content) }) }
+            default:
+                throw .contentDatabase(error)
+            }
+        }
+        return pages.map { _ in nil }
+    }
+
+    func removePage(_ id: UUID) throws(StoreError) {
+        do { try store.deletePage(id) } catch {
+            if case .pageNotFound = error { return }  // already gone: removal is idempotent
+            throw .contentDatabase(error)
+        }
+    }
+
+    /// At idle: a passive checkpoint copies the WAL into the database file without waiting for
+    /// anyone; the next save then starts the WAL over (bounded by journal_size_limit).
+    func idle() throws(StoreError) {
+        try Self.mapped { () throws(SQLiteEngineError) in _ = try store.checkpointIdle() }
+    }
+
+    /// At close: a checked TRUNCATE checkpoint, so the package holds one database file.
+    ///
+    /// A checkpoint kept from finishing by another connection (`lnote verify` reading in another
+    /// process) does not fail the close: every save is committed in the WAL, and the next open, or
+    /// the checkpoint before a copy, copies it in. Any other failure is thrown.
+    func close() throws(StoreError) {
+        guard !store.connection.isClosed else { return }
+        do { try store.close() } catch {
+            if case .inUse = error, store.connection.isClosed { return }
+            throw .contentDatabase(error)
+        }
+    }
+
+    static func mapped<T>(_ body: () throws(SQLiteEngineError) -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw .contentDatabase(error) }
+    }
+}
+
+extension DocumentPackage {
+    /// The SQLite engine's database, `<package>/content.sqlite`.
+    public var contentDatabasePath: String { path + "/" + SQLiteContentStore.fileName }
+}
+
+extension SQLiteContentStore {
+    /// Closes the connection without the closing checkpoint (a read-only look, such as
+    /// `lnote verify`, must not write the file; committed data is safe either way).
+    func closeWithoutCheckpoint() {
+        try? connection.close()
+    }
+}
+
+extension SQLiteEngine {
+    func closeWithoutTidying() { store.closeWithoutCheckpoint() }
+
+    /// The files of the SQLite form in `package`: `content.sqlite` and whichever of its side files
+    /// exist, as absolute paths.
+    static func formFiles(in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Set<String> {
+        var files = Set<String>()
+        let db = package.contentDatabasePath
+        for path in [db] + sideFileSuffixes.map({ db + $0 })
+        where try StoreError.io({ () throws(FileError) in try fs.info(path) }) != nil {
+            files.insert(path)
+        }
+        return files
+    }
+}
+
+extension SQLiteEngine {
+    /// Creates `content.sqlite` in a package being built, holding `pages`, and closes it as one
+    /// file (checkpointed; no -wal or -shm left beside it).
+    static func createDatabase(_ package: DocumentPackage, pages: [(UUID, PageContent)], fileSystem: any FileSystem) throws(StoreError) {
+        try mapped { () throws(SQLiteEngineError) in
+            let store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openOrCreate, fileSystem: fileSystem)
+            do throws(SQLiteEngineError) {
+                try store.save(pages.map { .replace($0.0, $0.1) })
+            } catch {
+                try? store.close()
+                throw error
+            }
+            try store.close()
+        }
+    }
+}
+
+extension SQLiteEngine {
+    /// The files SQLite keeps beside the database while it is open or after a crash. They are
+    /// never copied: a copy carries `content.sqlite` alone, after `checkpointForCopy`.
+    static let sideFileSuffixes = ["-wal", "-shm", "-journal"]
+
+    /// Makes `content.sqlite` hold everything by itself before a copy or export: a TRUNCATE
+    /// checkpoint whose result row is checked (every WAL frame copied), then a close. The caller
+    /// holds the document's lock.
+    ///
+    /// - Throws: `.contentDatabase` when the checkpoint could not finish, or when a non-empty WAL
+    ///   is still there afterwards (the copy would miss what it holds).
+    static func checkpointForCopy(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) {
+        let path = package.contentDatabasePath
+        try mapped { () throws(SQLiteEngineError) in
+            let store = try SQLiteContentStore(path: path, mode: .openExisting, fileSystem: fs)
+            do throws(SQLiteEngineError) { try store.checkpointTruncate() } catch {
+                try? store.close()
+                throw error
+            }
+            try store.close()
+        }
+        let wal = try StoreError.io { () throws(FileError) in try fs.info(path + "-wal") }
+        if let wal, wal.size > 0 {
+            throw .contentDatabase(.database(file: path, SQLiteError(extendedCode: 1, message: "the WAL still holds \(wal.size) bytes after a TRUNCATE checkpoint; the document is open elsewhere", path: path)))
+        }
+    }
+}

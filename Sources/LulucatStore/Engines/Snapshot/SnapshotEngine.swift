@@ -1,0 +1,81 @@
+// Level 0: one `.content` snapshot per page, rewritten atomically and durably when the page is dirty.
+
+import Foundation
+import LulucatInk
+
+/// The snapshot engine: `pages/<page-id>.content`, one file per page.
+package final class SnapshotEngine: StorageEngine {
+    let package: DocumentPackage
+    let fileSystem: any FileSystem
+    let codec: SampleCodecID
+    var kind: EngineKind { .snapshot }
+
+    init(package: DocumentPackage, fileSystem: any FileSystem, codec: SampleCodecID) {
+        self.package = package
+        self.fileSystem = fileSystem
+        self.codec = codec
+    }
+
+    func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
+        try SnapshotEngine.readSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem)
+    }
+
+    func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        let path = package.pagePath(id)
+        let bytes = try SnapshotEngine.readBytes(path, page: id, fileSystem: fileSystem)
+        do {
+            let (content, strokes) = try PageFile.decodeKeepingStrokes(bytes)
+            return (content, strokes)
+        } catch { throw .corruptPage(page: id, path: path, error) }
+    }
+
+    static func readBytes(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> [UInt8] {
+        do { return try fileSystem.readFile(path) } catch {
+            if error.isNotFound { throw .missingPage(page: page, path: path) }
+            if error.errno == ELOOP { throw .unexpectedFileKind(path: path, found: .symlink) }
+            throw .file(error)
+        }
+    }
+
+    /// Reads and decodes one snapshot file.
+    package static func readSnapshot(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> PageContent {
+        let bytes = try readBytes(path, page: page, fileSystem: fileSystem)
+        do { return try PageFile.decode(bytes) } catch { throw .corruptPage(page: page, path: path, error) }
+    }
+
+    func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
+        _ = try writeSnapshot(id, content, reusing: nil)
+    }
+
+    func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
+        try writeSnapshot(id, content, reusing: reusing)
+    }
+
+    /// Encodes (copying unchanged strokes) and writes a snapshot atomically and durably.
+    func writeSnapshot(_ id: UUID, _ content: PageContent, reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes {
+        let encoded: (bytes: [UInt8], strokes: EncodedStrokes)
+        do { encoded = try PageFile.encode(content, codec: codec, reusing: reusing) } catch {
+            throw .invalidArgument("page \(id): \(error)")
+        }
+        try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(encoded.bytes, to: package.pagePath(id)) }
+        return encoded.strokes
+    }
+
+    func removePage(_ id: UUID) throws(StoreError) {
+        try StoreError.io { () throws(FileError) in
+            try fileSystem.removeIfPresent(package.pagePath(id))
+            try fileSystem.syncDirectory(package.pagesPath)
+        }
+    }
+
+    func close() throws(StoreError) {}
+}
+
+/// Reading one page snapshot outside a session (verify, render, export, benchmarks).
+extension SnapshotEngine {
+    /// The files of the snapshot form in `package`: `pages/<id>.content`, as absolute paths.
+    static func formFiles(in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Set<String> {
+        guard try StoreError.io({ () throws(FileError) in try fs.info(package.pagesPath)?.kind == .directory }) else { return [] }
+        return Set(try PackageReader.scanPages(package, fileSystem: fs).pageFiles.map(package.pagePath))
+    }
+}

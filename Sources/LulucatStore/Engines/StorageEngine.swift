@@ -1,0 +1,53 @@
+// What a storage engine must do for a document session: load, create, save and remove pages.
+
+import Foundation
+import LulucatInk
+
+/// Fills a package's page content. The session owns exactly one engine and calls it from its actor.
+protocol StorageEngine: AnyObject {
+    var kind: EngineKind { get }
+    /// Loads a page's content; the only read that touches stroke data.
+    func loadPage(_ id: UUID) throws(StoreError) -> PageContent
+    /// Loads a page with what an engine keeps to save it faster next time (coded strokes).
+    func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?)
+    /// Makes a new page durable, before document.json lists it.
+    func createPage(_ id: UUID, content: PageContent) throws(StoreError)
+    /// Makes a dirty page durable: `content` is the whole page now, `changes` what happened since
+    /// its last save (an engine may write either).
+    func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes?
+    /// Whether `savePages` makes all the dirty pages of a save durable together (one transaction);
+    /// the session then hands them over in one call. Defaults to false (StorageEngine+Batching.swift).
+    var savesPagesTogether: Bool { get }
+    /// Makes several dirty pages durable, all or none; returns what `savePage` would, per page.
+    func savePages(_ pages: [PageSave]) throws(StoreError) -> [EncodedStrokes?]
+    /// Called when the session has been quiet for a while after a save (an engine may tidy up:
+    /// the SQLite engine checkpoints its WAL). Defaults to nothing.
+    func idle() throws(StoreError)
+    /// Removes a page's stored content, after document.json stopped listing it.
+    func removePage(_ id: UUID) throws(StoreError)
+    /// Called when the session closes, after the last save.
+    func close() throws(StoreError)
+    /// What loading and repairing pages found (a torn journal tail, a journal kept aside).
+    var findings: [Finding] { get }
+    /// Merges whatever an engine keeps beside a page's snapshot into it (`lnote compact`).
+    /// - Returns: whether anything was written.
+    func compact(_ id: UUID) throws(StoreError) -> Bool
+    /// The session let a clean page go (the page closed): an engine may merge and release what it
+    /// keeps for it. Failures are findings, never errors: nothing unsaved depends on it.
+    func pageUnloaded(_ id: UUID)
+    /// Lets go of the engine after a read-only use (verify, repair's look, a migration's source)
+    /// without tidying anything on disk: the SQLite engine closes without its closing checkpoint.
+    /// Defaults to nothing.
+    func closeWithoutTidying()
+    /// Saves that could not be applied as changes and rewrote the whole page instead (the SQLite
+    /// engine counts them; engines that always write whole pages report 0, the default).
+    var rewriteFallbacks: Int { get }
+}
+
+extension StorageEngine {
+    var findings: [Finding] { [] }
+    func compact(_ id: UUID) throws(StoreError) -> Bool { false }
+    func pageUnloaded(_ id: UUID) {}
+    func closeWithoutTidying() {}
+    var rewriteFallbacks: Int { 0 }
+}

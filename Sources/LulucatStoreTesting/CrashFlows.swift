@@ -1,0 +1,441 @@
+// The write flows the crash checker runs, each through the real API: create, save, images, page
+// structure, rename, duplicate, delete, close with orphan removal, manifest repair.
+
+import Foundation
+import LulucatStore
+import LulucatInk
+
+extension CrashFlow {
+    /// Every flow, in the order `lnote-dev crashcheck` reports them.
+    public static let all: [CrashFlow] = [
+        createDocument, savePages, insertImage, pageStructure, rename, duplicate, delete, closeRemovesOrphans, manifestRepair,
+        importPackage, workday, journalSaves, migration, sqliteSaves, sqliteDuplicate, sqliteMigration,
+    ]
+
+    static let noAutosave = SessionOptions(autosaveDelay: nil)
+
+    /// A document built through the API (not traced), and what it holds.
+    public static func makeDocument(_ library: Library, title: String, pages: [(strokes: Int, images: Int)], seed: UInt32,
+                             engine: EngineKind = .snapshot) async throws -> ExpectedDocument {
+        let package = try library.createDocument(title: title, engine: engine, firstPage: nil)
+        let s = try await library.open(package.id, options: noAutosave)
+        var doc = ExpectedDocument(id: package.id, title: title)
+        for (i, p) in pages.enumerated() {
+            let page = try await s.addPage()
+            let content = SampleContent.page(seed: seed * 10 + UInt32(i), strokes: p.strokes)
+            try await s.append(content.elements, to: page)
+            for j in 0..<p.images {
+                let bytes = SampleContent.assetBytes(seed: seed * 100 + UInt32(i * 10 + j))
+                let image = try await s.insertImage(Data(bytes), fileExtension: "jpg",
+                                                    frame: QuantizedRect(x: 50, y: 60, width: 300, height: 200), on: page)
+                doc.assets[image.assetID] = bytes
+            }
+            doc.pages.append((page, try await s.content(of: page)))
+        }
+        try await s.close()
+        return doc
+    }
+
+    /// A set-up that builds one document and expects it.
+    public static func oneDocument(title: String, pages: [(strokes: Int, images: Int)], seed: UInt32,
+                            engine: EngineKind = .snapshot) -> @Sendable (Library) async throws -> ExpectedLibrary {
+        { library in
+            var e = ExpectedLibrary()
+            let doc = try await makeDocument(library, title: title, pages: pages, seed: seed, engine: engine)
+            e.documents[doc.id] = doc
+            return e
+        }
+    }
+
+    static func open(_ library: Library, _ steps: FlowSteps, _ id: UUID) async throws -> DocumentSession {
+        var session: DocumentSession?
+        try await steps.step("open") { session = try await library.open(id, options: noAutosave) }
+        return session!
+    }
+
+    static func close(_ session: DocumentSession, _ steps: FlowSteps) async throws {
+        try await steps.step("close") { try await session.close() }
+    }
+
+    /// Edits in memory, through a step because loading a page reads the disk; nothing durable changes.
+    static func edit(_ label: String, _ steps: FlowSteps, _ body: () async throws -> Void) async throws {
+        try await steps.step(label, body)
+    }
+
+    // MARK: The flows
+
+    public static let createDocument = CrashFlow(name: "create document", setUp: { library in
+        // A brand-new library: its root folder is created by the first document.
+        try library.fileSystem.makeDirectory("/notes-parent")
+        return ExpectedLibrary()
+    }, run: { library, steps in
+        for (title, firstPage) in [("Lecture notes", true), ("Empty", false)] {
+            var package: DocumentPackage?
+            try await steps.step("create \"\(title)\"") {
+                package = try library.createDocument(title: title, firstPage: firstPage ? .letter : nil)
+            } expect: { e in
+                let doc = try steps.peekDocument(package!)
+                e.documents[package!.id] = ExpectedDocument(id: package!.id, title: title,
+                                                            pages: doc.pages.map { ($0.id, PageContent(canvasSize: $0.canvasSize)) })
+            }
+        }
+    })
+
+    public static let savePages = CrashFlow(name: "save pages", setUp: oneDocument(title: "Journal", pages: [(3, 0), (0, 0)], seed: 1), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let pages = steps.expected.documents[id]!.pages.map(\.id)
+        let s = try await open(library, steps, id)
+        // First save of an empty page, then an overwrite of a page with content, then two at once.
+        for (label, targets, seed) in [("first save of page 2", [pages[1]], UInt32(20)), ("overwrite page 1", [pages[0]], 30),
+                                       ("save two pages", pages, 40)] {
+            try await edit("draw", steps) {
+                for (k, p) in targets.enumerated() {
+                    for i in 0..<2 { try await s.append(SampleContent.stroke(seed: seed + UInt32(k * 10 + i)), to: p) }
+                }
+            }
+            var contents: [UUID: PageContent] = [:]
+            try await steps.step(label) {
+                try await s.flush()
+                for p in targets { contents[p] = try await s.content(of: p) }
+            } expect: { e in
+                for (p, c) in contents { e.documents[id]!.setContent(c, of: p) }
+            }
+        }
+        // Erasing splits a stroke into pieces: the saved page holds the pieces, or the stroke.
+        try await edit("erase", steps) {
+            let stroke = try await s.content(of: pages[0]).strokes[0]
+            try await s.erase(stroke: stroke.id, keeping: [0..<3, 5..<stroke.samples.count], on: pages[0])
+        }
+        var erased: PageContent?
+        try await steps.step("save erase") {
+            try await s.flush()
+            erased = try await s.content(of: pages[0])
+        } expect: { e in e.documents[id]!.setContent(erased!, of: pages[0]) }
+        try await close(s, steps)
+    })
+
+    /// The journal engine: durable appends (one frame and a data sync each), a compaction when the
+    /// frame threshold is passed (new snapshot, then a new journal generation), replay on reopen.
+    public static let journalSaves = CrashFlow(name: "journal saves", setUp: oneDocument(title: "Ledger", pages: [(2, 0)], seed: 7, engine: .journal), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let page = steps.expected.documents[id]!.pages[0].id
+        var session: DocumentSession?
+        try await steps.step("open") {
+            session = try await library.open(id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil,
+                                                                          journal: JournalOptions(compactAfterFrames: 3)))
+        }
+        let s = session!
+        for k in 0..<4 {
+            try await edit("draw", steps) { try await s.append(SampleContent.stroke(seed: 70 + UInt32(k)), to: page) }
+            var content: PageContent?
+            // The fourth save passes the threshold: the page is compacted into a new snapshot.
+            try await steps.step("append \(k + 1)") {
+                try await s.save()
+                content = try await s.content(of: page)
+            } expect: { e in e.documents[id]!.setContent(content!, of: page) }
+        }
+        try await edit("erase", steps) {
+            let stroke = try await s.content(of: page).strokes[0]
+            try await s.erase(stroke: stroke.id, keeping: [0..<2], on: page)
+        }
+        var erased: PageContent?
+        try await steps.step("save erase") {
+            try await s.save()
+            erased = try await s.content(of: page)
+        } expect: { e in e.documents[id]!.setContent(erased!, of: page) }
+        try await close(s, steps)
+    })
+
+    /// Verified migration between the file engines, both ways: whatever step a crash hits, the
+    /// document opens with every page and asset (in the old form or the new).
+    public static let migration = CrashFlow(name: "migrate engines", setUp: oneDocument(title: "Moving", pages: [(3, 1), (2, 0)], seed: 8), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let migration = EngineMigration(fileSystem: library.fileSystem)
+        for target in [EngineKind.journal, .snapshot] {
+            try await steps.step("migrate to \(target.rawValue)", atomic: true) {
+                _ = try migration.migrate(library.package(id), to: target)
+            } expect: { _ in }
+        }
+    })
+
+    /// The SQLite engine, all of its I/O on the simulated disk (SQLiteFileSystemVFS): a document
+    /// created, strokes appended over several saves (WAL commits, synchronous FULL), an idle
+    /// (passive) checkpoint, an erase (a replaced stroke), a page added, then the close (a TRUNCATE
+    /// checkpoint and the WAL removed).
+    public static let sqliteSaves = CrashFlow(name: "sqlite saves", testFaultStride: 10, setUp: { library in
+        try library.fileSystem.makeDirectory("/notes-parent")
+        return ExpectedLibrary()
+    }, run: { library, steps in
+        var package: DocumentPackage?
+        try await steps.step("create a SQLite document") {
+            package = try library.createDocument(title: "Database notes", engine: .sqlite, firstPage: .letter)
+        } expect: { e in
+            let doc = try steps.peekDocument(package!)
+            e.documents[package!.id] = ExpectedDocument(id: package!.id, title: "Database notes",
+                                                        pages: doc.pages.map { ($0.id, PageContent(canvasSize: $0.canvasSize)) })
+        }
+        let id = package!.id
+        let page = steps.expected.documents[id]!.pages[0].id
+        let s = try await open(library, steps, id)
+        for k in 0..<3 {
+            try await edit("draw", steps) {
+                for i in 0..<2 { try await s.append(SampleContent.stroke(seed: 110 + UInt32(k * 10 + i)), to: page) }
+            }
+            var content: PageContent?
+            try await steps.step("save \(k + 1)") {
+                try await s.save()
+                content = try await s.content(of: page)
+            } expect: { e in e.documents[id]!.setContent(content!, of: page) }
+            // What a quiet moment after an autosave does: a passive checkpoint, the WAL kept.
+            if k == 1 { try await steps.step("idle checkpoint") { try await s.idle() } }
+        }
+        try await edit("erase", steps) {
+            let stroke = try await s.content(of: page).strokes[1]
+            try await s.erase(stroke: stroke.id, keeping: [0..<3, 5..<stroke.samples.count], on: page)
+        }
+        var erased: PageContent?
+        try await steps.step("save erase") {
+            try await s.save()
+            erased = try await s.content(of: page)
+        } expect: { e in e.documents[id]!.setContent(erased!, of: page) }
+        var added: UUID?
+        try await steps.step("add a page", atomic: true) { added = try await s.addPage() } expect: { e in
+            e.documents[id]!.pages.append((added!, PageContent(canvasSize: .letter)))
+        }
+        try await close(s, steps)
+    })
+
+    /// A copy of a SQLite document: the source's WAL checkpointed into content.sqlite (TRUNCATE,
+    /// checked), the database file copied with the package.
+    public static let sqliteDuplicate = CrashFlow(name: "duplicate a sqlite document",
+                                                  setUp: oneDocument(title: "Shared tables", pages: [(3, 0), (1, 0)], seed: 14, engine: .sqlite),
+                                                  run: { library, steps in
+        try await duplicateTheDocument(library, steps)
+    })
+
+    /// Verified migration to the SQLite engine and back, the database built on the simulated disk.
+    public static let sqliteMigration = CrashFlow(name: "migrate to and from sqlite", testFaultStride: 10, setUp: oneDocument(title: "Moving in", pages: [(3, 1), (2, 0)], seed: 13), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let migration = EngineMigration(fileSystem: library.fileSystem)
+        for target in [EngineKind.sqlite, .snapshot] {
+            try await steps.step("migrate to \(target.rawValue)", atomic: true) {
+                _ = try migration.migrate(library.package(id), to: target)
+            } expect: { _ in }
+        }
+    })
+
+    public static let insertImage = CrashFlow(name: "insert image", setUp: oneDocument(title: "Scrapbook", pages: [(2, 0)], seed: 2), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let page = steps.expected.documents[id]!.pages[0].id
+        let s = try await open(library, steps, id)
+        let bytes = SampleContent.assetBytes(seed: 99, count: 700)
+        // The asset is durable when insertImage returns; the page refers to it only after the save.
+        var image: ImageElement?
+        try await steps.step("insert image") {
+            image = try await s.insertImage(Data(bytes), fileExtension: "jpg",
+                                            frame: QuantizedRect(x: 10, y: 20, width: 640, height: 480), on: page)
+        }
+        var content: PageContent?
+        try await steps.step("save page with image") {
+            try await s.flush()
+            content = try await s.content(of: page)
+        } expect: { e in
+            e.documents[id]!.setContent(content!, of: page)
+            e.documents[id]!.assets[image!.assetID] = bytes
+        }
+        try await close(s, steps)
+    })
+
+    public static let pageStructure = CrashFlow(name: "add, remove, reorder pages", setUp: oneDocument(title: "Sketches", pages: [(2, 0), (1, 0)], seed: 3), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let s = try await open(library, steps, id)
+        var added: UUID?
+        try await steps.step("add page at the end", atomic: true) { added = try await s.addPage() } expect: { e in
+            e.documents[id]!.pages.append((added!, PageContent(canvasSize: .letter)))
+        }
+        try await steps.step("insert an A4 page first", atomic: true) { added = try await s.addPage(canvas: .a4, at: 0) } expect: { e in
+            e.documents[id]!.pages.insert((added!, PageContent(canvasSize: .a4)), at: 0)
+        }
+        let last = steps.expected.documents[id]!.pages.last!.id
+        try await steps.step("move the last page to the front", atomic: true) { try await s.movePage(last, to: 0) } expect: { e in
+            let p = e.documents[id]!.pages.removeLast()
+            e.documents[id]!.pages.insert(p, at: 0)
+        }
+        let victim = steps.expected.documents[id]!.pages[2].id
+        try await steps.step("remove a page", atomic: true) { try await s.removePage(victim) } expect: { e in
+            e.documents[id]!.pages.removeAll { $0.id == victim }
+        }
+        try await close(s, steps)
+    })
+
+    public static let rename = CrashFlow(name: "rename", setUp: oneDocument(title: "Untitled", pages: [(1, 0)], seed: 4), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        try await steps.step("rename from the library", atomic: true) { try await library.rename(id, to: "Physics 101") } expect: { e in
+            e.documents[id]!.title = "Physics 101"
+        }
+        let s = try await open(library, steps, id)
+        try await steps.step("rename in a session", atomic: true) { try await s.rename(to: "Physics 101 — week 2") } expect: { e in
+            e.documents[id]!.title = "Physics 101 — week 2"
+        }
+        try await close(s, steps)
+    })
+
+    /// The one step of the duplicate flows: copy the set-up's document; the copy is expected to be
+    /// the original under a new id, its title with " copy".
+    static func duplicateTheDocument(_ library: Library, _ steps: FlowSteps) async throws {
+        let id = steps.expected.documents.keys.first!
+        var copy: DocumentPackage?
+        try await steps.step("duplicate") { copy = try library.duplicate(id) } expect: { e in
+            var d = e.documents[id]!
+            d.id = copy!.id
+            d.title += " copy"
+            e.documents[copy!.id] = d
+        }
+    }
+
+    public static let duplicate = CrashFlow(name: "duplicate", setUp: oneDocument(title: "Recipes", pages: [(2, 1), (1, 0)], seed: 5), run: { library, steps in
+        try await duplicateTheDocument(library, steps)
+    })
+
+    public static let delete = CrashFlow(name: "delete", setUp: { library in
+        var e = ExpectedLibrary()
+        for (i, title) in ["Old", "Older"].enumerated() {
+            let doc = try await makeDocument(library, title: title, pages: [(1, 0)], seed: 6 + UInt32(i))
+            e.documents[doc.id] = doc
+        }
+        return e
+    }, run: { library, steps in
+        let ids = steps.expected.documents.values.sorted { $0.title < $1.title }.map(\.id)
+        func trash(_ id: UUID) async throws {
+            try await steps.step("move to trash") { try library.moveToTrash(id) } expect: { e in
+                e.trash[id] = e.documents.removeValue(forKey: id)
+            }
+        }
+        try await trash(ids[0])
+        try await steps.step("restore") { try library.restoreFromTrash(ids[0]) } expect: { e in
+            e.documents[ids[0]] = e.trash.removeValue(forKey: ids[0])
+        }
+        try await trash(ids[1])
+        try await steps.step("empty trash") { try library.emptyTrash() } expect: { e in e.trash = [:] }
+    })
+
+    public static let closeRemovesOrphans = CrashFlow(name: "close with orphan removal", setUp: { library in
+        var e = ExpectedLibrary()
+        var doc = try await makeDocument(library, title: "Collage", pages: [(1, 2)], seed: 8)
+        // An orphan a crash could leave: an asset no page shows.
+        let orphan = library.package(doc.id).assetPath(SampleContent.uuid(77, 77), ext: "png")
+        try library.fileSystem.writeAtomically(SampleContent.assetBytes(seed: 77), to: orphan)
+        doc.assets[SampleContent.uuid(77, 77)] = nil
+        e.documents[doc.id] = doc
+        return e
+    }, run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let page = steps.expected.documents[id]!.pages[0].id
+        let s = try await open(library, steps, id)
+        try await edit("delete an image", steps) {
+            let image = try await s.content(of: page).images[0]
+            try await s.delete([image.id], from: page)
+        }
+        var content: PageContent?
+        try await steps.step("save") {
+            try await s.flush()
+            content = try await s.content(of: page)
+        } expect: { e in e.documents[id]!.setContent(content!, of: page) }
+        try await steps.step("close removes orphans") {
+            try await s.close()
+            let orphans = DocumentVerifier(fileSystem: library.fileSystem).verify(library.package(id)).filter { $0.message.hasPrefix("orphan") }
+            if !orphans.isEmpty { throw FlowError("orphans left after close: \(orphans)") }
+        }
+    })
+
+    public static let manifestRepair = CrashFlow(name: "manifest repair", setUp: { library in
+        var e = ExpectedLibrary()
+        let corrupt = try await makeDocument(library, title: "Corrupt manifest", pages: [(1, 0)], seed: 9)
+        let stale = try await makeDocument(library, title: "Stale manifest", pages: [(2, 0), (0, 0)], seed: 10)
+        e.documents[corrupt.id] = corrupt
+        e.documents[stale.id] = stale
+        let fs = library.fileSystem
+        try fs.writeAtomically(Array("{\"format\": \"lulucat.manif".utf8), to: library.package(corrupt.id).manifestPath)
+        var m = Manifest(try PackageReader.readDocument(library.package(stale.id), fileSystem: fs))
+        m.title = "An old title"
+        m.pageCount = 7
+        try fs.writeAtomically(PackageJSON.encode(m), to: library.package(stale.id).manifestPath)
+        return e
+    }, run: { library, steps in
+        for id in steps.expected.documents.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+            let s = try await open(library, steps, id)
+            try await steps.step("list after repair") {
+                let entry = try library.list().first { $0.id == id }
+                if entry?.title != steps.expected.documents[id]!.title || entry?.problem != nil {
+                    throw FlowError("the library still shows the old manifest: \(String(describing: entry))")
+                }
+            }
+            try await close(s, steps)
+        }
+    })
+
+    public static let importPackage = CrashFlow(name: "import", setUp: oneDocument(title: "From a friend", pages: [(2, 1), (1, 0)], seed: 11), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        // The files as an export reads them; imported again they need a new id.
+        var files: [(String, Data)] = []
+        try await steps.step("read for export") {
+            files = try library.withConsistentFiles(id) { package, names in
+                try names.map { ($0, Data(try library.fileSystem.readFile(package.path + "/" + $0))) }
+            }
+        }
+        var imported: ImportResult?
+        try await steps.step("import") {
+            imported = try library.importPackage { write in
+                for (path, data) in files { try write(path, data) }
+            }
+        } expect: { e in
+            var d = e.documents[id]!
+            d.id = imported!.package.id
+            e.documents[d.id] = d
+        }
+    })
+
+    /// A long session as the app drives it: autosaves (pages only; document.json lags until the
+    /// flush), images, a new page and a move between them, then a flush and a close.
+    public static let workday = CrashFlow(name: "a working session (autosave)", setUp: oneDocument(title: "Lab notebook", pages: [(2, 0), (1, 0), (0, 0)], seed: 12), run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        let s = try await open(library, steps, id)
+        for round in 0..<9 {
+            let pages = steps.expected.documents[id]!.pages.map(\.id)
+            let page = pages[round % pages.count]
+            var image: (ImageElement, [UInt8])?
+            try await edit("write on a page", steps) {
+                try await s.append(SampleContent.stroke(seed: 500 + UInt32(round), samples: 10 + round), to: page)
+            }
+            try await edit("insert an image", steps) {
+                if round % 3 == 2 {
+                    let bytes = SampleContent.assetBytes(seed: 600 + UInt32(round), count: 200)
+                    image = (try await s.insertImage(Data(bytes), fileExtension: "png",
+                                                     frame: QuantizedRect(x: 5, y: 5, width: 50, height: 50), on: page), bytes)
+                }
+            }
+            var content: PageContent?
+            try await steps.step("autosave \(round)") {
+                try await s.save()
+                content = try await s.content(of: page)
+            } expect: { e in
+                e.documents[id]!.setContent(content!, of: page)
+                if let (element, bytes) = image { e.documents[id]!.assets[element.assetID] = bytes }
+            }
+            if round == 3 {
+                var added: UUID?
+                try await steps.step("add a page", atomic: true) { added = try await s.addPage(at: 1) } expect: { e in
+                    e.documents[id]!.pages.insert((added!, PageContent(canvasSize: .letter)), at: 1)
+                }
+            }
+            if round == 6 {
+                try await steps.step("move a page", atomic: true) { try await s.movePage(pages[0], to: 2) } expect: { e in
+                    let p = e.documents[id]!.pages.remove(at: 0)
+                    e.documents[id]!.pages.insert(p, at: 2)
+                }
+            }
+        }
+        try await steps.step("flush") { try await s.flush() }
+        try await close(s, steps)
+    })
+}

@@ -1,0 +1,109 @@
+// `lnote-dev crashcheck`: every write flow under the crash model and under injected I/O errors.
+
+import Foundation
+import LulucatStore
+import LulucatStoreTesting
+
+struct CrashCheckCommand: Command {
+    static let name = "crashcheck"
+    static let abstract = "Check every write flow against every crash state and I/O error the model allows."
+    static let usage = "lnote-dev crashcheck [--exhaustive] [--json] [--flow NAME]"
+
+    var exhaustive: Bool
+    var json: Bool
+    var flowName: String?
+
+    init(arguments: [String]) throws {
+        let a = try Arguments(arguments, valued: ["flow"], flags: ["exhaustive", "json"])
+        guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
+        exhaustive = a.flag("exhaustive")
+        json = a.flag("json")
+        flowName = a.value("flow")
+        if let f = flowName, !CrashFlow.all.contains(where: { $0.name == f }) {
+            throw UsageError("no flow named '\(f)'; flows: \(CrashFlow.all.map { "'\($0.name)'" }.joined(separator: ", "))")
+        }
+    }
+
+    struct FlowFigures: Encodable {
+        var flow: String
+        var operations: Int
+        var calls: Int
+        var crashStatesChecked: Int
+        var crashStatesEnumerated: Int
+        /// Of the states checked, those of a second crash during the recovery from a first.
+        var crashStatesDuringRecovery: Int
+        var crashStateViolations: Int
+        var faultRuns: Int
+        var faultsInjected: Int
+        var faultViolations: Int
+        var examples: [String]
+    }
+
+    struct Figures: Encodable {
+        var mode: String
+        var flows: [FlowFigures]
+        var operations: Int
+        var crashStatesChecked: Int
+        var crashStatesDuringRecovery: Int
+        var crashStateViolations: Int
+        var faultRuns: Int
+        var faultsInjected: Int
+        var faultViolations: Int
+        var seconds: Double
+    }
+
+    func run() async throws {
+        let started = Date()
+        let limits: CrashEnumerationLimits = exhaustive ? .exhaustive : .standard
+        let flows = CrashFlow.all.filter { flowName == nil || $0.name == flowName }
+        var figures = Figures(mode: exhaustive ? "exhaustive" : "standard", flows: [], operations: 0, crashStatesChecked: 0,
+                              crashStatesDuringRecovery: 0, crashStateViolations: 0, faultRuns: 0, faultsInjected: 0, faultViolations: 0, seconds: 0)
+        if !json {
+            print("flow                          ops  calls  crash states  violations  fault runs  faults  losses")
+        }
+        for flow in flows {
+            var r = await CrashHarness.explore(flow, limits: limits)
+            await CrashHarness.injectFaults(flow, into: &r)
+            let f = FlowFigures(flow: r.flow, operations: r.operations, calls: r.calls, crashStatesChecked: r.statesChecked,
+                                crashStatesEnumerated: r.statesEnumerated, crashStatesDuringRecovery: r.recoveryStatesChecked,
+                                crashStateViolations: r.violatingStates,
+                                faultRuns: r.faultRuns, faultsInjected: r.faultsInjected, faultViolations: r.faultViolations,
+                                examples: r.examples)
+            figures.flows.append(f)
+            figures.operations += f.operations
+            figures.crashStatesChecked += f.crashStatesChecked
+            figures.crashStatesDuringRecovery += f.crashStatesDuringRecovery
+            figures.crashStateViolations += f.crashStateViolations
+            figures.faultRuns += f.faultRuns
+            figures.faultsInjected += f.faultsInjected
+            figures.faultViolations += f.faultViolations
+            if !json {
+                print(f.flow.padding(toLength: 28, withPad: " ", startingAt: 0)
+                      + pad(f.operations, 5) + pad(f.calls, 7) + pad(f.crashStatesChecked, 14) + pad(f.crashStateViolations, 12)
+                      + pad(f.faultRuns, 12) + pad(f.faultsInjected, 8) + pad(f.faultViolations, 8))
+                for e in f.examples { print("  ! " + e) }
+            }
+        }
+        figures.seconds = Date().timeIntervalSince(started)
+        if json {
+            let e = JSONEncoder()
+            e.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try e.encode(figures), as: UTF8.self))
+        } else {
+            print("total".padding(toLength: 28, withPad: " ", startingAt: 0)
+                  + pad(figures.operations, 5) + pad(0, 7).replacingOccurrences(of: "0", with: " ")
+                  + pad(figures.crashStatesChecked, 14) + pad(figures.crashStateViolations, 12)
+                  + pad(figures.faultRuns, 12) + pad(figures.faultsInjected, 8) + pad(figures.faultViolations, 8))
+            print("crash states during recovery from a crash: \(figures.crashStatesDuringRecovery) of them; "
+                  + "\(figures.seconds.formatted(.number.precision(.fractionLength(0)))) s")
+            print("I/O faults: \(figures.faultRuns) runs, \(figures.faultsInjected) failed calls, \(figures.faultViolations) losses")
+            print("crash states: \(figures.crashStatesChecked) checked, \(figures.crashStateViolations) violations")
+        }
+        if figures.crashStateViolations > 0 || figures.faultViolations > 0 { throw ExitCode(code: ExitStatus.failure) }
+    }
+
+    func pad(_ n: Int, _ width: Int) -> String {
+        let s = String(n)
+        return String(repeating: " ", count: max(0, width - s.count)) + s
+    }
+}

@@ -1,0 +1,10 @@
+// lnote-dev: the developers' commands of LulucatStore (benchmarks and the crash checker), kept
+// apart from `lnote`, a person's tool, and from every library an app links.
+
+import Foundation
+@_exported import LnoteCommandLine
+
+let lnoteDev = Tool(name: "lnote-dev",
+                    banner: "lnote-dev: the benchmarks and the crash checker of LulucatStore (release builds give honest figures).",
+                    commands: [BenchCommand.self, CrashCheckCommand.self])
+exit(await lnoteDev.run(Array(CommandLine.arguments.dropFirst())))
