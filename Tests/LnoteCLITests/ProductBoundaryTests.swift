@@ -1,0 +1,95 @@
+// What an app links is the engine alone: no library product reaches a workshop target (the
+// generators, the crash harness, the fuzz checks, the developers' tool), and `lnote help` lists a
+// person's commands only. Read from the package as SwiftPM sees it (`swift package dump-package`).
+
+import Foundation
+import Testing
+
+/// The package's root folder, from this file's path (Tests/LnoteCLITests/ProductBoundaryTests.swift).
+private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+/// The `swift` driver that runs this test, if it can be found.
+private func swiftDriver() -> URL? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    for dir in path.split(separator: ":") {
+        let candidate = URL(fileURLWithPath: String(dir)).appendingPathComponent("swift")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    return nil
+}
+
+@Suite("The product apart from the workshop")
+struct ProductBoundaryTests {
+    static let workshop: Set<String> = ["LulucatHandwriting", "LulucatStoreTesting", "LulucatInterchangeTesting", "lnote-dev"]
+
+    /// The manifest as JSON. A scratch path of its own keeps it off the build folder's lock,
+    /// which `swift test` holds while this runs.
+    static func manifest() throws -> [String: Any] {
+        let p = Process()
+        p.executableURL = swiftDriver()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-dump-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        p.arguments = ["package", "--package-path", packageRoot.path, "--scratch-path", scratch.path, "dump-package"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw CocoaError(.fileReadCorruptFile) }
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("no library product reaches a workshop target, directly or through its dependencies",
+          .enabled(if: swiftDriver() != nil, "needs the swift driver on PATH"))
+    func productsLinkTheEngineAlone() throws {
+        let m = try Self.manifest()
+        let targets = try #require(m["targets"] as? [[String: Any]])
+        var dependencies: [String: [String]] = [:]
+        for t in targets {
+            let name = try #require(t["name"] as? String)
+            let deps = (t["dependencies"] as? [[String: Any]] ?? []).compactMap { d -> String? in
+                // {"byName": [name, condition]} or {"target": [name, condition]}
+                (d["byName"] as? [Any])?.first as? String ?? (d["target"] as? [Any])?.first as? String
+            }
+            dependencies[name] = deps
+        }
+        #expect(Set(dependencies.keys).isSuperset(of: Self.workshop), "the workshop targets exist")
+        let products = try #require(m["products"] as? [[String: Any]])
+        var checkedLibraries = 0
+        for product in products {
+            let name = try #require(product["name"] as? String)
+            let type = product["type"] as? [String: Any] ?? [:]
+            guard type["library"] != nil else { continue }
+            checkedLibraries += 1
+            var reached = Set<String>()
+            var stack = product["targets"] as? [String] ?? []
+            while let t = stack.popLast() {
+                guard reached.insert(t).inserted else { continue }
+                stack += dependencies[t] ?? []
+            }
+            #expect(!reached.isEmpty)
+            #expect(reached.isDisjoint(with: Self.workshop), "\(name) reaches \(reached.intersection(Self.workshop).sorted())")
+            #expect(!Self.workshop.contains(name))
+        }
+        #expect(checkedLibraries >= 3)
+    }
+
+    @Test("lnote help lists a person's commands; the developers' commands are in lnote-dev")
+    func developerCommandsAreApart() throws {
+        let help = try lnote(["help"])
+        #expect(help.status == 0)
+        let listed = help.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(listed.contains("demo") && listed.contains("list"))
+        #expect(!listed.contains("bench") && !listed.contains("crashcheck"), "\(listed)")
+        #expect(try lnote(["bench", "codec"]).status == 64)
+        #expect(try lnote(["crashcheck"]).status == 64)
+
+        let dev = try lnoteDev(["help"])
+        #expect(dev.status == 0)
+        #expect(dev.stdout.contains("  bench") && dev.stdout.contains("  crashcheck"), "\(dev.stdout)")
+        #expect(try lnoteDev(["nope"]).status == 64)
+    }
+}
