@@ -199,6 +199,9 @@ import LulucatInk
         let page = await session.pageIDs()[0]
         try await session.append(sampleStroke(), to: page)
         try await session.saveDirtyPages()  // the autosave path: the page only
+        // A killed app's thumbnail writer dies with it; here it would go on writing in this
+        // process and leave a temporary file in the final verify's view.
+        await session.waitForThumbnails()
         await session.abandon()  // the app is killed
         // document.json lags: verify says so, as a warning while the session marker is there.
         let findings = DocumentVerifier().verify(package)
