@@ -27,9 +27,23 @@ let commands: [any Command.Type] = [
     ExportCommand.self,
     ImportCommand.self,
     CompactCommand.self,
+    PagesCommand.self,
+    PageCommand.self,
+    RenameCommand.self,
+    DuplicateCommand.self,
+    DeleteCommand.self,
+    RestoreCommand.self,
+    EmptyTrashCommand.self,
     BenchCommand.self,
     CrashCheckCommand.self,
 ]
+
+/// Other names a command answers to.
+let commandAliases: [String: String] = ["trash": "delete"]
+
+/// Options every command takes, accepted before the command name too (`lnote --json list`).
+let globalValuedOptions: Set<String> = ["library"]
+let globalFlags: Set<String> = ["json"]
 
 /// Bad command-line usage: exits 64 with the command's usage on stderr.
 struct UsageError: Error, CustomStringConvertible {
@@ -109,9 +123,15 @@ struct Arguments {
         guard let n = Int(v) else { throw UsageError("--\(name) takes a whole number, not '\(v)'") }
         return n
     }
+    /// A whole number that must lie in `range` (command-line numbers never reach a trapping conversion).
+    func int(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let n = try int(name) else { return nil }
+        guard range.contains(n) else { throw UsageError("--\(name) must be in \(range.lowerBound)...\(range.upperBound), not \(n)") }
+        return n
+    }
     func double(_ name: String) throws -> Double? {
         guard let v = value(name) else { return nil }
-        guard let n = Double(v) else { throw UsageError("--\(name) takes a number, not '\(v)'") }
+        guard let n = Double(v), n.isFinite else { throw UsageError("--\(name) takes a number, not '\(v)'") }
         return n
     }
 }
