@@ -57,11 +57,10 @@ func isPackagePath(_ ref: String) -> Bool {
 /// id, a unique id prefix or an exact title in `lib`.
 func resolveDocument(_ ref: String, in lib: Library) throws -> DocumentRef {
     if isPackagePath(ref) {
-        let package = try DocumentPackage(path: absolutePath(ref))
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: package.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw StoreError.documentNotFound(ref)
-        }
+        var package = try DocumentPackage(path: absolutePath(ref))
+        // A bare `<UUID>.lnote` not in the working directory names the library's own package.
+        if !isDirectory(package.path) && !ref.contains("/") { package = lib.package(package.id) }
+        guard isDirectory(package.path) else { throw PathError("no document package at '\(ref)'") }
         return DocumentRef(library: Library(root: splitParent(package.path)), package: package)
     }
     return DocumentRef(library: lib, package: lib.package(try lib.resolve(ref)))
@@ -70,6 +69,11 @@ func resolveDocument(_ ref: String, in lib: Library) throws -> DocumentRef {
 /// Resolves DOC as a package path or a library reference (id, id prefix, title).
 func resolvePackage(_ ref: String, in lib: Library) throws -> DocumentPackage {
     try resolveDocument(ref, in: lib).package
+}
+
+func isDirectory(_ path: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
 }
 
 func splitParent(_ path: String) -> String {

@@ -113,9 +113,18 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         let pages = try json(try lnote(["pages", package, "--json"]))["pages"] as! [[String: Any]]
         #expect(pages.count == 2)
         #expect(!exists(tmp.path + "/elsewhere"))
-        // A path that is not a package is refused by name.
+        // A bare package name finds the library's package; a path that is not a package is refused by name.
+        #expect(try lnote(["info", id + ".lnote", "--library", lib], in: tmp.path + "/lib/..").status == 0)
         let bad = try lnote(["info", tmp.path + "/nothing.lnote"])
         #expect(bad.status == 1)
+        let none = try lnote(["info", tmp.path + "/" + id + ".lnote"])
+        #expect(none.status == 1 && none.stderr.contains("no document package at"), "\(none.stderr)")
+        // Delete and restore by package path: the trash of the package's own library.
+        #expect(try lnote(["delete", package], in: tmp.path).status == 0)
+        #expect(!exists(package) && exists(lib + "/.trash/" + id + ".lnote"))
+        let back = try lnote(["restore", "lib/.trash/" + id + ".lnote"], in: tmp.path)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(exists(package))
     }
 }
 

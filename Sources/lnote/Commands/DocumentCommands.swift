@@ -74,8 +74,16 @@ struct RestoreCommand: Command {
         guard args.positionals.count == 1 else { throw UsageError("restore takes one document") }
     }
     func run() async throws {
-        let lib = library(args)
-        let ref = args.positionals[0]
+        var lib = library(args)
+        var ref = args.positionals[0]
+        // A package path in a trash folder (`LIB/.trash/<UUID>.lnote`) names its library and id.
+        if isPackagePath(ref), ref.contains("/") {
+            let package = try DocumentPackage(path: absolutePath(ref))
+            let trash = splitParent(package.path)
+            guard trash.hasSuffix("/.trash") else { throw PathError("'\(ref)' is not in a library's trash (LIBRARY/.trash/)") }
+            lib = Library(root: splitParent(trash))
+            ref = package.id.uuidString
+        }
         let trashed = try lib.trashedDocuments()
         let matches = UUID(strictString: ref).map { id in trashed.filter { $0.id == id } }
             ?? trashed.filter { $0.title == ref || $0.id.uuidString.lowercased().hasPrefix(ref.lowercased()) }
