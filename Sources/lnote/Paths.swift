@@ -146,25 +146,36 @@ func writeOutput(_ data: Data, to path: String, as shown: String) throws {
 }
 
 /// Reads a file named on the command line for import: it must be a regular file (a folder, a
-/// FIFO or a device gets a clear refusal, never a blocked read).
+/// FIFO or a device gets a clear refusal, never a blocked read). The kind is checked by name
+/// before the file is opened (opening some devices acts on them), then again on the descriptor,
+/// opened non-blocking, so a file swapped in between cannot block either. The bytes are mapped.
 func readInputFile(_ path: String) throws -> Data {
     let absolute = absolutePath(path)
+    func refuse(_ mode: mode_t) -> PathError? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR:
+            if DocumentPackage.id(fromDirectoryName: URL(fileURLWithPath: absolute).lastPathComponent) != nil {
+                return PathError("'\(path)' is a document package folder; import takes a .zip export or an InkML file (use the folder as DOC, or copy it into the library)")
+            }
+            return PathError("'\(path)' is a folder; import takes a .zip export or an InkML file")
+        default: return PathError("'\(path)' is not a regular file; import takes a .zip export or an InkML file")
+        }
+    }
     var st = stat()
-    guard stat(absolute, &st) == 0 else {
+    guard stat(absolute, &st) == 0 else { throw PathError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+    if let refusal = refuse(st.st_mode) { throw refusal }
+    let fd = open(absolute, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw PathError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    guard fstat(fd, &st) == 0 else { throw PathError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+    if let refusal = refuse(st.st_mode) { throw refusal }
+    let size = Int(st.st_size)
+    guard size > 0 else { return Data() }
+    guard let bytes = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), bytes != MAP_FAILED else {
         throw PathError("cannot read '\(path)': \(String(cString: strerror(errno)))")
     }
-    switch st.st_mode & S_IFMT {
-    case S_IFREG: break
-    case S_IFDIR:
-        if DocumentPackage.id(fromDirectoryName: URL(fileURLWithPath: absolute).lastPathComponent) != nil {
-            throw PathError("'\(path)' is a document package folder; import takes a .zip export or an InkML file (use the folder as DOC, or copy it into the library)")
-        }
-        throw PathError("'\(path)' is a folder; import takes a .zip export or an InkML file")
-    default: throw PathError("'\(path)' is not a regular file; import takes a .zip export or an InkML file")
-    }
-    do { return try Data(contentsOf: URL(fileURLWithPath: absolute), options: .alwaysMapped) } catch {
-        throw PathError("cannot read '\(path)': \(error.localizedDescription)")
-    }
+    return Data(bytesNoCopy: bytes, count: size, deallocator: .custom { p, n in munmap(p, n) })
 }
 
 /// What an import file holds, from its name and its first bytes.
