@@ -119,6 +119,10 @@ func checkedOutputPath(_ path: String) throws -> String {
     case .other(let what): throw PathError("'\(path)' exists and is \(what), not a regular file; refusing to replace it")
     }
     let folder = splitParent(absolute)
+    // A package holds only what its format lists: an output file never lands inside one.
+    if folder.split(separator: "/").contains(where: { DocumentPackage.id(fromDirectoryName: String($0)) != nil }) {
+        throw PathError("'\(path)' is inside a document package; write it somewhere else")
+    }
     switch PathKind(folder) {
     case .directory: break
     case .missing: throw PathError("cannot write '\(path)': the folder \(folder) does not exist")

@@ -216,6 +216,8 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
             (["render", id, "-o", tmp.path + "/fifo.png"], "a FIFO"),
             (["export", id, "-o", tmp.path + "/fifo.zip"], "a FIFO"),
             (["export", id, "-o", tmp.path + "/link.zip"], "symbolic link"),
+            (["render", id, "-o", lib + "/" + id + ".lnote/pages/x.png"], "inside a document package"),
+            (["export", id, "-o", lib + "/" + id + ".lnote/d.zip"], "inside a document package"),
         ]
         for (args, expected) in cases {
             let r = try lnote(args + ["--library", lib])
