@@ -362,6 +362,21 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         #expect(verify.stderr.contains("verifying 1/4") && verify.stderr.contains("verifying 4/4"), "\(verify.stderr)")
     }
 
+    @Test func migrateAllPrintsProgressWhenNotOnATerminal() throws {
+        let tmp = TempDir()
+        let lib = tmp.path + "/lib"
+        let a = try newDocument("A", library: lib), b = try newDocument("B", library: lib)
+        let r = try lnote(["migrate", "--all", "--engine", "journal", "--library", lib])
+        #expect(r.status == 0, "\(r.stderr)")
+        for id in [a, b] {
+            #expect(r.stderr.contains("\(id): writing page 1/1") && r.stderr.contains("\(id): verifying page 1/1"), "\(r.stderr)")
+        }
+        // Standard output is the result alone.
+        #expect(!r.stdout.contains("writing page") && r.stdout.contains("snapshot -> journal"))
+        let j = try lnote(["migrate", "--all", "--engine", "snapshot", "--library", lib, "--json"])
+        #expect(try json(j)["ok"] as? Bool == true)
+    }
+
     @Test func versionAndGlobalOptionsBeforeTheCommand() throws {
         let tmp = TempDir()
         let lib = tmp.path + "/lib"

@@ -17,7 +17,7 @@ func findingJSON(_ f: Finding) -> [String: Any] {
 
 /// Progress of long work on standard error, so standard output stays the result: rewritten in
 /// place on a terminal, one line per step otherwise (a log, a pipe, CI).
-struct Progress {
+struct ProgressLine {
     let live = isatty(STDERR_FILENO) == 1
     func step(_ text: String) {
         FileHandle.standardError.write(Data((live ? "\r\u{1B}[K" + text : text + "\n").utf8))
@@ -171,7 +171,7 @@ struct VerifyCommand: Command {
         }
         let verifier = DocumentVerifier()
         var results: [(DocumentPackage, [Finding])] = []
-        let progress = packages.count > 1 ? Progress() : nil
+        let progress = packages.count > 1 ? ProgressLine() : nil
         for (i, p) in packages.enumerated() {
             progress?.step("verifying \(i + 1)/\(packages.count) \(p.id.uuidString)")
             results.append((p, verifier.verify(p)))

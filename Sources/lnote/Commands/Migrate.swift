@@ -33,7 +33,7 @@ struct MigrateCommand: Command {
             packages = [try resolvePackage(ref, in: lib)]
         }
         let json = args.flag("json")
-        let progress = Progress()
+        let progress = ProgressLine()
         var results: [[String: Any]] = []
         var failures = 0
         for (i, package) in packages.enumerated() {

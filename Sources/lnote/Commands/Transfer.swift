@@ -24,11 +24,6 @@ func resolvePage(_ ref: String, of metadata: DocumentMetadata) throws -> (number
     return (matches[0].offset + 1, matches[0].element.id)
 }
 
-/// The page of a document by its 1-based number.
-func pageID(_ number: Int, of package: DocumentPackage) throws -> UUID {
-    try resolvePage(String(number), of: try DocumentMetadata.read(package)).id
-}
-
 /// The InkML files for some pages of a document. The boundary with the InkML writer: today one
 /// file per page; when `InkMLWriter` writes several pages into one file, this returns one.
 func inkMLFiles(_ pages: [PageContent]) -> [Data] {
