@@ -161,6 +161,12 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
             #expect(r.status == 64, "\(args): \(r.stderr)")
         }
         #expect(!exists(tmp.path + "/d.tar") && !exists(tmp.path + "/d.zip") && !exists(tmp.path + "/noext"))
+        // Render: a --format that contradicts the file name, or a name that tells nothing, is refused.
+        for args in [["--format", "svg", "-o", tmp.path + "/p.png"], ["-o", tmp.path + "/p.tar"]] {
+            let r = try lnote(["render", id, "--library", lib] + args)
+            #expect(r.status == 64, "\(args): \(r.stderr)")
+        }
+        #expect(!exists(tmp.path + "/p.png") && !exists(tmp.path + "/p.tar"))
 
         // import X.zip --title T gives the new document that title.
         let zip = tmp.path + "/d.zip"
@@ -275,6 +281,14 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         #expect(j.stdout.contains("\\u202e"))
         let entries = try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as! [[String: Any]]
         #expect(entries.map { $0["title"] as? String } == [title + " copy"])
+        // Findings that name a file planted in a package are escaped.
+        let package = lib + "/.trash/" + id + ".lnote"
+        #expect(FileManager.default.createFile(atPath: package + "/pages/\u{1B}]0;x\u{07}.content", contents: Data()))
+        for args in [["verify", package], ["repair", package]] {
+            let r = try lnote(args)
+            #expect(!r.stdout.contains("\u{1B}") && !r.stdout.contains("\u{07}"), "\(args): \(r.stdout)")
+            if args[0] == "verify" { #expect(r.stdout.contains("\\e]0;x\\u{7}.content"), "\(r.stdout)") }
+        }
         // Error messages that quote file text are escaped too.
         let err = try lnote(["info", "\u{1B}[31mred", "--library", lib])
         #expect(err.status == 1 && !err.stderr.contains("\u{1B}") && err.stderr.contains("\\e[31mred"))
