@@ -459,3 +459,34 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         #expect(!exists(tmp.path + "/lib"))
     }
 }
+
+@Suite struct JSONOutputTests {
+    /// Every key of a JSON value, at every depth.
+    static func keys(_ value: Any) -> [String] {
+        if let d = value as? [String: Any] { return d.keys + d.values.flatMap(keys) }
+        if let a = value as? [Any] { return a.flatMap(keys) }
+        return []
+    }
+
+    @Test func everyCommandsJSONUsesSnakeCaseKeys() throws {
+        let tmp = TempDir()
+        let lib = tmp.path + "/lib"
+        let id = try newDocument("Keys", library: lib)
+        let runs: [[String]] = [
+            ["list"], ["list", "--trash"], ["info", id], ["pages", id], ["page", "add", id], ["page", "move", id, "2", "--to", "1"],
+            ["page", "remove", id, "1"], ["rename", id, "Keys 2"], ["verify"], ["verify", id], ["repair", id], ["compact", id],
+            ["thumbnails", id], ["render", id, "-o", tmp.path + "/p.svg"], ["export", id, "-o", tmp.path + "/d.zip"],
+            ["export", id, "-o", tmp.path + "/d.inkml"], ["import", tmp.path + "/d.zip"], ["import", tmp.path + "/d.inkml"],
+            ["migrate", id, "--engine", "journal"], ["duplicate", id], ["delete", id], ["restore", id], ["empty-trash", "--yes"],
+            ["new", "More"],
+        ]
+        for args in runs {
+            let r = try lnote(args + ["--json", "--library", lib])
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+            let value = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8))
+            for key in JSONOutputTests.keys(value) {
+                #expect(key.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }, "\(args): key \(key)")
+            }
+        }
+    }
+}
