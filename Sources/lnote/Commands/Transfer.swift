@@ -164,7 +164,11 @@ struct ImportCommand: Command {
         case .zip:
             guard args.value("into") == nil else { throw UsageError("--into applies to InkML files only; a zip export becomes a document of its own") }
             let result = try DocumentTransfer.importArchive(data, into: lib)
-            if let title = args.value("title") { try await lib.rename(result.package.id, to: title) }
+            if let title = args.value("title") {
+                do { try await lib.rename(result.package.id, to: title) } catch {
+                    throw PathError("imported as \(result.package.id.uuidString), but its title could not be set: \(error)")
+                }
+            }
             let doc = try DocumentMetadata.read(result.package)
             if args.flag("json") {
                 printJSON(["id": result.package.id.uuidString, "title": doc.title, "pages": doc.pages.count,
