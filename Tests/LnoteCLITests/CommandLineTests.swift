@@ -82,6 +82,14 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("kept Sketchbook: already in the library"))
         #expect(again.stdout.contains("4 documents in"))
+        #expect(!again.stdout.contains("nan"))
+        // --json, before the command too: one JSON object on stdout, the lines a person reads on stderr.
+        let j = try lnote(["--json", "demo", "--library", tmp.path])
+        #expect(j.status == 0, "\(j.stderr)")
+        let summary = try json(j)
+        #expect((summary["kept"] as? [String])?.count == 4 && (summary["written"] as? [String])?.isEmpty == true)
+        #expect(summary["save_median_ms"] is NSNull)
+        #expect(j.stderr.contains("kept Sketchbook"))
         let list = try JSONSerialization.jsonObject(with: Data(try lnote(["list", "--json", "--library", tmp.path]).stdout.utf8)) as! [[String: Any]]
         #expect(list.count == 4)
         #expect(Set(list.map { $0["title"] as! String }).count == 4)
