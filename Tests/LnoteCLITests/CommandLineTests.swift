@@ -59,17 +59,20 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         #expect((try JSONSerialization.jsonObject(with: Data(lib.stdout.utf8)) as? [Any])?.count == 1)
     }
 
-    @Test func theDefaultLibraryIsTheXDGDataDirectoryOnLinux() throws {
-        #if os(Linux)
+    @Test func theDefaultLibraryIsThePlatformsPlaceForNotes() throws {
         let tmp = TempDir()
         let home = tmp.path + "/home"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let xdg = try lnote(["new", "X", "--json"], in: tmp.path, environment: ["HOME": home, "XDG_DATA_HOME": tmp.path + "/data"],
                             removing: ["LNOTE_LIBRARY"])
         #expect(xdg.status == 0, "\(xdg.stderr)")
-        #expect((try json(xdg)["path"] as! String).hasPrefix(tmp.path + "/data/lulucat/Notes/"))
         let plain = try lnote(["new", "H", "--json"], in: tmp.path, environment: ["HOME": home], removing: ["LNOTE_LIBRARY", "XDG_DATA_HOME"])
         #expect(plain.status == 0, "\(plain.stderr)")
+        #if canImport(Darwin)
+        #expect((try json(xdg)["path"] as! String).hasPrefix(home + "/Documents/Notes/"))
+        #expect((try json(plain)["path"] as! String).hasPrefix(home + "/Documents/Notes/"))
+        #else
+        #expect((try json(xdg)["path"] as! String).hasPrefix(tmp.path + "/data/lulucat/Notes/"))
         #expect((try json(plain)["path"] as! String).hasPrefix(home + "/.local/share/lulucat/Notes/"))
         #expect(!exists(home + "/Documents"))
         #endif
