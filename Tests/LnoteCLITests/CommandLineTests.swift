@@ -328,6 +328,13 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         #expect(try lnote(["restore", "Second", "--library", lib]).status == 0)
         #expect(try titles() == ["Second"])
         #expect(try lnote(["restore", "Nothing", "--library", lib]).status == 1)
+        // A trashed copy whose id is in the library again is not restored over it.
+        let twin = lib + "/.trash/" + id + ".lnote"
+        try FileManager.default.copyItem(atPath: lib + "/" + id + ".lnote", toPath: twin)
+        let clash = try lnote(["restore", id, "--library", lib])
+        #expect(clash.status == 1 && clash.stderr.contains("already in the library"), "\(clash.stderr)")
+        #expect(exists(twin) && exists(lib + "/" + id + ".lnote"))
+        try FileManager.default.removeItem(atPath: twin)
         // empty-trash deletes for good only when told so.
         let unsure = try lnote(["empty-trash", "--library", lib])
         #expect(unsure.status == 64 && unsure.stderr.contains("--yes"))
