@@ -93,9 +93,15 @@ package struct Arguments {
         guard let n = Int(v) else { throw UsageError("--\(name) takes a whole number, not '\(v)'") }
         return n
     }
+    /// A whole number that must lie in `range` (command-line numbers never reach a trapping conversion).
+    package func int(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let n = try int(name) else { return nil }
+        guard range.contains(n) else { throw UsageError("--\(name) must be in \(range.lowerBound)...\(range.upperBound), not \(n)") }
+        return n
+    }
     package func double(_ name: String) throws -> Double? {
         guard let v = value(name) else { return nil }
-        guard let n = Double(v) else { throw UsageError("--\(name) takes a number, not '\(v)'") }
+        guard let n = Double(v), n.isFinite else { throw UsageError("--\(name) takes a number, not '\(v)'") }
         return n
     }
 }

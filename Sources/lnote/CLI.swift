@@ -1,11 +1,13 @@
 // The command table of `lnote`: a person's commands. The developers' commands (benchmarks, the
-// crash checker) are in `lnote-dev`.
+// crash checker) are in `lnote-dev`; the command protocol, the option parser and the exit codes
+// are in LnoteCommandLine, shared by both.
 
 import Foundation
 @_exported import LnoteCommandLine
 
-/// Every subcommand, in the order `lnote help` lists them (after `help` itself).
+/// Every subcommand, in the order `lnote help` lists them.
 let commands: [any Command.Type] = [
+    HelpCommand.self,
     DemoCommand.self,
     ListCommand.self,
     InfoCommand.self,
@@ -18,5 +20,18 @@ let commands: [any Command.Type] = [
     ExportCommand.self,
     ImportCommand.self,
     CompactCommand.self,
+    PagesCommand.self,
+    PageCommand.self,
+    RenameCommand.self,
+    DuplicateCommand.self,
+    DeleteCommand.self,
+    RestoreCommand.self,
+    EmptyTrashCommand.self,
 ]
 
+/// Other names a command answers to.
+let commandAliases: [String: String] = ["trash": "delete"]
+
+/// Options every command takes, accepted before the command name too (`lnote --json list`).
+let globalValuedOptions: Set<String> = ["library"]
+let globalFlags: Set<String> = ["json"]

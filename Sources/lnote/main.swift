@@ -1,8 +1,94 @@
 // lnote: the command-line tool over LulucatStore.
 
 import Foundation
+import LulucatInk
+import LulucatStore
 
-let lnote = Tool(name: "lnote",
-                 banner: "lnote: the command-line tool of LulucatStore, the storage engine of Lulucat Notes.",
-                 commands: commands)
-exit(await lnote.run(Array(CommandLine.arguments.dropFirst())))
+
+struct HelpCommand: Command {
+    static let name = "help"
+    static let abstract = "Show the commands, or one command's usage."
+    static let usage = "lnote help [COMMAND]"
+    var topic: String?
+    init(arguments: [String]) throws {
+        let arguments = try Arguments(arguments, valued: ["library"], flags: ["json"]).positionals
+        guard arguments.count <= 1 else { throw UsageError("help takes at most one command name") }
+        topic = arguments.first
+    }
+    func run() async throws {
+        if let topic {
+            let name = commandAliases[topic] ?? topic
+            guard let c = commands.first(where: { $0.name == name }) else { throw UsageError("no command named '\(topic)'") }
+            print("\(c.usage)\n\n\(c.abstract)")
+            return
+        }
+        print("lnote: the command-line tool of LulucatStore, the storage engine of Lulucat Notes.\n")
+        print("Usage: lnote COMMAND [OPTIONS]\n\nCommands:")
+        for c in commands {
+            let alias = commandAliases.filter { $0.value == c.name }.keys.sorted().map { " (or \($0))" }.joined()
+            print("  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.abstract + alias)
+        }
+        print("\nGlobal options, before or after the command: --library DIR (else $LNOTE_LIBRARY, else \(defaultLibraryDescription)), --json.")
+        print("Run 'lnote COMMAND --help' for a command's options; 'lnote --version' for the version.")
+    }
+}
+
+/// The version `lnote --version` prints, with the on-disk format versions it writes.
+let lnoteVersion = "0.1.0"
+
+func versionText() -> String {
+    "lnote \(lnoteVersion) (page format \(PageFile.version), package format \(DocumentMetadata.currentFormatVersion))"
+}
+
+func runMain() async -> Int32 {
+    var args = Array(CommandLine.arguments.dropFirst())
+    // Global options may come before the command; they are handed to it as if written after.
+    var globals: [String] = []
+    while let first = args.first, first.hasPrefix("-") {
+        if first == "--help" || first == "-h" { args = ["help"] + args.dropFirst(); break }
+        if first == "--version" || first == "-V" { print(versionText()); return ExitStatus.ok }
+        let name = String(first.dropFirst(2).prefix { $0 != "=" })
+        if first.hasPrefix("--") && globalFlags.contains(name) && !first.contains("=") {
+            globals.append(first); args.removeFirst(); continue
+        }
+        if first.hasPrefix("--") && globalValuedOptions.contains(name) {
+            if first.contains("=") { globals.append(first); args.removeFirst(); continue }
+            guard args.count >= 2 else {
+                printError("lnote: \(first) needs a value\nusage: lnote [--library DIR] [--json] COMMAND [OPTIONS]")
+                return ExitStatus.usage
+            }
+            globals += args[0...1]; args.removeFirst(2); continue
+        }
+        printError("lnote: unknown option '\(terminalSafe(first))' before the command. Run 'lnote help' for the list.")
+        return ExitStatus.usage
+    }
+    if args.isEmpty { args = ["help"] }
+    var name = args.removeFirst()
+    if name == "version" { print(versionText()); return ExitStatus.ok }
+    name = commandAliases[name] ?? name
+    guard let type = commands.first(where: { $0.name == name }) else {
+        printError("lnote: unknown command '\(terminalSafe(name))'. Run 'lnote help' for the list.")
+        return ExitStatus.usage
+    }
+    args += globals
+    if args.contains("--help") || args.contains("-h") {
+        print("\(type.usage)\n\n\(type.abstract)")
+        return ExitStatus.ok
+    }
+    do {
+        let command = try type.init(arguments: args)
+        try await command.run()
+        return ExitStatus.ok
+    } catch let e as UsageError {
+        printError("lnote \(name): \(terminalSafe(e.message))\nusage: \(type.usage)")
+        return ExitStatus.usage
+    } catch let e as ExitCode {
+        return e.code
+    } catch {
+        // Errors name files and titles from the library: escaped like every file-derived text.
+        printError("lnote \(name): \(terminalSafe("\(error)"))")
+        return ExitStatus.failure
+    }
+}
+
+exit(await runMain())

@@ -15,11 +15,9 @@ func sharedInk() -> String? {
 }
 
 @Suite struct TransferCLITests {
-    @Test func inkMLImportExportZipRoundTripRenderAndRepair() throws {
-        guard let ink = sharedInk() else {
-            print("skipped: ../shared/data/ink not found")
-            return
-        }
+    @Test(.enabled(if: sharedInk() != nil, "needs ../shared/data/ink beside the repository"))
+    func inkMLImportExportZipRoundTripRenderAndRepair() throws {
+        let ink = try #require(sharedInk())
         let tmp = TempDir()
         let lib = tmp.path + "/lib"
         let imported = try lnote(["import", ink + "/wacom_uim/ink.inkml", "--library", lib, "--json"])

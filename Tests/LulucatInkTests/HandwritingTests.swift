@@ -37,8 +37,8 @@ import LulucatHandwriting
         #expect(throws: InkJSONL.ParseError.self) { try InkJSONL.strokes(from: Data("{\"points\": [[1e999, 2]]}".utf8)) }
     }
 
-    @Test func realInkFilesParse() throws {
-        guard TestInk.sharedInkRoot() != nil else { return }
+    @Test(.enabled(if: TestInk.sharedInkRoot() != nil, "needs shared/data/ink (or LNOTE_INK_DIR)"))
+    func realInkFilesParse() throws {
         let strokes = try TestInk.realStrokes()
         #expect(strokes.count == 2236 + 80)
         #expect(strokes.reduce(0) { $0 + $1.samples.count } == 43726 + 3215)

@@ -171,7 +171,14 @@ import LulucatStoreTesting
 
     @Test func defaultRootHonoursEnvironment() {
         #expect(Library.defaultRoot(environment: ["LNOTE_LIBRARY": "/x/y", "HOME": "/h"]) == "/x/y")
+        #if canImport(Darwin)
         #expect(Library.defaultRoot(environment: ["HOME": "/h"]) == "/h/Documents/Notes")
+        #else
+        #expect(Library.defaultRoot(environment: ["HOME": "/h"]) == "/h/.local/share/lulucat/Notes")
+        #expect(Library.defaultRoot(environment: ["HOME": "/h", "XDG_DATA_HOME": "/d"]) == "/d/lulucat/Notes")
+        // The XDG specification: a relative XDG_DATA_HOME is ignored.
+        #expect(Library.defaultRoot(environment: ["HOME": "/h", "XDG_DATA_HOME": "rel"]) == "/h/.local/share/lulucat/Notes")
+        #endif
     }
 
     @Test func iso8601RoundTrips() {

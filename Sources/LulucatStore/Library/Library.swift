@@ -32,11 +32,20 @@ public struct Library: Sendable {
         self.fileSystem = fileSystem
     }
 
-    /// `$LNOTE_LIBRARY`, or `~/Documents/Notes`.
+    /// `$LNOTE_LIBRARY`, else the platform's place for a user's notes: `~/Documents/Notes` on
+    /// Apple systems, the XDG data directory on others (`$XDG_DATA_HOME/lulucat/Notes`, or
+    /// `~/.local/share/lulucat/Notes` when `XDG_DATA_HOME` is unset or not absolute, as the XDG
+    /// Base Directory specification says). A relative `$LNOTE_LIBRARY` is returned as it is; the
+    /// caller resolves it against its working directory.
     public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let r = environment["LNOTE_LIBRARY"], !r.isEmpty { return r }
         let home = environment["HOME"] ?? NSHomeDirectory()
+        #if canImport(Darwin)
         return home + "/Documents/Notes"
+        #else
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/lulucat/Notes" }
+        return home + "/.local/share/lulucat/Notes"
+        #endif
     }
 
     /// Creates the root folder (and its parents) when missing.

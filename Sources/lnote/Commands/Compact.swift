@@ -15,7 +15,7 @@ struct CompactCommand: Command {
     func run() async throws {
         let lib = library(args)
         let ref = args.positionals[0]
-        let package = ref.hasSuffix(".lnote") || ref.contains("/") ? try DocumentPackage(path: ref) : lib.package(try lib.resolve(ref))
+        let package = try resolvePackage(ref, in: lib)
         let session = try await DocumentSession.open(package, options: SessionOptions(autosaveDelay: nil))
         let compacted: [UUID]
         let engine = await session.engineKind
@@ -33,7 +33,7 @@ struct CompactCommand: Command {
                        "findings": findings.map { ["severity": $0.severity.rawValue, "path": $0.path, "message": $0.message] }])
             return
         }
-        for f in findings { print("  \(f)") }
+        for f in findings { print("  \(terminalSafe("\(f)"))") }
         if engine != .journal {
             print("\(package.id.uuidString): the \(engine.rawValue) engine keeps no journal; nothing to compact")
         } else {

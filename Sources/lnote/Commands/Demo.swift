@@ -9,12 +9,13 @@ import LulucatHandwriting
 
 struct DemoCommand: Command {
     static let name = "demo"
-    static let abstract = "Build a sample library from generated handwriting and list it."
-    static let usage = "lnote demo [--library DIR] [--seed N]"
+    static let abstract = "Build a sample library from generated handwriting and list it (again: adds only what is missing)."
+    static let usage = "lnote demo [--seed N] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, valued: ["library", "seed"], flags: ["json"])
         guard args.positionals.isEmpty else { throw UsageError("demo takes no arguments") }
+        _ = try args.int("seed", in: 0...Int.max)
     }
 
     /// Title, pages, strokes a page.
@@ -27,13 +28,25 @@ struct DemoCommand: Command {
 
     func run() async throws {
         let lib = library(args)
-        let seed = UInt64(try args.int("seed") ?? 7)
+        let seed = UInt64(try args.int("seed", in: 0...Int.max) ?? 7)
         var pageNumber: UInt64 = 0
-        print("Building a sample library in \(lib.root)")
+        // With --json the lines a person reads go to stderr, and stdout is one JSON object.
+        let json = args.flag("json")
+        let say: (String) -> Void = json ? { printError($0) } : { print($0) }
+        var kept: [String] = [], written: [String] = []
+        say("Building a sample library in \(lib.root)")
         var saveTimes: [Double] = []
         var totals = (documents: 0, pages: 0, strokes: 0, samples: 0)
         let started = DispatchTime.now().uptimeNanoseconds
+        // Run again, the demo adds only the documents that are missing: titles stay unambiguous.
+        let existing = Set(try lib.list().map(\.title))
         for (title, pageCount, strokesPerPage) in DemoCommand.plan {
+            if existing.contains(title) {
+                say("  kept \(title): already in the library")
+                kept.append(title)
+                pageNumber += UInt64(pageCount)
+                continue
+            }
             let package = try lib.createDocument(title: title)
             // A short debounce so the demo autosaves while it writes, as the app does at 0.5 s.
             let session = try await lib.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(15)))
@@ -64,19 +77,26 @@ struct DemoCommand: Command {
             saveTimes += await session.saveDurations
             totals.documents += 1
             totals.pages += pages.count
-            print("  wrote \(title): \(pages.count) page\(pages.count == 1 ? "" : "s")")
+            say("  wrote \(title): \(pages.count) page\(pages.count == 1 ? "" : "s")")
+            written.append(title)
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let sorted = saveTimes.sorted()
         let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
-        print("""
-
-        Wrote \(totals.documents) documents, \(totals.pages) pages, \(totals.strokes) strokes, \(totals.samples) samples in \(r(elapsed, 1)) s.
-        Autosave wrote \(saveTimes.count) page snapshots: median \(r(median(saveTimes) * 1000)) ms, 95th percentile \(r(p95 * 1000)) ms.
-
-        """)
-        print("Thumbnails: \(totals.pages) pages; covers in <document>/thumbnails/ (try lnote render DOC --page 1 -o page.png).\n")
-        try await ListCommand(arguments: args.value("library").map { ["--library", $0] } ?? []).run()
+        if json {
+            printJSON(["library": lib.root, "written": written, "kept": kept, "documents": totals.documents, "pages": totals.pages,
+                       "strokes": totals.strokes, "samples": totals.samples, "seconds": elapsed, "snapshots": saveTimes.count,
+                       "save_median_ms": saveTimes.isEmpty ? NSNull() : median(saveTimes) * 1000 as Any,
+                       "save_p95_ms": saveTimes.isEmpty ? NSNull() : p95 * 1000 as Any])
+            return
+        }
+        print("\nWrote \(totals.documents) document\(totals.documents == 1 ? "" : "s"), \(totals.pages) pages, \(totals.strokes) strokes, \(totals.samples) samples in \(r(elapsed, 1)) s.")
+        if !saveTimes.isEmpty {
+            print("Autosave wrote \(saveTimes.count) page snapshots: median \(r(median(saveTimes) * 1000)) ms, 95th percentile \(r(p95 * 1000)) ms.")
+        }
+        print("")
+        if totals.pages > 0 { print("Thumbnails: \(totals.pages) pages; covers in <document>/thumbnails/ (try lnote render DOC --page 1 -o page.png).\n") }
+        try await ListCommand(arguments: ["--library", lib.root]).run()
     }
 }
 

@@ -4,9 +4,27 @@ import Foundation
 import LulucatInk
 import LulucatStore
 
-/// The library a command works on: `--library DIR`, else `$LNOTE_LIBRARY`, else ~/Documents/Notes.
-func library(_ args: Arguments) -> Library {
-    Library(root: args.value("library") ?? Library.defaultRoot())
+/// Prints a value as pretty JSON with sorted keys (terminal controls in strings escaped).
+func printJSON(_ value: Any) {
+    let data = try! JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    print(jsonText(String(decoding: data, as: UTF8.self)))
+}
+
+/// A finding as JSON.
+func findingJSON(_ f: Finding) -> [String: Any] {
+    ["severity": f.severity.rawValue, "path": f.path, "message": f.message]
+}
+
+/// Progress of long work on standard error, so standard output stays the result: rewritten in
+/// place on a terminal, one line per step otherwise (a log, a pipe, CI).
+struct ProgressLine {
+    let live = isatty(STDERR_FILENO) == 1
+    func step(_ text: String) {
+        FileHandle.standardError.write(Data((live ? "\r\u{1B}[K" + text : text + "\n").utf8))
+    }
+    func done() {
+        if live { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
 }
 
 func iso(_ date: Date) -> String {
@@ -17,16 +35,17 @@ func iso(_ date: Date) -> String {
 
 struct ListCommand: Command {
     static let name = "list"
-    static let abstract = "List the documents of the library (reads one manifest each)."
-    static let usage = "lnote list [--library DIR] [--json]"
+    static let abstract = "List the documents of the library (reads one manifest each), or of its trash."
+    static let usage = "lnote list [--trash] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        args = try Arguments(arguments, valued: ["library"], flags: ["json", "trash"])
         guard args.positionals.isEmpty else { throw UsageError("list takes no arguments") }
     }
     func run() async throws {
         let lib = library(args)
-        let entries = try lib.list()
+        let trash = args.flag("trash")
+        let entries = trash ? try lib.trashedDocuments() : try lib.list()
         if args.flag("json") {
             printJSON(entries.map { e -> [String: Any] in
                 var o: [String: Any] = ["id": e.id.uuidString, "title": e.title, "created": iso(e.created),
@@ -37,11 +56,13 @@ struct ListCommand: Command {
             })
             return
         }
-        if entries.isEmpty { print("No documents in \(lib.root)."); return }
-        print("\(entries.count) document\(entries.count == 1 ? "" : "s") in \(lib.root)")
+        let place = trash ? "the trash of \(lib.root)" : lib.root
+        if entries.isEmpty { print("No documents in \(place)."); return }
+        print("\(entries.count) document\(entries.count == 1 ? "" : "s") in \(place)")
         for e in entries {
             let pages = "\(e.pageCount) page\(e.pageCount == 1 ? "" : "s")"
-            print("  \(e.id.uuidString.prefix(8))  \(e.title.padding(toLength: 28, withPad: " ", startingAt: 0))  \(pages.padding(toLength: 10, withPad: " ", startingAt: 0))  \(iso(e.modified))\(e.problem.map { "  (\($0))" } ?? "")")
+            let title = terminalSafe(e.title)
+            print("  \(e.id.uuidString.prefix(8))  \(title.padding(toLength: 28, withPad: " ", startingAt: 0))  \(pages.padding(toLength: 10, withPad: " ", startingAt: 0))  \(iso(e.modified))\(e.problem.map { "  (\(terminalSafe($0)))" } ?? "")")
         }
     }
 }
@@ -49,16 +70,14 @@ struct ListCommand: Command {
 struct InfoCommand: Command {
     static let name = "info"
     static let abstract = "Show a document's metadata and pages."
-    static let usage = "lnote info DOC [--library DIR] [--json]   (DOC: id, id prefix or title)"
+    static let usage = "lnote info DOC [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, valued: ["library"], flags: ["json"])
         guard args.positionals.count == 1 else { throw UsageError("info takes one document") }
     }
     func run() async throws {
-        let lib = library(args)
-        let id = try lib.resolve(args.positionals[0])
-        let doc = try DocumentInfo.read(lib.package(id))
+        let doc = try DocumentInfo.read(try resolvePackage(args.positionals[0], in: library(args)))
         if args.flag("json") {
             printJSON([
                 "id": doc.metadata.id.uuidString, "title": doc.metadata.title, "engine": doc.metadata.engine.rawValue,
@@ -72,7 +91,7 @@ struct InfoCommand: Command {
             return
         }
         let m = doc.metadata
-        print("\(m.title)\n  id        \(m.id.uuidString)\n  path      \(doc.package.path)")
+        print("\(terminalSafe(m.title))\n  id        \(m.id.uuidString)\n  path      \(doc.package.path)")
         print("  engine    \(m.engine.rawValue) (\(m.codec))\n  created   \(iso(m.created))\n  modified  \(iso(m.modified))")
         print("  pages     \(m.pages.count), \(doc.totalBytes) bytes on disk")
         for (i, p) in m.pages.enumerated() {
@@ -113,7 +132,7 @@ struct DocumentInfo {
 struct NewCommand: Command {
     static let name = "new"
     static let abstract = "Create a document with one empty page."
-    static let usage = "lnote new TITLE [--library DIR] [--codec compact|fixed16] [--engine snapshot|journal]"
+    static let usage = "lnote new TITLE [--engine snapshot|journal|sqlite] [--codec compact|fixed16] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, valued: ["library", "codec", "engine"], flags: ["json"])
@@ -152,19 +171,19 @@ struct VerifyCommand: Command {
         }
         let verifier = DocumentVerifier()
         var results: [(DocumentPackage, [Finding])] = []
-        let progress = packages.count > 1 && isatty(STDOUT_FILENO) == 1 && !args.flag("json")
+        let progress = packages.count > 1 ? ProgressLine() : nil
         for (i, p) in packages.enumerated() {
-            if progress { FileHandle.standardOutput.write(Data("\rverifying \(i + 1)/\(packages.count)".utf8)) }
+            progress?.step("verifying \(i + 1)/\(packages.count) \(p.id.uuidString)")
             results.append((p, verifier.verify(p)))
         }
-        if progress { print("") }
+        progress?.done()
         let errors = results.reduce(0) { $0 + $1.1.filter { $0.severity == .error }.count }
         let warnings = results.reduce(0) { $0 + $1.1.filter { $0.severity == .warning }.count }
         if args.flag("json") {
             printJSON([
                 "documents": results.map { p, f -> [String: Any] in
                     ["id": p.id.uuidString, "path": p.path, "ok": !f.contains { $0.severity == .error },
-                     "findings": f.map { ["severity": $0.severity.rawValue, "path": $0.path, "message": $0.message] }]
+                     "findings": f.map(findingJSON)]
                 },
                 "errors": errors, "warnings": warnings, "ok": errors == 0,
             ])
@@ -172,7 +191,7 @@ struct VerifyCommand: Command {
             for (p, findings) in results {
                 let bad = findings.contains { $0.severity == .error }
                 print("\(bad ? "FAIL" : "ok  ")  \(p.id.uuidString)")
-                for f in findings { print("      \(f)") }
+                for f in findings { print("      \(terminalSafe("\(f)"))") }
             }
             print("\(results.count) document\(results.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }

@@ -33,25 +33,26 @@ struct MigrateCommand: Command {
             packages = [try resolvePackage(ref, in: lib)]
         }
         let json = args.flag("json")
-        let live = !json && isatty(STDOUT_FILENO) == 1
+        let progress = ProgressLine()
         var results: [[String: Any]] = []
         var failures = 0
         for (i, package) in packages.enumerated() {
             let prefix = packages.count > 1 ? "[\(i + 1)/\(packages.count)] " : ""
             do {
+                var lastPhase: String?
                 let report = try EngineMigration().migrate(package, to: engine) { p in
-                    // Progress: rewritten in place on a terminal, one line per phase otherwise.
-                    if live {
-                        FileHandle.standardOutput.write(Data("\r\(prefix)\(package.id.uuidString): \(p.phase.rawValue) page \(p.page)/\(p.pageCount)".utf8))
-                    }
+                    // Progress on stderr: every page on a terminal, one line per phase otherwise.
+                    guard progress.live || p.phase.rawValue != lastPhase else { return }
+                    lastPhase = p.phase.rawValue
+                    progress.step("\(prefix)\(package.id.uuidString): \(p.phase.rawValue) page \(p.page)/\(p.pageCount)")
                 }
-                if live { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+                progress.done()
                 results.append(["id": package.id.uuidString, "ok": true, "migrated": report.migrated,
                                 "from": report.from.rawValue, "to": report.to.rawValue, "pages": report.pages,
                                 "elements": report.elements, "assets": report.assets, "seconds": report.seconds,
                                 "cleaned": report.findings.map(\.description)])
                 if !json {
-                    for f in report.findings { print("\(prefix)\(f)") }
+                    for f in report.findings { print("\(prefix)\(terminalSafe("\(f)"))") }
                     if report.migrated {
                         print("\(prefix)\(package.id.uuidString): \(report.from.rawValue) -> \(report.to.rawValue), \(report.pages) pages, \(report.elements) elements, \(report.assets) assets verified in \(String(format: "%.3f", report.seconds)) s")
                     } else {
@@ -60,9 +61,9 @@ struct MigrateCommand: Command {
                 }
             } catch {
                 failures += 1
-                if live { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+                progress.done()
                 results.append(["id": package.id.uuidString, "ok": false, "error": "\(error)"])
-                if !json { printError("\(prefix)\(package.id.uuidString): \(error)") }
+                if !json { printError("\(prefix)\(package.id.uuidString): \(terminalSafe("\(error)"))") }
             }
         }
         if json { printJSON(["documents": results, "failures": failures, "ok": failures == 0]) }

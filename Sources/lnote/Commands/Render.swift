@@ -8,7 +8,7 @@ import LulucatStore
 struct RenderCommand: Command {
     static let name = "render"
     static let abstract = "Render a page to PNG, JPEG or SVG."
-    static let usage = "lnote render DOC --page N --format png|jpg|svg [--scale S] -o FILE [--library DIR]"
+    static let usage = "lnote render DOC -o FILE.png|FILE.jpg|FILE.svg [--page N] [--format png|jpg|svg] [--scale S] [--quality Q] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, valued: ["library", "page", "format", "scale", "o", "output", "quality"], flags: ["json"])
@@ -18,24 +18,32 @@ struct RenderCommand: Command {
             throw UsageError("unknown format '\(f)' (png, jpg or svg)")
         }
         if let s = try args.double("scale"), !(s > 0 && s <= 16) { throw UsageError("--scale must be in (0, 16]") }
+        _ = try args.int("quality", in: 1...100)
+        let out = (args.value("o") ?? args.value("output"))!
+        _ = try checkedOutputPath(out)
+        let ext = URL(fileURLWithPath: out).pathExtension.lowercased()
+        if let f = args.value("format"), let byName = PageExportFormat(rawValue: ext == "jpeg" ? "jpg" : ext),
+           byName.rawValue != (f == "jpeg" ? "jpg" : f) {
+            throw UsageError("--format \(f) does not match the file name '\(out)'")
+        }
     }
     func run() async throws {
         let lib = library(args)
         let out = (args.value("o") ?? args.value("output"))!
         let package = try resolvePackage(args.positionals[0], in: lib)
-        let number = try args.int("page") ?? 1
-        let page = try pageID(number, of: package)
+        let (number, page) = try resolvePage(args.value("page") ?? "1", of: try DocumentMetadata.read(package))
         let ext = URL(fileURLWithPath: out).pathExtension.lowercased()
         let name = args.value("format") ?? (ext == "jpeg" ? "jpg" : ext)
         guard let format = PageExportFormat(rawValue: name == "jpeg" ? "jpg" : name) else {
             throw UsageError("say --format png|jpg|svg (the file name '\(out)' does not tell)")
         }
+        let path = try checkedOutputPath(out)
         let content = try StoredPage.read(package, page: page)
         let assets = try AssetFiles(package)
         let (data, problems) = try PageExport.export(content, format: format, scale: try args.double("scale") ?? 2,
-                                                     quality: try args.int("quality") ?? 90, assetData: assets.data)
-        try PosixFileSystem().writeAtomically(data, to: out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out)
-        for p in problems { printError("lnote render: warning: \(p)") }
+                                                     quality: try args.int("quality", in: 1...100) ?? 90, assetData: assets.data)
+        try writeOutput(data, to: path, as: out)
+        for p in problems { printError("lnote render: warning: \(terminalSafe("\(p)"))") }
         if args.flag("json") {
             printJSON(["path": out, "format": format.rawValue, "bytes": data.count, "page": number, "problems": problems.map { "\($0)" }])
         } else {
@@ -65,7 +73,7 @@ struct AssetFiles {
 struct ThumbnailsCommand: Command {
     static let name = "thumbnails"
     static let abstract = "Regenerate missing or stale thumbnails of a document (all with --rebuild)."
-    static let usage = "lnote thumbnails DOC [--rebuild] [--width PX] [--library DIR]"
+    static let usage = "lnote thumbnails DOC [--rebuild] [--width PX] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, valued: ["library", "width"], flags: ["rebuild", "json"])
@@ -78,10 +86,10 @@ struct ThumbnailsCommand: Command {
         let options = ThumbnailOptions(width: try args.int("width") ?? Thumbnail.defaultWidth)
         let findings = ThumbnailWriter.rebuild(package, all: args.flag("rebuild"), options: options)
         if args.flag("json") {
-            printJSON(["id": package.id.uuidString, "actions": findings.map { ["severity": $0.severity.rawValue, "path": $0.path, "message": $0.message] }])
+            printJSON(["id": package.id.uuidString, "actions": findings.map(findingJSON)])
         } else {
             if findings.isEmpty { print("Every thumbnail is up to date.") }
-            for f in findings { print(f) }
+            for f in findings { print(terminalSafe("\(f)")) }
         }
         if findings.contains(where: { $0.severity == .error }) { throw ExitCode(code: ExitStatus.failure) }
     }

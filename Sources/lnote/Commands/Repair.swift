@@ -24,8 +24,8 @@ struct RepairCommand: Command {
                        "remaining_errors": remaining.map { ["path": $0.path, "message": $0.message] }])
         } else {
             if findings.isEmpty { print("Nothing to repair in \(package.id.uuidString).") }
-            for f in findings { print(f) }
-            for f in remaining { print("still wrong: \(f)") }
+            for f in findings { print(terminalSafe("\(f)")) }
+            for f in remaining { print("still wrong: \(terminalSafe("\(f)"))") }
         }
         if !remaining.isEmpty { throw ExitCode(code: ExitStatus.failure) }
     }

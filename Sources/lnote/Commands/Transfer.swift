@@ -5,104 +5,182 @@ import LulucatInk
 import LulucatStore
 import LulucatInterchange
 
-/// Resolves DOC as a package path or a library reference (id, id prefix, title).
-func resolvePackage(_ ref: String, in lib: Library) throws -> DocumentPackage {
-    if ref.hasSuffix(".lnote") || ref.contains("/") { return try DocumentPackage(path: ref) }
-    return lib.package(try lib.resolve(ref))
+/// A page named on the command line: its 1-based number (as `pages` lists it), or its id or a
+/// unique prefix of the id (4 characters or more).
+func resolvePage(_ ref: String, of metadata: DocumentMetadata) throws -> (number: Int, id: UUID) {
+    let pages = metadata.pages
+    if !ref.isEmpty && ref.allSatisfy(\.isASCII) && ref.allSatisfy(\.isNumber) {
+        guard let n = Int(ref), n >= 1 && n <= pages.count else {
+            throw UsageError("--page \(ref) is outside 1...\(pages.count) (lnote pages DOC lists them)")
+        }
+        return (n, pages[n - 1].id)
+    }
+    let lower = ref.lowercased()
+    let matches = pages.enumerated().filter { lower.count >= 4 && $0.element.id.uuidString.lowercased().hasPrefix(lower) }
+    guard matches.count == 1 else {
+        throw UsageError(matches.isEmpty ? "no page '\(ref)': give its number or (4 or more characters of) its id, as lnote pages DOC lists them"
+                                         : "page '\(ref)' matches \(matches.count) pages; give more of the id")
+    }
+    return (matches[0].offset + 1, matches[0].element.id)
 }
 
-/// The page of a document by its 1-based number.
-func pageID(_ number: Int, of package: DocumentPackage) throws -> UUID {
-    let doc = try DocumentMetadata.read(package)
-    guard number >= 1 && number <= doc.pages.count else {
-        throw UsageError("--page \(number) is outside 1...\(doc.pages.count)")
-    }
-    return doc.pages[number - 1].id
+/// The InkML files for some pages of a document. The boundary with the InkML writer: today one
+/// file per page; when `InkMLWriter` writes several pages into one file, this returns one.
+func inkMLFiles(_ pages: [PageContent]) -> [Data] {
+    pages.map(InkMLWriter.write)
+}
+
+/// `out` for the page numbered `number` when pages go to separate files: `notes.inkml` becomes
+/// `notes-3.inkml`.
+func numberedPath(_ out: String, _ number: Int) -> String {
+    let url = URL(fileURLWithPath: out)
+    let ext = url.pathExtension
+    let stem = ext.isEmpty ? out : String(out.dropLast(ext.count + 1))
+    return stem + "-\(number)" + (ext.isEmpty ? "" : "." + ext)
 }
 
 struct ExportCommand: Command {
     static let name = "export"
-    static let abstract = "Export a document as one file (zip), or a page as InkML."
-    static let usage = "lnote export DOC -o FILE [--format zip|inkml] [--page N] [--library DIR]"
+    static let abstract = "Export a document as one file (zip), or its pages as InkML (--page N or --all-pages)."
+    static let usage = "lnote export DOC -o FILE.zip|FILE.inkml [--page N | --all-pages] [--format zip|inkml] [--library DIR] [--json]"
     let args: Arguments
+    let format: String
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "o", "output", "format", "page"], flags: ["json"])
+        args = try Arguments(arguments, valued: ["library", "o", "output", "format", "page"], flags: ["json", "all-pages"])
         guard args.positionals.count == 1 else { throw UsageError("export takes one document") }
-        guard args.value("o") ?? args.value("output") != nil else { throw UsageError("name the output file with -o FILE") }
-        if let f = args.value("format"), !["zip", "inkml"].contains(f) { throw UsageError("unknown format '\(f)'") }
-    }
-    var format: String {
-        if let f = args.value("format") { return f }
-        return (args.value("o") ?? args.value("output"))!.lowercased().hasSuffix(".inkml") ? "inkml" : "zip"
+        guard let out = args.value("o") ?? args.value("output") else { throw UsageError("name the output file with -o FILE") }
+        if let f = args.value("format"), !["zip", "inkml"].contains(f) { throw UsageError("unknown format '\(f)' (zip or inkml)") }
+        // A folder, a FIFO or a device is refused before the name is read for a format.
+        _ = try checkedOutputPath(out)
+        let ext = URL(fileURLWithPath: out).pathExtension.lowercased()
+        let byName: String? = ext == "zip" ? "zip" : ext == "inkml" ? "inkml" : nil
+        switch (args.value("format"), byName) {
+        case let (f?, n?) where f != n: throw UsageError("--format \(f) does not match the file name '\(out)'")
+        case let (f?, _): format = f
+        case let (nil, n?): format = n
+        case (nil, nil): throw UsageError("cannot tell the format from '\(out)': name the file .zip or .inkml, or say --format zip|inkml")
+        }
+        if args.value("page") != nil && args.flag("all-pages") { throw UsageError("say --page N or --all-pages, not both") }
+        if format == "zip" && args.value("page") != nil {
+            throw UsageError("--page applies to InkML export; a zip export carries the whole document")
+        }
     }
     func run() async throws {
         let lib = library(args)
-        let out = (args.value("o") ?? args.value("output"))!
-        let package = try resolvePackage(args.positionals[0], in: lib)
+        let shown = (args.value("o") ?? args.value("output"))!
+        let out = try checkedOutputPath(shown)
+        let doc = try resolveDocument(args.positionals[0], in: lib)
         switch format {
         case "inkml":
-            let page = try pageID(try args.int("page") ?? 1, of: package)
-            let content = try StoredPage.read(package, page: page)
-            let data = InkMLWriter.write(content)
-            try PosixFileSystem().writeAtomically(data, to: out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out)
-            report(["format": "inkml", "path": out, "bytes": data.count, "strokes": content.strokes.count, "samples": content.sampleCount])
+            let metadata = try DocumentMetadata.read(doc.package)
+            var numbers: [Int]
+            if let ref = args.value("page") {
+                numbers = [try resolvePage(ref, of: metadata).number]
+            } else if args.flag("all-pages") || metadata.pages.count == 1 {
+                numbers = Array(1...max(1, metadata.pages.count))
+            } else {
+                throw UsageError("the document has \(metadata.pages.count) pages: say --page N for one, or --all-pages for every page (one InkML file each, \(numberedPath(shown, 1)), \(numberedPath(shown, 2)), ...)")
+            }
+            if metadata.pages.isEmpty { numbers = [] }
+            guard !numbers.isEmpty else { throw PathError("the document has no pages to export") }
+            let contents = try numbers.map { try StoredPage.read(doc.package, page: metadata.pages[$0 - 1].id) }
+            let files = inkMLFiles(contents)
+            // One file for the pages, or one file per page named page by page.
+            let targets: [(shown: String, path: String)] = files.count == 1
+                ? [(shown, out)]
+                : try numbers.map { n in (numberedPath(shown, n), try checkedOutputPath(numberedPath(shown, n))) }
+            var written: [[String: Any]] = []
+            for (i, data) in files.enumerated() {
+                try writeOutput(data, to: targets[i].path, as: targets[i].shown)
+                let pageContents = files.count == 1 ? contents : [contents[i]]
+                written.append(["path": targets[i].shown, "bytes": data.count,
+                                "pages": files.count == 1 ? numbers : [numbers[i]],
+                                "strokes": pageContents.reduce(0) { $0 + $1.strokes.count },
+                                "samples": pageContents.reduce(0) { $0 + $1.sampleCount }])
+            }
+            // What InkML cannot carry is said, never dropped silently.
+            var warnings: [String] = []
+            for (n, c) in zip(numbers, contents) {
+                let images = c.images.count, others = c.elements.count - c.strokes.count - images
+                if images > 0 { warnings.append("page \(n): \(images) image\(images == 1 ? "" : "s") left out (InkML has no images; a zip export keeps them)") }
+                if others > 0 { warnings.append("page \(n): \(others) element\(others == 1 ? "" : "s") of unknown kind left out") }
+            }
+            for w in warnings { printError("lnote export: warning: \(w)") }
+            if args.flag("json") {
+                printJSON(["format": "inkml", "files": written, "warnings": warnings,
+                           "strokes": contents.reduce(0) { $0 + $1.strokes.count },
+                           "samples": contents.reduce(0) { $0 + $1.sampleCount }])
+            } else {
+                for w in written {
+                    let pages = (w["pages"] as! [Int]).map(String.init).joined(separator: ", ")
+                    print("Wrote \(w["path"]!) (inkml, page\((w["pages"] as! [Int]).count == 1 ? "" : "s") \(pages), \(w["bytes"]!) bytes)")
+                }
+            }
         default:
-            let owner = Library(root: splitParent(package.path))
-            let bytes = try DocumentTransfer.exportArchive(package.id, from: owner, to: out)
-            report(["format": "zip", "path": out, "bytes": bytes])
+            let bytes: Int
+            do { bytes = try DocumentTransfer.exportArchive(doc.id, from: doc.library, to: out) } catch let e as FileError where splitParent(e.path) == splitParent(out) {
+                throw PathError("cannot write '\(shown)': \(String(cString: strerror(e.errno)))")
+            } catch StoreError.file(let e) where splitParent(e.path) == splitParent(out) {
+                throw PathError("cannot write '\(shown)': \(String(cString: strerror(e.errno)))")
+            }
+            if args.flag("json") { printJSON(["format": "zip", "path": shown, "bytes": bytes]) } else {
+                print("Wrote \(shown) (zip, \(bytes) bytes)")
+            }
         }
     }
-    func report(_ o: [String: Any]) {
-        if args.flag("json") { printJSON(o) } else {
-            print("Wrote \(o["path"]!) (\(o["format"]!), \(o["bytes"]!) bytes)")
-        }
-    }
-}
-
-func splitParent(_ path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    return String(path[..<slash])
 }
 
 struct ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import a one-file export (zip) or an InkML file into the library."
-    static let usage = "lnote import FILE [--into DOC] [--title TITLE] [--library DIR] [--json]"
+    static let usage = "lnote import FILE.zip|FILE.inkml [--title TITLE] [--into DOC] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, valued: ["library", "into", "title"], flags: ["json"])
         guard args.positionals.count == 1 else { throw UsageError("import takes one file") }
+        if let t = args.value("title") {
+            guard args.value("into") == nil else { throw UsageError("--title names a new document; with --into the page joins DOC (rename it with lnote rename)") }
+            try checkTitle(t)
+        }
     }
     func run() async throws {
         let lib = library(args)
         let path = args.positionals[0]
-        let url = URL(fileURLWithPath: path)
-        let data: Data
-        do { data = try Data(contentsOf: url, options: .alwaysMapped) } catch {
-            throw StoreError.invalidArgument("cannot read \(path): \(error.localizedDescription)")
-        }
-        let looksXML = path.lowercased().hasSuffix(".inkml") || data.prefix(64).contains(UInt8(ascii: "<"))
-        if looksXML && !(data.prefix(2) == Data([0x50, 0x4B])) {
-            let into = try args.value("into").map { try lib.resolve($0) }
-            let title = args.value("title") ?? url.deletingPathExtension().lastPathComponent
-            let result = try await DocumentTransfer.importInkML(data, into: lib, title: title, document: into)
-            for w in result.warnings { printError("lnote import: warning: \(path): \(w)") }
+        let data = try readInputFile(path)
+        switch try importKind(of: data, path: path) {
+        case .inkML:
+            let into = try args.value("into").map { try resolveDocument($0, in: lib) }
+            let target = into?.library ?? lib
+            let title = args.value("title") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            let result = try await DocumentTransfer.importInkML(data, into: target, title: title, document: into?.id)
+            for w in result.warnings { printError("lnote import: warning: \(terminalSafe(path)): \(terminalSafe(w))") }
             if args.flag("json") {
                 printJSON(["id": result.package.id.uuidString, "page_id": result.pageID.uuidString, "strokes": result.strokes,
-                           "samples": result.samples, "page_bytes": result.pageBytes, "warnings": result.warnings])
+                           "samples": result.samples, "page_bytes": result.pageBytes, "warnings": result.warnings,
+                           "path": result.package.path])
             } else {
-                print("Imported \(result.strokes) strokes, \(result.samples) samples from \(path) into \(result.package.id.uuidString) (page file \(result.pageBytes) bytes)")
+                print("Imported \(result.strokes) strokes, \(result.samples) samples from \(terminalSafe(path)) into \(result.package.id.uuidString) (page file \(result.pageBytes) bytes)")
             }
-            return
-        }
-        guard args.value("into") == nil else { throw UsageError("--into applies to InkML files only") }
-        let result = try DocumentTransfer.importArchive(data, into: lib)
-        let doc = try DocumentMetadata.read(result.package)
-        if args.flag("json") {
-            printJSON(["id": result.package.id.uuidString, "title": doc.title, "pages": doc.pages.count,
-                       "renumbered": result.renumbered, "path": result.package.path])
-        } else {
-            print("Imported '\(doc.title)' (\(doc.pages.count) pages) as \(result.package.id.uuidString)\(result.renumbered ? " (a new id: the original is already in the library)" : "")")
+        case .zip:
+            guard args.value("into") == nil else { throw UsageError("--into applies to InkML files only; a zip export becomes a document of its own") }
+            let result = try DocumentTransfer.importArchive(data, into: lib)
+            if let title = args.value("title") {
+                do { try await lib.rename(result.package.id, to: title) } catch {
+                    throw PathError("imported as \(result.package.id.uuidString), but its title could not be set: \(error)")
+                }
+            }
+            let doc = try DocumentMetadata.read(result.package)
+            if args.flag("json") {
+                printJSON(["id": result.package.id.uuidString, "title": doc.title, "pages": doc.pages.count,
+                           "renumbered": result.renumbered, "path": result.package.path])
+            } else {
+                print("Imported '\(terminalSafe(doc.title))' (\(doc.pages.count) pages) as \(result.package.id.uuidString)\(result.renumbered ? " (a new id: the original is already in the library)" : "")")
+            }
         }
     }
+}
+
+/// A title given on the command line: within the library's limit, checked before any work.
+func checkTitle(_ title: String) throws {
+    guard title.utf8.count <= 4096 else { throw UsageError("a title may be at most 4096 bytes") }
 }

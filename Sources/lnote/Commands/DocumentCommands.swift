@@ -1,0 +1,125 @@
+// lnote rename, duplicate, delete (trash), restore, empty-trash: a document's life in the library,
+// through the Library's own operations.
+
+import Foundation
+import LulucatStore
+
+struct RenameCommand: Command {
+    static let name = "rename"
+    static let abstract = "Give a document a new title."
+    static let usage = "lnote rename DOC TITLE [--library DIR] [--json]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        guard args.positionals.count == 2 else { throw UsageError("rename takes a document and its new title") }
+        try checkTitle(args.positionals[1])
+    }
+    func run() async throws {
+        let doc = try resolveDocument(args.positionals[0], in: library(args))
+        let old = try DocumentMetadata.read(doc.package).title
+        let title = args.positionals[1]
+        try await doc.library.rename(doc.id, to: title)
+        if args.flag("json") { printJSON(["id": doc.id.uuidString, "old_title": old, "title": title]) } else {
+            print("Renamed \(doc.id.uuidString) from '\(terminalSafe(old))' to '\(terminalSafe(title))'")
+        }
+    }
+}
+
+struct DuplicateCommand: Command {
+    static let name = "duplicate"
+    static let abstract = "Copy a document, every page and asset, under a new id (title 'TITLE copy' unless --title)."
+    static let usage = "lnote duplicate DOC [--title TITLE] [--library DIR] [--json]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library", "title"], flags: ["json"])
+        guard args.positionals.count == 1 else { throw UsageError("duplicate takes one document") }
+        if let t = args.value("title") { try checkTitle(t) }
+    }
+    func run() async throws {
+        let doc = try resolveDocument(args.positionals[0], in: library(args))
+        let copy = try doc.library.duplicate(doc.id, title: args.value("title"))
+        let title = try DocumentMetadata.read(copy).title
+        if args.flag("json") { printJSON(["id": copy.id.uuidString, "source_id": doc.id.uuidString, "title": title, "path": copy.path]) } else {
+            print("Duplicated \(doc.id.uuidString) as \(copy.id.uuidString) '\(terminalSafe(title))'")
+        }
+    }
+}
+
+struct DeleteCommand: Command {
+    static let name = "delete"
+    static let abstract = "Move a document to the trash (lnote restore brings it back until empty-trash)."
+    static let usage = "lnote delete DOC [--library DIR] [--json]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        guard args.positionals.count == 1 else { throw UsageError("delete takes one document") }
+    }
+    func run() async throws {
+        let doc = try resolveDocument(args.positionals[0], in: library(args))
+        let title = (try? DocumentMetadata.read(doc.package).title) ?? "(unreadable)"
+        try doc.library.moveToTrash(doc.id)
+        if args.flag("json") { printJSON(["id": doc.id.uuidString, "title": title, "trashed": true]) } else {
+            print("Moved '\(terminalSafe(title))' (\(doc.id.uuidString)) to the trash; lnote restore \(doc.id.uuidString.prefix(8)) brings it back")
+        }
+    }
+}
+
+struct RestoreCommand: Command {
+    static let name = "restore"
+    static let abstract = "Bring a document back from the trash (DOC: id, id prefix or title, as list --trash shows)."
+    static let usage = "lnote restore DOC [--library DIR] [--json]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        guard args.positionals.count == 1 else { throw UsageError("restore takes one document") }
+    }
+    func run() async throws {
+        var lib = library(args)
+        var ref = args.positionals[0]
+        // A package path in a trash folder (`LIB/.trash/<UUID>.lnote`) names its library and id.
+        if isPackagePath(ref), ref.contains("/") {
+            let package = try DocumentPackage(path: absolutePath(ref))
+            let trash = splitParent(package.path)
+            guard trash.hasSuffix("/.trash") else { throw PathError("'\(ref)' is not in a library's trash (LIBRARY/.trash/)") }
+            lib = Library(root: splitParent(trash))
+            ref = package.id.uuidString
+        }
+        let trashed = try lib.trashedDocuments()
+        let matches = UUID(strictString: ref).map { id in trashed.filter { $0.id == id } }
+            ?? trashed.filter { $0.title == ref || $0.id.uuidString.lowercased().hasPrefix(ref.lowercased()) }
+        guard matches.count == 1 else {
+            if matches.isEmpty { throw PathError("no document '\(ref)' in the trash (lnote list --trash shows it)") }
+            throw PathError("'\(ref)' matches \(matches.count) documents in the trash; give more of the id")
+        }
+        let entry = matches[0]
+        if FileManager.default.fileExists(atPath: lib.package(entry.id).path) {
+            throw PathError("a document with the id \(entry.id.uuidString) is already in the library; it was not replaced")
+        }
+        try lib.restoreFromTrash(entry.id)
+        if args.flag("json") { printJSON(["id": entry.id.uuidString, "title": entry.title, "restored": true]) } else {
+            print("Restored '\(terminalSafe(entry.title))' (\(entry.id.uuidString))")
+        }
+    }
+}
+
+struct EmptyTrashCommand: Command {
+    static let name = "empty-trash"
+    static let abstract = "Delete the documents in the trash for good (say --yes)."
+    static let usage = "lnote empty-trash --yes [--library DIR] [--json]"
+    let args: Arguments
+    init(arguments: [String]) throws {
+        args = try Arguments(arguments, valued: ["library"], flags: ["json", "yes"])
+        guard args.positionals.isEmpty else { throw UsageError("empty-trash takes no arguments") }
+    }
+    func run() async throws {
+        let lib = library(args)
+        let trashed = try lib.trashedDocuments()
+        guard args.flag("yes") || trashed.isEmpty else {
+            throw UsageError("this deletes \(trashed.count) document\(trashed.count == 1 ? "" : "s") for good; say --yes (lnote list --trash shows them)")
+        }
+        try lib.emptyTrash()
+        if args.flag("json") { printJSON(["deleted": trashed.map(\.id.uuidString)]) } else {
+            print(trashed.isEmpty ? "The trash is empty." : "Deleted \(trashed.count) document\(trashed.count == 1 ? "" : "s") for good.")
+        }
+    }
+}
