@@ -61,7 +61,7 @@ struct CrashCheckCommand: Command {
         if !json {
             print("flow                          ops  calls  crash states  violations  fault runs  faults  losses")
         }
-        for flow in flows {
+        for (n, flow) in flows.enumerated() {
             var r = await CrashHarness.explore(flow, limits: limits)
             await CrashHarness.injectFaults(flow, into: &r)
             let f = FlowFigures(flow: r.flow, operations: r.operations, calls: r.calls, crashStatesChecked: r.statesChecked,
@@ -82,12 +82,17 @@ struct CrashCheckCommand: Command {
                       + pad(f.operations, 5) + pad(f.calls, 7) + pad(f.crashStatesChecked, 14) + pad(f.crashStateViolations, 12)
                       + pad(f.faultRuns, 12) + pad(f.faultsInjected, 8) + pad(f.faultViolations, 8))
                 for e in f.examples { print("  ! " + e) }
+                // A flow can take a minute: its row is shown when it ends, on a terminal or not.
+                fflush(nil)
+            } else {
+                printError("crashcheck: \(f.flow) done (\(n + 1) of \(flows.count)), \(f.crashStatesChecked) crash states, \(f.crashStateViolations) violations")
             }
         }
         figures.seconds = Date().timeIntervalSince(started)
         if json {
             let e = JSONEncoder()
             e.outputFormatting = [.prettyPrinted, .sortedKeys]
+            e.keyEncodingStrategy = .convertToSnakeCase
             print(String(decoding: try e.encode(figures), as: UTF8.self))
         } else {
             print("total".padding(toLength: 28, withPad: " ", startingAt: 0)

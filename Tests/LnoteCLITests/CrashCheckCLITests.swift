@@ -23,11 +23,14 @@ struct CrashCheckCLITests {
         let r = try lnoteDev(["crashcheck", "--flow", "delete", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
-        #expect((object["crashStatesChecked"] as? Int ?? 0) > 100)
-        #expect(object["crashStateViolations"] as? Int == 0)
-        #expect(object["faultViolations"] as? Int == 0)
-        #expect((object["faultRuns"] as? Int ?? 0) > 0)
+        #expect((object["crash_states_checked"] as? Int ?? 0) > 100)
+        #expect(object["crash_state_violations"] as? Int == 0)
+        #expect(object["fault_violations"] as? Int == 0)
+        #expect((object["fault_runs"] as? Int ?? 0) > 0)
         #expect((object["flows"] as? [Any])?.count == 1)
+        // Progress goes to standard error, one line a flow, even though no terminal is attached.
+        #expect(r.stderr.contains("crashcheck: delete done (1 of 1)"), "\(r.stderr)")
+        #expect(!r.stdout.contains("crashStatesChecked"), "snake_case keys only")
     }
 
     @Test("an unknown flow or argument is a usage error")
