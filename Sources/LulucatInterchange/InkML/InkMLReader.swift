@@ -261,7 +261,7 @@ struct InkMLInterpreter {
         var result: [String: (Double, String?)] = [:]
         for group in source.children(named: "channelProperties") {
             for p in group.children(named: "channelProperty") where p.attribute("name") == "resolution" {
-                if let channel = p.attribute("channel"), let v = p.attribute("value").flatMap(Double.init) {
+                if let channel = p.attribute("channel"), let v = p.attribute("value").flatMap(InkMLNumber.parse) {
                     result[channel] = (v, p.attribute("units"))
                 }
             }
@@ -288,10 +288,10 @@ struct InkMLInterpreter {
                 spec.type = type
             }
             spec.units = c.attribute("units")
-            spec.min = c.attribute("min").flatMap(Double.init)
-            spec.max = c.attribute("max").flatMap(Double.init)
+            spec.min = c.attribute("min").flatMap(InkMLNumber.parse)
+            spec.max = c.attribute("max").flatMap(InkMLNumber.parse)
             spec.negative = c.attribute("orientation") == "-ve"
-            spec.defaultValue = c.attribute("default").flatMap { $0 == "T" ? 1 : $0 == "F" ? 0 : Double($0) }
+            spec.defaultValue = c.attribute("default").flatMap { $0 == "T" ? 1 : $0 == "F" ? 0 : InkMLNumber.parse($0) }
             spec.intermittent = intermittent
             channels.append(spec)
         }
@@ -326,7 +326,7 @@ struct InkMLInterpreter {
             switch name {
             case "width":
                 let unit = p.attribute("units") ?? "pt"
-                if let v = Double(value), let f = InkMLUnits.pointsPer(unit) {
+                if let v = InkMLNumber.parse(value, in: 0...1e6), let f = InkMLUnits.pointsPer(unit) {
                     brush.ink.width = Quantize.length(v * f)
                 } else {
                     warn("brush-width-\(unit)", "a brush width in \"\(unit)\" could not be read; the default width is used")
@@ -338,7 +338,11 @@ struct InkMLInterpreter {
                     warn("brush-color-\(value)", "the brush colour \"\(value)\" is not #RRGGBB; black is used")
                 }
             case "transparency":
-                if let t = Double(value) { brush.ink.color.a = UInt8(255 - min(max(t.rounded(), 0), 255)) }
+                if let t = InkMLNumber.parse(value) {
+                    brush.ink.color.a = UInt8(255 - min(max(t.rounded(), 0), 255))
+                } else {
+                    warn("brush-transparency-\(value)", "the brush transparency \"\(value)\" is not a number; opaque is used")
+                }
             case "rasterOp":
                 if value == "maskPen" { brush.ink.tool = .highlighter }
             case "tool":

@@ -44,10 +44,13 @@ enum XMLTree {
     static let maxDepth = 200
 
     static func parse(_ data: Data, maxElements: Int) throws(InkMLError) -> XMLElementNode {
-        // Checked on the UTF-8 the parser gets, so a UTF-16 file cannot slip past.
+        // Checked on the bytes the parser gets, which are UTF-8 declared as UTF-8, so no other
+        // encoding can slip markup past the check.
         let text = try utf8(data)
         try refuseUnsafeMarkup(text)
-        let parser = XMLParser(data: text)
+        // Pushed to libxml2 in chunks (a stream): given the whole file at once, libxml2 refuses
+        // anything over 10 MB ("huge input lookup"), far below our documented limit.
+        let parser = XMLParser(stream: InputStream(data: text))
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
@@ -120,30 +123,8 @@ enum XMLTree {
         return (line, column)
     }
 
-    /// The bytes as UTF-8, which is what we hand the parser: UTF-8 (with or without a byte order
-    /// mark) as is, UTF-16 with a byte order mark transcoded. Anything else is refused here,
-    /// because swift-corelibs-foundation's XMLParser traps on names that are not valid UTF-8.
-    static func utf8(_ data: Data) throws(InkMLError) -> Data {
-        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
-            guard let text = String(data: data, encoding: .utf16) else {
-                throw InkMLError(.malformedXML, "the file starts as UTF-16 but is not valid UTF-16")
-            }
-            // The declaration still says UTF-16; the parser must read what we give it.
-            var body = Substring(text)
-            if body.hasPrefix("<?xml"), let end = body.range(of: "?>") { body = body[end.upperBound...] }
-            return Data(("<?xml version=\"1.0\" encoding=\"UTF-8\"?>" + body).utf8)
-        }
-        let valid = data.withUnsafeBytes { String(validating: $0, as: UTF8.self) != nil }
-        guard valid else {
-            let prefix = data.prefix(200)
-            let declared = String(decoding: prefix, as: UTF8.self).range(of: "encoding=") != nil
-                && String(decoding: prefix, as: UTF8.self).lowercased().contains("utf-8") == false
-            throw InkMLError(.malformedXML, declared
-                ? "the file declares an encoding other than UTF-8 or UTF-16, which is not supported"
-                : "the file is not valid UTF-8")
-        }
-        return data
-    }
+    /// The bytes as UTF-8, which is what we hand the parser (see `XMLEncoding`).
+    static func utf8(_ data: Data) throws(InkMLError) -> Data { try XMLEncoding.utf8(data) }
 
     static func describe(_ code: Int) -> String {
         switch code {
