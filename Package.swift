@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "LulucatRenderTests", dependencies: ["LulucatRender", "LulucatInk"]),
         .testTarget(name: "LulucatStoreTests", dependencies: ["LulucatStore", "LulucatInk"]),
         .testTarget(name: "LulucatInterchangeTests",
-                    dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk"]),
+                    dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatRender"]),
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote"]),
     ]
 )

@@ -36,3 +36,10 @@ enum InkMLNumber {
         return v
     }
 }
+
+extension InkMLNumber {
+    /// A short decimal for messages ("133", "0.5").
+    static func format(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(format: "%.4g", v)
+    }
+}

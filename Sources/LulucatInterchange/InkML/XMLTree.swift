@@ -14,6 +14,8 @@ final class XMLElementNode {
     let column: Int
     var children: [XMLElementNode] = []
     var text = ""
+    /// The namespace of an element outside InkML's (kept only around the <ink> element).
+    var namespace: String?
 
     init(name: String, attributes: [String: String], line: Int, column: Int) {
         self.name = name
@@ -42,6 +44,8 @@ final class XMLElementNode {
 enum XMLTree {
     static let inkMLNamespace = "http://www.w3.org/2003/InkML"
     static let maxDepth = 200
+    /// The elements whose text the reader uses; the text of any other is dropped while parsing.
+    static let textElements: Set<String> = ["trace", "annotation", "affine", "matrix"]
 
     static func parse(_ data: Data, maxElements: Int) throws(InkMLError) -> XMLElementNode {
         // Checked on the bytes the parser gets, which are UTF-8 declared as UTF-8, so no other
@@ -67,11 +71,26 @@ enum XMLTree {
         guard ok, let root = builder.root else {
             throw InkMLError(.malformedXML, line: parser.lineNumber, column: parser.columnNumber, "the file is not well-formed XML")
         }
-        guard root.name == "ink" else {
+        // Some producers wrap <ink> in a root of their own (Wacom IoT Paper's <paper>): the
+        // first <ink> element, breadth first, is the document.
+        guard let ink = firstInk(root) else {
             throw InkMLError(.notInkML, line: root.line, column: root.column,
-                             "the root element is <\(root.name)>, not <ink>: this is not an InkML file")
+                             "the root element is <\(root.name)>, not <ink>, and holds no <ink>: this is not an InkML file")
         }
-        return root
+        return ink
+    }
+
+    static func firstInk(_ root: XMLElementNode) -> XMLElementNode? {
+        if root.name == "ink" { return root }
+        var queue = [root]
+        var i = 0
+        while i < queue.count {
+            let node = queue[i]
+            if node.name == "ink" && (node.namespace == nil || node.namespace == inkMLNamespace) { return node }
+            queue += node.children
+            i += 1
+        }
+        return nil
     }
 
     /// Refuses markup InkML has no use for and the parser cannot be trusted with:
@@ -154,6 +173,8 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     private var stack: [XMLElementNode] = []
     /// Depth inside an element of a foreign namespace whose subtree we skip.
     private var skipping = 0
+    /// Depth inside the first <ink> element (0 outside it).
+    private var insideInk = 0
     private var count = 0
     private let maxElements: Int
 
@@ -163,7 +184,10 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
                 qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
         if failure != nil { return }
         if skipping > 0 { skipping += 1; return }
-        if let ns = namespaceURI, !ns.isEmpty, ns != XMLTree.inkMLNamespace, root != nil {
+        // Foreign elements are skipped with their content inside <ink>; around it (a wrapper
+        // root) they are kept, as the path to the <ink>.
+        let foreign = namespaceURI.map { !$0.isEmpty && $0 != XMLTree.inkMLNamespace } ?? false
+        if foreign, insideInk > 0 {
             skipping = 1
             return
         }
@@ -183,6 +207,8 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         }
         let node = XMLElementNode(name: elementName, attributes: attributeDict,
                                   line: parser.lineNumber, column: parser.columnNumber)
+        node.namespace = foreign ? namespaceURI : nil
+        if elementName == "ink" && (!foreign || stack.isEmpty) || insideInk > 0 { insideInk += 1 }
         if let parent = stack.last { parent.children.append(node) } else if root == nil { root = node }
         stack.append(node)
     }
@@ -190,6 +216,7 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
         if skipping > 0 { skipping -= 1; return }
         _ = stack.popLast()
+        if insideInk > 0 { insideInk -= 1 }
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred error: Error) {
@@ -201,7 +228,7 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
-        guard skipping == 0, let top = stack.last, top.name == "trace" else { return }
+        guard skipping == 0, let top = stack.last, XMLTree.textElements.contains(top.name) else { return }
         top.text += string
     }
 
