@@ -96,8 +96,11 @@ struct ChannelMapper {
     ///   - inkSpace: X and Y are Windows ink space (himetric) whatever the ink source says.
     ///   - transform: the context's canvas transform, applied to the raw X and Y first.
     ///   - sampleRate: samples per second of the ink source, for traces without T.
+    ///   - canvasScale: points per unit of the canvas's X and Y: the trace values (after
+    ///     `transform`) are canvas coordinates in those units.
     init(format: TraceFormat, ink: Ink, at node: XMLElementNode, inkSpace: Bool = false,
-         transform: PlaneMap? = nil, sampleRate: Double? = nil) throws(InkMLError) {
+         transform: PlaneMap? = nil, canvasScale: (x: Double, y: Double)? = nil,
+         sampleRate: Double? = nil) throws(InkMLError) {
         self.ink = ink
         guard let x = format.index(of: "X"), let y = format.index(of: "Y") else {
             throw InkMLError(.invalidTrace, line: node.line, column: node.column,
@@ -108,7 +111,10 @@ struct ChannelMapper {
         var warnings: [(String, String)] = []
         let cx = format.channels[x], cy = format.channels[y]
         var sx: Double?, sy: Double?
-        if inkSpace {
+        if let canvasScale {
+            sx = canvasScale.x
+            sy = canvasScale.y
+        } else if inkSpace {
             sx = Self.himetric
             sy = Self.himetric
         } else {

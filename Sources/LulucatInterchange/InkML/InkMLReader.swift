@@ -70,6 +70,9 @@ struct InkMLInterpreter {
         var transform: PlaneMap?
         /// Samples per second of the ink source (`<sampleRate>`).
         var sampleRate: Double?
+        /// Points per unit of the context's `<canvas>` X and Y, when it gives them lengths: the
+        /// units of the trace values once mapped to the canvas.
+        var canvasScale: (x: Double, y: Double)?
     }
 
     /// The ink a brush gives, and whether it named a width.
@@ -422,6 +425,19 @@ struct InkMLInterpreter {
             transformNode = try lookup(ref, at: node, expecting: "canvasTransform")
         }
         if let transformNode { context.transform = canvasTransform(transformNode) }
+        var canvasNode = node.child(named: "canvas")
+        if canvasNode == nil, let ref = node.attribute("canvasRef") {
+            canvasNode = try lookup(ref, at: node, expecting: "canvas")
+        }
+        if let canvasNode {
+            var format: TraceFormat?
+            if let tf = canvasNode.child(named: "traceFormat") { format = try traceFormat(tf) }
+            else if let ref = canvasNode.attribute("traceFormatRef") { format = try traceFormatByReference(ref, at: canvasNode) }
+            if let format, let x = format.index(of: "X"), let y = format.index(of: "Y"),
+               let sx = format.channels[x].factor(to: InkMLUnits.pointsPer), let sy = format.channels[y].factor(to: InkMLUnits.pointsPer) {
+                context.canvasScale = (sx, sy)
+            }
+        }
         return context
     }
 
@@ -659,7 +675,8 @@ struct InkMLInterpreter {
             return
         }
         var mapper = try ChannelMapper(format: format, ink: brush.ink, at: node, inkSpace: inkSpace(context),
-                                       transform: context.transform, sampleRate: context.sampleRate)
+                                       transform: context.transform, canvasScale: context.canvasScale,
+                                       sampleRate: context.sampleRate)
         var raw = try mapper.raw(from: parsed, at: node)
         for (key, message) in mapper.warnings { warn(key, message) }
         if let range {
@@ -701,7 +718,7 @@ struct InkMLInterpreter {
     /// traces in himetric whatever the digitizer the ink source describes; read by the ink
     /// source's resolutions, PowerPoint ink came out X x0.64 and Y x0.48 (docs/inkml.md).
     private mutating func inkSpace(_ context: Context) -> Bool {
-        guard context.formatFromSource, context.transform == nil,
+        guard context.formatFromSource, context.transform == nil, context.canvasScale == nil,
               let x = context.format.index(of: "X"), let y = context.format.index(of: "Y"),
               context.format.channels[x].resolution != nil, context.format.channels[y].resolution != nil else { return false }
         let microsoft = microsoftInk || context.format.channels.contains { $0.units == "dev" }

@@ -152,6 +152,32 @@ enum InkMLFixtures {
         #expect(bad.warnings.contains { $0.contains("cannot be read") })
     }
 
+    /// A context's canvas gives the units of the trace values once mapped (identity here): the
+    /// ink source's digitizer resolution (50 per cm, which read 20x too large) does not apply.
+    @Test func canvasUnitsAreTheTraceUnits() throws {
+        let doc = try InkMLReader.read(Data("""
+            <inkml:ink xmlns:inkml="http://www.w3.org/2003/InkML"><inkml:definitions>
+            <inkml:canvas xml:id="canvas0"><inkml:traceFormat><inkml:channel name="X" type="integer" units="himetric"/>
+            <inkml:channel name="Y" type="integer" units="himetric"/></inkml:traceFormat></inkml:canvas>
+            <inkml:context xml:id="ctx0" canvasRef="#canvas0">
+              <inkml:canvasTransform><inkml:mapping type="identity"/></inkml:canvasTransform>
+              <inkml:inkSource xml:id="s"><inkml:traceFormat><inkml:channel name="X" type="integer" units="cm"/><inkml:channel name="Y" type="integer" units="cm"/></inkml:traceFormat>
+              <inkml:channelProperties><inkml:channelProperty channel="X" name="resolution" value="50" units="1/cm"/>
+              <inkml:channelProperty channel="Y" name="resolution" value="50" units="1/cm"/></inkml:channelProperties></inkml:inkSource>
+            </inkml:context></inkml:definitions>
+            <inkml:trace contextRef="#ctx0">2540 5080, 5080 2540</inkml:trace></inkml:ink>
+            """.utf8))
+        #expect(xy(doc) == [[720, 1440], [1440, 720]])
+        // With an affine mapping, the mapped values are in the canvas's units too.
+        let mapped = try InkMLReader.read(Data("""
+            <ink><definitions><canvas xml:id="c"><traceFormat><channel name="X" units="mm"/><channel name="Y" units="mm"/></traceFormat></canvas>
+            <context xml:id="k" canvasRef="#c"><canvasTransform><mapping type="affine"><affine>0.5 0 0, 0 0.5 0</affine></mapping></canvasTransform>
+            <inkSource><traceFormat><channel name="X" type="integer"/><channel name="Y" type="integer"/></traceFormat></inkSource></context></definitions>
+            <trace contextRef="#k">50.8 101.6</trace></ink>
+            """.utf8))
+        #expect(xy(mapped) == [[720, 1440]])
+    }
+
     /// Views with from/to draw the points they select (1-based, inclusive), of a trace or of a
     /// group's children.
     @Test func traceViewRangesAreDrawn() throws {
