@@ -52,7 +52,7 @@ public enum InkMLReader {
         }
         let root = try XMLTree.parse(data, maxElements: limits.maxElements)
         var interpreter = InkMLInterpreter(root: root, limits: limits)
-        interpreter.microsoftInk = data.range(of: Data("schemas.microsoft.com/ink".utf8)) != nil
+        interpreter.microsoftInk = XMLTree.offset(of: Array("schemas.microsoft.com/ink".utf8), in: data) != nil
         try interpreter.run()
         return interpreter.document()
     }

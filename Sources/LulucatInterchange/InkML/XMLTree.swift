@@ -103,8 +103,8 @@ enum XMLTree {
     /// A byte search, so such text inside a comment or CDATA section is refused as well.
     static func refuseUnsafeMarkup(_ text: Data) throws(InkMLError) {
         for (keyword, what) in [("<!ENTITY", "XML entities"), ("<!ATTLIST", "XML attribute lists"), ("<!NOTATION", "XML notations")] {
-            if let range = text.range(of: Data(keyword.utf8)) {
-                let (line, column) = lineAndColumn(of: range.lowerBound - text.startIndex, in: text)
+            if let at = offset(of: Array(keyword.utf8), in: text) {
+                let (line, column) = lineAndColumn(of: at, in: text)
                 throw InkMLError(.unsupported, line: line, column: column,
                                  "the file declares \(what), which InkML does not use; refused for safety")
             }
@@ -128,6 +128,24 @@ enum XMLTree {
                       b[j] != 0x20, b[j] != 0x09, b[j] != 0x0A, b[j] != 0x0D { j += 1 }
                 if j > i + 2, j + 1 < b.count, b[j] == UInt8(ascii: "?"), b[j + 1] == UInt8(ascii: ">") { return i }
                 i = max(i + 2, j)
+            }
+            return nil
+        }
+    }
+
+    /// The offset of the first occurrence of `needle` in `haystack` (Foundation's
+    /// `Data.range(of:)` is many times slower, and this runs over every file).
+    static func offset(of needle: [UInt8], in haystack: Data) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        return haystack.withUnsafeBytes { (h: UnsafeRawBufferPointer) -> Int? in
+            let first = needle[0], last = h.count - needle.count
+            var i = 0
+            while i <= last {
+                // memchr for the first byte, then compare the rest.
+                guard let p = memchr(h.baseAddress! + i, Int32(first), last - i + 1) else { return nil }
+                let at = h.baseAddress!.distance(to: UnsafeRawPointer(p))
+                if memcmp(h.baseAddress! + at, needle, needle.count) == 0 { return at }
+                i = at + 1
             }
             return nil
         }

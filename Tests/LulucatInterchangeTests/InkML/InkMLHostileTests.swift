@@ -96,6 +96,16 @@ import LulucatInk
         #expect(InkMLNumber.parse("0x10") == nil)
     }
 
+    @Test func byteSearchFindsTheFirstOccurrence() {
+        #expect(XMLTree.offset(of: Array("<!ENTITY".utf8), in: Data("ab<!ENTIT<!ENTITY x".utf8)) == 9)
+        #expect(XMLTree.offset(of: Array("abc".utf8), in: Data("ab".utf8)) == nil)
+        #expect(XMLTree.offset(of: Array("ab".utf8), in: Data("xxab".utf8)) == 2)
+        #expect(XMLTree.offset(of: Array("ab".utf8), in: Data("xxa".utf8)) == nil)
+        #expect(XMLTree.offset(of: Array("a".utf8), in: Data()) == nil)
+        let slice = Data("zzzab".utf8).dropFirst(2)
+        #expect(XMLTree.offset(of: Array("ab".utf8), in: slice) == 1)
+    }
+
     /// libxml2 refuses more than 10 MB handed to it at once; the reader's limit is 256 MiB.
     @Test func filesAboveTenMegabytesImport() throws {
         var text = "<ink><traceFormat><channel name=\"X\" units=\"pt\"/><channel name=\"Y\" units=\"pt\"/></traceFormat>\n"
