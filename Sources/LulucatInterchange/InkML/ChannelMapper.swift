@@ -30,6 +30,9 @@ struct PlaneMap: Sendable, Equatable {
 struct RawStroke {
     var ink: Ink
     var x: [Double] = [], y: [Double] = [], diameter: [Double]? = nil
+    /// The W diameters are in points (W had a length unit), not in the plane's units: the fit
+    /// of unitless X and Y leaves them as they are.
+    var diameterInPoints = false
     var time: [UInt32] = [], pressure: [UInt16] = []
     var azimuth: [UInt16]?, altitude: [UInt16]?
 
@@ -37,6 +40,7 @@ struct RawStroke {
     func slice(_ r: ClosedRange<Int>) -> RawStroke {
         var o = RawStroke(ink: ink)
         o.x = Array(x[r]); o.y = Array(y[r]); o.diameter = diameter.map { Array($0[r]) }
+        o.diameterInPoints = diameterInPoints
         let t0 = time[r.lowerBound]
         o.time = time[r].map { $0 >= t0 ? $0 - t0 : 0 }
         o.pressure = Array(pressure[r])
@@ -48,7 +52,7 @@ struct RawStroke {
     /// Quantized, through `fit` (identity unless the coordinates are unitless).
     func stroke(fit: PlaneMap = .identity) -> Stroke {
         let baseRadius = UInt16((UInt32(ink.width) + 1) / 2)
-        let widthScale = fit.lengthScale
+        let widthScale = diameterInPoints ? 1 : fit.lengthScale
         var samples: [Sample] = []
         samples.reserveCapacity(x.count)
         for i in x.indices {
@@ -78,7 +82,7 @@ struct ChannelMapper {
     /// Milliseconds between samples when there is no T channel but the ink source gives a rate.
     private let sampleInterval: Double?
     private var f: Int?, fScale = ChannelScale(factor: 1), fHasRange = false
-    private var w: Int?, wScale = 1.0
+    private var w: Int?, wScale = 1.0, wInPoints = false
     private var oa: Int?, oe: Int?, oaScale = 1.0, oeScale = 1.0
     private var otx: Int?, oty: Int?, otxScale = 1.0, otyScale = 1.0
 
@@ -160,8 +164,9 @@ struct ChannelMapper {
             case "W":
                 w = i
                 if let f = c.factor(to: InkMLUnits.pointsPer) {
-                    // W in a length: into the plane's units (points, or page units when fitted).
-                    wScale = unitless ? f / max(plane.lengthScale, .leastNormalMagnitude) : f
+                    // W in a length keeps its size, whatever the fit of unitless X and Y does.
+                    wScale = f
+                    wInPoints = true
                 } else {
                     wScale = plane.lengthScale
                 }
@@ -206,7 +211,7 @@ struct ChannelMapper {
         out.y.reserveCapacity(n)
         out.time.reserveCapacity(n)
         out.pressure.reserveCapacity(n)
-        if w != nil { out.diameter = [] }
+        if w != nil { out.diameter = []; out.diameterInPoints = wInPoints }
         var lastX = Double.nan, lastY = Double.nan, lastT = Double.nan, lastF = Double.nan, lastW = Double.nan
         var firstT = Double.nan
         if oa != nil || otx != nil && oty != nil { out.azimuth = [] }

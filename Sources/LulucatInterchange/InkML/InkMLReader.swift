@@ -281,8 +281,9 @@ struct InkMLInterpreter {
     static func canvas(of group: XMLElementNode) -> QuantizedSize? {
         guard let a = group.children.first(where: { $0.name == "annotation" && $0.attribute("type") == "canvas" }) else { return nil }
         let parts = a.text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
-        guard parts.count == 2, let w = InkMLNumber.parse(String(parts[0]), in: 1...100_000),
-              let h = InkMLNumber.parse(String(parts[1]), in: 1...100_000) else { return nil }
+        // From 1 pt to the largest canvas the model holds (Int32 tenths of a point).
+        guard parts.count == 2, let w = InkMLNumber.parse(String(parts[0]), in: 1...214_748_364.7),
+              let h = InkMLNumber.parse(String(parts[1]), in: 1...214_748_364.7) else { return nil }
         return QuantizedSize(width: Quantize.position(w), height: Quantize.position(h))
     }
 

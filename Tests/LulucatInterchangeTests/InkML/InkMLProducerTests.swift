@@ -201,6 +201,23 @@ enum InkMLFixtures {
         }
     }
 
+    /// Fitting unitless X and Y scales a unitless W with them; a W in a length keeps its size.
+    @Test func widthsUnderTheUnitlessFit() throws {
+        func read(_ w: String) throws -> InkMLDocument {
+            try InkMLReader.read(Data("""
+                <ink><traceFormat><channel name="X"/><channel name="Y"/><channel name="W"\(w)/></traceFormat>
+                <trace>0 0 0.01, 1 1 0.01</trace></ink>
+                """.utf8))
+        }
+        let unitless = try read("")
+        let inMM = try read(" units=\"mm\"")
+        // 1 unit fitted to 540 pt: a W of 0.01 unit is 5.4 pt, radius 2.7 pt.
+        #expect(unitless.strokes[0].samples[0].radius == 27)
+        // 0.01 mm stays 0.01 mm: radius 0.014 pt, 0 tenths.
+        #expect(inMM.strokes[0].samples[0].radius == 0)
+        #expect(xy(unitless) == xy(inMM))
+    }
+
     @Test func eraserLikeBrushesAreReported() throws {
         let doc = try InkMLReader.read(Data("""
             <ink><definitions><brush xml:id="e"><brushProperty name="rasterOp" value="mergePenNot"/></brush></definitions>
