@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "LulucatStoreTesting",
                 dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatSQLite"]),
         .target(name: "LulucatInterchangeTesting",
-                dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatStoreTesting"]),
+                dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
         .executableTarget(name: "lnote-dev",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "LulucatStoreTests",
                     dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
         .testTarget(name: "LulucatInterchangeTests",
-                    dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting",
+                    dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatRender", "LulucatHandwriting",
                                    "LulucatStoreTesting", "LulucatInterchangeTesting"]),
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev"]),
     ]

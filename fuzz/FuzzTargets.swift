@@ -20,6 +20,9 @@ enum FuzzTargets {
 
     static func inkml(_ bytes: [UInt8]) {
         if let problem = InkMLFuzz.problem(bytes) { fatalError("inkml: \(problem)") }
+        // The same file with its values mutated (numbers, properties, encoding), which byte
+        // mutations rarely reach.
+        if let problem = InkMLFuzz.problem(InkMLValueMutator.variant(of: bytes)) { fatalError("inkml (values): \(problem)") }
     }
 
     /// A one-file export, as given and with its CRC-32s fixed.

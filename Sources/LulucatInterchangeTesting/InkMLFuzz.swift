@@ -24,7 +24,11 @@ public enum InkMLFuzz {
             guard s.channelsAreConsistent else { return "an imported stroke has a channel whose length differs from its samples" }
             guard s.samples.count <= PageFile.maxSamplesPerStroke else { return "an imported stroke has \(s.samples.count) samples" }
         }
-        let written = InkMLWriter.write(doc.page)
+        // Several pages (our page groups) are written as such; one page as a plain file.
+        func write(_ d: InkMLDocument) -> Data {
+            d.pages.count == 1 ? InkMLWriter.write(d.page) : InkMLWriter.write(pages: d.pages).data
+        }
+        let written = write(doc)
         let back: InkMLDocument
         do { back = try InkMLReader.read(written) } catch {
             return "what we wrote of an imported page does not read back: \(error)"
@@ -41,14 +45,18 @@ public enum InkMLFuzz {
                 return "stroke \(i): the angle channels differ after writing and reading"
             }
         }
-        guard back.page.canvasSize == doc.page.canvasSize else {
-            return "canvas \(doc.page.canvasSize) read back as \(back.page.canvasSize)"
+        guard back.pages.count == doc.pages.count else { return "\(doc.pages.count) pages written, \(back.pages.count) read back" }
+        for (a, b) in zip(doc.pages, back.pages) {
+            guard a.canvasSize == b.canvasSize else { return "canvas \(a.canvasSize) read back as \(b.canvasSize)" }
+            guard a.strokes.count == b.strokes.count else { return "a page's \(a.strokes.count) strokes read back as \(b.strokes.count)" }
         }
-        // Writing is a function of the page: writing what we read back gives the same bytes.
-        guard InkMLWriter.write(back.page) == written else { return "writing the page read back gives other bytes" }
-        let stored: [UInt8]
-        do { stored = try PageFile.encode(doc.page) } catch { return "the imported page does not encode: \(error)" }
-        guard (try? PageFile.decode(stored)) == doc.page else { return "the imported page does not survive the page format" }
+        // Writing is a function of the pages: writing what we read back gives the same bytes.
+        guard write(back) == written else { return "writing the page read back gives other bytes" }
+        for page in doc.pages {
+            let stored: [UInt8]
+            do { stored = try PageFile.encode(page) } catch { return "the imported page does not encode: \(error)" }
+            guard (try? PageFile.decode(stored)) == page else { return "the imported page does not survive the page format" }
+        }
         return nil
     }
 
@@ -69,6 +77,8 @@ public enum InkMLFuzz {
         extremes.altitude = [1571, 0]
         out.append(("extremes.inkml", [UInt8](InkMLWriter.write(PageContent(elements: [.stroke(extremes)])))))
         out.append(("features.inkml", Array(features.utf8)))
+        out.append(("pages.inkml", [UInt8](InkMLWriter.write(pages: [SampleContent.page(seed: 2, strokes: 2), PageContent(canvasSize: .a4),
+                                                                    SampleContent.page(seed: 3, strokes: 1)]).data)))
         if let extraFolder, let walk = FileManager.default.enumerator(atPath: extraFolder) {
             for case let relative as String in walk where relative.hasSuffix(".inkml") {
                 guard let data = FileManager.default.contents(atPath: extraFolder + "/" + relative), data.count <= maxBytes else { continue }

@@ -6,10 +6,21 @@ import LulucatInk
 /// The result of reading an InkML file: its traces as the strokes of one page, and the
 /// warnings a person should see (channels dropped, traces skipped), each said once.
 public struct InkMLDocument: Sendable {
-    /// The strokes in file order (z-order); the canvas is US Letter, grown to hold the ink.
-    public var page: PageContent
+    /// The pages: one, unless the file holds our page groups (`InkMLWriter.write(pages:)`).
+    /// Strokes in file order (z-order); each canvas is US Letter (or the page group's canvas),
+    /// grown to hold the ink.
+    public var pages: [PageContent]
     public var warnings: [String]
 
-    public var strokes: [Stroke] { page.strokes }
-    public var sampleCount: Int { page.sampleCount }
+    /// The first page (the only one of files from other writers).
+    public var page: PageContent { pages.first ?? PageContent() }
+
+    /// Strokes and samples of every page.
+    public var strokes: [Stroke] { pages.flatMap(\.strokes) }
+    public var sampleCount: Int { pages.reduce(0) { $0 + $1.sampleCount } }
+
+    public init(pages: [PageContent], warnings: [String]) {
+        self.pages = pages.isEmpty ? [PageContent()] : pages
+        self.warnings = warnings
+    }
 }

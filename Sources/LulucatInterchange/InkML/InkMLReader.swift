@@ -52,6 +52,7 @@ public enum InkMLReader {
         }
         let root = try XMLTree.parse(data, maxElements: limits.maxElements)
         var interpreter = InkMLInterpreter(root: root, limits: limits)
+        interpreter.microsoftInk = XMLTree.offset(of: Array("schemas.microsoft.com/ink".utf8), in: data) != nil
         try interpreter.run()
         return interpreter.document()
     }
@@ -63,11 +64,27 @@ struct InkMLInterpreter {
     struct Context {
         var format: TraceFormat = .default
         var brush: Brush = Brush()
+        /// The format is the ink source's (the digitizer's), not one the context gives itself.
+        var formatFromSource = false
+        /// The canvas transform of the context, on raw X and Y.
+        var transform: PlaneMap?
+        /// Samples per second of the ink source (`<sampleRate>`).
+        var sampleRate: Double?
+        /// Points per unit of the context's `<canvas>` X and Y, when it gives them lengths: the
+        /// units of the trace values once mapped to the canvas.
+        var canvasScale: (x: Double, y: Double)?
     }
 
     /// The ink a brush gives, and whether it named a width.
     struct Brush {
         var ink = Ink()
+        /// The tip as the brush gave it (points; `ink.width` is the larger side).
+        var widthPoints: Double?
+        var height: Double?
+        /// `ellipse` (the default), `rectangle`, or what the file says.
+        var tip: String?
+        /// The brush (or one it inherits) names our tool.
+        var toolGiven = false
     }
 
     let root: XMLElementNode
@@ -91,6 +108,16 @@ struct InkMLInterpreter {
     private var referenceDepth = 0
     static let maxReferenceDepth = 64
     private var skippedPenUp = 0
+    /// Items visited by views with ranges (which may name one another): bounded.
+    private var selectionSteps = 0
+    /// The file is from Microsoft's ink serializer (its namespace appears in it).
+    var microsoftInk = false
+    /// Strokes read from unitless X and Y: their parts (a continuation adds one), fitted to the
+    /// page together when the walk is done. `strokes[i]` is a placeholder until then.
+    private var unitlessParts: [Int: [RawStroke]] = [:]
+    /// Index into `strokes` where each of our page groups starts (empty: one page).
+    private var pageStarts: [Int] = []
+    private var pageCanvases: [QuantizedSize?] = []
 
     init(root: XMLElementNode, limits: InkMLReader.Limits) {
         self.root = root
@@ -107,15 +134,72 @@ struct InkMLInterpreter {
         }
     }
 
-    func document() -> InkMLDocument {
-        var size = QuantizedSize.letter
-        for s in strokes {
-            guard let b = s.bounds else { continue }
-            size.width = max(size.width, Int32(clamping: Int64(b.x) + Int64(b.width)))
-            size.height = max(size.height, Int32(clamping: Int64(b.y) + Int64(b.height)))
+    mutating func document() -> InkMLDocument {
+        finishUnitless()
+        var pages: [PageContent] = []
+        let starts = pageStarts.isEmpty ? [0] : pageStarts
+        for (n, start) in starts.enumerated() {
+            let end = n + 1 < starts.count ? starts[n + 1] : strokes.count
+            let slice = Array(strokes[start..<end])
+            var size = (n < pageCanvases.count ? pageCanvases[n] : nil) ?? QuantizedSize.letter
+            for s in slice {
+                guard let b = s.bounds else { continue }
+                size.width = max(size.width, Int32(clamping: Int64(b.x) + Int64(b.width)))
+                size.height = max(size.height, Int32(clamping: Int64(b.y) + Int64(b.height)))
+            }
+            pages.append(PageContent(canvasSize: size, elements: slice.map { .stroke($0) }))
         }
-        return InkMLDocument(page: PageContent(canvasSize: size, elements: strokes.map { .stroke($0) }),
-                             warnings: warnings)
+        return InkMLDocument(pages: pages, warnings: warnings)
+    }
+
+    /// Fits the strokes whose X and Y have no units to the page, all by one scale and offset
+    /// (docs/inkml.md, "Unitless coordinates"), and puts them in their places.
+    private mutating func finishUnitless() {
+        guard !unitlessParts.isEmpty else { return }
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for parts in unitlessParts.values {
+            for p in parts {
+                for v in p.x where v.isFinite { minX = min(minX, v); maxX = max(maxX, v) }
+                for v in p.y where v.isFinite { minY = min(minY, v); maxY = max(maxY, v) }
+            }
+        }
+        var fit = PlaneMap.identity
+        if minX.isFinite, minY.isFinite {
+            let (fitted, message) = Self.unitlessFit(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+            fit = fitted
+            warn("unitless", message)
+        }
+        for (index, parts) in unitlessParts {
+            var stroke = parts[0].stroke(fit: fit)
+            for p in parts.dropFirst() { stroke.append(continuing: p.stroke(fit: fit)) }
+            strokes[index] = stroke
+        }
+        unitlessParts = [:]
+    }
+
+    /// The page a sensible reading of unitless ink gives: read as points when that puts it on
+    /// a page at a legible size (its larger side 10 pt or more, the whole within 540 x 720 pt),
+    /// else scaled to fit 540 x 720 pt; moved to 36 pt from the top left corner when it would
+    /// not lie on a US Letter page.
+    static func unitlessFit(minX: Double, minY: Double, maxX: Double, maxY: Double) -> (PlaneMap, String) {
+        let w = maxX - minX, h = maxY - minY
+        let box = (width: 540.0, height: 720.0)
+        var scale = 1.0
+        if !(max(w, h) >= 10 && w <= box.width && h <= box.height) {
+            let sx = w > 0 ? box.width / w : .infinity, sy = h > 0 ? box.height / h : .infinity
+            let s = min(sx, sy)
+            if s.isFinite && s > 0 { scale = s }
+        }
+        var dx = 0.0, dy = 0.0
+        let onPage = minX * scale >= 0 && minY * scale >= 0 && maxX * scale <= 612 && maxY * scale <= 792
+        if !onPage { dx = 36 - minX * scale; dy = 36 - minY * scale }
+        let fit = PlaneMap(a: scale, c: dx, e: scale, f: dy)
+        guard fit.isFinite else { return (.identity, "X and Y have no units; they are read as points") }
+        let size = "\(InkMLNumber.format(w)) x \(InkMLNumber.format(h)) units"
+        if scale == 1 && dx == 0 && dy == 0 {
+            return (fit, "X and Y have no units; they are read as points (the ink spans \(size))")
+        }
+        return (fit, "X and Y have no units; the ink (\(size)) is fitted to the page at \(InkMLNumber.format(scale)) pt a unit")
     }
 
     // MARK: - Walking the ink stream
@@ -158,6 +242,13 @@ struct InkMLInterpreter {
                 let (context, brush) = try effective(node, current: current, groupContext: groupContext, groupBrush: groupBrush)
                 try importTrace(node, context: context, brush: brush)
             case "traceGroup":
+                if depth == 0 && !viaView, let page = node.children.first(where: { $0.name == "annotation" && $0.attribute("type") == "page" }) {
+                    _ = page
+                    // One of our pages (docs/inkml.md, "Several pages").
+                    if pageStarts.isEmpty && !strokes.isEmpty { pageStarts.append(0); pageCanvases.append(nil) }
+                    pageStarts.append(strokes.count)
+                    pageCanvases.append(Self.canvas(of: node))
+                }
                 let (context, brush) = try effective(node, current: current, groupContext: groupContext, groupBrush: groupBrush)
                 var inner = current
                 try walk(node.children, context: &inner, groupContext: context, groupBrush: brush, depth: depth + 1,
@@ -186,14 +277,25 @@ struct InkMLInterpreter {
         return (context, brush)
     }
 
+    /// `<annotation type="canvas">W H</annotation>` of a page group: the canvas in points.
+    static func canvas(of group: XMLElementNode) -> QuantizedSize? {
+        guard let a = group.children.first(where: { $0.name == "annotation" && $0.attribute("type") == "canvas" }) else { return nil }
+        let parts = a.text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
+        // From 1 pt to the largest canvas the model holds (Int32 tenths of a point).
+        guard parts.count == 2, let w = InkMLNumber.parse(String(parts[0]), in: 1...214_748_364.7),
+              let h = InkMLNumber.parse(String(parts[1]), in: 1...214_748_364.7) else { return nil }
+        return QuantizedSize(width: Quantize.position(w), height: Quantize.position(h))
+    }
+
     private mutating func importView(_ node: XMLElementNode, current: Context, groupContext: Context?,
                                      groupBrush: Brush?, depth: Int) throws(InkMLError) {
         guard let ref = node.attribute("traceDataRef") else { return }
+        let target = try lookup(ref, at: node)
         if node.attribute("from") != nil || node.attribute("to") != nil {
-            warn("view-range", "traceView with from/to ranges (line \(node.line)) is not supported; skipped")
+            try importRange(of: target, view: node, current: current, groupContext: groupContext,
+                            groupBrush: groupBrush, depth: depth)
             return
         }
-        let target = try lookup(ref, at: node)
         guard target.name == "trace" || target.name == "traceGroup" else {
             throw InkMLError(.invalidReference, line: node.line, column: node.column,
                              "traceDataRef \"\(ref)\" names a <\(target.name)>, not a trace or trace group")
@@ -205,6 +307,67 @@ struct InkMLInterpreter {
         var inner = current
         try walk([target], context: &inner, groupContext: groupContext, groupBrush: groupBrush, depth: depth + 1,
                  viaView: true)
+    }
+
+    /// A view's `from`/`to` (InkML 1.0 §5.4): colon-separated 1-based indices, the first into
+    /// the target (a point of a trace, a child of a group), the rest into that child; both
+    /// ends included; a missing end is the target's start or end. The points selected are
+    /// drawn as strokes of their own, whether or not the trace is drawn elsewhere.
+    private mutating func importRange(of target: XMLElementNode, view: XMLElementNode, current: Context,
+                                      groupContext: Context?, groupBrush: Brush?, depth: Int) throws(InkMLError) {
+        func path(_ name: String) throws(InkMLError) -> [Int]? {
+            guard let v = view.attribute(name) else { return nil }
+            var out: [Int] = []
+            for part in v.split(separator: ":", omittingEmptySubsequences: false) {
+                guard let n = Int(part.trimmingCharacters(in: .whitespaces)), n >= 1, n <= 100_000_000 else {
+                    throw InkMLError(.invalidReference, line: view.line, column: view.column,
+                                     "the traceView \(name)=\"\(v)\" is not a list of positive indices")
+                }
+                out.append(n - 1)
+            }
+            return out
+        }
+        let from = try path("from"), to = try path("to")
+        try select(target, from: from ?? [], to: to ?? [], current: current, groupContext: groupContext,
+                   groupBrush: groupBrush, depth: depth + 1)
+    }
+
+    private mutating func select(_ node: XMLElementNode, from: [Int], to: [Int], current: Context,
+                                 groupContext: Context?, groupBrush: Brush?, depth: Int) throws(InkMLError) {
+        guard depth < 256 else {
+            throw InkMLError(.tooLarge, line: node.line, "trace views nested more than 256 deep")
+        }
+        selectionSteps += 1
+        guard selectionSteps <= 1_000_000 else {
+            throw InkMLError(.tooLarge, line: node.line, "trace views with ranges select more than 1,000,000 items")
+        }
+        switch node.name {
+        case "trace":
+            let (context, brush) = try effective(node, current: current, groupContext: groupContext, groupBrush: groupBrush)
+            let lo = from.first ?? 0, hi = to.first ?? Int.max
+            guard lo <= hi else { return }
+            try importTrace(node, context: context, brush: brush, points: lo...hi)
+        case "traceGroup":
+            let (context, brush) = try effective(node, current: current, groupContext: groupContext, groupBrush: groupBrush)
+            let items = node.children.filter { $0.name == "trace" || $0.name == "traceGroup" || $0.name == "traceView" }
+            guard !items.isEmpty else { return }
+            let lo = from.first ?? 0, hi = min(to.first ?? items.count - 1, items.count - 1)
+            guard lo <= hi else { return }
+            for i in lo...hi {
+                let f = i == lo ? Array(from.dropFirst()) : [], t = i == hi ? Array(to.dropFirst()) : []
+                let item = items[i]
+                if item.name == "traceView" {
+                    guard let ref = item.attribute("traceDataRef") else { continue }
+                    try select(try lookup(ref, at: item), from: f, to: t, current: current, groupContext: context,
+                               groupBrush: brush, depth: depth + 1)
+                } else {
+                    try select(item, from: f, to: t, current: current, groupContext: context, groupBrush: brush, depth: depth + 1)
+                }
+            }
+        default:
+            throw InkMLError(.invalidReference, line: node.line, column: node.column,
+                             "a traceView names a <\(node.name)>, not a trace or trace group")
+        }
     }
 
     // MARK: - Contexts, formats, brushes
@@ -236,11 +399,18 @@ struct InkMLInterpreter {
         if let child = node.child(named: "inkSource") { source = child }
         if let source {
             properties = channelProperties(of: source)
-            if let tf = source.child(named: "traceFormat") { context.format = try traceFormat(tf) }
-            else if let ref = source.attribute("traceFormatRef") { context.format = try traceFormatByReference(ref, at: source) }
+            if let tf = source.child(named: "traceFormat") { context.format = try traceFormat(tf); context.formatFromSource = true }
+            else if let ref = source.attribute("traceFormatRef") { context.format = try traceFormatByReference(ref, at: source); context.formatFromSource = true }
+            if let rate = source.child(named: "sampleRate") {
+                if let v = rate.attribute("value").flatMap({ InkMLNumber.parse($0, in: 0.001...1_000_000) }) {
+                    context.sampleRate = v
+                } else {
+                    warn("sampleRate", "a sample rate (line \(rate.line)) that is not a positive number is ignored")
+                }
+            }
         }
-        if let ref = node.attribute("traceFormatRef") { context.format = try traceFormatByReference(ref, at: node) }
-        if let tf = node.child(named: "traceFormat") { context.format = try traceFormat(tf) }
+        if let ref = node.attribute("traceFormatRef") { context.format = try traceFormatByReference(ref, at: node); context.formatFromSource = false }
+        if let tf = node.child(named: "traceFormat") { context.format = try traceFormat(tf); context.formatFromSource = false }
         if !properties.isEmpty {
             for i in context.format.channels.indices {
                 if let (value, units) = properties[context.format.channels[i].name] {
@@ -251,17 +421,60 @@ struct InkMLInterpreter {
         }
         if let ref = node.attribute("brushRef") { context.brush = try brushByReference(ref, at: node) }
         if let b = node.child(named: "brush") { context.brush = try resolveBrush(b) }
-        if node.child(named: "canvasTransform") != nil || node.attribute("canvasTransformRef") != nil {
-            warn("canvasTransform", "canvas transforms are not applied; coordinates are read as written")
+        var transformNode = node.child(named: "canvasTransform")
+        if transformNode == nil, let ref = node.attribute("canvasTransformRef") {
+            transformNode = try lookup(ref, at: node, expecting: "canvasTransform")
+        }
+        if let transformNode { context.transform = canvasTransform(transformNode) }
+        var canvasNode = node.child(named: "canvas")
+        if canvasNode == nil, let ref = node.attribute("canvasRef") {
+            canvasNode = try lookup(ref, at: node, expecting: "canvas")
+        }
+        if let canvasNode {
+            var format: TraceFormat?
+            if let tf = canvasNode.child(named: "traceFormat") { format = try traceFormat(tf) }
+            else if let ref = canvasNode.attribute("traceFormatRef") { format = try traceFormatByReference(ref, at: canvasNode) }
+            if let format, let x = format.index(of: "X"), let y = format.index(of: "Y"),
+               let sx = format.channels[x].factor(to: InkMLUnits.pointsPer), let sy = format.channels[y].factor(to: InkMLUnits.pointsPer) {
+                context.canvasScale = (sx, sy)
+            }
         }
         return context
+    }
+
+    /// A canvas transform's mapping of X and Y (InkML 1.0 §4.2.5): `affine` or `matrix` with
+    /// rows `a b c, d e f` (or `a b, d e`; a third row of a 3 x 3 matrix is ignored), or
+    /// `identity`. Any other mapping, or one with values that are not finite numbers or that
+    /// collapse the plane, is not applied (a warning says so).
+    private mutating func canvasTransform(_ node: XMLElementNode) -> PlaneMap? {
+        guard let mapping = node.child(named: "mapping") else { return nil }
+        let type = mapping.attribute("type") ?? "unknown"
+        if type == "identity" { return nil }
+        guard type == "affine" || type == "matrix", let values = mapping.child(named: type == "affine" ? "affine" : "matrix") ?? mapping.child(named: "matrix") ?? mapping.child(named: "affine") else {
+            warn("canvasTransform-\(type)", "a canvas transform of type \"\(type)\" (line \(node.line)) is not applied; coordinates are read as written")
+            return nil
+        }
+        let rows = values.text.split(separator: ",").map { row in
+            row.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { InkMLNumber.parse(String($0)) }
+        }
+        var map: PlaneMap?
+        if rows.count >= 2, rows[0].count == rows[1].count, rows[0].count == 2 || rows[0].count == 3,
+           rows[0].allSatisfy({ $0 != nil }), rows[1].allSatisfy({ $0 != nil }) {
+            let r0 = rows[0].map { $0! }, r1 = rows[1].map { $0! }
+            map = PlaneMap(a: r0[0], b: r0[1], c: r0.count == 3 ? r0[2] : 0, d: r1[0], e: r1[1], f: r1.count == 3 ? r1[2] : 0)
+        }
+        guard let map, map.isFinite, map.lengthScale > 1e-9, map.lengthScale < 1e9 else {
+            warn("canvasTransform-bad", "a canvas transform (line \(node.line)) whose values cannot be read is not applied")
+            return nil
+        }
+        return map
     }
 
     private func channelProperties(of source: XMLElementNode) -> [String: (Double, String?)] {
         var result: [String: (Double, String?)] = [:]
         for group in source.children(named: "channelProperties") {
             for p in group.children(named: "channelProperty") where p.attribute("name") == "resolution" {
-                if let channel = p.attribute("channel"), let v = p.attribute("value").flatMap(Double.init) {
+                if let channel = p.attribute("channel"), let v = p.attribute("value").flatMap(InkMLNumber.parse) {
                     result[channel] = (v, p.attribute("units"))
                 }
             }
@@ -288,10 +501,10 @@ struct InkMLInterpreter {
                 spec.type = type
             }
             spec.units = c.attribute("units")
-            spec.min = c.attribute("min").flatMap(Double.init)
-            spec.max = c.attribute("max").flatMap(Double.init)
+            spec.min = c.attribute("min").flatMap(InkMLNumber.parse)
+            spec.max = c.attribute("max").flatMap(InkMLNumber.parse)
             spec.negative = c.attribute("orientation") == "-ve"
-            spec.defaultValue = c.attribute("default").flatMap { $0 == "T" ? 1 : $0 == "F" ? 0 : Double($0) }
+            spec.defaultValue = c.attribute("default").flatMap { $0 == "T" ? 1 : $0 == "F" ? 0 : InkMLNumber.parse($0) }
             spec.intermittent = intermittent
             channels.append(spec)
         }
@@ -321,15 +534,17 @@ struct InkMLInterpreter {
     private mutating func resolveBrush(_ node: XMLElementNode) throws(InkMLError) -> Brush {
         var brush = Brush()
         if let ref = node.attribute("brushRef") { brush = try brushByReference(ref, at: node) }
+        var width: Double?, height: Double?
+        var highlighterOp = false
         for p in node.children(named: "brushProperty") {
             guard let name = p.attribute("name"), let value = p.attribute("value") else { continue }
             switch name {
-            case "width":
+            case "width", "height":
                 let unit = p.attribute("units") ?? "pt"
-                if let v = Double(value), let f = InkMLUnits.pointsPer(unit) {
-                    brush.ink.width = Quantize.length(v * f)
+                if let v = InkMLNumber.parse(value, in: 0...1e6), let f = InkMLUnits.pointsPer(unit) {
+                    if name == "width" { width = v * f } else { height = v * f }
                 } else {
-                    warn("brush-width-\(unit)", "a brush width in \"\(unit)\" could not be read; the default width is used")
+                    warn("brush-\(name)-\(unit)", "a brush \(name) \"\(value)\" in \"\(unit)\" could not be read; the default width is used")
                 }
             case "color":
                 if let c = Self.color(value) {
@@ -338,16 +553,56 @@ struct InkMLInterpreter {
                     warn("brush-color-\(value)", "the brush colour \"\(value)\" is not #RRGGBB; black is used")
                 }
             case "transparency":
-                if let t = Double(value) { brush.ink.color.a = UInt8(255 - min(max(t.rounded(), 0), 255)) }
+                if let t = InkMLNumber.parse(value) {
+                    brush.ink.color.a = UInt8(255 - min(max(t.rounded(), 0), 255))
+                } else {
+                    warn("brush-transparency-\(value)", "the brush transparency \"\(value)\" is not a number; opaque is used")
+                }
             case "rasterOp":
-                if value == "maskPen" { brush.ink.tool = .highlighter }
+                switch value {
+                case "maskPen": highlighterOp = true
+                case "copyPen": break
+                default:
+                    warn("rasterOp-\(value)", "a brush with rasterOp \"\(value)\" (an eraser or special effect) is drawn as a plain pen")
+                }
+            case "tip":
+                brush.tip = value
             case "tool":
-                if let tool = Tool(name: value) { brush.ink.tool = tool }
+                if let tool = Tool(name: value) { brush.ink.tool = tool; brush.toolGiven = true }
+                else if value.lowercased().contains("eraser") {
+                    warn("tool-eraser", "a brush named as an eraser is drawn as a plain pen")
+                }
             default:
                 break
             }
         }
+        if width != nil || height != nil {
+            // Our tips are round: the larger side of the tip is the width a stroke shows.
+            let w = width ?? height!, h = height ?? w
+            brush.ink.width = Quantize.length(max(w, h))
+            if abs(w - h) > 0.05 * max(w, h) {
+                warn("brush-tip-shape", "brushes of unequal width and height (\(brush.tip ?? "ellipse") tips) are drawn with round tips of their larger side")
+            }
+            brush.height = h
+            brush.widthPoints = w
+        }
+        if let tip = brush.tip, tip != "ellipse", tip != "rectangle" {
+            warn("brush-tip-\(tip)", "a brush tip \"\(tip)\" is drawn round")
+        }
+        // Our own `tool` says what the stroke is; other writers' brushes are judged by their look.
+        if !brush.toolGiven && (highlighterOp || Self.looksLikeHighlighter(brush)) { brush.ink.tool = .highlighter }
         return brush
+    }
+
+    /// A translucent wide brush is a highlighter (OneNote's has a rectangle tip 0.07 x 0.5 cm,
+    /// transparency 127 and no rasterOp): alpha below 224 (transparency above 31) and a tip at
+    /// least 5 pt on its larger side, or a rectangle tip at least three times as tall as wide.
+    static func looksLikeHighlighter(_ brush: Brush) -> Bool {
+        guard brush.ink.color.a < 224, brush.ink.color.a > 0 else { return false }
+        let larger = Quantize.points(brush.ink.width)
+        if larger >= 5 { return true }
+        if brush.tip == "rectangle", let w = brush.widthPoints, let h = brush.height, w > 0, h >= 3 * w { return true }
+        return false
     }
 
     static func color(_ s: String) -> RGBA8? {
@@ -392,7 +647,8 @@ struct InkMLInterpreter {
 
     // MARK: - Traces
 
-    private mutating func importTrace(_ node: XMLElementNode, context: Context, brush: Brush) throws(InkMLError) {
+    private mutating func importTrace(_ node: XMLElementNode, context: Context, brush: Brush,
+                                      points range: ClosedRange<Int>? = nil) throws(InkMLError) {
         let type = node.attribute("type") ?? "penDown"
         if type == "penUp" { skippedPenUp += 1; return }
         let format = context.format
@@ -419,15 +675,34 @@ struct InkMLInterpreter {
             warn("empty-trace", "trace(s) without points skipped (first at line \(node.line))")
             return
         }
-        var mapper = try ChannelMapper(format: format, ink: brush.ink, at: node)
-        let stroke = try mapper.stroke(from: parsed, at: node)
+        var mapper = try ChannelMapper(format: format, ink: brush.ink, at: node, inkSpace: inkSpace(context),
+                                       transform: context.transform, canvasScale: context.canvasScale,
+                                       sampleRate: context.sampleRate)
+        var raw = try mapper.raw(from: parsed, at: node)
         for (key, message) in mapper.warnings { warn(key, message) }
+        if let range {
+            // A view of part of the trace (from/to, 0-based here, clamped to the trace).
+            let lo = max(range.lowerBound, 0), hi = min(range.upperBound, count - 1)
+            guard lo <= hi else { return }
+            raw = raw.slice(lo...hi)
+        }
+        if mapper.unitless {
+            try addUnitless(raw, node: node)
+            return
+        }
+        let stroke = raw.stroke()
 
         // A continuation joins the stroke its priorRef names.
         let continuation = node.attribute("continuation")
         if continuation == "middle" || continuation == "end", let prior = node.attribute("priorRef") {
             let priorID = prior.hasPrefix("#") ? String(prior.dropFirst()) : prior
             if let index = strokeIndexByTraceID[priorID] {
+                if unitlessParts[index] != nil {
+                    warn("continuation-mixed", "a continued trace in points whose start has no units is kept as its own stroke")
+                    strokes.append(stroke)
+                    if let id = node.id { strokeIndexByTraceID[id] = strokes.count - 1 }
+                    return
+                }
                 strokes[index].append(continuing: stroke)
                 if let id = node.id { strokeIndexByTraceID[id] = index }
                 return
@@ -435,6 +710,41 @@ struct InkMLInterpreter {
             warn("continuation", "a continued trace whose priorRef is not an imported trace is kept as its own stroke")
         }
         strokes.append(stroke)
+        if let id = node.id { strokeIndexByTraceID[id] = strokes.count - 1 }
+    }
+
+    /// Windows ink space: the trace's format is its ink source's, the ink source gives X and Y
+    /// resolutions, and the file is from Microsoft's ink serializer (its namespace appears, or a
+    /// channel has Microsoft's `dev` units). Office, OneNote and Windows Journal write their
+    /// traces in himetric whatever the digitizer the ink source describes; read by the ink
+    /// source's resolutions, PowerPoint ink came out X x0.64 and Y x0.48 (docs/inkml.md).
+    private mutating func inkSpace(_ context: Context) -> Bool {
+        guard context.formatFromSource, context.transform == nil, context.canvasScale == nil,
+              let x = context.format.index(of: "X"), let y = context.format.index(of: "Y"),
+              context.format.channels[x].resolution != nil, context.format.channels[y].resolution != nil else { return false }
+        let microsoft = microsoftInk || context.format.channels.contains { $0.units == "dev" }
+        guard microsoft else { return false }
+        // Resolutions that already say himetric (Windows Journal's 1000 per cm) change nothing.
+        let declared = [x, y].map { context.format.channels[$0].factor(to: InkMLUnits.pointsPer) }
+        if declared.allSatisfy({ $0.map { abs($0 / ChannelMapper.himetric - 1) < 0.01 } ?? false }) { return false }
+        warn("inkSpace", "Windows ink: X and Y are read as ink space (0.01 mm), not by the digitizer's resolutions")
+        return true
+    }
+
+    /// A stroke (or a continuation) whose X and Y have no units, fitted when the walk is done.
+    private mutating func addUnitless(_ raw: RawStroke, node: XMLElementNode) throws(InkMLError) {
+        let continuation = node.attribute("continuation")
+        if continuation == "middle" || continuation == "end", let prior = node.attribute("priorRef") {
+            let priorID = prior.hasPrefix("#") ? String(prior.dropFirst()) : prior
+            if let index = strokeIndexByTraceID[priorID], unitlessParts[index] != nil {
+                unitlessParts[index]!.append(raw)
+                if let id = node.id { strokeIndexByTraceID[id] = index }
+                return
+            }
+            warn("continuation", "a continued trace whose priorRef is not an imported trace is kept as its own stroke")
+        }
+        strokes.append(Stroke(ink: raw.ink, samples: []))
+        unitlessParts[strokes.count - 1] = [raw]
         if let id = node.id { strokeIndexByTraceID[id] = strokes.count - 1 }
     }
 

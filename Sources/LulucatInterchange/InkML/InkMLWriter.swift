@@ -25,8 +25,60 @@ import LulucatInk
 /// let xml = InkMLWriter.write(page)
 /// ```
 public enum InkMLWriter {
+    /// A document's pages as one InkML file, and what InkML could not carry.
+    public struct Export: Sendable {
+        public var data: Data
+        /// One sentence per kind of content left out ("page 2: 3 images ..."), empty when
+        /// everything was written.
+        public var notWritten: [String]
+    }
+
+    /// Writes every page: the shared definitions once, then one top-level `<traceGroup>` per
+    /// page holding `<annotation type="page">N</annotation>`, `<annotation type="canvas">W
+    /// H</annotation>` (points) and the page's traces. `InkMLReader` reads such a file back as
+    /// the same pages; other readers see every stroke, grouped by page.
+    public static func write(pages: [PageContent]) -> Export {
+        let all = pages.flatMap(\.strokes)
+        var (out, index) = header(all)
+        var notWritten: [String] = []
+        for (n, page) in pages.enumerated() {
+            out += "  <traceGroup xml:id=\"page\(n + 1)\">\n"
+            out += "    <annotation type=\"page\">\(n + 1)</annotation>\n"
+            out += "    <annotation type=\"canvas\">\(decimal(Int64(page.canvasSize.width), places: 1)) \(decimal(Int64(page.canvasSize.height), places: 1))</annotation>\n"
+            traces(page.strokes, index, indent: "    ", into: &out)
+            out += "  </traceGroup>\n"
+            notWritten += omissions(page, number: n + 1)
+        }
+        out += "</ink>\n"
+        return Export(data: Data(out.utf8), notWritten: notWritten)
+    }
+
+    /// What a page holds that InkML cannot carry, said per kind.
+    static func omissions(_ page: PageContent, number: Int) -> [String] {
+        var images = 0, unknown = 0, opacity = 0
+        for e in page.elements {
+            switch e {
+            case .stroke(let s): if s.opacity != nil { opacity += 1 }
+            case .image: images += 1
+            default: unknown += 1
+            }
+        }
+        var out: [String] = []
+        if images > 0 { out.append("page \(number): \(images) image(s) not written (InkML has no images)") }
+        if unknown > 0 { out.append("page \(number): \(unknown) element(s) of kinds InkML has no form for not written") }
+        if opacity > 0 { out.append("page \(number): the opacity channel of \(opacity) stroke(s) not written") }
+        return out
+    }
+
     public static func write(_ page: PageContent) -> Data {
-        let strokes = page.strokes
+        var (out, index) = header(page.strokes)
+        traces(page.strokes, index, indent: "  ", into: &out)
+        out += "</ink>\n"
+        return Data(out.utf8)
+    }
+
+    /// The XML declaration, the root and the definitions for `strokes`; the brush index of each ink.
+    private static func header(_ strokes: [Stroke]) -> (String, [Ink: Int]) {
         var inks: [Ink] = []
         var inkIndex: [Ink: Int] = [:]
         for s in strokes where inkIndex[s.ink] == nil {
@@ -41,9 +93,13 @@ public enum InkMLWriter {
         if withAngles { out += context(id: "ctx1", angles: true) }
         for (i, ink) in inks.enumerated() { out += brush(id: "br\(i)", ink) }
         out += "  </definitions>\n"
+        return (out, inkIndex)
+    }
+
+    private static func traces(_ strokes: [Stroke], _ inkIndex: [Ink: Int], indent: String, into out: inout String) {
         for s in strokes where !s.samples.isEmpty {
             let angles = hasAngles(s)
-            out += "  <trace contextRef=\"#\(angles ? "ctx1" : "ctx0")\" brushRef=\"#br\(inkIndex[s.ink]!)\">"
+            out += "\(indent)<trace contextRef=\"#\(angles ? "ctx1" : "ctx0")\" brushRef=\"#br\(inkIndex[s.ink]!)\">"
             for (i, sample) in s.samples.enumerated() {
                 if i > 0 { out += ", " }
                 out += decimal(Int64(sample.x), places: 1)
@@ -60,8 +116,6 @@ public enum InkMLWriter {
             }
             out += "</trace>\n"
         }
-        out += "</ink>\n"
-        return Data(out.utf8)
     }
 
     private static func hasAngles(_ s: Stroke) -> Bool {

@@ -43,13 +43,13 @@ struct ChannelScale {
 }
 
 extension ChannelSpec {
-    /// The factor to our unit for a channel of this dimension, honouring `resolution` on integer
-    /// channels: an integer channel with a resolution counts 1/resolution of the resolution's
-    /// unit (Windows ink writes X as integer himetric counts with `units="cm"` and a resolution
-    /// of 1000 per cm). A decimal channel's values are in its units already.
+    /// The factor to our unit for a channel of this dimension, honouring `resolution` on every
+    /// numeric type: a channel with a resolution counts 1/resolution of the resolution's unit
+    /// (Windows ink writes X as integer himetric counts with `units="cm"` and a resolution of
+    /// 1000 per cm; double and decimal channels with a resolution are counts just the same).
     /// - Returns: nil when the units are missing or not of this dimension.
     func factor(to perUnit: (String) -> Double?) -> Double? {
-        if type == .integer, let r = resolution, r > 0, r.isFinite {
+        if let r = resolution, r > 0, r.isFinite {
             let unit = resolutionUnits.flatMap { $0.hasPrefix("1/") ? String($0.dropFirst(2)) : nil } ?? units
             if let unit, let f = perUnit(unit) { return f / r }
         }

@@ -14,6 +14,8 @@ final class XMLElementNode {
     let column: Int
     var children: [XMLElementNode] = []
     var text = ""
+    /// The namespace of an element outside InkML's (kept only around the <ink> element).
+    var namespace: String?
 
     init(name: String, attributes: [String: String], line: Int, column: Int) {
         self.name = name
@@ -42,12 +44,17 @@ final class XMLElementNode {
 enum XMLTree {
     static let inkMLNamespace = "http://www.w3.org/2003/InkML"
     static let maxDepth = 200
+    /// The elements whose text the reader uses; the text of any other is dropped while parsing.
+    static let textElements: Set<String> = ["trace", "annotation", "affine", "matrix"]
 
     static func parse(_ data: Data, maxElements: Int) throws(InkMLError) -> XMLElementNode {
-        // Checked on the UTF-8 the parser gets, so a UTF-16 file cannot slip past.
+        // Checked on the bytes the parser gets, which are UTF-8 declared as UTF-8, so no other
+        // encoding can slip markup past the check.
         let text = try utf8(data)
         try refuseUnsafeMarkup(text)
-        let parser = XMLParser(data: text)
+        // Pushed to libxml2 in chunks (a stream): given the whole file at once, libxml2 refuses
+        // anything over 10 MB ("huge input lookup"), far below our documented limit.
+        let parser = XMLParser(stream: InputStream(data: text))
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
@@ -64,11 +71,26 @@ enum XMLTree {
         guard ok, let root = builder.root else {
             throw InkMLError(.malformedXML, line: parser.lineNumber, column: parser.columnNumber, "the file is not well-formed XML")
         }
-        guard root.name == "ink" else {
+        // Some producers wrap <ink> in a root of their own (Wacom IoT Paper's <paper>): the
+        // first <ink> element, breadth first, is the document.
+        guard let ink = firstInk(root) else {
             throw InkMLError(.notInkML, line: root.line, column: root.column,
-                             "the root element is <\(root.name)>, not <ink>: this is not an InkML file")
+                             "the root element is <\(root.name)>, not <ink>, and holds no <ink>: this is not an InkML file")
         }
-        return root
+        return ink
+    }
+
+    static func firstInk(_ root: XMLElementNode) -> XMLElementNode? {
+        if root.name == "ink" { return root }
+        var queue = [root]
+        var i = 0
+        while i < queue.count {
+            let node = queue[i]
+            if node.name == "ink" && (node.namespace == nil || node.namespace == inkMLNamespace) { return node }
+            queue += node.children
+            i += 1
+        }
+        return nil
     }
 
     /// Refuses markup InkML has no use for and the parser cannot be trusted with:
@@ -81,8 +103,8 @@ enum XMLTree {
     /// A byte search, so such text inside a comment or CDATA section is refused as well.
     static func refuseUnsafeMarkup(_ text: Data) throws(InkMLError) {
         for (keyword, what) in [("<!ENTITY", "XML entities"), ("<!ATTLIST", "XML attribute lists"), ("<!NOTATION", "XML notations")] {
-            if let range = text.range(of: Data(keyword.utf8)) {
-                let (line, column) = lineAndColumn(of: range.lowerBound - text.startIndex, in: text)
+            if let at = offset(of: Array(keyword.utf8), in: text) {
+                let (line, column) = lineAndColumn(of: at, in: text)
                 throw InkMLError(.unsupported, line: line, column: column,
                                  "the file declares \(what), which InkML does not use; refused for safety")
             }
@@ -111,6 +133,24 @@ enum XMLTree {
         }
     }
 
+    /// The offset of the first occurrence of `needle` in `haystack` (Foundation's
+    /// `Data.range(of:)` is many times slower, and this runs over every file).
+    static func offset(of needle: [UInt8], in haystack: Data) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        return haystack.withUnsafeBytes { (h: UnsafeRawBufferPointer) -> Int? in
+            let first = needle[0], last = h.count - needle.count
+            var i = 0
+            while i <= last {
+                // memchr for the first byte, then compare the rest.
+                guard let p = memchr(h.baseAddress! + i, Int32(first), last - i + 1) else { return nil }
+                let at = h.baseAddress!.distance(to: UnsafeRawPointer(p))
+                if memcmp(h.baseAddress! + at, needle, needle.count) == 0 { return at }
+                i = at + 1
+            }
+            return nil
+        }
+    }
+
     /// 1-based line and column of a byte offset.
     static func lineAndColumn(of offset: Int, in text: Data) -> (Int, Int) {
         var line = 1, column = 1
@@ -120,30 +160,8 @@ enum XMLTree {
         return (line, column)
     }
 
-    /// The bytes as UTF-8, which is what we hand the parser: UTF-8 (with or without a byte order
-    /// mark) as is, UTF-16 with a byte order mark transcoded. Anything else is refused here,
-    /// because swift-corelibs-foundation's XMLParser traps on names that are not valid UTF-8.
-    static func utf8(_ data: Data) throws(InkMLError) -> Data {
-        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
-            guard let text = String(data: data, encoding: .utf16) else {
-                throw InkMLError(.malformedXML, "the file starts as UTF-16 but is not valid UTF-16")
-            }
-            // The declaration still says UTF-16; the parser must read what we give it.
-            var body = Substring(text)
-            if body.hasPrefix("<?xml"), let end = body.range(of: "?>") { body = body[end.upperBound...] }
-            return Data(("<?xml version=\"1.0\" encoding=\"UTF-8\"?>" + body).utf8)
-        }
-        let valid = data.withUnsafeBytes { String(validating: $0, as: UTF8.self) != nil }
-        guard valid else {
-            let prefix = data.prefix(200)
-            let declared = String(decoding: prefix, as: UTF8.self).range(of: "encoding=") != nil
-                && String(decoding: prefix, as: UTF8.self).lowercased().contains("utf-8") == false
-            throw InkMLError(.malformedXML, declared
-                ? "the file declares an encoding other than UTF-8 or UTF-16, which is not supported"
-                : "the file is not valid UTF-8")
-        }
-        return data
-    }
+    /// The bytes as UTF-8, which is what we hand the parser (see `XMLEncoding`).
+    static func utf8(_ data: Data) throws(InkMLError) -> Data { try XMLEncoding.utf8(data) }
 
     static func describe(_ code: Int) -> String {
         switch code {
@@ -173,6 +191,8 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     private var stack: [XMLElementNode] = []
     /// Depth inside an element of a foreign namespace whose subtree we skip.
     private var skipping = 0
+    /// Depth inside the first <ink> element (0 outside it).
+    private var insideInk = 0
     private var count = 0
     private let maxElements: Int
 
@@ -182,7 +202,10 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
                 qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
         if failure != nil { return }
         if skipping > 0 { skipping += 1; return }
-        if let ns = namespaceURI, !ns.isEmpty, ns != XMLTree.inkMLNamespace, root != nil {
+        // Foreign elements are skipped with their content inside <ink>; around it (a wrapper
+        // root) they are kept, as the path to the <ink>.
+        let foreign = namespaceURI.map { !$0.isEmpty && $0 != XMLTree.inkMLNamespace } ?? false
+        if foreign, insideInk > 0 {
             skipping = 1
             return
         }
@@ -202,6 +225,8 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         }
         let node = XMLElementNode(name: elementName, attributes: attributeDict,
                                   line: parser.lineNumber, column: parser.columnNumber)
+        node.namespace = foreign ? namespaceURI : nil
+        if elementName == "ink" && (!foreign || stack.isEmpty) || insideInk > 0 { insideInk += 1 }
         if let parent = stack.last { parent.children.append(node) } else if root == nil { root = node }
         stack.append(node)
     }
@@ -209,6 +234,7 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
         if skipping > 0 { skipping -= 1; return }
         _ = stack.popLast()
+        if insideInk > 0 { insideInk -= 1 }
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred error: Error) {
@@ -220,7 +246,7 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
-        guard skipping == 0, let top = stack.last, top.name == "trace" else { return }
+        guard skipping == 0, let top = stack.last, XMLTree.textElements.contains(top.name) else { return }
         top.text += string
     }
 

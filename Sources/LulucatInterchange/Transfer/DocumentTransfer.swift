@@ -62,6 +62,11 @@ public enum DocumentTransfer {
         }
         do {
             if !ink.page.elements.isEmpty { try await session.append(ink.page.elements, to: page) }
+            // Files of several pages (our own page groups): each further page after it.
+            for more in ink.pages.dropFirst() {
+                let id = try await session.addPage(canvas: more.canvasSize)
+                if !more.elements.isEmpty { try await session.append(more.elements, to: id) }
+            }
             try await session.close()
         } catch {
             await session.abandon()

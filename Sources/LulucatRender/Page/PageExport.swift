@@ -25,11 +25,39 @@ public enum PageExport {
             let svg = SVGWriter.svg(for: content, assets: assetData)
             return (Data(svg.text.utf8), svg.problems)
         case .png, .jpg:
-            let result = try PageRenderer.render(content, scale: scale) { id in
+            let r = try exportFitting(content, format: format, scale: scale, quality: quality, assetData: assetData)
+            return (r.data, r.problems)
+        }
+    }
+
+    /// What `exportFitting` made.
+    public struct Result: Sendable {
+        public var data: Data
+        public var problems: [RenderProblem]
+        /// Pixels per point used for PNG and JPEG: `scale`, or less when the page at `scale`
+        /// would pass `ImageLimits` (nil for SVG).
+        public var scale: Double?
+        /// The scale was lowered to fit the limits.
+        public var fitted: Bool
+    }
+
+    /// The page as a file of `format`, never refused for its size: a raster page too large at
+    /// `scale` is drawn at the largest scale that fits `ImageLimits` (docs/rendering.md), and
+    /// the result says which.
+    /// - Throws: `RenderError.invalidScale` for a scale that is not positive and finite, or an
+    ///   encoder failure.
+    public static func exportFitting(_ content: PageContent, format: PageExportFormat, scale: Double = 2,
+                                     quality: Int = 90, assetData: (UUID) throws -> Data?) throws -> Result {
+        switch format {
+        case .svg:
+            let svg = SVGWriter.svg(for: content, assets: assetData)
+            return Result(data: Data(svg.text.utf8), problems: svg.problems, scale: nil, fitted: false)
+        case .png, .jpg:
+            let result = try PageRenderer.render(content, fitting: scale) { id in
                 try assetData(id).map(RGBAImage.init(decoding:))
             }
             let data = format == .png ? try result.image.pngData() : try result.image.jpegData(quality: quality)
-            return (data, result.problems)
+            return Result(data: data, problems: result.problems, scale: result.scale, fitted: result.scale < scale)
         }
     }
 }

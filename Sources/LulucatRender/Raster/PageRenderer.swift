@@ -9,6 +9,9 @@ public struct RenderResult: Sendable {
     /// Images drawn as placeholders (missing or undecodable assets), in drawing order. Empty when
     /// everything was drawn.
     public var problems: [RenderProblem]
+    /// Pixels per point of the bitmap: the scale asked for, or the one `render(_:fitting:)`
+    /// fitted the limits with.
+    public var scale: Double
 }
 
 /// Rasterizes pages.
@@ -88,7 +91,7 @@ public enum PageRenderer {
                 }
             }
         }
-        return RenderResult(image: image, problems: problems)
+        return RenderResult(image: image, problems: problems, scale: scale)
     }
 }
 

@@ -57,6 +57,29 @@ import LulucatInterchangeTesting
         #expect(imported > 300, "\(imported)")
     }
 
+    /// 2,000 files with their values mutated rather than their bytes: NaN, infinities, huge and
+    /// tiny numbers in traces and attributes, brush and channel properties with such values, ink
+    /// sources with sample rates and canvas transforms, and the file re-encoded (UTF-16/UTF-32
+    /// with and without a byte order mark, other declared encodings). Issue 18 §1's crashes are
+    /// of these kinds.
+    @Test func valueMutatedFilesImportOrFailCleanly() {
+        let seeds = InkMLFuzz.seeds(extraFolder: SharedInk.folder?.path, maxBytes: 8 << 10).map(\.1)
+        var mutator = InkMLValueMutator(seed: 0x5641_4C55_45)
+        var imported = 0, refusedEncoding = 0
+        for i in 0..<2000 {
+            let bytes = mutator.mutate(seeds[i % seeds.count])
+            if let problem = InkMLFuzz.problem(bytes) {
+                Issue.record("value mutation \(i): \(problem)")
+                return
+            }
+            do { _ = try InkMLReader.read(Data(bytes)); imported += 1 } catch {
+                if error.kind == .unsupported { refusedEncoding += 1 }
+            }
+        }
+        #expect(imported > 500, "\(imported)")
+        #expect(refusedEncoding > 50, "\(refusedEncoding)")
+    }
+
     /// What `fuzz/inkml.dict` gives libFuzzer, for the seeded mutations.
     static let tokens: [[UInt8]] = [
         "<trace>", "</trace>", "<traceGroup>", "</traceGroup>", " contextRef=\"#ctx1\"", " brushRef=\"#br0\"",

@@ -18,6 +18,11 @@ func ptInk(_ body: String, channels: String = ##"<channel name="X" units="pt"/><
     """
 }
 
+/// The warnings other than the note that a file without T and without a sample rate has times of 0.
+func substantive(_ warnings: [String]) -> [String] {
+    warnings.filter { !$0.hasPrefix("no T channel and no sample rate") }
+}
+
 func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
     doc.strokes[stroke].samples.map { [$0.x, $0.y] }
 }
@@ -28,14 +33,14 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
         let doc = try inkml(##"<ink xmlns="http://www.w3.org/2003/InkML"><trace>10 0, 9 14, 8 28</trace><trace>1 2</trace></ink>"##)
         #expect(doc.strokes.count == 2)
         #expect(xy(doc) == [[100, 0], [90, 140], [80, 280]])
-        // No units: read as points, said once per channel.
-        #expect(doc.warnings.count == 2)
-        #expect(doc.warnings.allSatisfy { $0.contains("read as points") })
+        // No units, and the ink on a page at a legible size: read as points, said once.
+        #expect(substantive(doc.warnings).count == 1, "\(doc.warnings)")
+        #expect(substantive(doc.warnings).allSatisfy { $0.contains("read as points") })
     }
 
     @Test func missingTimeAndForceGiveConstantChannels() throws {
         let doc = try inkml(ptInk(##"<trace contextRef="#c">1 2, 3 4, 5 6</trace>"##))
-        #expect(doc.warnings.isEmpty)
+        #expect(substantive(doc.warnings).isEmpty)
         for s in doc.strokes[0].samples {
             #expect(s.time == 0)
             #expect(s.pressure == 1000)
@@ -75,7 +80,7 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
             let doc = try inkml(ptInk(##"<trace contextRef="#c">\##(value) \##(value)</trace>"##,
                                       channels: ##"<channel name="X" units="\##(units)"/><channel name="Y" units="\##(units)"/>"##))
             #expect(xy(doc) == [[expected, expected]], "\(units)")
-            #expect(doc.warnings.isEmpty)
+            #expect(substantive(doc.warnings).isEmpty)
         }
     }
 
@@ -107,15 +112,15 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
               <inkml:trace contextRef="#ctx0" brushRef="#br0">2540 1270 32767, 5080 0 0</inkml:trace>
             </inkml:ink>
             """)
-        #expect(doc.warnings.isEmpty, "\(doc.warnings)")
+        #expect(substantive(doc.warnings).isEmpty, "\(doc.warnings)")
         #expect(xy(doc) == [[720, 360], [1440, 0]])
         #expect(doc.strokes[0].samples.map(\.pressure) == [1000, 0])
         #expect(doc.strokes[0].ink.color == RGBA8(r: 255, g: 0, b: 0, a: 200))
         #expect(doc.strokes[0].ink.width == 15) // 0.05292 cm = 1.5 pt
     }
 
-    /// Vendor elements in other namespaces are skipped with their content; canvas transforms are
-    /// reported, not applied.
+    /// Vendor elements in other namespaces are skipped with their content; an identity canvas
+    /// transform changes nothing; himetric resolutions are Windows ink space already.
     @Test func vendorExtensionsAndCanvasTransforms() throws {
         let doc = try inkml("""
             <inkml:ink xmlns:inkml="http://www.w3.org/2003/InkML" xmlns:msink="http://schemas.microsoft.com/ink/2010/main">
@@ -143,8 +148,7 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
         #expect(doc.strokes.count == 2)
         #expect(xy(doc) == [[0, 0], [283, 567]]) // 1 cm = 28.35 pt, 2 cm = 56.69 pt
         #expect(doc.strokes[0].samples.map(\.time) == [0, 16])
-        #expect(doc.warnings.count == 2, "\(doc.warnings)")
-        #expect(doc.warnings.contains { $0.contains("canvas transforms") })
+        #expect(doc.warnings.count == 1, "\(doc.warnings)")
         #expect(doc.warnings.contains { $0.contains("channel T has units \"dev\"") })
     }
 
@@ -165,11 +169,11 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
         let fraction = try inkml(ptInk(##"<trace contextRef="#c">1 2 0.25, 1 2 1</trace>"##,
                                        channels: ##"<channel name="X" units="pt"/><channel name="Y" units="pt"/><channel name="F"/>"##))
         #expect(fraction.strokes[0].samples.map(\.pressure) == [250, 1000])
-        #expect(fraction.warnings.isEmpty)
+        #expect(substantive(fraction.warnings).isEmpty)
         let raw = try inkml(ptInk(##"<trace contextRef="#c">1 2 300, 1 2 512</trace>"##,
                                   channels: ##"<channel name="X" units="pt"/><channel name="Y" units="pt"/><channel name="F" type="integer"/>"##))
-        #expect(raw.warnings.count == 1)
-        #expect(raw.warnings[0].contains("declares no range"))
+        #expect(substantive(raw.warnings).count == 1)
+        #expect(substantive(raw.warnings)[0].contains("declares no range"))
     }
 
     @Test func anglesFromAzimuthElevationOrTilt() throws {
@@ -187,7 +191,7 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
                                   channels: ##"<channel name="X" units="pt"/><channel name="Z"/><channel name="Y" units="pt"/><channel name="S" type="boolean"/><channel name="Q"/>"##))
         #expect(xy(doc) == [[10, 20], [30, 40]])
         #expect(xy(doc, stroke: 1) == [[50, 60]])
-        #expect(doc.warnings.count == 3)
+        #expect(substantive(doc.warnings).count == 3)
         #expect(doc.warnings.contains { $0.hasPrefix("channel Z (height above the surface)") })
         #expect(doc.warnings.contains { $0.hasPrefix("channel S (tip switch)") })
         #expect(doc.warnings.contains { $0.hasPrefix("channel Q ") })
@@ -218,7 +222,7 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
               <trace contextRef="#b" brushRef="#DefaultBrush">1 2 0</trace>
             </ink>
             """)
-        #expect(doc.warnings.isEmpty)
+        #expect(substantive(doc.warnings).isEmpty)
         #expect(xy(doc, stroke: 0) == [[720, 0]])
         #expect(xy(doc, stroke: 1) == [[20, 10], [40, 30]])
         #expect(doc.strokes[1].samples.map(\.time) == [0, 4])
@@ -295,7 +299,10 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
             """)
         #expect(doc.strokes.count == 2)
         #expect(doc.sampleCount == 5)
-        #expect(xy(doc) == [[9850, 33170], [9900, 33200]])
+        // Unitless, far from the origin: moved onto the page (36 pt in), scale kept (the formula
+        // is 35 x 20 units, legible as points).
+        #expect(xy(doc) == [[360, 530], [410, 560]])
+        #expect(doc.page.canvasSize == .letter)
     }
 
     @Test func aTraceFormatInTheStreamSetsTheCurrentFormat() throws {
