@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "LulucatInk", targets: ["LulucatInk"]),
         .library(name: "LulucatStore", targets: ["LulucatStore"]),
         .library(name: "LulucatInterchange", targets: ["LulucatInterchange"]),
+        .library(name: "LulucatSync", targets: ["LulucatSync"]),
         .executable(name: "lnote", targets: ["lnote"]),
     ],
     targets: [
@@ -35,6 +36,9 @@ let package = Package(
         // One-file export/import (zip) and W3C InkML.
         .target(name: "LulucatInterchange", dependencies: ["LulucatStore", "LulucatInk", "CZlib"]),
 
+        // Sync through a folder or a WebDAV server (docs/sync.md).
+        .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk"]),
+
         .executableTarget(name: "lnote",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender",
                                          "LulucatInterchange", "LulucatSQLite"]),
@@ -46,5 +50,6 @@ let package = Package(
         .testTarget(name: "LulucatInterchangeTests",
                     dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk"]),
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote"]),
+        .testTarget(name: "LulucatSyncTests", dependencies: ["LulucatSync", "LulucatStore", "LulucatInk"]),
     ]
 )
