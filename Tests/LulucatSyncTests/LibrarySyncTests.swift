@@ -7,7 +7,8 @@ import LulucatStore
 import Testing
 @testable import LulucatSync
 
-private let kinds: [RemoteKind] = ApacheServer.isAvailable ? [.folder, .webdav] : [.folder]
+// Through a folder here; through Apache in WebDAVSyncTests, which is skipped without apache2.
+private let kinds: [RemoteKind] = [.folder]
 
 /// Makes a document with `pages` pages and `strokes` strokes on each; returns its id and strokes.
 private func makeDocument(_ lib: Library, title: String, pages: Int = 2, strokes: Int = 3, engine: EngineKind = .snapshot,
@@ -221,4 +222,16 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         let c = try await h.checkConverged()
         #expect(c.documents[doc]!.allElements == Set(initial.joined() + added))
     }
+}
+
+/// The same scenarios through a real Apache mod_dav server on 127.0.0.1.
+@Suite(.serialized, .enabled(if: ApacheServer.isAvailable, "apache2 with mod_dav is not installed (apt-get install apache2-bin)"))
+struct WebDAVSyncTests {
+    @Test func twoLibrariesConvergeAndANoChangeRoundIsOneRequest() async throws { try await LibrarySyncTests().twoLibrariesConvergeAndANoChangeRoundIsOneRequest(kind: .webdav) }
+    @Test func threeLibrariesWithConcurrentStrokesOnOnePage() async throws { try await LibrarySyncTests().threeLibrariesWithConcurrentStrokesOnOnePage(kind: .webdav) }
+    @Test func eraseVersusAddAndBothErase() async throws { try await LibrarySyncTests().eraseVersusAddAndBothErase(kind: .webdav) }
+    @Test func deletePageVersusEditPageKeepsTheEdit() async throws { try await LibrarySyncTests().deletePageVersusEditPageKeepsTheEdit(kind: .webdav) }
+    @Test func reorderVersusInsertAndTitles() async throws { try await LibrarySyncTests().reorderVersusInsertAndTitles(kind: .webdav) }
+    @Test func documentDeletedVersusEditedAndDeletedToTrash() async throws { try await LibrarySyncTests().documentDeletedVersusEditedAndDeletedToTrash(kind: .webdav) }
+    @Test func massDeletionStopsBeforeAnythingChanges() async throws { try await LibrarySyncTests().massDeletionStopsBeforeAnythingChanges(kind: .webdav) }
 }

@@ -34,19 +34,25 @@ struct DocumentRound {
     var snapshots: [BlobName: PageSnapshot] = [:]
     /// Elements this device has in its own pages, by page.
     var localContent: [UUID: PageContent] = [:]
+    /// The document's session while the round holds it.
+    var session: DocumentSession?
 
     mutating func run(_ report: inout SyncReport) async throws {
-        var session: DocumentSession? = localPresent ? try await library.open(id, options: options.session) : nil
+        session = localPresent ? try await library.open(id, options: options.session) : nil
         do {
-            try await runLocked(&session, &report)
+            try await runLocked(&report)
         } catch {
-            if let s = session { await s.abandon() }
+            if let s = session {
+                // Whatever was applied is a merge result: keep it (the next round records it
+                // again and joins to the same state).
+                do { try await s.close() } catch { await s.abandon() }
+            }
             throw error
         }
         if let s = session { try await s.close() }
     }
 
-    mutating func runLocked(_ session: inout DocumentSession?, _ report: inout SyncReport) async throws {
+    mutating func runLocked(_ report: inout SyncReport) async throws {
         let baseState = base?.documentState
         // 1. The heads that changed, as states (their page blobs fetched when new to us).
         var remoteStates: [(Head, DocumentState)] = []
@@ -210,9 +216,20 @@ struct DocumentRound {
             for s in snapshots.values where s.state.elements[eid]?.stamp == entry.stamp { found = s.elements[eid]; break }
             if let f = found { elements.append(f) } else { missing.insert(eid); elements.append(.unknown(try UnknownElement(kind: 0, payload: Data(count: 16)))) }
         }
+        if !missing.isEmpty, let s = session, await s.pageIDs().contains(pid) {
+            // The page as it is here now (it was not read this round, or has been merged since).
+            var current: [UUID: Element] = [:]
+            for e in try await s.content(of: pid).elements { current[e.id] = e }
+            for (i, eid) in order.enumerated() where missing.contains(eid) {
+                if let e = current[eid], PageBlob.fingerprint(e) == rec.state.elements[eid]!.fingerprint {
+                    elements[i] = e
+                    missing.remove(eid)
+                }
+            }
+        }
         if !missing.isEmpty {
             // Elements we hold only in our last published blob of the page (removed here, say).
-            if let b = base?.head.pages[pid]?.blob { _ = try await snapshot(b) }
+            if let b = base?.head.pages[pid]?.blob, base?.published == true { _ = try await snapshot(b) }
             for (i, eid) in order.enumerated() where missing.contains(eid) {
                 let entry = rec.state.elements[eid]!
                 guard let f = snapshots.values.lazy.compactMap({ $0.state.elements[eid]?.stamp == entry.stamp ? $0.elements[eid] : nil }).first else {
