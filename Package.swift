@@ -41,7 +41,7 @@ let package = Package(
 
         .executableTarget(name: "lnote",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender",
-                                         "LulucatInterchange", "LulucatSQLite"]),
+                                         "LulucatInterchange", "LulucatSQLite", "LulucatSync"]),
 
         .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk"]),
         .testTarget(name: "LulucatSQLiteTests", dependencies: ["LulucatSQLite"]),

@@ -27,6 +27,8 @@ let commands: [any Command.Type] = [
     ExportCommand.self,
     ImportCommand.self,
     CompactCommand.self,
+    RemoteCommand.self,
+    SyncCommand.self,
     BenchCommand.self,
     CrashCheckCommand.self,
 ]
