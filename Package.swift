@@ -39,6 +39,11 @@ let package = Package(
         // Sync through a folder or a WebDAV server (docs/sync.md).
         .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk"]),
 
+        // Not products: Apache with mod_dav and a fault proxy for the sync tests, and the sync bench.
+        .target(name: "LulucatSyncTestSupport"),
+        .executableTarget(name: "LulucatSyncBench",
+                          dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk"]),
+
         .executableTarget(name: "lnote",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender",
                                          "LulucatInterchange", "LulucatSQLite", "LulucatSync"]),
@@ -50,6 +55,7 @@ let package = Package(
         .testTarget(name: "LulucatInterchangeTests",
                     dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk"]),
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote"]),
-        .testTarget(name: "LulucatSyncTests", dependencies: ["LulucatSync", "LulucatStore", "LulucatInk"]),
+        .testTarget(name: "LulucatSyncTests",
+                    dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk"]),
     ]
 )

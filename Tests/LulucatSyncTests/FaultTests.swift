@@ -7,6 +7,7 @@ import LulucatInk
 import LulucatStore
 import Testing
 @testable import LulucatSync
+import LulucatSyncTestSupport
 
 @Suite(.serialized, .enabled(if: ApacheServer.isAvailable, "apache2 with mod_dav is not installed (apt-get install apache2-bin)"))
 struct FaultTests {

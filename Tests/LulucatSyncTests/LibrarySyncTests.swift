@@ -6,6 +6,7 @@ import LulucatInk
 import LulucatStore
 import Testing
 @testable import LulucatSync
+import LulucatSyncTestSupport
 
 // Through a folder here; through Apache in WebDAVSyncTests, which is skipped without apache2.
 private let kinds: [RemoteKind] = [.folder]

@@ -6,6 +6,7 @@ import LulucatInk
 import LulucatStore
 import Testing
 @testable import LulucatSync
+import LulucatSyncTestSupport
 
 enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case folder, webdav

@@ -51,7 +51,8 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     deinit { session.invalidateAndCancel() }
 
     func url(_ path: String) throws(RemoteError) -> URL {
-        guard path.isEmpty || RemotePath.isSafe(path.hasSuffix("/") ? String(path.dropLast()) : path) else {
+        if path.isEmpty || path == "/" { return base }
+        guard RemotePath.isSafe(path.hasSuffix("/") ? String(path.dropLast()) : path) else {
             throw .failed(path, "unsafe remote path")
         }
         return URL(string: path, relativeTo: base)!.absoluteURL

@@ -7,8 +7,8 @@ import Foundation
 import Glibc
 #endif
 
-final class FaultProxy: @unchecked Sendable {
-    enum Fault: Sendable {
+public final class FaultProxy: @unchecked Sendable {
+    public enum Fault: Sendable {
         /// Forwards the headers and half the body, then closes both sides.
         case cutUpload
         /// Forwards the whole request, reads the server's reply, and closes without sending it.
@@ -17,15 +17,15 @@ final class FaultProxy: @unchecked Sendable {
         case redirect307
     }
 
-    let port: Int
-    let upstreamPort: Int
+    public let port: Int
+    public let upstreamPort: Int
     private let listener: Int32
     private let lock = NSLock()
     private var faults: [(method: String, pathContains: String, fault: Fault)] = []
-    private(set) var injected = 0
+    public private(set) var injected = 0
     private var stopped = false
 
-    init(upstreamPort: Int) throws {
+    public init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
@@ -46,14 +46,19 @@ final class FaultProxy: @unchecked Sendable {
         t.start()
     }
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)/notes/")! }
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)/notes/")! }
 
     /// The next request with this method whose path contains `pathContains` gets `fault`.
-    func inject(_ fault: Fault, method: String, pathContains: String) {
+    public func inject(_ fault: Fault, method: String, pathContains: String) {
         lock.withLock { faults.append((method, pathContains, fault)) }
     }
 
-    func stop() {
+    /// Faults injected and not met yet.
+    public var pendingFaults: Int { lock.withLock { faults.count } }
+
+    public func clearFaults() { lock.withLock { faults.removeAll() } }
+
+    public func stop() {
         lock.withLock { stopped = true }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)

@@ -1,3 +1,4 @@
+// Not a product: shared by LulucatSyncTests and LulucatSyncBench.
 // A real WebDAV server for the tests: Apache httpd with mod_dav from a config in a temporary
 // folder, on a free port on 127.0.0.1, stopped by its PID. Tests that need it are skipped when
 // apache2 is not installed (.ci/run installs apache2-bin).
@@ -7,17 +8,17 @@ import Foundation
 import Glibc
 #endif
 
-final class ApacheServer: @unchecked Sendable {
-    static let binary: String? = ["/usr/sbin/apache2", "/usr/sbin/httpd", "/usr/local/sbin/httpd"]
+public final class ApacheServer: @unchecked Sendable {
+    public static let binary: String? = ["/usr/sbin/apache2", "/usr/sbin/httpd", "/usr/local/sbin/httpd"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
-    static var isAvailable: Bool { binary != nil && FileManager.default.fileExists(atPath: "/usr/lib/apache2/modules/mod_dav.so") }
+    public static var isAvailable: Bool { binary != nil && FileManager.default.fileExists(atPath: "/usr/lib/apache2/modules/mod_dav.so") }
 
-    let dir: String
-    let port: Int
+    public let dir: String
+    public let port: Int
     private var pid: pid_t = 0
 
     /// The collection the tests sync through.
-    var url: URL { URL(string: "http://127.0.0.1:\(port)/notes/")! }
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)/notes/")! }
 
     static let template = """
     ServerRoot "/usr/lib/apache2"
@@ -51,7 +52,7 @@ final class ApacheServer: @unchecked Sendable {
     </IfDefine>
     """
 
-    init() throws {
+    public init() throws {
         guard let binary = ApacheServer.binary else { throw TestFailure("apache2 is not installed") }
         dir = NSTemporaryDirectory() + "lulucat-apache-" + UUID().uuidString.prefix(8)
         let fm = FileManager.default
@@ -79,13 +80,13 @@ final class ApacheServer: @unchecked Sendable {
         throw TestFailure("apache2 did not answer on port \(port): \(log())")
     }
 
-    func log() -> String { (try? String(contentsOfFile: dir + "/logs/error.log", encoding: .utf8)) ?? "" }
-    func accessLog() -> [String] {
+    public func log() -> String { (try? String(contentsOfFile: dir + "/logs/error.log", encoding: .utf8)) ?? "" }
+    public func accessLog() -> [String] {
         ((try? String(contentsOfFile: dir + "/logs/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
     /// The files under the synced collection, relative paths to bytes.
-    func files(_ folder: String) -> [String: [UInt8]] {
+    public func files(_ folder: String) -> [String: [UInt8]] {
         var out: [String: [UInt8]] = [:]
         let base = dir + "/root/notes/" + folder
         for name in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] where !name.hasPrefix(".") {
@@ -94,7 +95,7 @@ final class ApacheServer: @unchecked Sendable {
         return out
     }
 
-    func stop() {
+    public func stop() {
         guard pid > 0 else { return }
         kill(pid, SIGTERM)
         for _ in 0..<100 {
@@ -132,7 +133,7 @@ final class ApacheServer: @unchecked Sendable {
         return (status >> 8) & 0xFF
     }
 
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
         defer { close(fd) }
@@ -162,7 +163,7 @@ final class ApacheServer: @unchecked Sendable {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ d: String) { description = d }
 }
