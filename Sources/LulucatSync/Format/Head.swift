@@ -1,5 +1,5 @@
 // A head (docs/sync.md §4): one document's state as one device knows it, naming its pages' blobs.
-// UTF-8 JSON, keys sorted; read as untrusted input.
+// A small binary file (docs/sync.md §4), read as untrusted input.
 
 import Foundation
 import LulucatStore
@@ -57,108 +57,135 @@ public struct Head: Hashable, Sendable {
         return (d, v)
     }
 
-    // MARK: JSON
+    // MARK: Binary form (docs/sync.md §4)
+
+    public static let magic: [UInt8] = [0x4C, 0x53, 0x48, 0x44]  // "LSHD"
 
     public func encode() -> [UInt8] {
-        var pagesJSON: [[String: Any]] = []
-        for (id, p) in pages.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
-            pagesJSON.append([
-                "id": id.uuidString, "blob": p.blob.hex, "key": p.fields.value.key.digits.map { Int($0) },
-                "width": Int(p.fields.value.width), "height": Int(p.fields.value.height),
-                "stamp": Head.stampJSON(p.fields.stamp), "removed": Head.vvJSON(p.removed),
-            ])
+        var devs = Set<UUID>([title.stamp.device])
+        for p in pages.values {
+            devs.insert(p.fields.stamp.device)
+            if let r = p.removed { devs.formUnion(r.clocks.keys) }
         }
-        var assetsJSON: [String: Any] = [:]
-        for (id, a) in assets { assetsJSON[id.uuidString] = ["blob": a.blob.hex, "ext": a.ext] }
-        let object: [String: Any] = [
-            "format": Head.format, "formatVersion": Head.formatVersion,
-            "document": document.uuidString, "device": device.uuidString, "clock": clock,
-            "title": ["value": title.value, "stamp": Head.stampJSON(title.stamp)],
-            "created": origin.created, "engine": origin.engine, "codec": origin.codec,
-            "deleted": Head.vvJSON(deleted), "assets": assetsJSON, "pages": pagesJSON,
-        ]
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return Array(data) + [10]
+        if let d = deleted { devs.formUnion(d.clocks.keys) }
+        let devices = devs.sorted { $0.bytesForOrder.lexicographicallyPrecedes($1.bytesForOrder) }
+        var index: [UUID: Int] = [:]
+        for (i, d) in devices.enumerated() { index[d] = i }
+        var w = SyncWriter()
+        w.raw(Head.magic)
+        w.uint16(UInt16(Head.formatVersion))
+        w.uint16(0)
+        w.uuid(document)
+        w.uuid(device)
+        w.varint(clock)
+        w.varint(devices.count)
+        for d in devices { w.uuid(d) }
+        func stamp(_ s: Stamp) { w.varint(s.clock); w.varint(index[s.device]!) }
+        func string(_ s: String) { w.varint(s.utf8.count); w.raw(Array(s.utf8)) }
+        func vv(_ v: VersionVector?) {
+            guard let v else { w.varint(0); return }
+            w.varint(1)
+            let entries = v.clocks.map { (index[$0.key]!, $0.value) }.sorted { $0.0 < $1.0 }
+            w.varint(entries.count)
+            for (i, c) in entries { w.varint(i); w.varint(c) }
+        }
+        stamp(title.stamp)
+        string(title.value)
+        w.varint(UInt64(max(0, origin.created)))
+        string(origin.engine)
+        string(origin.codec)
+        vv(deleted)
+        let assetList = assets.sorted { $0.key.bytesForOrder.lexicographicallyPrecedes($1.key.bytesForOrder) }
+        w.varint(assetList.count)
+        for (id, a) in assetList { w.uuid(id); w.raw(a.blob.bytes); string(a.ext) }
+        let pageList = pages.sorted { $0.key.bytesForOrder.lexicographicallyPrecedes($1.key.bytesForOrder) }
+        w.varint(pageList.count)
+        for (id, p) in pageList {
+            w.uuid(id)
+            w.raw(p.blob.bytes)
+            w.varint(p.fields.value.key.digits.count)
+            for d in p.fields.value.key.digits { w.varint(UInt64(d)) }
+            w.varint(UInt64(UInt32(bitPattern: p.fields.value.width)))
+            w.varint(UInt64(UInt32(bitPattern: p.fields.value.height)))
+            stamp(p.fields.stamp)
+            vv(p.removed)
+        }
+        return w.bytes
     }
 
     public static func decode(_ bytes: [UInt8]) throws(SyncFormatError) -> Head {
         guard bytes.count <= maxBytes else { throw .invalid(0, "head larger than \(maxBytes) bytes") }
-        guard let o = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
-            throw .invalid(0, "not a JSON object")
+        var r = SyncReader(bytes)
+        guard Array(try r.raw(4)) == magic else { throw .badMagic }
+        let v = try r.uint16()
+        guard Int(v) <= formatVersion else { throw .newerVersion(Int(v)) }
+        _ = try r.uint16()
+        let document = try r.uuid()
+        let device = try r.uuid()
+        let clock = try r.varint()
+        let nd = try r.count(limit: 1 << 20, minBytes: 16)
+        var devices: [UUID] = []
+        for _ in 0..<nd { devices.append(try r.uuid()) }
+        func stamp() throws(SyncFormatError) -> Stamp {
+            let c = try r.varint()
+            let i = try r.varint()
+            guard i < UInt64(devices.count) else { throw .invalid(r.offset, "device index outside the table") }
+            return Stamp(clock: c, device: devices[Int(i)])
         }
-        guard o["format"] as? String == format else { throw .badMagic }
-        guard let v = o["formatVersion"] as? Int else { throw .invalid(0, "formatVersion missing") }
-        guard v <= formatVersion else { throw .newerVersion(v) }
-        let document = try uuid(o["document"], "document")
-        let device = try uuid(o["device"], "device")
-        guard let clock = (o["clock"] as? NSNumber)?.uint64Value else { throw .invalid(0, "clock") }
-        guard let t = o["title"] as? [String: Any], let tv = t["value"] as? String, tv.utf8.count <= 4096 else {
-            throw .invalid(0, "title")
+        func string(max: Int) throws(SyncFormatError) -> String {
+            let n = try r.count(limit: max)
+            guard let s = String(validating: Array(try r.raw(n)), as: UTF8.self) else { throw .invalid(r.offset, "not UTF-8") }
+            return s
         }
-        let title = Register(tv, stamp: try stamp(t["stamp"]))
-        guard let created = (o["created"] as? NSNumber)?.int64Value, let engine = o["engine"] as? String,
-              let codec = o["codec"] as? String, engine.utf8.count <= 32, codec.utf8.count <= 32 else {
-            throw .invalid(0, "created, engine or codec")
+        func vv() throws(SyncFormatError) -> VersionVector? {
+            let flag = try r.varint()
+            guard flag != 0 else { return nil }
+            guard flag == 1 else { throw .invalid(r.offset, "bad removal flag") }
+            let n = try r.count(limit: devices.count, minBytes: 2)
+            var out = VersionVector()
+            for _ in 0..<n {
+                let i = try r.varint()
+                guard i < UInt64(devices.count) else { throw .invalid(r.offset, "device index outside the table") }
+                out.clocks[devices[Int(i)]] = try r.varint()
+            }
+            return out
         }
-        let deleted = try vv(o["deleted"])
+        let titleStamp = try stamp()
+        let title = Register(try string(max: 4096), stamp: titleStamp)
+        let created = try r.varint()
+        guard created <= UInt64(Int64.max) else { throw .invalid(r.offset, "created") }
+        let engine = try string(max: 32)
+        let codec = try string(max: 32)
+        let deleted = try vv()
         var assets: [UUID: AssetRef] = [:]
-        guard let aj = o["assets"] as? [String: Any] else { throw .invalid(0, "assets") }
-        for (k, value) in aj {
-            guard let id = UUID(strictString: k), let a = value as? [String: Any],
-                  let b = (a["blob"] as? String).flatMap(BlobName.init(hex:)), let ext = a["ext"] as? String,
-                  ["jpg", "jpeg", "png", "heic"].contains(ext) else { throw .invalid(0, "asset \(k)") }
-            assets[id] = AssetRef(blob: b, ext: ext)
+        for _ in 0..<(try r.count(limit: 1 << 20, minBytes: 49)) {
+            let id = try r.uuid()
+            let blob = BlobName(bytes: Array(try r.raw(32)))
+            let ext = try string(max: 8)
+            guard ["jpg", "jpeg", "png", "heic"].contains(ext), assets[id] == nil else { throw .invalid(r.offset, "asset \(id)") }
+            assets[id] = AssetRef(blob: blob, ext: ext)
         }
         var pages: [UUID: HeadPage] = [:]
-        guard let pj = o["pages"] as? [[String: Any]] else { throw .invalid(0, "pages") }
-        for p in pj {
-            let id = try uuid(p["id"], "page id")
-            guard pages[id] == nil else { throw .invalid(0, "page \(id) listed twice") }
-            guard let b = (p["blob"] as? String).flatMap(BlobName.init(hex:)) else { throw .invalid(0, "page blob") }
-            guard let k = p["key"] as? [NSNumber], !k.isEmpty, k.count <= PositionKey.maxDigits,
-                  let w = (p["width"] as? NSNumber)?.int32Value, let h = (p["height"] as? NSNumber)?.int32Value,
-                  w >= 0, h >= 0 else { throw .invalid(0, "page \(id) fields") }
+        for _ in 0..<(try r.count(limit: 1 << 20, minBytes: 54)) {
+            let id = try r.uuid()
+            let blob = BlobName(bytes: Array(try r.raw(32)))
+            let kl = try r.varint()
+            guard kl >= 1, kl <= UInt64(PositionKey.maxDigits) else { throw .invalid(r.offset, "key length") }
             var digits: [UInt32] = []
-            for d in k {
-                guard d.int64Value >= 0 && d.int64Value <= Int64(UInt32.max) else { throw .invalid(0, "key digit") }
-                digits.append(UInt32(d.int64Value))
+            for _ in 0..<kl {
+                let d = try r.varint()
+                guard d <= UInt64(UInt32.max) else { throw .invalid(r.offset, "key digit") }
+                digits.append(UInt32(d))
             }
-            let fields = Register(PageFields(key: PositionKey(digits), width: w, height: h), stamp: try stamp(p["stamp"]))
-            pages[id] = HeadPage(fields: fields, removed: try vv(p["removed"]), blob: b)
+            let wv = try r.varint(), hv = try r.varint()
+            guard wv <= UInt64(Int32.max), hv <= UInt64(Int32.max) else { throw .invalid(r.offset, "canvas size") }
+            let fields = Register(PageFields(key: PositionKey(digits), width: Int32(wv), height: Int32(hv)), stamp: try stamp())
+            guard pages[id] == nil else { throw .invalid(r.offset, "page \(id) listed twice") }
+            pages[id] = HeadPage(fields: fields, removed: try vv(), blob: blob)
         }
+        guard r.remaining == 0 else { throw .invalid(r.offset, "bytes after the pages") }
         return Head(document: document, device: device, clock: clock, title: title,
-                    origin: DocumentOrigin(created: created, engine: engine, codec: codec),
+                    origin: DocumentOrigin(created: Int64(created), engine: engine, codec: codec),
                     deleted: deleted, assets: assets, pages: pages)
-    }
-
-    static func stampJSON(_ s: Stamp) -> [Any] { [s.clock, s.device.uuidString] }
-
-    static func vvJSON(_ v: VersionVector?) -> Any {
-        guard let v else { return NSNull() }
-        var o: [String: Any] = [:]
-        for (d, c) in v.clocks { o[d.uuidString] = c }
-        return o
-    }
-
-    private static func uuid(_ v: Any?, _ what: String) throws(SyncFormatError) -> UUID {
-        guard let s = v as? String, let id = UUID(strictString: s) else { throw .invalid(0, what) }
-        return id
-    }
-
-    private static func stamp(_ v: Any?) throws(SyncFormatError) -> Stamp {
-        guard let a = v as? [Any], a.count == 2, let c = (a[0] as? NSNumber)?.uint64Value,
-              let s = a[1] as? String, let d = UUID(strictString: s) else { throw .invalid(0, "stamp") }
-        return Stamp(clock: c, device: d)
-    }
-
-    private static func vv(_ v: Any?) throws(SyncFormatError) -> VersionVector? {
-        if v == nil || v is NSNull { return nil }
-        guard let o = v as? [String: Any] else { throw .invalid(0, "version vector") }
-        var out = VersionVector()
-        for (k, c) in o {
-            guard let d = UUID(strictString: k), let n = (c as? NSNumber)?.uint64Value else { throw .invalid(0, "version vector") }
-            out.clocks[d] = n
-        }
-        return out
     }
 }

@@ -160,14 +160,26 @@ public struct BlobName: Hashable, Sendable, CustomStringConvertible {
     }
 
     public init(of bytes: [UInt8]) {
+        self.init(bytes: ContentDigest.sha256(bytes))
+    }
+
+    /// From the 32 raw digest bytes.
+    public init(bytes digest: [UInt8]) {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(64)
-        for b in ContentDigest.sha256(bytes) {
+        for b in digest {
             out.append(digits[Int(b >> 4)])
             out.append(digits[Int(b & 15)])
         }
         hex = String(decoding: out, as: UTF8.self)
+    }
+
+    /// The 32 raw digest bytes.
+    public var bytes: [UInt8] {
+        let u = Array(hex.utf8)
+        func v(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : c - 87 }
+        return (0..<32).map { v(u[2 * $0]) << 4 | v(u[2 * $0 + 1]) }
     }
 
     public var description: String { hex }

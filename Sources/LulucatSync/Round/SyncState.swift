@@ -92,8 +92,8 @@ struct SyncStateStore {
     /// The base of a document, or nil when there is none or it cannot be read (then the document
     /// is merged as new: recorded again, it joins to the same state).
     func base(_ id: UUID) -> Base? {
-        guard let o = readJSON(basePath(id)), let hs = o["head"] as? String,
-              let head = try? Head.decode(Array(hs.utf8)), head.document == id,
+        guard let o = readJSON(basePath(id)), let hs = o["head"] as? String, let hb = Data(base64Encoded: hs),
+              let head = try? Head.decode(Array(hb)), head.document == id,
               let docModified = (o["docModified"] as? NSNumber)?.int64Value,
               let published = o["published"] as? Bool,
               let pm = o["pageModified"] as? [String: NSNumber] else { return nil }
@@ -117,7 +117,7 @@ struct SyncStateStore {
         }
         var pm: [String: Int64] = [:]
         for (k, v) in base.pageModified { pm[k.uuidString] = v }
-        try writeJSON(["head": String(decoding: base.head.encode(), as: UTF8.self), "docModified": base.docModified,
+        try writeJSON(["head": Data(base.head.encode()).base64EncodedString(), "docModified": base.docModified,
                        "pageModified": pm, "published": base.published], to: basePath(id))
     }
 }
