@@ -35,6 +35,9 @@ func stroke(_ rng: inout Rng, samples n: Int) -> Stroke {
     return Stroke(samples: s)
 }
 
+/// A line on stdout, unbuffered: a long run shows its figures as they come.
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
 func arg(_ name: String, _ def: Int) -> Int {
     let a = CommandLine.arguments
     if let i = a.firstIndex(of: "--" + name), i + 1 < a.count, let v = Int(a[i + 1]) { return v }
@@ -88,7 +91,8 @@ func randomEdits(_ lib: Library, _ doc: UUID, _ rng: inout Rng, _ ledger: inout 
                 let p = pages.randomElement(using: &r)!
                 let els = try await s.content(of: p).strokes
                 guard let victim = els.randomElement(using: &r) else { continue }
-                let pieces = try await s.erase(stroke: victim.id, keeping: [0..<10, 20..<victim.samples.count], on: p)
+                let n = victim.samples.count
+                let pieces = try await s.erase(stroke: victim.id, keeping: [0..<min(n, n / 3), min(n, 2 * n / 3 + 1)..<n], on: p)
                 l.erased.insert(victim.id)
                 l.added.formUnion(pieces)
             case 7: _ = try await s.addPage(at: Int.random(in: 0...pages.count, using: &r))
@@ -151,7 +155,7 @@ func randomizedRounds(_ server: ApacheServer, rounds: Int, seed: UInt64) async t
     let present = Set(c0.values.flatMap { $0.2.joined() })
     let lost = ledger.added.subtracting(ledger.erased).subtracting(ledger.removedWithPage).subtracting(present).count
     let resurrected = ledger.erased.intersection(present).count
-    print("randomized rounds: \(rounds) rounds of 3 libraries syncing at once, \(faults) faults injected (\(skippedRounds) rounds met one): "
+    say("randomized rounds: \(rounds) rounds of 3 libraries syncing at once, \(faults) faults injected (\(skippedRounds) rounds met one): "
           + "\(ledger.added.count) strokes added, \(ledger.erased.count) erased; lost \(lost), resurrected \(resurrected), converged \(converged ? "yes" : "NO") "
           + "(\(String(format: "%.0f", ms(elapsed) / Double(max(rounds, 1)))) ms a round)")
 }
@@ -168,7 +172,7 @@ func noChangeRound(_ server: ApacheServer, documents: Int) async throws {
     let t0 = clock.now
     let r = try await lib.sync(with: remote, options: options)
     let t = clock.now - t0
-    print("nothing changed, \(documents) documents: \(r.requests) request(s), \(r.bytesSent) bytes sent, \(String(format: "%.1f", ms(t))) ms")
+    say("nothing changed, \(documents) documents: \(r.requests) request(s), \(r.bytesSent) bytes sent, \(String(format: "%.1f", ms(t))) ms")
 }
 
 // MARK: Bytes and time for one edited page
@@ -203,7 +207,7 @@ func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: In
     let t1 = clock.now
     try await plain.put("plain-\(pages)", bytes)
     let putTime = clock.now - t1
-    print("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples): \(r.bytesSent) bytes sent in \(r.requests) requests "
+    say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples): \(r.bytesSent) bytes sent in \(r.requests) requests "
           + "/ \(compact) bytes compact page = \(String(format: "%.3f", Double(r.bytesSent) / Double(compact))); "
           + "time \(String(format: "%.1f", ms(syncTime))) ms / plain PUT of the same bytes \(String(format: "%.1f", ms(putTime))) ms "
           + "= \(String(format: "%.2f", ms(syncTime) / ms(putTime)))")
@@ -212,7 +216,7 @@ func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: In
 // MARK: Main
 
 guard ApacheServer.isAvailable else {
-    print("skipped: apache2 with mod_dav is not installed (apt-get install apache2-bin)")
+    say("skipped: apache2 with mod_dav is not installed (apt-get install apache2-bin)")
     exit(0)
 }
 let server = try ApacheServer()
@@ -224,7 +228,7 @@ do {
     try await noChangeRound(server, documents: arg("documents", 1000))
     try await randomizedRounds(server, rounds: arg("rounds", 100), seed: seed)
 } catch {
-    print("bench failed: \(error)")
+    say("bench failed: \(error)")
     server.stop()
     exit(1)
 }

@@ -214,6 +214,33 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         #expect(c.documents[doc]!.allElements.isSuperset(of: added))
     }
 
+    @Test func aDamagedHeadOrAMissingBlobIsLeftOutReportedAndBothKept() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        let (doc, initial) = try await makeDocument(h.libraries[0], title: "Damaged", seed: 13)
+        try await h.converge()
+        let remote = FolderRemote(root: h.remoteFolder)
+        // A head that does not parse, and a well-formed head naming a blob that is not there.
+        try await remote.put("heads/" + Head.fileName(document: doc, device: UUID()), Array("not a head".utf8))
+        var rng = TestRandom(seed: 14)
+        let other = UUID()
+        let ghostPage = rng.uuid()
+        let ghost = Head(document: doc, device: other, clock: 99, title: Register("Ghost", stamp: Stamp(clock: 99, device: other)),
+                         origin: DocumentOrigin(created: 0, engine: "snapshot", codec: "compact"), deleted: nil, assets: [:],
+                         pages: [ghostPage: HeadPage(fields: Register(PageFields(key: PositionKey([9]), width: 100, height: 100),
+                                                                       stamp: Stamp(clock: 99, device: other)),
+                                                     removed: nil, blob: BlobName(of: [1, 2, 3]))])
+        try await remote.put("heads/" + Head.fileName(document: doc, device: other), ghost.encode())
+        let added = try await addStrokes(h.libraries[1], doc, page: 0, count: 1, seed: 130)
+        for i in [1, 0] {
+            let r = try await h.libraries[i].sync(with: h.remotes[i], options: testSyncOptions)
+            #expect(r.problems.count == 2, "\(r.problems)")
+        }
+        let c = try await contents(of: h.libraries[0])
+        #expect(c.documents[doc]!.title == "Damaged", "a head left out must not win")
+        #expect(!c.documents[doc]!.pages.contains(ghostPage))
+        #expect(c.documents[doc]!.allElements == Set(initial.joined() + added))
+    }
+
     @Test func theSQLiteEngineSyncsLikeTheOthers() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let (doc, initial) = try await makeDocument(h.libraries[0], title: "SQL", engine: .sqlite, seed: 12)

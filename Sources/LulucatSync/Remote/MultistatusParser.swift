@@ -53,8 +53,13 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
         case "response":
             inResponse = false
             if let h = href {
-                var path = h
-                if let u = URL(string: h), !u.path.isEmpty { path = u.path } // absolute hrefs
+                // Split the raw href before decoding it, so an encoded "/" stays inside the name
+                // (and the name is then refused) instead of making another name.
+                var path = Substring(h)
+                if let scheme = path.range(of: "://") {
+                    path = path[scheme.upperBound...]
+                    path = path.firstIndex(of: "/").map { path[$0...] } ?? ""
+                }
                 while path.hasSuffix("/") { path.removeLast() }
                 let last = path.split(separator: "/").last.map(String.init) ?? ""
                 let name = last.removingPercentEncoding ?? last

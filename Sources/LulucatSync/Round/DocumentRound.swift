@@ -117,16 +117,23 @@ struct DocumentRound {
         var next = Base(head: head, states: newStates, docModified: docModified, pageModified: pageModified, published: false)
         let needsPublish = base == nil || !(base!.published) || base!.head != head
         if needsPublish {
-            try sync.store.save(next, previous: base)
-            for (path, bytes) in uploads {
-                try await put(path, bytes)
-                report.blobsUploaded += 1
+            do {
+                for (path, bytes) in uploads {
+                    try await put(path, bytes)
+                    report.blobsUploaded += 1
+                }
+                try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
+            } catch {
+                // Applied here, not yet published: the next round publishes it even if nothing
+                // else changes. (A crash before this line leaves the old base: the applied pages
+                // then read as local changes and join to the same state.)
+                try? sync.store.save(next, previous: base)
+                throw error
             }
-            try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
             report.pagesPushed += pageBlobs
         }
         next.published = true
-        try sync.store.save(next, previous: needsPublish ? next : base)
+        try sync.store.save(next, previous: base)
         if localChanged { report.documentsPushed += 1 }
         if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }
         if localChanged && !remoteStates.isEmpty { report.documentsMerged += 1 }
