@@ -241,6 +241,27 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         #expect(c.documents[doc]!.allElements == Set(initial.joined() + added))
     }
 
+    @Test func aTransformKeepsItsIdAndArrivesWithItsNewSamples() async throws {
+        let h = try SyncHarness(.folder, libraries: 3)
+        let (doc, initial) = try await makeDocument(h.libraries[0], title: "Move", pages: 1, strokes: 3, seed: 15)
+        try await h.converge()
+        let moved = initial[0][1]
+        try await edit(h.libraries[1], doc) { s in
+            try await s.transform([moved], by: .translation(dx: 300, dy: -200), on: await s.pageIDs()[0])
+        }
+        let added = try await addStrokes(h.libraries[0], doc, page: 0, count: 1, seed: 150)
+        try await h.sync(1)
+        try await h.sync(0)  // merges B's transform with its own stroke: a new blob of A's
+        try await h.converge()
+        _ = try await h.checkConverged()
+        var pages: [PageContent] = []
+        for lib in h.libraries { pages.append(try await edit(lib, doc) { s in try await s.content(of: await s.pageIDs()[0]) }) }
+        #expect(pages[0] == pages[1] && pages[1] == pages[2], "the same ids with different samples")
+        #expect(pages[0].elements.map(\.id).contains(added[0]))
+        let original = try await edit(h.libraries[1], doc) { s in try await s.content(of: await s.pageIDs()[0]) }
+        #expect(original.elements.first { $0.id == moved } == pages[0].elements.first { $0.id == moved })
+    }
+
     @Test func theSQLiteEngineSyncsLikeTheOthers() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let (doc, initial) = try await makeDocument(h.libraries[0], title: "SQL", engine: .sqlite, seed: 12)

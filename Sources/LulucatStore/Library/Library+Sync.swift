@@ -69,6 +69,14 @@ extension DocumentSession {
         if !content.elements.isEmpty { try edit(page, .append(content.elements)) }
     }
 
+    /// A page's content and, when the engine keeps them, its coded strokes: a sync copies the
+    /// unchanged strokes into its blob instead of coding the page again.
+    public func contentForSync(of page: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        try checkOpen()
+        let p = try load(page)
+        return (p.content, p.encoded)
+    }
+
     /// Writes an asset another device made, under its id, before any page shows it.
     public func importSyncedAsset(_ data: Data, id: UUID, fileExtension ext: String) throws(StoreError) {
         try checkOpen()

@@ -33,7 +33,10 @@ public enum PageBlob {
     }
 
     /// The canonical blob of a page. Every present element must have its content in `elements`.
-    public static func encode(state: PageState, canvas: QuantizedSize, elements: [UUID: Element]) throws -> [UInt8] {
+    /// - Parameter reusing: coded strokes to copy instead of coding again; every stroke in it must
+    ///   have the samples it has in `elements` (forget the others first).
+    public static func encode(state: PageState, canvas: QuantizedSize, elements: [UUID: Element],
+                              reusing: EncodedStrokes? = nil) throws -> [UInt8] {
         let order = state.orderedIDs
         var content = PageContent(canvasSize: canvas)
         content.elements.reserveCapacity(order.count)
@@ -41,7 +44,7 @@ public enum PageBlob {
             guard let e = elements[id] else { throw SyncFormatError.invalid(0, "no content for element \(id)") }
             content.elements.append(e)
         }
-        let file = try PageFile.encode(content, codec: .compact)
+        let file = try PageFile.encode(content, codec: .compact, reusing: reusing).bytes
         var w = SyncWriter()
         w.raw(magic)
         w.uint16(version)

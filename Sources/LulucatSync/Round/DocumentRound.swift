@@ -32,8 +32,10 @@ struct DocumentRound {
 
     /// Page contents by blob name, decoded once per round.
     var snapshots: [BlobName: PageSnapshot] = [:]
-    /// Elements this device has in its own pages, by page.
+    /// Elements this device has in its own pages, by page, and their coded strokes.
     var localContent: [UUID: PageContent] = [:]
+    var localEncoded: [UUID: EncodedStrokes] = [:]
+    var localPrints: [UUID: [UUID: UInt64]] = [:]
     /// The document's session while the round holds it.
     var session: DocumentSession?
 
@@ -187,10 +189,12 @@ struct DocumentRound {
                 pages.append(LocalPage(id: e.id, canvas: canvas, elements: nil))
                 continue
             }
-            let content = try await s.content(of: e.id)
+            let (content, encoded) = try await s.contentForSync(of: e.id)
             localContent[e.id] = content
-            pages.append(LocalPage(id: e.id, canvas: content.canvasSize,
-                                   elements: content.elements.map { ($0.id, PageBlob.fingerprint($0)) }))
+            if let encoded { localEncoded[e.id] = encoded }
+            let prints = content.elements.map { ($0.id, PageBlob.fingerprint($0)) }
+            localPrints[e.id] = Dictionary(prints, uniquingKeysWith: { a, _ in a })
+            pages.append(LocalPage(id: e.id, canvas: content.canvasSize, elements: prints))
         }
         var assets: [UUID: AssetRef] = [:]
         let fm = FileManager.default
@@ -208,6 +212,12 @@ struct DocumentRound {
 
     /// The content of a merged page, from what this device has or fetched.
     mutating func content(of pid: UUID, in merged: DocumentState) async throws -> PageContent {
+        try await contentAndCodedStrokes(of: pid, in: merged).0
+    }
+
+    /// The merged page's content, and the coded strokes of ours it may copy (only strokes taken
+    /// from this device's page as read, whose samples are the merged ones).
+    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState) async throws -> (PageContent, EncodedStrokes?) {
         let rec = merged.pages[pid]!
         var out = PageContent(canvasSize: QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height))
         var missing: Set<UUID> = []
@@ -215,10 +225,15 @@ struct DocumentRound {
         var localIndex: [UUID: Element] = [:]
         for e in localContent[pid]?.elements ?? [] { localIndex[e.id] = e }
         var elements: [Element] = []
+        var fromLocal = Set<UUID>()
         let order = rec.state.orderedIDs
         for eid in order {
             let entry = rec.state.elements[eid]!
-            if let e = localIndex[eid], PageBlob.fingerprint(e) == entry.fingerprint { elements.append(e); continue }
+            if let e = localIndex[eid], (localPrints[pid]?[eid] ?? PageBlob.fingerprint(e)) == entry.fingerprint {
+                elements.append(e)
+                fromLocal.insert(eid)
+                continue
+            }
             var found: Element?
             for s in snapshots.values where s.state.elements[eid]?.stamp == entry.stamp { found = s.elements[eid]; break }
             if let f = found { elements.append(f) } else { missing.insert(eid); elements.append(.unknown(try UnknownElement(kind: 0, payload: Data(count: 16)))) }
@@ -246,7 +261,9 @@ struct DocumentRound {
             }
         }
         out.elements = elements
-        return out
+        var coded = localEncoded[pid]
+        if coded != nil, let lc = localContent[pid] { coded!.forget(lc.elements.map(\.id).filter { !fromLocal.contains($0) }) }
+        return (out, coded)
     }
 
     /// Makes the local document what the join says; returns how many pages it wrote.
@@ -320,10 +337,10 @@ struct DocumentRound {
                 for (h, s) in remoteStates where s.pages[pid]?.state == rec.state { name = h.pages[pid]!.blob; break }
             }
             if name == nil {
-                let content = try await self.content(of: pid, in: merged)
+                let (content, coded) = try await contentAndCodedStrokes(of: pid, in: merged)
                 var byID: [UUID: Element] = [:]
                 for e in content.elements { byID[e.id] = e }
-                let bytes = try PageBlob.encode(state: rec.state, canvas: content.canvasSize, elements: byID)
+                let bytes = try PageBlob.encode(state: rec.state, canvas: content.canvasSize, elements: byID, reusing: coded)
                 let n = BlobName(of: bytes)
                 name = n
                 if !known.contains(n) { pageUploads.append((LibrarySync.blobsFolder + "/" + n.hex, bytes)); known.insert(n) }
