@@ -85,4 +85,9 @@ final class SyncHarness: @unchecked Sendable {
     }
 
     func stop() { server?.stop() }
+
+    deinit {
+        server?.stop()
+        for path in [remoteFolder] + libraries.map(\.root) { try? FileManager.default.removeItem(atPath: path) }
+    }
 }
