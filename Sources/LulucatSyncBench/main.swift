@@ -44,11 +44,17 @@ func arg(_ name: String, _ def: Int) -> Int {
     return def
 }
 
+/// Every folder the bench made, removed when it ends.
+nonisolated(unsafe) var madeFolders: [String] = []
+
 func tempDir(_ label: String) -> String {
     let p = NSTemporaryDirectory() + "lulucat-syncbench-\(label)-" + UUID().uuidString.prefix(8)
     try! FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+    madeFolders.append(p)
     return p
 }
+
+func removeFolders() { for p in madeFolders { try? FileManager.default.removeItem(atPath: p) } }
 
 let quiet = SessionOptions(autosaveDelay: nil, thumbnails: nil)
 let options = SyncOptions(trashLimit: 1000, session: quiet)
@@ -230,6 +236,8 @@ do {
 } catch {
     say("bench failed: \(error)")
     server.stop()
+    removeFolders()
     exit(1)
 }
 server.stop()
+removeFolders()
