@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "LulucatInk", targets: ["LulucatInk"]),
         .library(name: "LulucatStore", targets: ["LulucatStore"]),
         .library(name: "LulucatInterchange", targets: ["LulucatInterchange"]),
+        .library(name: "LulucatSync", targets: ["LulucatSync"]),
         .executable(name: "lnote", targets: ["lnote"]),
         // No product vends the workshop (LulucatHandwriting, LulucatStoreTesting,
         // LulucatInterchangeTesting) or lnote-dev: an app links the engine alone.
@@ -48,7 +49,9 @@ let package = Package(
         .executableTarget(name: "lnote",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender",
                                          "LulucatInterchange", "LulucatSQLite", "LulucatHandwriting",
-                                         "LnoteCommandLine"]),
+                                         "LulucatSync", "LnoteCommandLine"]),
+        // Sync through a folder or a WebDAV server (docs/sync.md).
+        .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk"]),
 
         // The workshop: targets that no product vends. Generators and real-ink reading, the crash
         // harness with its simulated file system and flows, the fuzz checks shared with swift test,
@@ -58,6 +61,10 @@ let package = Package(
                 dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatSQLite"]),
         .target(name: "LulucatInterchangeTesting",
                 dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
+        // Apache with mod_dav and a fault proxy for the sync tests, and the sync bench.
+        .target(name: "LulucatSyncTestSupport"),
+        .executableTarget(name: "LulucatSyncBench",
+                          dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk"]),
         .executableTarget(name: "lnote-dev",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
@@ -72,5 +79,7 @@ let package = Package(
                     dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatRender", "LulucatHandwriting",
                                    "LulucatStoreTesting", "LulucatInterchangeTesting"]),
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev"]),
+        .testTarget(name: "LulucatSyncTests",
+                    dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk"]),
     ]
 )

@@ -27,6 +27,8 @@ let commands: [any Command.Type] = [
     DeleteCommand.self,
     RestoreCommand.self,
     EmptyTrashCommand.self,
+    RemoteCommand.self,
+    SyncCommand.self,
 ]
 
 /// Other names a command answers to.

@@ -21,7 +21,8 @@ private func swiftDriver() -> URL? {
 
 @Suite("The product apart from the workshop")
 struct ProductBoundaryTests {
-    static let workshop: Set<String> = ["LulucatHandwriting", "LulucatStoreTesting", "LulucatInterchangeTesting", "lnote-dev"]
+    static let workshop: Set<String> = ["LulucatHandwriting", "LulucatStoreTesting", "LulucatInterchangeTesting", "lnote-dev",
+                                         "LulucatSyncTestSupport", "LulucatSyncBench"]
 
     /// The manifest as JSON. A scratch path of its own keeps it off the build folder's lock,
     /// which `swift test` holds while this runs.

@@ -1,0 +1,179 @@
+// The page blob (docs/sync.md §3.1): a page's content and what the merge knows of each element,
+// and the local page state (.sync/docs) which is the same tables with ids and fingerprints.
+
+import Foundation
+import LulucatInk
+
+/// A page's elements as the merge sees them, with their content.
+public struct PageSnapshot: Sendable, Equatable {
+    public var state: PageState
+    public var canvas: QuantizedSize
+    /// Present elements by id.
+    public var elements: [UUID: Element]
+
+    public init(state: PageState, canvas: QuantizedSize, elements: [UUID: Element]) {
+        self.state = state
+        self.canvas = canvas
+        self.elements = elements
+    }
+}
+
+public enum PageBlob {
+    public static let magic: [UInt8] = [0x4C, 0x53, 0x50, 0x42]  // "LSPB"
+    static let stateMagic: [UInt8] = [0x4C, 0x53, 0x50, 0x53]     // "LSPS", local only
+    public static let version: UInt16 = 1
+    public static let maxBytes = 256 << 20
+    static let maxTable = 1 << 24
+
+    /// The fingerprint of one element: FNV-1a 64 of its bytes in a one-element fixed16 page file.
+    public static func fingerprint(_ element: Element) -> UInt64 {
+        let bytes = (try? PageFile.encode(PageContent(canvasSize: QuantizedSize(width: 0, height: 0), elements: [element]),
+                                          codec: .fixed16)) ?? []
+        return fnv1a64(bytes)
+    }
+
+    /// The canonical blob of a page. Every present element must have its content in `elements`.
+    /// - Parameter reusing: coded strokes to copy instead of coding again; every stroke in it must
+    ///   have the samples it has in `elements` (forget the others first).
+    public static func encode(state: PageState, canvas: QuantizedSize, elements: [UUID: Element],
+                              reusing: EncodedStrokes? = nil) throws -> [UInt8] {
+        let order = state.orderedIDs
+        var content = PageContent(canvasSize: canvas)
+        content.elements.reserveCapacity(order.count)
+        for id in order {
+            guard let e = elements[id] else { throw SyncFormatError.invalid(0, "no content for element \(id)") }
+            content.elements.append(e)
+        }
+        let file = try PageFile.encode(content, codec: .compact, reusing: reusing).bytes
+        var w = SyncWriter()
+        w.raw(magic)
+        w.uint16(version)
+        w.uint16(0)
+        let devices = writeTables(state, &w)
+        w.varint(order.count)
+        for id in order {
+            let e = state.elements[id]!
+            writeEntry(e, devices: devices, &w)
+        }
+        w.varint(file.count)
+        w.raw(file)
+        return w.bytes
+    }
+
+    /// Decodes a blob whose name has been checked. Fingerprints are computed from the content.
+    public static func decode(_ bytes: [UInt8]) throws(SyncFormatError) -> PageSnapshot {
+        guard bytes.count <= maxBytes else { throw .invalid(0, "blob larger than \(maxBytes) bytes") }
+        var r = SyncReader(bytes)
+        guard Array(try r.raw(4)) == magic else { throw .badMagic }
+        let v = try r.uint16()
+        guard v <= version else { throw .newerVersion(Int(v)) }
+        _ = try r.uint16()
+        let (devices, tombstones) = try readTables(&r)
+        let n = try r.count(limit: maxTable, minBytes: 3)
+        var entries: [(Stamp, PositionKey)] = []
+        entries.reserveCapacity(n)
+        for _ in 0..<n { entries.append(try readEntry(devices: devices, &r)) }
+        let fileLength = try r.count(limit: maxBytes)
+        let file = Array(try r.raw(fileLength))
+        guard r.remaining == 0 else { throw .invalid(r.offset, "bytes after the page file") }
+        let content: PageContent
+        do { content = try PageFile.decode(file) } catch { throw .invalid(r.offset, "page file: \(error)") }
+        guard content.elements.count == n else {
+            throw .invalid(r.offset, "\(n) element entries for \(content.elements.count) elements")
+        }
+        var state = PageState(elements: [:], tombstones: tombstones)
+        var elements: [UUID: Element] = [:]
+        for (e, (stamp, key)) in zip(content.elements, entries) {
+            guard elements[e.id] == nil, !tombstones.contains(e.id) else { throw .invalid(0, "element \(e.id) repeated or tombstoned") }
+            elements[e.id] = e
+            state.elements[e.id] = ElementEntry(stamp: stamp, key: key, fingerprint: fingerprint(e))
+        }
+        return PageSnapshot(state: state, canvas: content.canvasSize, elements: elements)
+    }
+
+    // MARK: The local page state
+
+    /// The page state with ids and fingerprints, for `.sync/docs`: no content.
+    static func encodeState(_ state: PageState) -> [UInt8] {
+        var w = SyncWriter()
+        w.raw(stateMagic)
+        w.uint16(version)
+        w.uint16(0)
+        let devices = writeTables(state, &w)
+        let order = state.orderedIDs
+        w.varint(order.count)
+        for id in order {
+            let e = state.elements[id]!
+            w.uuid(id)
+            writeEntry(e, devices: devices, &w)
+            w.uint64(e.fingerprint)
+        }
+        return w.bytes
+    }
+
+    static func decodeState(_ bytes: [UInt8]) throws(SyncFormatError) -> PageState {
+        var r = SyncReader(bytes)
+        guard Array(try r.raw(4)) == stateMagic else { throw .badMagic }
+        let v = try r.uint16()
+        guard v <= version else { throw .newerVersion(Int(v)) }
+        _ = try r.uint16()
+        let (devices, tombstones) = try readTables(&r)
+        let n = try r.count(limit: maxTable, minBytes: 27)
+        var state = PageState(elements: [:], tombstones: tombstones)
+        for _ in 0..<n {
+            let id = try r.uuid()
+            let (stamp, key) = try readEntry(devices: devices, &r)
+            state.elements[id] = ElementEntry(stamp: stamp, key: key, fingerprint: try r.uint64())
+        }
+        return state
+    }
+
+    // MARK: Shared tables
+
+    private static func writeTables(_ state: PageState, _ w: inout SyncWriter) -> [UUID: Int] {
+        let devices = Set(state.elements.values.map(\.stamp.device)).sorted { $0.bytesForOrder.lexicographicallyPrecedes($1.bytesForOrder) }
+        w.varint(devices.count)
+        for d in devices { w.uuid(d) }
+        let tombs = state.tombstones.sorted { $0.bytesForOrder.lexicographicallyPrecedes($1.bytesForOrder) }
+        w.varint(tombs.count)
+        for t in tombs { w.uuid(t) }
+        var index: [UUID: Int] = [:]
+        for (i, d) in devices.enumerated() { index[d] = i }
+        return index
+    }
+
+    private static func readTables(_ r: inout SyncReader) throws(SyncFormatError) -> ([UUID], Set<UUID>) {
+        let nd = try r.count(limit: maxTable, minBytes: 16)
+        var devices: [UUID] = []
+        for _ in 0..<nd { devices.append(try r.uuid()) }
+        guard Set(devices).count == nd else { throw .invalid(r.offset, "device table repeats a device") }
+        let nt = try r.count(limit: maxTable, minBytes: 16)
+        var tombstones = Set<UUID>()
+        tombstones.reserveCapacity(nt)
+        for _ in 0..<nt { tombstones.insert(try r.uuid()) }
+        guard tombstones.count == nt else { throw .invalid(r.offset, "tombstones repeat an id") }
+        return (devices, tombstones)
+    }
+
+    private static func writeEntry(_ e: ElementEntry, devices: [UUID: Int], _ w: inout SyncWriter) {
+        w.varint(e.stamp.clock)
+        w.varint(devices[e.stamp.device]!)
+        w.varint(e.key.digits.count)
+        for d in e.key.digits { w.varint(UInt64(d)) }
+    }
+
+    private static func readEntry(devices: [UUID], _ r: inout SyncReader) throws(SyncFormatError) -> (Stamp, PositionKey) {
+        let clock = try r.varint()
+        let di = try r.varint()
+        guard di < UInt64(devices.count) else { throw .invalid(r.offset, "device index \(di) outside the table") }
+        let kl = try r.varint()
+        guard kl >= 1, kl <= UInt64(PositionKey.maxDigits) else { throw .invalid(r.offset, "key of \(kl) digits") }
+        var digits: [UInt32] = []
+        for _ in 0..<kl {
+            let d = try r.varint()
+            guard d <= UInt64(UInt32.max) else { throw .invalid(r.offset, "key digit too large") }
+            digits.append(UInt32(d))
+        }
+        return (Stamp(clock: clock, device: devices[Int(di)]), PositionKey(digits))
+    }
+}

@@ -1,0 +1,70 @@
+// One page's sync state: its elements as a set of ids with tombstones (docs/sync.md §5.2).
+
+import Foundation
+
+/// What the merge knows of one element: which version is present and where it is in z-order.
+public struct ElementEntry: Hashable, Sendable {
+    /// The version: a transform or a z-order move makes a new one.
+    public var stamp: Stamp
+    public var key: PositionKey
+    /// A 64-bit digest of the element's bytes; a function of (id, stamp). Lets a device see what it
+    /// changed locally without keeping a copy of the page.
+    public var fingerprint: UInt64
+
+    public init(stamp: Stamp, key: PositionKey, fingerprint: UInt64) {
+        self.stamp = stamp
+        self.key = key
+        self.fingerprint = fingerprint
+    }
+}
+
+/// The elements of a page: present ids with their versions, and the ids removed for good.
+public struct PageState: Hashable, Sendable {
+    public var elements: [UUID: ElementEntry]
+    public var tombstones: Set<UUID>
+
+    public init(elements: [UUID: ElementEntry] = [:], tombstones: Set<UUID> = []) {
+        self.elements = elements
+        self.tombstones = tombstones
+    }
+
+    /// Tombstones are a union; an element is present when some side has it and no side removed
+    /// it; of two versions the larger stamp wins.
+    public func joined(_ other: PageState) -> PageState {
+        let dead = tombstones.union(other.tombstones)
+        var out: [UUID: ElementEntry] = [:]
+        out.reserveCapacity(Swift.max(elements.count, other.elements.count))
+        for (id, e) in elements where !dead.contains(id) { out[id] = e }
+        for (id, e) in other.elements where !dead.contains(id) {
+            if let mine = out[id] {
+                if mine.stamp < e.stamp || (mine.stamp == e.stamp && PageState.tieBreak(e, over: mine)) { out[id] = e }
+            } else {
+                out[id] = e
+            }
+        }
+        return PageState(elements: out, tombstones: dead)
+    }
+
+    /// Equal stamps carry equal versions; should they not, one still wins the same way everywhere.
+    static func tieBreak(_ a: ElementEntry, over b: ElementEntry) -> Bool {
+        if a.fingerprint != b.fingerprint { return a.fingerprint > b.fingerprint }
+        return b.key < a.key
+    }
+
+    /// The present elements in z-order: by key, then by id.
+    public var orderedIDs: [UUID] {
+        elements.sorted { a, b in
+            if a.value.key != b.value.key { return a.value.key < b.value.key }
+            return a.key.uuidString < b.key.uuidString
+        }.map(\.key)
+    }
+
+    /// Every stamp in the page (for liveness against a removal).
+    public func anyStamp(notCoveredBy vv: VersionVector) -> Bool {
+        elements.values.contains { !vv.covers($0.stamp) }
+    }
+
+    public func include(into vv: inout VersionVector) {
+        for e in elements.values { vv.include(e.stamp) }
+    }
+}

@@ -1,0 +1,103 @@
+// Where sync state lives: five calls, small enough that S3 can be added (docs/sync.md §9).
+
+import Foundation
+
+/// One name in a remote folder, as the server listed it (untrusted: validate before use).
+public struct RemoteEntry: Sendable, Equatable {
+    public var name: String
+    /// Compared without a `W/` prefix; nil when the server gave none.
+    public var etag: String?
+    public var size: Int?
+    public var isFolder: Bool
+
+    public init(name: String, etag: String?, size: Int?, isFolder: Bool = false) {
+        self.name = name
+        self.etag = etag
+        self.size = size
+        self.isFolder = isFolder
+    }
+}
+
+/// What a remote call can end in. A write that may or may not have happened is `ambiguous`;
+/// nothing is concluded from it, and the round that made it is repeated.
+public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
+    case notFound(String)
+    /// The write may have happened (a dropped connection, a lost reply, a 5xx after the body).
+    case ambiguous(String, String)
+    /// The request certainly did not change anything (refused before it was sent, a 4xx).
+    case failed(String, String)
+    /// The reply could not be used (too large, unparsable, a redirect).
+    case invalidResponse(String, String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let p): return "\(p): not found on the remote"
+        case .ambiguous(let p, let m): return "\(p): the write may or may not have happened (\(m)); the next sync repeats it"
+        case .failed(let p, let m): return "\(p): \(m)"
+        case .invalidResponse(let p, let m): return "\(p): unusable reply (\(m))"
+        }
+    }
+}
+
+/// A remote folder holding `heads/` and `blobs/`. Paths are relative, `/`-separated, and built
+/// only from names `RemotePath.isSafeName` accepts.
+public protocol Remote: Sendable {
+    /// The entries of one folder (one level); `notFound` when it does not exist.
+    func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry]
+    /// A file's bytes and its ETag when the server gave one; `notFound` when it does not exist.
+    func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?)
+    /// Replaces a file whole.
+    func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError)
+    /// Removes a file; a file already gone is success.
+    func delete(_ path: String) async throws(RemoteError)
+    /// Creates a folder; one that exists is success.
+    func makeFolder(_ path: String) async throws(RemoteError)
+    /// Requests made and bytes sent so far (for `lnote sync` and the bench).
+    var statistics: RemoteStatistics { get }
+}
+
+/// Counts of a remote's requests, shared by its calls.
+public final class RemoteStatistics: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _requests = 0
+    private var _bytesSent = 0
+    private var _bytesReceived = 0
+
+    public init() {}
+
+    public var requests: Int { lock.withLock { _requests } }
+    public var bytesSent: Int { lock.withLock { _bytesSent } }
+    public var bytesReceived: Int { lock.withLock { _bytesReceived } }
+
+    func record(sent: Int, received: Int) {
+        lock.withLock {
+            _requests += 1
+            _bytesSent += sent
+            _bytesReceived += received
+        }
+    }
+
+    public func reset() { lock.withLock { _requests = 0; _bytesSent = 0; _bytesReceived = 0 } }
+}
+
+public enum RemotePath {
+    /// A name we may put in a path: 1...128 of `[A-Za-z0-9._-]`, not starting with a dot.
+    public static func isSafeName(_ name: String) -> Bool {
+        let u = Array(name.utf8)
+        guard !u.isEmpty, u.count <= 128, u[0] != 46 else { return false }
+        return u.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 46 || $0 == 45 || $0 == 95 }
+    }
+
+    /// Whether every component of a relative path is a safe name.
+    public static func isSafe(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return !parts.isEmpty && parts.allSatisfy { isSafeName(String($0)) }
+    }
+
+    /// An ETag without its weak prefix, for comparison.
+    public static func normalizedETag(_ etag: String?) -> String? {
+        guard var e = etag?.trimmingCharacters(in: .whitespaces), !e.isEmpty else { return nil }
+        if e.hasPrefix("W/") { e.removeFirst(2) }
+        return e
+    }
+}

@@ -1,0 +1,151 @@
+// A remote on a WebDAV server (RFC 4918) over URLSession: PROPFIND Depth 1, GET, PUT, MKCOL,
+// DELETE; HTTP Basic; redirects refused; caches off; lost replies on writes are ambiguous.
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+public struct WebDAVCredentials: Sendable, Equatable {
+    public var user: String
+    public var password: String
+    public init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
+}
+
+public final class WebDAVRemote: Remote, @unchecked Sendable {
+    /// The collection holding `heads/` and `blobs/`, with a trailing slash.
+    public let base: URL
+    public let statistics = RemoteStatistics()
+    let credentials: WebDAVCredentials?
+    let session: URLSession
+    let delegate = RedirectRefuser()
+    public static let maxListingBytes = 64 << 20
+
+    /// - Throws: `RemoteError.failed` for a URL that is not http(s), or credentials over plain
+    ///   http to anything but the loopback address.
+    public init(url: URL, credentials: WebDAVCredentials?, timeout: TimeInterval = 30) throws(RemoteError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host else {
+            throw .failed(url.absoluteString, "a WebDAV remote needs an http or https URL")
+        }
+        if scheme == "http" && credentials != nil && !["127.0.0.1", "localhost", "::1"].contains(host) {
+            throw .failed(url.absoluteString, "credentials are sent only over https (or to the loopback address)")
+        }
+        var s = url.absoluteString
+        if !s.hasSuffix("/") { s += "/" }
+        base = URL(string: s)!
+        self.credentials = credentials
+        let config = URLSessionConfiguration.ephemeral
+        config.urlCache = nil
+        config.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        config.httpCookieStorage = nil
+        config.httpShouldSetCookies = false
+        config.timeoutIntervalForRequest = timeout
+        config.timeoutIntervalForResource = timeout * 4
+        config.httpMaximumConnectionsPerHost = 4
+        session = URLSession(configuration: config, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    func url(_ path: String) throws(RemoteError) -> URL {
+        if path.isEmpty || path == "/" { return base }
+        guard RemotePath.isSafe(path.hasSuffix("/") ? String(path.dropLast()) : path) else {
+            throw .failed(path, "unsafe remote path")
+        }
+        return URL(string: path, relativeTo: base)!.absoluteURL
+    }
+
+    /// One request; `write` says whether a lost reply leaves the outcome unknown.
+    func send(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:],
+              write: Bool) async throws(RemoteError) -> (Int, Data, HTTPURLResponse) {
+        var request = URLRequest(url: try url(path))
+        request.httpMethod = method
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
+        if let c = credentials {
+            let token = Data("\(c.user):\(c.password)".utf8).base64EncodedString()
+            request.setValue("Basic " + token, forHTTPHeaderField: "Authorization")
+        }
+        if let body { request.httpBody = Data(body) }
+        let session = self.session
+        let result: Result<(Data, URLResponse), Error> = await withCheckedContinuation { cont in
+            let task = session.dataTask(with: request) { data, response, error in
+                if let error { cont.resume(returning: .failure(error)) }
+                else if let response { cont.resume(returning: .success((data ?? Data(), response))) }
+                else { cont.resume(returning: .failure(URLError(.badServerResponse))) }
+            }
+            task.resume()
+        }
+        switch result {
+        case .failure(let error):
+            statistics.record(sent: body?.count ?? 0, received: 0)
+            let code = (error as? URLError)?.code
+            // Refused before anything was sent: nothing can have happened.
+            let notSent: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
+                                               .unsupportedURL, .badURL]
+            if write, let code, !notSent.contains(code) { throw .ambiguous(path, "\(method): \(error.localizedDescription)") }
+            throw .failed(path, "\(method): \(error.localizedDescription)")
+        case .success(let (data, response)):
+            statistics.record(sent: body?.count ?? 0, received: data.count)
+            guard let http = response as? HTTPURLResponse else { throw .invalidResponse(path, "not an HTTP reply") }
+            if (300..<400).contains(http.statusCode) {
+                // Refused by the delegate: URLSession on Linux would re-send a PUT without its body.
+                throw .invalidResponse(path, "\(method) answered with a redirect (\(http.statusCode)), which sync refuses")
+            }
+            if write && http.statusCode >= 500 { throw .ambiguous(path, "\(method) answered \(http.statusCode)") }
+            if http.statusCode == 401 || http.statusCode == 403 {
+                throw .failed(path, "\(method) answered \(http.statusCode): check LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD")
+            }
+            return (http.statusCode, data, http)
+        }
+    }
+
+    public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        let body = Array("""
+        <?xml version="1.0" encoding="utf-8"?>
+        <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontentlength/><D:resourcetype/></D:prop></D:propfind>
+        """.utf8)
+        let (status, data, _) = try await send("PROPFIND", folder + "/", body: body,
+                                               headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"], write: false)
+        if status == 404 { throw .notFound(folder) }
+        guard status == 207 else { throw .failed(folder, "PROPFIND answered \(status)") }
+        guard data.count <= WebDAVRemote.maxListingBytes else { throw .invalidResponse(folder, "listing larger than \(WebDAVRemote.maxListingBytes) bytes") }
+        guard let entries = MultistatusParser.parse(data) else { throw .invalidResponse(folder, "PROPFIND reply is not a multistatus") }
+        return entries.filter { RemotePath.isSafeName($0.name) && $0.name != folder.split(separator: "/").last.map(String.init) }
+    }
+
+    public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
+        let (status, data, http) = try await send("GET", path, write: false)
+        if status == 404 { throw .notFound(path) }
+        guard status == 200 else { throw .failed(path, "GET answered \(status)") }
+        guard data.count <= maxBytes else { throw .invalidResponse(path, "\(data.count) bytes, more than \(maxBytes)") }
+        return (Array(data), http.value(forHTTPHeaderField: "ETag"))
+    }
+
+    public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
+        let (status, _, _) = try await send("PUT", path, body: bytes, headers: ["Content-Type": "application/octet-stream"], write: true)
+        guard status == 200 || status == 201 || status == 204 else { throw .failed(path, "PUT answered \(status)") }
+    }
+
+    public func delete(_ path: String) async throws(RemoteError) {
+        let (status, _, _) = try await send("DELETE", path, write: true)
+        guard status == 200 || status == 204 || status == 404 else { throw .failed(path, "DELETE answered \(status)") }
+    }
+
+    public func makeFolder(_ path: String) async throws(RemoteError) {
+        let (status, _, _) = try await send("MKCOL", path + "/", write: true)
+        // 405: the collection exists already.
+        guard status == 201 || status == 405 else { throw .failed(path, "MKCOL answered \(status)") }
+    }
+}
+
+/// Refuses every redirect: the 3xx reply comes back to the caller, which fails the request.
+final class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+}

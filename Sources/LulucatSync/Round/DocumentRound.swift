@@ -1,0 +1,378 @@
+// One document's part of a round: read what changed here, join it with the heads that changed
+// there, apply the join under the document's lock, then upload its blobs and its head.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+
+struct DocumentRound {
+    let sync: LibrarySync
+    let id: UUID
+    let base: Base?
+    let heads: [(name: String, etag: String?, head: Head)]
+    let localPresent: Bool
+    let inTrash: Bool
+    let options: SyncOptions
+    /// The heads that went into the join (their ETags are recorded as seen).
+    var joinedHeads: [(name: String, etag: String?)] = []
+
+    var remote: any Remote { sync.remote }
+    var library: Library { sync.library }
+
+    init(sync: LibrarySync, id: UUID, base: Base?, heads: [(name: String, etag: String?, head: Head)],
+         localPresent: Bool, inTrash: Bool, options: SyncOptions) {
+        self.sync = sync
+        self.id = id
+        self.base = base
+        self.heads = heads
+        self.localPresent = localPresent
+        self.inTrash = inTrash
+        self.options = options
+    }
+
+    /// Page contents by blob name, decoded once per round.
+    var snapshots: [BlobName: PageSnapshot] = [:]
+    /// Elements this device has in its own pages, by page, and their coded strokes.
+    var localContent: [UUID: PageContent] = [:]
+    var localEncoded: [UUID: EncodedStrokes] = [:]
+    var localPrints: [UUID: [UUID: UInt64]] = [:]
+    /// The document's session while the round holds it.
+    var session: DocumentSession?
+
+    mutating func run(_ report: inout SyncReport) async throws {
+        session = localPresent ? try await library.open(id, options: options.session) : nil
+        do {
+            try await runLocked(&report)
+        } catch {
+            if let s = session {
+                // Whatever was applied is a merge result: keep it (the next round records it
+                // again and joins to the same state).
+                do { try await s.close() } catch { await s.abandon() }
+            }
+            throw error
+        }
+        if let s = session { try await s.close() }
+    }
+
+    mutating func runLocked(_ report: inout SyncReport) async throws {
+        let baseState = base?.documentState
+        // 1. The heads that changed, as states (their page blobs fetched when new to us).
+        var remoteStates: [(Head, DocumentState)] = []
+        for h in heads {
+            do {
+                remoteStates.append((h.head, try await state(of: h.head)))
+                joinedHeads.append((h.name, h.etag))
+            } catch {
+                report.problems.append("document \(id): head \(h.name) left out of this round (both kept): \(error)")
+            }
+        }
+        // 2. What changed here, under one new stamp.
+        var clock = baseState?.clock ?? 0
+        for (h, s) in remoteStates { clock = max(clock, h.clock, s.clock) }
+        let stamp = Stamp(clock: clock + 1, device: sync.device)
+        var localDoc: LocalDocument?
+        if let s = session { localDoc = try await readLocal(s) }
+        let recorded = LocalChanges.record(base: baseState, local: localDoc, stamp: stamp)
+        // 3. The join.
+        var merged = recorded
+        for (_, s) in remoteStates { merged = merged.map { $0.joined(s) } ?? s }
+        guard let merged else { return }
+        let localChanged = recorded != baseState
+        let remoteChanged = remoteStates.contains { merged != recorded && $0.1 != baseState }
+
+        // 4. Apply here.
+        if !merged.isLive {
+            if let s = session {
+                try await s.close()
+                session = nil
+                try library.moveToTrash(id)
+                report.documentsTrashed += 1
+            }
+        } else {
+            if session == nil {
+                if inTrash {
+                    try library.restoreFromTrash(id)
+                    report.documentsRestored += 1
+                } else {
+                    let created = Date(timeIntervalSince1970: Double(merged.origin.created) / 1000)
+                    try library.createSyncedDocument(id: id, title: merged.title.value, created: created,
+                                                     engine: EngineKind(rawValue: merged.origin.engine) ?? .snapshot,
+                                                     codec: SampleCodecID(name: merged.origin.codec) ?? .compact)
+                    report.documentsCreated += 1
+                }
+                let s = try await library.open(id, options: options.session)
+                session = s
+                localDoc = try await readLocal(s)
+            }
+            report.pagesPulled += try await apply(merged, localDoc: localDoc!, to: session!)
+        }
+
+        // 5. Blobs, then the head.
+        let (head, newStates, uploads, pageBlobs) = try await headAndBlobs(for: merged, base: base, remoteStates: remoteStates)
+        var pageModified: [UUID: Int64] = [:]
+        var docModified: Int64 = 0
+        if let s = session {
+            try await s.save()
+            for e in await s.pageEntries() { pageModified[e.id] = e.modified.milliseconds }
+            docModified = await s.document.modified.milliseconds
+        }
+        var next = Base(head: head, states: newStates, docModified: docModified, pageModified: pageModified, published: false)
+        let needsPublish = base == nil || !(base!.published) || base!.head != head
+        if needsPublish {
+            do {
+                for (path, bytes) in uploads {
+                    try await put(path, bytes)
+                    report.blobsUploaded += 1
+                }
+                try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
+            } catch {
+                // Applied here, not yet published: the next round publishes it even if nothing
+                // else changes. (A crash before this line leaves the old base: the applied pages
+                // then read as local changes and join to the same state.)
+                try? sync.store.save(next, previous: base)
+                throw error
+            }
+            report.pagesPushed += pageBlobs
+        }
+        next.published = true
+        try sync.store.save(next, previous: base)
+        if localChanged { report.documentsPushed += 1 }
+        if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }
+        if localChanged && !remoteStates.isEmpty { report.documentsMerged += 1 }
+    }
+
+    func put(_ path: String, _ bytes: [UInt8]) async throws {
+        do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
+    }
+
+    // MARK: Reading
+
+    /// A head as a state: its pages' states from their blobs (fetched unless the base has them).
+    mutating func state(of head: Head) async throws -> DocumentState {
+        var pages: [UUID: PageRecord] = [:]
+        for (pid, p) in head.pages {
+            let st: PageState
+            if let b = base, b.head.pages[pid]?.blob == p.blob, let known = b.states[pid] {
+                st = known
+            } else {
+                st = try await snapshot(p.blob).state
+            }
+            pages[pid] = PageRecord(fields: p.fields, removed: p.removed, state: st)
+        }
+        return DocumentState(id: head.document, title: head.title, origin: head.origin, deleted: head.deleted,
+                             assets: head.assets, pages: pages)
+    }
+
+    /// A page blob, fetched, checked against its name and decoded once per round.
+    mutating func snapshot(_ name: BlobName) async throws -> PageSnapshot {
+        if let s = snapshots[name] { return s }
+        let bytes = try await fetchBlob(name)
+        let snap = try PageBlob.decode(bytes)
+        snapshots[name] = snap
+        return snap
+    }
+
+    func fetchBlob(_ name: BlobName) async throws -> [UInt8] {
+        let (bytes, _) = try await remote.get(LibrarySync.blobsFolder + "/" + name.hex, maxBytes: PageBlob.maxBytes)
+        guard BlobName(of: bytes) == name else { throw SyncError.local("blob \(name.hex) is damaged: its SHA-256 is not its name") }
+        return bytes
+    }
+
+    /// The document as it is here, reading only the pages that changed since the base.
+    mutating func readLocal(_ s: DocumentSession) async throws -> LocalDocument {
+        let doc = await s.document
+        var pages: [LocalPage] = []
+        for e in doc.pages {
+            let canvas = e.canvasSize
+            if let b = base, b.pageModified[e.id] == e.modified.milliseconds, let rec = b.head.pages[e.id],
+               rec.fields.value.width == canvas.width, rec.fields.value.height == canvas.height, b.states[e.id] != nil {
+                pages.append(LocalPage(id: e.id, canvas: canvas, elements: nil))
+                continue
+            }
+            let (content, encoded) = try await s.contentForSync(of: e.id)
+            localContent[e.id] = content
+            if let encoded { localEncoded[e.id] = encoded }
+            let prints = content.elements.map { ($0.id, PageBlob.fingerprint($0)) }
+            localPrints[e.id] = Dictionary(prints, uniquingKeysWith: { a, _ in a })
+            pages.append(LocalPage(id: e.id, canvas: content.canvasSize, elements: prints))
+        }
+        var assets: [UUID: AssetRef] = [:]
+        let fm = FileManager.default
+        for name in (try? fm.contentsOfDirectory(atPath: s.package.assetsPath)) ?? [] {
+            guard let (aid, ext) = DocumentPackage.parseName(name, extensions: DocumentPackage.assetExtensions),
+                  base?.head.assets[aid] == nil else { continue }
+            let bytes = try library.fileSystem.readFile(s.package.assetPath(aid, ext: ext))
+            assets[aid] = AssetRef(blob: BlobName(of: bytes), ext: ext)
+        }
+        let origin = DocumentOrigin(created: doc.created.milliseconds, engine: doc.engine.rawValue, codec: doc.codec.description)
+        return LocalDocument(id: id, title: doc.title, origin: origin, pages: pages, assets: assets)
+    }
+
+    // MARK: Applying
+
+    /// The content of a merged page, from what this device has or fetched.
+    mutating func content(of pid: UUID, in merged: DocumentState) async throws -> PageContent {
+        try await contentAndCodedStrokes(of: pid, in: merged).0
+    }
+
+    /// The merged page's content, and the coded strokes of ours it may copy (only strokes taken
+    /// from this device's page as read, whose samples are the merged ones).
+    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState) async throws -> (PageContent, EncodedStrokes?) {
+        let rec = merged.pages[pid]!
+        var out = PageContent(canvasSize: QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height))
+        var missing: Set<UUID> = []
+        // One index per source, not a scan per element.
+        var localIndex: [UUID: Element] = [:]
+        for e in localContent[pid]?.elements ?? [] { localIndex[e.id] = e }
+        var elements: [Element] = []
+        var fromLocal = Set<UUID>()
+        let order = rec.state.orderedIDs
+        for eid in order {
+            let entry = rec.state.elements[eid]!
+            if let e = localIndex[eid], (localPrints[pid]?[eid] ?? PageBlob.fingerprint(e)) == entry.fingerprint {
+                elements.append(e)
+                fromLocal.insert(eid)
+                continue
+            }
+            var found: Element?
+            for s in snapshots.values where s.state.elements[eid]?.stamp == entry.stamp { found = s.elements[eid]; break }
+            if let f = found { elements.append(f) } else { missing.insert(eid); elements.append(.unknown(try UnknownElement(kind: 0, payload: Data(count: 16)))) }
+        }
+        if !missing.isEmpty, let s = session, await s.pageIDs().contains(pid) {
+            // The page as it is here now (it was not read this round, or has been merged since).
+            var current: [UUID: Element] = [:]
+            for e in try await s.content(of: pid).elements { current[e.id] = e }
+            for (i, eid) in order.enumerated() where missing.contains(eid) {
+                if let e = current[eid], PageBlob.fingerprint(e) == rec.state.elements[eid]!.fingerprint {
+                    elements[i] = e
+                    missing.remove(eid)
+                }
+            }
+        }
+        if !missing.isEmpty {
+            // Elements we hold only in our last published blob of the page (removed here, say).
+            if let b = base?.head.pages[pid]?.blob, base?.published == true { _ = try await snapshot(b) }
+            for (i, eid) in order.enumerated() where missing.contains(eid) {
+                let entry = rec.state.elements[eid]!
+                guard let f = snapshots.values.lazy.compactMap({ $0.state.elements[eid]?.stamp == entry.stamp ? $0.elements[eid] : nil }).first else {
+                    throw SyncError.local("page \(pid): element \(eid) of version \(entry.stamp) is in no blob read this round")
+                }
+                elements[i] = f
+            }
+        }
+        out.elements = elements
+        var coded = localEncoded[pid]
+        if coded != nil, let lc = localContent[pid] { coded!.forget(lc.elements.map(\.id).filter { !fromLocal.contains($0) }) }
+        return (out, coded)
+    }
+
+    /// Makes the local document what the join says; returns how many pages it wrote.
+    mutating func apply(_ merged: DocumentState, localDoc: LocalDocument, to s: DocumentSession) async throws -> Int {
+        var written = 0
+        let order = merged.orderedLivePageIDs
+        let live = Set(order)
+        for p in await s.pageIDs() where !live.contains(p) { try await s.removePage(p); written += 1 }
+        let localPages = Dictionary(localDoc.pages.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for (i, pid) in order.enumerated() {
+            let rec = merged.pages[pid]!
+            let canvas = QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height)
+            let wanted = rec.state.orderedIDs.map { ($0, rec.state.elements[$0]!.fingerprint) }
+            if let lp = localPages[pid] {
+                let have = lp.elements ?? base?.states[pid].map { st in st.orderedIDs.map { ($0, st.elements[$0]!.fingerprint) } } ?? []
+                if lp.canvas == canvas && have.map(\.0) == wanted.map(\.0) && have.map(\.1) == wanted.map(\.1) { continue }
+                let content = try await self.content(of: pid, in: merged)
+                try await ensureAssets(content, merged, s)
+                try await s.replaceSyncedContent(of: pid, with: content)
+            } else {
+                let content = try await self.content(of: pid, in: merged)
+                try await ensureAssets(content, merged, s)
+                let at = min(i, await s.pageIDs().count)
+                try await s.insertSyncedPage(id: pid, content: content, at: at)
+            }
+            written += 1
+        }
+        for (i, pid) in order.enumerated() {
+            let ids = await s.pageIDs()
+            if ids[i] != pid { try await s.movePage(pid, to: i) }
+        }
+        if await s.title != merged.title.value { try await s.rename(to: merged.title.value) }
+        return written
+    }
+
+    /// Writes the assets a page shows and this device lacks, from their blobs, before the page.
+    func ensureAssets(_ content: PageContent, _ merged: DocumentState, _ s: DocumentSession) async throws {
+        for aid in content.assetIDs {
+            guard let ref = merged.assets[aid] else { continue }
+            let path = s.package.assetPath(aid, ext: ref.ext)
+            if (try? library.fileSystem.info(path)) != nil { continue }
+            let bytes = try await fetchBlob(ref.blob)
+            try await s.importSyncedAsset(Data(bytes), id: aid, fileExtension: ref.ext)
+        }
+    }
+
+    // MARK: Publishing
+
+    /// Our head for the merged state, the page states to keep, and the blobs to upload first
+    /// (assets, then pages) that no head we know names.
+    mutating func headAndBlobs(for merged: DocumentState, base: Base?, remoteStates: [(Head, DocumentState)])
+        async throws -> (Head, [UUID: PageState], [(String, [UInt8])], Int) {
+        var known = Set<BlobName>()
+        if let b = base, b.published {
+            for p in b.head.pages.values { known.insert(p.blob) }
+            for a in b.head.assets.values { known.insert(a.blob) }
+        }
+        for (h, _) in remoteStates {
+            for p in h.pages.values { known.insert(p.blob) }
+            for a in h.assets.values { known.insert(a.blob) }
+        }
+        var uploads: [(String, [UInt8])] = []
+        var pages: [UUID: HeadPage] = [:]
+        var states: [UUID: PageState] = [:]
+        var pageUploads: [(String, [UInt8])] = []
+        for (pid, rec) in merged.pages {
+            states[pid] = rec.state
+            var name: BlobName?
+            if let b = base, let bp = b.head.pages[pid], b.states[pid] == rec.state { name = bp.blob }
+            if name == nil {
+                for (h, s) in remoteStates where s.pages[pid]?.state == rec.state { name = h.pages[pid]!.blob; break }
+            }
+            if name == nil {
+                let (content, coded) = try await contentAndCodedStrokes(of: pid, in: merged)
+                var byID: [UUID: Element] = [:]
+                for e in content.elements { byID[e.id] = e }
+                let bytes = try PageBlob.encode(state: rec.state, canvas: content.canvasSize, elements: byID, reusing: coded)
+                let n = BlobName(of: bytes)
+                name = n
+                if !known.contains(n) { pageUploads.append((LibrarySync.blobsFolder + "/" + n.hex, bytes)); known.insert(n) }
+            } else if !known.contains(name!) {
+                // Named by an unpublished base of ours: upload it again from what we hold.
+                let content = try await self.content(of: pid, in: merged)
+                var byID: [UUID: Element] = [:]
+                for e in content.elements { byID[e.id] = e }
+                let bytes = try PageBlob.encode(state: rec.state, canvas: content.canvasSize, elements: byID)
+                name = BlobName(of: bytes)
+                pageUploads.append((LibrarySync.blobsFolder + "/" + name!.hex, bytes))
+                known.insert(name!)
+            }
+            pages[pid] = HeadPage(fields: rec.fields, removed: rec.removed, blob: name!)
+        }
+        if let session = localPresentPackage {
+            for (aid, ref) in merged.assets where !known.contains(ref.blob) {
+                let path = session.assetPath(aid, ext: ref.ext)
+                guard let bytes = try? library.fileSystem.readFile(path), BlobName(of: bytes) == ref.blob else { continue }
+                uploads.append((LibrarySync.blobsFolder + "/" + ref.blob.hex, bytes))
+                known.insert(ref.blob)
+            }
+        }
+        let pageBlobs = pageUploads.count
+        uploads += pageUploads
+        let head = Head(document: id, device: sync.device, clock: merged.clock, title: merged.title, origin: merged.origin,
+                        deleted: merged.deleted, assets: merged.assets, pages: pages)
+        return (head, states, uploads, pageBlobs)
+    }
+
+    var localPresentPackage: DocumentPackage? {
+        let p = library.package(id)
+        return (try? library.fileSystem.info(p.path)) != nil ? p : nil
+    }
+}

@@ -1,0 +1,221 @@
+// A sync round of a library with a remote (docs/sync.md §6): list the heads, merge each document
+// that changed here or there under its writer lock, apply, then upload blobs before the head.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+
+public struct SyncOptions: Sendable {
+    /// A round that would move more documents than this to the trash stops before applying anything.
+    public var trashLimit: Int
+    /// Options of the sessions the round opens (thumbnails, journal thresholds).
+    public var session: SessionOptions
+
+    public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil)) {
+        self.trashLimit = trashLimit
+        self.session = session
+    }
+}
+
+/// Where a round is: `done` of `total` documents that needed work.
+public struct SyncProgress: Sendable {
+    public var done: Int
+    public var total: Int
+    public var document: UUID?
+}
+
+/// What a round did.
+public struct SyncReport: Sendable, CustomStringConvertible {
+    public var requests = 0
+    public var bytesSent = 0
+    public var bytesReceived = 0
+    public var documentsChecked = 0
+    public var documentsPulled = 0
+    public var documentsPushed = 0
+    public var documentsMerged = 0
+    public var documentsCreated = 0
+    public var documentsTrashed = 0
+    public var documentsRestored = 0
+    public var pagesPulled = 0
+    public var pagesPushed = 0
+    public var blobsUploaded = 0
+    /// Documents left alone this round, and why (open in a session, a head that cannot be read...).
+    public var skipped: [UUID: String] = [:]
+    /// Problems that kept a head or a page out of the merge (both kept).
+    public var problems: [String] = []
+
+    public var description: String {
+        var s = "\(documentsChecked) documents checked: \(documentsPulled) pulled, \(documentsPushed) pushed, "
+            + "\(documentsMerged) merged (\(documentsCreated) new here, \(documentsTrashed) to the trash, \(documentsRestored) restored); "
+            + "pages \(pagesPulled) pulled, \(pagesPushed) pushed; \(requests) requests, \(bytesSent) bytes sent, \(bytesReceived) received"
+        for (id, why) in skipped.sorted(by: { $0.key.uuidString < $1.key.uuidString }) { s += "\nskipped \(id): \(why)" }
+        for p in problems { s += "\nproblem: \(p)" }
+        return s
+    }
+}
+
+public enum SyncError: Error, CustomStringConvertible {
+    case massDeletion(count: Int, limit: Int, documents: [UUID])
+    case remote(RemoteError)
+    case local(String)
+
+    public var description: String {
+        switch self {
+        case let .massDeletion(count, limit, _):
+            return "this sync would move \(count) documents to the trash (more than \(limit)); nothing was changed. "
+                + "If that is what you want, run it again with a larger limit (lnote sync --trash-limit N)"
+        case .remote(let e): return e.description
+        case .local(let m): return m
+        }
+    }
+}
+
+/// Syncs one library with one remote. One round at a time per library.
+public struct LibrarySync: Sendable {
+    public let library: Library
+    public let remote: any Remote
+    public let device: UUID
+    let store: SyncStateStore
+
+    public init(library: Library, remote: any Remote) throws {
+        self.library = library
+        self.remote = remote
+        try library.prepare()
+        store = SyncStateStore(library: library)
+        try store.prepare()
+        device = try store.deviceID()
+    }
+
+    static let headsFolder = "heads"
+    static let blobsFolder = "blobs"
+
+    /// One round. Cancellable between documents (a document is applied and published whole).
+    public func sync(options: SyncOptions = SyncOptions(),
+                     progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+        let stats0 = (remote.statistics.requests, remote.statistics.bytesSent, remote.statistics.bytesReceived)
+        var report = SyncReport()
+        // 1. The heads: one PROPFIND.
+        var entries: [RemoteEntry] = []
+        let listed: Result<[RemoteEntry], RemoteError> = await Self.attempt { () async throws(RemoteError) in try await remote.list(Self.headsFolder) }
+        switch listed {
+        case .success(let e): entries = e
+        case .failure(.notFound):
+            try await remote.makeFolder(Self.headsFolder)
+            try await remote.makeFolder(Self.blobsFolder)
+        case .failure(let e): throw SyncError.remote(e)
+        }
+        var seen = store.seen()
+        var changed: [UUID: [(name: String, etag: String?)]] = [:]
+        var remoteDocs = Set<UUID>()
+        for e in entries where !e.isFolder {
+            guard let (doc, dev) = Head.parseFileName(e.name) else { continue }
+            remoteDocs.insert(doc)
+            if dev == device { continue }
+            let etag = RemotePath.normalizedETag(e.etag)
+            if etag == nil || seen[e.name] != etag { changed[doc, default: []].append((e.name, etag)) }
+        }
+        // 2. The local side: manifests only.
+        let local = try library.list()
+        let localByID = Dictionary(local.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let trashed = Set(((try? library.trashedDocuments()) ?? []).map(\.id))
+        let baseIDs = Set(store.baseIDs())
+        var work: [UUID] = []
+        var bases: [UUID: Base] = [:]
+        for id in Set(localByID.keys).union(baseIDs).union(changed.keys).sorted(by: { $0.uuidString < $1.uuidString }) {
+            report.documentsChecked += 1
+            let base = baseIDs.contains(id) ? store.base(id) : nil
+            if let base { bases[id] = base }
+            if changed[id] != nil || base == nil { work.append(id); continue }
+            let live = base!.documentState.isLive
+            let entry = localByID[id]
+            if !base!.published || (entry == nil) == live || (entry != nil && entry!.modified.milliseconds != base!.docModified) {
+                work.append(id)
+            }
+        }
+        if work.isEmpty { return finish(report, stats0) }
+
+        // 3. The changed heads.
+        var heads: [UUID: [(name: String, etag: String?, head: Head)]] = [:]
+        for (doc, list) in changed {
+            for (name, etag) in list {
+                let got: Result<(bytes: [UInt8], etag: String?), RemoteError> = await Self.attempt { () async throws(RemoteError) in
+                    try await remote.get(Self.headsFolder + "/" + name, maxBytes: Head.maxBytes)
+                }
+                switch got {
+                case .failure(.notFound): continue  // removed between the listing and now
+                case .failure(let e): report.problems.append("head \(name): \(e)")
+                case .success(let (bytes, getTag)):
+                    guard let head = try? Head.decode(bytes) else {
+                        report.problems.append("head \(name) cannot be read (damaged or newer); left out until it can")
+                        continue
+                    }
+                    guard head.document == doc, Head.fileName(document: head.document, device: head.device) == name else {
+                        report.problems.append("head \(name) names another document or device; left out")
+                        continue
+                    }
+                    heads[doc, default: []].append((name, RemotePath.normalizedETag(getTag) ?? etag, head))
+                }
+            }
+        }
+
+        // 4. The mass-deletion stop, before anything is applied: documents here that a head
+        //    now says are deleted, and that did not change here since the last round.
+        var doomed: [UUID] = []
+        for (doc, hs) in heads where localByID[doc] != nil {
+            guard hs.contains(where: { $0.head.deleted != nil }) else { continue }
+            if let b = bases[doc], localByID[doc]!.modified.milliseconds != b.docModified { continue }
+            var probe = bases[doc]?.documentState
+            for h in hs {
+                let s = DocumentState(id: doc, title: h.head.title, origin: h.head.origin, deleted: h.head.deleted,
+                                      assets: [:], pages: h.head.pages.mapValues { PageRecord(fields: $0.fields, removed: $0.removed) })
+                probe = probe.map { $0.joined(s) } ?? s
+            }
+            if let p = probe, p.deleted != nil, p.deleted!.covers(p.title.stamp) { doomed.append(doc) }
+        }
+        if doomed.count > options.trashLimit {
+            throw SyncError.massDeletion(count: doomed.count, limit: options.trashLimit, documents: doomed.sorted { $0.uuidString < $1.uuidString })
+        }
+
+        // 5. Each document, one at a time.
+        for (i, doc) in work.enumerated() {
+            try Task.checkCancellation()
+            progress(SyncProgress(done: i, total: work.count, document: doc))
+            var round = DocumentRound(sync: self, id: doc, base: bases[doc], heads: heads[doc] ?? [],
+                                      localPresent: localByID[doc] != nil, inTrash: trashed.contains(doc), options: options)
+            do {
+                try await round.run(&report)
+                for h in round.joinedHeads { if let e = h.etag { seen[h.name] = e } }
+                try store.saveSeen(seen)
+            } catch let e as StoreError {
+                if case .documentInUse = e { report.skipped[doc] = "open in a session; synced when it is closed" }
+                else { report.skipped[doc] = "\(e)" }
+            } catch let e as RemoteError {
+                report.skipped[doc] = "\(e)"
+            } catch let e as SyncError {
+                report.skipped[doc] = "\(e)"
+            }
+        }
+        progress(SyncProgress(done: work.count, total: work.count, document: nil))
+        return finish(report, stats0)
+    }
+
+    func finish(_ r: SyncReport, _ s0: (Int, Int, Int)) -> SyncReport {
+        var r = r
+        r.requests = remote.statistics.requests - s0.0
+        r.bytesSent = remote.statistics.bytesSent - s0.1
+        r.bytesReceived = remote.statistics.bytesReceived - s0.2
+        return r
+    }
+
+    static func attempt<T>(_ body: () async throws(RemoteError) -> T) async -> Result<T, RemoteError> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+}
+
+extension Library {
+    /// Syncs this library with a remote: see `LibrarySync`.
+    public func sync(with remote: any Remote, options: SyncOptions = SyncOptions(),
+                     progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+        try await LibrarySync(library: self, remote: remote).sync(options: options, progress: progress)
+    }
+}

@@ -1,0 +1,124 @@
+// Which remote a library syncs with (`.sync/remote.json`, never a secret), where credentials come
+// from (the environment or a netrc-style file, never the command line), and a round's status.
+
+import Foundation
+import LulucatStore
+
+public struct SyncConfiguration: Sendable, Equatable {
+    /// An http(s) URL of a WebDAV collection, or an absolute folder path (or file:// URL).
+    public var remote: String
+
+    public init(remote: String) { self.remote = remote }
+
+    static func path(_ library: Library) -> String { library.root + "/.sync/remote.json" }
+
+    public static func read(_ library: Library) -> SyncConfiguration? {
+        let store = SyncStateStore(library: library)
+        guard let o = store.readJSON(path(library)), let r = o["remote"] as? String else { return nil }
+        return SyncConfiguration(remote: r)
+    }
+
+    /// Checks the remote's form and saves it.
+    /// - Throws: `SyncError.local` for a URL that is neither http(s) nor an absolute folder.
+    public func save(_ library: Library) throws {
+        _ = try kind()
+        try library.prepare()
+        let store = SyncStateStore(library: library)
+        try store.prepare()
+        try store.writeJSON(["remote": remote], to: SyncConfiguration.path(library))
+    }
+
+    enum Kind { case folder(String), webdav(URL) }
+
+    func kind() throws -> Kind {
+        if remote.hasPrefix("/") { return .folder(remote) }
+        if let u = URL(string: remote), let scheme = u.scheme?.lowercased() {
+            if scheme == "file" { return .folder(u.path) }
+            if scheme == "http" || scheme == "https", u.host != nil, u.user == nil, u.password == nil { return .webdav(u) }
+            if u.user != nil || u.password != nil {
+                throw SyncError.local("put no credentials in the URL: use LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc file")
+            }
+        }
+        throw SyncError.local("'\(remote)' is neither an http(s) WebDAV URL nor an absolute folder path")
+    }
+
+    /// The remote, with credentials from `LNOTE_REMOTE_USER`/`LNOTE_REMOTE_PASSWORD`, else from
+    /// the netrc-style file `$LNOTE_NETRC` or `~/.netrc` (`machine HOST login USER password PASS`).
+    public func makeRemote(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> any Remote {
+        switch try kind() {
+        case .folder(let p): return FolderRemote(root: p)
+        case .webdav(let url):
+            var credentials: WebDAVCredentials?
+            if let u = environment["LNOTE_REMOTE_USER"], let p = environment["LNOTE_REMOTE_PASSWORD"] {
+                credentials = WebDAVCredentials(user: u, password: p)
+            } else {
+                let file = environment["LNOTE_NETRC"] ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.netrc")
+                if let text = try? String(contentsOfFile: file, encoding: .utf8), let host = url.host {
+                    credentials = SyncConfiguration.netrc(text, host: host)
+                }
+            }
+            return try WebDAVRemote(url: url, credentials: credentials)
+        }
+    }
+
+    /// The login and password of `host` in netrc text (or of `default`).
+    static func netrc(_ text: String, host: String) -> WebDAVCredentials? {
+        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map(String.init)
+        var i = 0
+        var current: String?
+        var found: [String: (String?, String?)] = [:]
+        while i < tokens.count {
+            switch tokens[i] {
+            case "machine" where i + 1 < tokens.count: current = tokens[i + 1]; i += 2
+            case "default": current = "default"; i += 1
+            case "login" where i + 1 < tokens.count:
+                if let c = current { found[c, default: (nil, nil)].0 = tokens[i + 1] }
+                i += 2
+            case "password" where i + 1 < tokens.count:
+                if let c = current { found[c, default: (nil, nil)].1 = tokens[i + 1] }
+                i += 2
+            default: i += 1
+            }
+        }
+        for key in [host, "default"] {
+            if let (u, p) = found[key], let u, let p { return WebDAVCredentials(user: u, password: p) }
+        }
+        return nil
+    }
+}
+
+/// What `lnote sync --status` shows.
+public struct SyncStatus: Sendable {
+    public var device: UUID
+    public var documentsSynced: Int
+    /// Documents changed here since their last round (or never synced).
+    public var localChanges: [UUID]
+    /// Documents whose last round did not finish publishing.
+    public var unpublished: [UUID]
+    /// Heads written elsewhere and not read yet; nil when the remote was not asked.
+    public var remoteChanges: Int?
+}
+
+extension LibrarySync {
+    /// The status, from the local state and (unless `offline`) one listing of the remote's heads.
+    public func status(offline: Bool = false) async throws -> SyncStatus {
+        let bases = store.baseIDs()
+        var local: [UUID] = []
+        var unpublished: [UUID] = []
+        var baseByID: [UUID: Base] = [:]
+        for id in bases { if let b = store.base(id) { baseByID[id] = b; if !b.published { unpublished.append(id) } } }
+        for e in try library.list() where baseByID[e.id]?.docModified != e.modified.milliseconds { local.append(e.id) }
+        var remoteChanges: Int?
+        if !offline {
+            let seen = store.seen()
+            var n = 0
+            for e in (try? await remote.list(Self.headsFolder)) ?? [] {
+                guard let (_, dev) = Head.parseFileName(e.name), dev != device else { continue }
+                if seen[e.name] != RemotePath.normalizedETag(e.etag) { n += 1 }
+            }
+            remoteChanges = n
+        }
+        return SyncStatus(device: device, documentsSynced: baseByID.count, localChanges: local.sorted { $0.uuidString < $1.uuidString },
+                          unpublished: unpublished, remoteChanges: remoteChanges)
+    }
+}

@@ -1,0 +1,243 @@
+// The sync bench of issue 16, against a local Apache with mod_dav (self-contained: meant to move
+// into the dev executable). Release build: swift build -c release --product LulucatSyncBench
+//
+//   LulucatSyncBench [--rounds N] [--documents N] [--strokes N] [--samples N] [--seed S]
+
+import Foundation
+import LulucatInk
+import LulucatStore
+import LulucatSync
+import LulucatSyncTestSupport
+
+struct Rng: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A smooth, evenly sampled stroke (what the compact codec is made for).
+func stroke(_ rng: inout Rng, samples n: Int) -> Stroke {
+    var x = Double(Int.random(in: 200...5800, using: &rng)), y = Double(Int.random(in: 200...7600, using: &rng))
+    var angle = Double.random(in: 0..<(2 * .pi), using: &rng)
+    var s: [Sample] = []
+    s.reserveCapacity(n)
+    for i in 0..<n {
+        angle += Double.random(in: -0.15...0.15, using: &rng)
+        x += cos(angle) * 6
+        y += sin(angle) * 6
+        s.append(Sample(x: Int32(x), y: Int32(y), radius: UInt16(10 + (i % 7)), pressure: UInt16(400 + (i % 50)), time: UInt32(i * 4)))
+    }
+    return Stroke(samples: s)
+}
+
+/// A line on stdout, unbuffered: a long run shows its figures as they come.
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+func arg(_ name: String, _ def: Int) -> Int {
+    let a = CommandLine.arguments
+    if let i = a.firstIndex(of: "--" + name), i + 1 < a.count, let v = Int(a[i + 1]) { return v }
+    return def
+}
+
+/// Every folder the bench made, removed when it ends.
+nonisolated(unsafe) var madeFolders: [String] = []
+
+func tempDir(_ label: String) -> String {
+    let p = NSTemporaryDirectory() + "lulucat-syncbench-\(label)-" + UUID().uuidString.prefix(8)
+    try! FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+    madeFolders.append(p)
+    return p
+}
+
+func removeFolders() { for p in madeFolders { try? FileManager.default.removeItem(atPath: p) } }
+
+let quiet = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+let options = SyncOptions(trashLimit: 1000, session: quiet)
+
+func withSession<T>(_ lib: Library, _ id: UUID, _ body: (DocumentSession) async throws -> T) async throws -> T {
+    let s = try await lib.open(id, options: quiet)
+    do { let r = try await body(s); try await s.close(); return r } catch { await s.abandon(); throw error }
+}
+
+func contents(_ lib: Library) async throws -> [UUID: (String, [UUID], [[UUID]])] {
+    var out: [UUID: (String, [UUID], [[UUID]])] = [:]
+    for e in try lib.list() {
+        out[e.id] = try await withSession(lib, e.id) { s in
+            var els: [[UUID]] = []
+            for p in await s.pageIDs() { els.append(try await s.content(of: p).elements.map(\.id)) }
+            return (await s.title, await s.pageIDs(), els)
+        }
+    }
+    return out
+}
+
+func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+
+// MARK: Randomized rounds with three libraries and faults
+
+struct Ledger { var added = Set<UUID>(); var erased = Set<UUID>(); var removedWithPage = Set<UUID>() }
+
+func randomEdits(_ lib: Library, _ doc: UUID, _ rng: inout Rng, _ ledger: inout Ledger) async throws {
+    var r = rng
+    var l = ledger
+    try await withSession(lib, doc) { s in
+        for _ in 0..<Int.random(in: 0...3, using: &r) {
+            let pages = await s.pageIDs()
+            switch Int.random(in: 0..<10, using: &r) {
+            case 0...4:
+                let st = stroke(&r, samples: 30)
+                try await s.append(st, to: pages.randomElement(using: &r)!)
+                l.added.insert(st.id)
+            case 5, 6:
+                let p = pages.randomElement(using: &r)!
+                let els = try await s.content(of: p).strokes
+                guard let victim = els.randomElement(using: &r) else { continue }
+                let n = victim.samples.count
+                let pieces = try await s.erase(stroke: victim.id, keeping: [0..<min(n, n / 3), min(n, 2 * n / 3 + 1)..<n], on: p)
+                l.erased.insert(victim.id)
+                l.added.formUnion(pieces)
+            case 7: _ = try await s.addPage(at: Int.random(in: 0...pages.count, using: &r))
+            case 8 where pages.count > 2:
+                if Bool.random(using: &r) {
+                    let p = pages.randomElement(using: &r)!
+                    l.removedWithPage.formUnion(try await s.content(of: p).elements.map(\.id))
+                    try await s.removePage(p)
+                } else {
+                    try await s.movePage(pages.randomElement(using: &r)!, to: Int.random(in: 0..<pages.count, using: &r))
+                }
+            default: try await s.rename(to: "Title \(r.next() % 1000)")
+            }
+        }
+    }
+    rng = r
+    ledger = l
+}
+
+func randomizedRounds(_ server: ApacheServer, rounds: Int, seed: UInt64) async throws {
+    var rng = Rng(state: seed)
+    let libs = (0..<3).map { Library(root: tempDir("r\($0)")) }
+    let proxies = try (0..<3).map { _ in try FaultProxy(upstreamPort: server.port) }
+    defer { proxies.forEach { $0.stop() } }
+    let faulty: [any Remote] = try proxies.map { try WebDAVRemote(url: $0.url, credentials: nil, timeout: 10) }
+    let direct: [any Remote] = try (0..<3).map { _ in try WebDAVRemote(url: server.url, credentials: nil, timeout: 10) }
+    let doc = try libs[0].createDocument(title: "Shared").id
+    for _ in 0..<2 { for i in 0..<3 { _ = try await libs[i].sync(with: direct[i], options: options) } }
+    var ledger = Ledger()
+    var faults = 0, skippedRounds = 0
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<rounds {
+        for i in 0..<3 where (try? libs[i].list().contains { $0.id == doc }) == true {
+            try await randomEdits(libs[i], doc, &rng, &ledger)
+        }
+        if Int.random(in: 0..<3, using: &rng) == 0 {
+            let kinds: [FaultProxy.Fault] = [.cutUpload, .dropReplyAfterCommit, .redirect307]
+            proxies[Int.random(in: 0..<3, using: &rng)].inject(kinds.randomElement(using: &rng)!, method: "PUT",
+                                                                pathContains: Bool.random(using: &rng) ? "/heads/" : "/blobs/")
+            faults += 1
+        }
+        async let a = libs[0].sync(with: faulty[0], options: options)
+        async let b = libs[1].sync(with: faulty[1], options: options)
+        async let c = libs[2].sync(with: faulty[2], options: options)
+        let rs = try await [a, b, c]
+        if rs.contains(where: { !$0.skipped.isEmpty }) { skippedRounds += 1 }
+        // Faults not met this round are dropped so that each round's faults stay its own.
+        for p in proxies { while p.pendingFaults > 0 { p.clearFaults() } }
+    }
+    let elapsed = clock.now - start
+    for _ in 0..<3 { for i in 0..<3 { _ = try await libs[i].sync(with: direct[i], options: options) } }
+    let c0 = try await contents(libs[0])
+    var converged = true
+    for l in libs.dropFirst() {
+        let c = try await contents(l)
+        if c.keys.sorted(by: { $0.uuidString < $1.uuidString }) != c0.keys.sorted(by: { $0.uuidString < $1.uuidString }) { converged = false; continue }
+        for (k, v) in c where v.0 != c0[k]!.0 || v.1 != c0[k]!.1 || v.2 != c0[k]!.2 { converged = false }
+    }
+    let present = Set(c0.values.flatMap { $0.2.joined() })
+    let lost = ledger.added.subtracting(ledger.erased).subtracting(ledger.removedWithPage).subtracting(present).count
+    let resurrected = ledger.erased.intersection(present).count
+    say("randomized rounds: \(rounds) rounds of 3 libraries syncing at once, \(faults) faults injected (\(skippedRounds) rounds met one): "
+          + "\(ledger.added.count) strokes added, \(ledger.erased.count) erased; lost \(lost), resurrected \(resurrected), converged \(converged ? "yes" : "NO") "
+          + "(\(String(format: "%.0f", ms(elapsed) / Double(max(rounds, 1)))) ms a round)")
+}
+
+// MARK: Requests in a round where nothing changed
+
+func noChangeRound(_ server: ApacheServer, documents: Int) async throws {
+    let lib = Library(root: tempDir("many"))
+    for i in 0..<documents { try lib.createDocument(title: "Doc \(i)") }
+    let remote = try WebDAVRemote(url: server.url.appendingPathComponent("many/"), credentials: nil, timeout: 60)
+    try await remote.makeFolder("")
+    _ = try await lib.sync(with: remote, options: options)
+    let clock = ContinuousClock()
+    let t0 = clock.now
+    let r = try await lib.sync(with: remote, options: options)
+    let t = clock.now - t0
+    say("nothing changed, \(documents) documents: \(r.requests) request(s), \(r.bytesSent) bytes sent, \(String(format: "%.1f", ms(t))) ms")
+}
+
+// MARK: Bytes and time for one edited page
+
+func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: Int, seed: UInt64) async throws {
+    var rng = Rng(state: seed)
+    let lib = Library(root: tempDir("pages\(pages)"))
+    let doc = try lib.createDocument(title: "\(pages) pages").id
+    // The edited page is a full handwritten page; the others hold one stroke each (what they
+    // hold changes nothing here but the first upload: the head names every page either way).
+    try await withSession(lib, doc) { s in
+        let first = await s.pageIDs()[0]
+        for _ in 0..<strokes { try await s.append(stroke(&rng, samples: samples), to: first) }
+        for _ in 1..<pages { let p = try await s.addPage(); try await s.append(stroke(&rng, samples: samples), to: p) }
+    }
+    let folder = "pages\(pages)/"
+    let remote = try WebDAVRemote(url: server.url.appendingPathComponent(folder), credentials: nil, timeout: 120)
+    try await remote.makeFolder("")
+    _ = try await lib.sync(with: remote, options: options)
+    let compact = try await withSession(lib, doc) { s -> Int in
+        let p = await s.pageIDs()[0]
+        try await s.append(stroke(&rng, samples: samples), to: p)
+        return try PageFile.encode(try await s.content(of: p), codec: .compact).count
+    }
+    let clock = ContinuousClock()
+    let t0 = clock.now
+    let r = try await lib.sync(with: remote, options: options)
+    let syncTime = clock.now - t0
+    let plain = try WebDAVRemote(url: server.url, credentials: nil, timeout: 120)
+    var bytes = [UInt8](repeating: 0, count: r.bytesSent)
+    for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
+    let t1 = clock.now
+    try await plain.put("plain-\(pages)", bytes)
+    let putTime = clock.now - t1
+    say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples): \(r.bytesSent) bytes sent in \(r.requests) requests "
+          + "/ \(compact) bytes compact page = \(String(format: "%.3f", Double(r.bytesSent) / Double(compact))); "
+          + "time \(String(format: "%.1f", ms(syncTime))) ms / plain PUT of the same bytes \(String(format: "%.1f", ms(putTime))) ms "
+          + "= \(String(format: "%.2f", ms(syncTime) / ms(putTime)))")
+}
+
+// MARK: Main
+
+guard ApacheServer.isAvailable else {
+    say("skipped: apache2 with mod_dav is not installed (apt-get install apache2-bin)")
+    exit(0)
+}
+let server = try ApacheServer()
+defer { server.stop() }
+let seed = UInt64(arg("seed", 1))
+do {
+    try await oneEditedPage(server, pages: 2, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
+    try await oneEditedPage(server, pages: 200, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
+    try await noChangeRound(server, documents: arg("documents", 1000))
+    try await randomizedRounds(server, rounds: arg("rounds", 100), seed: seed)
+} catch {
+    say("bench failed: \(error)")
+    server.stop()
+    removeFolders()
+    exit(1)
+}
+server.stop()
+removeFolders()

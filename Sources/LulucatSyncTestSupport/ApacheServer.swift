@@ -1,0 +1,169 @@
+// Not a product: shared by LulucatSyncTests and LulucatSyncBench.
+// A real WebDAV server for the tests: Apache httpd with mod_dav from a config in a temporary
+// folder, on a free port on 127.0.0.1, stopped by its PID. Tests that need it are skipped when
+// apache2 is not installed (.ci/run installs apache2-bin).
+
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class ApacheServer: @unchecked Sendable {
+    public static let binary: String? = ["/usr/sbin/apache2", "/usr/sbin/httpd", "/usr/local/sbin/httpd"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    public static var isAvailable: Bool { binary != nil && FileManager.default.fileExists(atPath: "/usr/lib/apache2/modules/mod_dav.so") }
+
+    public let dir: String
+    public let port: Int
+    private var pid: pid_t = 0
+
+    /// The collection the tests sync through.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)/notes/")! }
+
+    static let template = """
+    ServerRoot "/usr/lib/apache2"
+    PidFile @DIR@/run/httpd.pid
+    ErrorLog @DIR@/logs/error.log
+    Listen 127.0.0.1:@PORT@
+    ServerName 127.0.0.1
+    LoadModule mpm_event_module modules/mod_mpm_event.so
+    LoadModule authz_core_module modules/mod_authz_core.so
+    LoadModule dav_module modules/mod_dav.so
+    LoadModule dav_fs_module modules/mod_dav_fs.so
+    LoadModule mime_module modules/mod_mime.so
+    LoadModule alias_module modules/mod_alias.so
+    LogFormat "%h \\"%r\\" %>s %b" dav
+    CustomLog @DIR@/logs/access.log dav
+    TypesConfig /etc/mime.types
+    DefaultRuntimeDir @DIR@/run
+    Mutex file:@DIR@/run
+    DavLockDB @DIR@/lock/DavLock
+    DocumentRoot @DIR@/root
+    Redirect 307 /moved/ http://127.0.0.1:@PORT@/notes/
+    <Directory @DIR@/root>
+      Dav On
+      Require all granted
+      Options None
+      AllowOverride None
+    </Directory>
+    <IfDefine !NOTROOT>
+    User nobody
+    Group nogroup
+    </IfDefine>
+    """
+
+    public init() throws {
+        guard let binary = ApacheServer.binary else { throw TestFailure("apache2 is not installed") }
+        dir = NSTemporaryDirectory() + "lulucat-apache-" + UUID().uuidString.prefix(8)
+        let fm = FileManager.default
+        for sub in ["root/notes", "run", "logs", "lock"] { try fm.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
+        chmod(dir, 0o755)
+        port = try ApacheServer.freePort()
+        let conf = ApacheServer.template.replacingOccurrences(of: "@DIR@", with: dir).replacingOccurrences(of: "@PORT@", with: String(port))
+        try conf.write(toFile: dir + "/httpd.conf", atomically: true, encoding: .utf8)
+        let root = getuid() == 0
+        if root {
+            // Workers run as nobody: they must own what they write.
+            for sub in ["root", "root/notes", "lock"] { chown(dir + "/" + sub, 65534, 65534) }
+        }
+        let status = try ApacheServer.run(binary, ["-f", dir + "/httpd.conf", "-k", "start"] + (root ? [] : ["-D", "NOTROOT"]))
+        guard status == 0 else { throw TestFailure("apache2 did not start (\(status)): \(log())") }
+        // Bounded wait for the PID file and the port.
+        for _ in 0..<100 {
+            if let s = try? String(contentsOfFile: dir + "/run/httpd.pid", encoding: .utf8),
+               let n = Int32(s.trimmingCharacters(in: .whitespacesAndNewlines)), ApacheServer.canConnect(port) {
+                pid = n
+                return
+            }
+            usleep(50_000)
+        }
+        throw TestFailure("apache2 did not answer on port \(port): \(log())")
+    }
+
+    public func log() -> String { (try? String(contentsOfFile: dir + "/logs/error.log", encoding: .utf8)) ?? "" }
+    public func accessLog() -> [String] {
+        ((try? String(contentsOfFile: dir + "/logs/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// The files under the synced collection, relative paths to bytes.
+    public func files(_ folder: String) -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        let base = dir + "/root/notes/" + folder
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] where !name.hasPrefix(".") {
+            if let d = FileManager.default.contents(atPath: base + "/" + name) { out[name] = Array(d) }
+        }
+        return out
+    }
+
+    public func stop() {
+        guard pid > 0 else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<100 {
+            if kill(pid, 0) != 0 { break }
+            usleep(50_000)
+        }
+        pid = 0
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    deinit { stop() }
+
+    /// Runs a program to its end with an empty signal mask and default signal actions (a test
+    /// runner's blocked or ignored signals would otherwise reach the server and keep SIGTERM out).
+    static func run(_ path: String, _ args: [String]) throws -> Int32 {
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, nil, &attr, argv, environ)
+        guard rc == 0 else { throw TestFailure("posix_spawn \(path): \(rc)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status >> 8) & 0xFF
+    }
+
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket failed") }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard ok else { throw TestFailure("bind failed") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    static func canConnect(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = UInt16(port).bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ d: String) { description = d }
+}

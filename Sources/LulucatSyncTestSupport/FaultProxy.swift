@@ -1,0 +1,168 @@
+// An HTTP proxy on 127.0.0.1 between a client and the test's Apache that injects one-shot
+// faults: an upload cut halfway, a reply dropped after the server committed, a 307 instead of
+// the answer. One request per connection (it asks both sides for `Connection: close`).
+
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class FaultProxy: @unchecked Sendable {
+    public enum Fault: Sendable {
+        /// Forwards the headers and half the body, then closes both sides.
+        case cutUpload
+        /// Forwards the whole request, reads the server's reply, and closes without sending it.
+        case dropReplyAfterCommit
+        /// Answers 307 to the same URL on the server, forwarding nothing.
+        case redirect307
+    }
+
+    public let port: Int
+    public let upstreamPort: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var faults: [(method: String, pathContains: String, fault: Fault)] = []
+    public private(set) var injected = 0
+    private var stopped = false
+
+    public init(upstreamPort: Int) throws {
+        self.upstreamPort = upstreamPort
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &len) == 0
+            }
+        }
+        listener = fd
+        guard ok else { close(fd); throw TestFailure("proxy bind failed") }
+        port = Int(UInt16(bigEndian: addr.sin_port))
+        let t = Thread { [self] in acceptLoop() }
+        t.start()
+    }
+
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)/notes/")! }
+
+    /// The next request with this method whose path contains `pathContains` gets `fault`.
+    public func inject(_ fault: Fault, method: String, pathContains: String) {
+        lock.withLock { faults.append((method, pathContains, fault)) }
+    }
+
+    /// Faults injected and not met yet.
+    public var pendingFaults: Int { lock.withLock { faults.count } }
+
+    public func clearFaults() { lock.withLock { faults.removeAll() } }
+
+    public func stop() {
+        lock.withLock { stopped = true }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let c = accept(listener, nil, nil)
+            if c < 0 {
+                if lock.withLock({ stopped }) { return }
+                if errno == EINTR { continue }
+                return
+            }
+            let t = Thread { [self] in handle(c) }
+            t.start()
+        }
+    }
+
+    private func handle(_ client: Int32) {
+        defer { close(client) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // The request head, then its body by Content-Length.
+        var buffer: [UInt8] = []
+        var headEnd: Int?
+        while headEnd == nil {
+            guard let chunk = receive(client), !chunk.isEmpty else { return }
+            buffer += chunk
+            headEnd = find(buffer, [13, 10, 13, 10])
+            if buffer.count > 1 << 20 { return }
+        }
+        let head = String(decoding: buffer[..<headEnd!], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines[0].split(separator: " ")
+        guard requestLine.count >= 2 else { return }
+        let method = String(requestLine[0]), path = String(requestLine[1])
+        var length = 0
+        for l in lines where l.lowercased().hasPrefix("content-length:") { length = Int(l.dropFirst(15).trimmingCharacters(in: .whitespaces)) ?? 0 }
+        var body = Array(buffer[(headEnd! + 4)...])
+        while body.count < length {
+            guard let chunk = receive(client), !chunk.isEmpty else { return }
+            body += chunk
+        }
+        let fault: Fault? = lock.withLock {
+            guard let i = faults.firstIndex(where: { $0.method == method && path.contains($0.pathContains) }) else { return nil }
+            injected += 1
+            return faults.remove(at: i).fault
+        }
+        if case .redirect307 = fault {
+            let reply = "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:\(upstreamPort)\(path)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            sendAll(client, Array(reply.utf8))
+            return
+        }
+        lines.removeAll { $0.lowercased().hasPrefix("connection:") || $0.lowercased().hasPrefix("keep-alive:") }
+        lines.insert("Connection: close", at: lines.count)
+        let forwardedHead = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+        guard let server = connectUpstream() else { return }
+        defer { close(server) }
+        if case .cutUpload = fault {
+            sendAll(server, forwardedHead + body.prefix(body.count / 2))
+            usleep(100_000)
+            return
+        }
+        sendAll(server, forwardedHead + body)
+        var reply: [UInt8] = []
+        while let chunk = receive(server), !chunk.isEmpty { reply += chunk }
+        if case .dropReplyAfterCommit = fault { return }
+        sendAll(client, reply)
+    }
+
+    private func connectUpstream() -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = UInt16(upstreamPort).bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let ok = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        if !ok { close(fd); return nil }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    private func receive(_ fd: Int32) -> [UInt8]? {
+        var b = [UInt8](repeating: 0, count: 65536)
+        let n = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
+        if n < 0 { return nil }
+        return Array(b[0..<n])
+    }
+
+    private func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes[off...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            off += n
+        }
+    }
+
+    private func find(_ hay: [UInt8], _ needle: [UInt8]) -> Int? {
+        guard hay.count >= needle.count else { return nil }
+        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<i + needle.count]) == needle { return i }
+        return nil
+    }
+}

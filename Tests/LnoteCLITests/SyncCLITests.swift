@@ -1,0 +1,33 @@
+// `lnote remote add` and `lnote sync` run as a user would, through a folder remote: two
+// libraries, the summary, --status, --json, and credentials refused on the command line.
+
+import Foundation
+import Testing
+
+@Suite struct SyncCLITests {
+    func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        let r = try BenchCodecCLITests.run(args)
+        return (r.status, String(decoding: r.stdout, as: UTF8.self), String(decoding: r.stderr, as: UTF8.self))
+    }
+
+    @Test func twoLibrariesSyncThroughAFolderFromTheCommandLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-sync-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = dir + "/a", b = dir + "/b", remote = dir + "/remote"
+        #expect(try run(["new", "From A", "--library", a]).status == 0)
+        #expect(try run(["sync", "--library", a]).status == 1, "sync with no remote must fail")
+        for lib in [a, b] { #expect(try run(["remote", "add", remote, "--library", lib]).status == 0) }
+        #expect(try run(["remote", "--library", a]).out.contains(remote))
+        let first = try run(["sync", "--library", a])
+        #expect(first.status == 0)
+        #expect(first.out.contains("1 pushed"), "\(first.out)")
+        let second = try run(["sync", "--library", b, "--json"])
+        #expect(second.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(second.out.utf8)) as? [String: Any]
+        #expect(json?["created"] as? Int == 1)
+        #expect(try run(["list", "--library", b]).out.contains("From A"))
+        let status = try run(["sync", "--status", "--library", b])
+        #expect(status.out.contains("to push   0"), "\(status.out)")
+        #expect(try run(["remote", "add", "https://user:secret@dav.example.org/", "--library", a]).status == 64)
+    }
+}

@@ -1,0 +1,114 @@
+// The sync formats as untrusted input: round trips, thousands of seeded mutations that must be
+// refused or read without harm, and names from servers that must never become paths.
+
+import Foundation
+import LulucatInk
+import Testing
+@testable import LulucatSync
+
+@Suite struct FormatTests {
+    func sampleHead(_ rng: inout TestRandom) -> Head {
+        let d1 = rng.uuid(), d2 = rng.uuid()
+        var pages: [UUID: HeadPage] = [:]
+        for i in 0..<5 {
+            let removed: VersionVector? = i == 2 ? VersionVector([d1: 4, d2: 7]) : nil
+            pages[rng.uuid()] = HeadPage(fields: Register(PageFields(key: PositionKey([UInt32(i + 1), 7]), width: 6120, height: 7920),
+                                                          stamp: Stamp(clock: UInt64(i + 1), device: i % 2 == 0 ? d1 : d2)),
+                                         removed: removed, blob: BlobName(of: [UInt8(i)]))
+        }
+        return Head(document: rng.uuid(), device: d1, clock: 9, title: Register("Lecture ✍️", stamp: Stamp(clock: 3, device: d2)),
+                    origin: DocumentOrigin(created: 1_764_600_000_000, engine: "journal", codec: "compact"),
+                    deleted: VersionVector([d2: 2]), assets: [rng.uuid(): AssetRef(blob: BlobName(of: [9]), ext: "png")], pages: pages)
+    }
+
+    func sampleBlob(_ rng: inout TestRandom) throws -> [UInt8] {
+        let dev = rng.uuid()
+        var state = PageState(tombstones: [rng.uuid(), rng.uuid()])
+        var elements: [UUID: Element] = [:]
+        for i in 0..<6 {
+            let s = makeStroke(&rng)
+            elements[s.id] = .stroke(s)
+            state.elements[s.id] = ElementEntry(stamp: Stamp(clock: UInt64(i), device: dev), key: PositionKey([UInt32(i + 1)]),
+                                                fingerprint: PageBlob.fingerprint(.stroke(s)))
+        }
+        return try PageBlob.encode(state: state, canvas: .letter, elements: elements)
+    }
+
+    @Test func headsAndBlobsRoundTrip() throws {
+        var rng = TestRandom(seed: 1)
+        let head = sampleHead(&rng)
+        #expect(try Head.decode(head.encode()) == head)
+        let bytes = try sampleBlob(&rng)
+        let snap = try PageBlob.decode(bytes)
+        #expect(try PageBlob.encode(state: snap.state, canvas: snap.canvas, elements: snap.elements) == bytes, "the blob is not canonical")
+        #expect(try PageBlob.decodeState(PageBlob.encodeState(snap.state)) == snap.state)
+    }
+
+    @Test func mutatedHeadsAndBlobsAreRefusedOrReadWithoutHarm() throws {
+        var rng = TestRandom(seed: 2)
+        let head = sampleHead(&rng).encode()
+        let blob = try sampleBlob(&rng)
+        for original in [head, blob] {
+            for _ in 0..<1500 {
+                var b = original
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: b[Int.random(in: 0..<b.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+                case 1: b.removeLast(Int.random(in: 1...b.count, using: &rng))
+                default: b.insert(UInt8.random(in: 0...255, using: &rng), at: Int.random(in: 0...b.count, using: &rng))
+                }
+                _ = try? Head.decode(b)
+                _ = try? PageBlob.decode(b)
+                _ = try? PageBlob.decodeState(b)
+            }
+        }
+    }
+
+    @Test func namesFromServersNeverBecomePaths() {
+        let d = UUID(), v = UUID()
+        #expect(Head.parseFileName(Head.fileName(document: d, device: v))! == (d, v))
+        for bad in ["../\(d.uuidString).\(v.uuidString).head", "\(d.uuidString).\(v.uuidString).head/", "\(d.uuidString)/\(v.uuidString).head",
+                    "\(d.uuidString).\(v.uuidString).heads", "x\(d.uuidString).\(v.uuidString).head", ".head", ""] {
+            #expect(Head.parseFileName(bad) == nil, "\(bad)")
+        }
+        #expect(BlobName(hex: String(repeating: "a", count: 64)) != nil)
+        for bad in [String(repeating: "A", count: 64), String(repeating: "a", count: 63), String(repeating: "g", count: 64), "../" + String(repeating: "a", count: 61)] {
+            #expect(BlobName(hex: bad) == nil)
+        }
+        for bad in ["..", ".", ".hidden", "a/../b", "a//b", "/abs", "a b", "a%2Fb", String(repeating: "x", count: 129)] {
+            #expect(!RemotePath.isSafe(bad), "\(bad)")
+        }
+        #expect(RemotePath.isSafe("heads/" + Head.fileName(document: d, device: v)))
+    }
+
+    @Test func aMultistatusIsReadToNamesAndHostileOnesAreDropped() throws {
+        let xml = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <D:multistatus xmlns:D="DAV:">
+        <D:response><D:href>/notes/heads/</D:href><D:propstat><D:prop><D:resourcetype><D:collection/></D:resourcetype></D:prop></D:propstat></D:response>
+        <D:response><D:href>/notes/heads/A.head</D:href><D:propstat><D:prop><D:getetag>W/"5-abc"</D:getetag><D:getcontentlength>5</D:getcontentlength></D:prop></D:propstat></D:response>
+        <D:response><D:href>http://127.0.0.1:1/notes/heads/B%2Ehead</D:href><D:propstat><D:prop><D:getetag>"6-def"</D:getetag></D:prop></D:propstat></D:response>
+        <D:response><D:href>/notes/heads/..%2F..%2Fetc</D:href></D:response>
+        </D:multistatus>
+        """
+        let entries = try #require(MultistatusParser.parse(Data(xml.utf8)))
+        #expect(entries.map(\.name) == ["heads", "A.head", "B.head", "../../etc"])
+        #expect(entries[0].isFolder && !entries[1].isFolder)
+        #expect(RemotePath.normalizedETag(entries[1].etag) == "\"5-abc\"")
+        #expect(entries[1].size == 5)
+        #expect(entries.filter { RemotePath.isSafeName($0.name) }.map(\.name) == ["heads", "A.head", "B.head"])
+        #expect(MultistatusParser.parse(Data("<html>nope</html>".utf8)) == nil)
+    }
+
+    @Test func credentialsComeFromTheEnvironmentOrANetrcNeverTheURL() throws {
+        let netrc = "machine other.example login a password b\nmachine dav.example.org\n  login alice\n  password s3cret\ndefault login d password e\n"
+        #expect(SyncConfiguration.netrc(netrc, host: "dav.example.org") == WebDAVCredentials(user: "alice", password: "s3cret"))
+        #expect(SyncConfiguration.netrc(netrc, host: "unknown") == WebDAVCredentials(user: "d", password: "e"))
+        #expect(throws: SyncError.self) { try SyncConfiguration(remote: "https://u:p@dav.example.org/notes/").makeRemote(environment: [:]) }
+        #expect(throws: SyncError.self) { try SyncConfiguration(remote: "ftp://dav.example.org/").makeRemote(environment: [:]) }
+        // Credentials over plain http only to the loopback address.
+        #expect(throws: RemoteError.self) {
+            try SyncConfiguration(remote: "http://dav.example.org/").makeRemote(environment: ["LNOTE_REMOTE_USER": "u", "LNOTE_REMOTE_PASSWORD": "p"])
+        }
+        _ = try SyncConfiguration(remote: "http://127.0.0.1:8080/notes/").makeRemote(environment: ["LNOTE_REMOTE_USER": "u", "LNOTE_REMOTE_PASSWORD": "p"])
+    }
+}

@@ -1,0 +1,93 @@
+// Two or three real libraries and one remote (a folder, or Apache WebDAV), with the invariants
+// every scenario checks after it converges.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+import Testing
+@testable import LulucatSync
+import LulucatSyncTestSupport
+
+enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case folder, webdav
+    var testDescription: String { rawValue }
+}
+
+final class SyncHarness: @unchecked Sendable {
+    let kind: RemoteKind
+    var server: ApacheServer?
+    let remoteFolder: String
+    var libraries: [Library] = []
+    var remotes: [any Remote] = []
+
+    init(_ kind: RemoteKind, libraries n: Int) throws {
+        self.kind = kind
+        remoteFolder = temporaryFolder("remote")
+        if kind == .webdav { server = try ApacheServer() }
+        for i in 0..<n {
+            libraries.append(Library(root: temporaryFolder("lib\(i)")))
+            remotes.append(try makeRemote())
+        }
+    }
+
+    func makeRemote() throws -> any Remote {
+        switch kind {
+        case .folder: return FolderRemote(root: remoteFolder)
+        case .webdav: return try WebDAVRemote(url: server!.url, credentials: nil, timeout: 10)
+        }
+    }
+
+    @discardableResult
+    func sync(_ i: Int, options: SyncOptions = testSyncOptions) async throws -> SyncReport {
+        let r = try await libraries[i].sync(with: remotes[i], options: options)
+        #expect(r.problems.isEmpty, "library \(i): \(r.problems)")
+        #expect(r.skipped.isEmpty, "library \(i): \(r.skipped)")
+        return r
+    }
+
+    /// Rounds until every library has seen every other's last change: two passes.
+    func converge() async throws {
+        for _ in 0..<2 { for i in libraries.indices { try await sync(i) } }
+    }
+
+    /// Everyone holds the same documents, pages, order and elements; `lnote verify` is clean;
+    /// every head's blobs exist and match their names.
+    func checkConverged(sourceLocation: SourceLocation = #_sourceLocation) async throws -> LibraryContents {
+        let first = try await contents(of: libraries[0])
+        for lib in libraries.dropFirst() {
+            let c = try await contents(of: lib)
+            #expect(c == first, "libraries differ:\n\(first)\n---\n\(c)", sourceLocation: sourceLocation)
+        }
+        for lib in libraries {
+            for e in try lib.list() {
+                let findings = DocumentVerifier(fileSystem: lib.fileSystem).verify(e.package).filter { $0.severity == .error }
+                #expect(findings.isEmpty, "verify \(e.id): \(findings)", sourceLocation: sourceLocation)
+            }
+        }
+        try await checkBlobs(sourceLocation: sourceLocation)
+        return first
+    }
+
+    func checkBlobs(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let remote = try makeRemote()
+        let blobNames = Set(try await remote.list("blobs").map(\.name))
+        for e in try await remote.list("heads") where Head.parseFileName(e.name) != nil {
+            let head = try Head.decode(try await remote.get("heads/" + e.name, maxBytes: Head.maxBytes).bytes)
+            for p in head.pages.values {
+                #expect(blobNames.contains(p.blob.hex), "head \(e.name) names missing page blob \(p.blob)", sourceLocation: sourceLocation)
+            }
+            for a in head.assets.values { #expect(blobNames.contains(a.blob.hex), sourceLocation: sourceLocation) }
+        }
+        for name in blobNames {
+            let bytes = try await remote.get("blobs/" + name, maxBytes: PageBlob.maxBytes).bytes
+            #expect(BlobName(of: bytes).hex == name, "blob \(name) does not match its name", sourceLocation: sourceLocation)
+        }
+    }
+
+    func stop() { server?.stop() }
+
+    deinit {
+        server?.stop()
+        for path in [remoteFolder] + libraries.map(\.root) { try? FileManager.default.removeItem(atPath: path) }
+    }
+}

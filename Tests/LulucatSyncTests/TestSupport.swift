@@ -1,0 +1,91 @@
+// Helpers for the sync tests: a seeded generator, strokes, temporary libraries, and what a
+// library holds, read back through the store.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+@testable import LulucatSync
+
+/// SplitMix64: the tests' own seeded generator (bounded, repeatable runs).
+struct TestRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uuid() -> UUID {
+        let a = next(), b = next()
+        var u = UUID().uuid
+        withUnsafeMutableBytes(of: &u) { p in
+            p.storeBytes(of: a, toByteOffset: 0, as: UInt64.self)
+            p.storeBytes(of: b, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: u)
+    }
+}
+
+func makeStroke(_ rng: inout TestRandom, samples n: Int = 20) -> Stroke {
+    var x = Int32.random(in: 100...5000, using: &rng), y = Int32.random(in: 100...7000, using: &rng)
+    var s: [Sample] = []
+    for i in 0..<n {
+        x += Int32.random(in: -20...20, using: &rng)
+        y += Int32.random(in: -20...20, using: &rng)
+        s.append(Sample(x: x, y: y, radius: 12, pressure: UInt16.random(in: 200...800, using: &rng), time: UInt32(i * 4)))
+    }
+    return Stroke(samples: s)
+}
+
+func temporaryFolder(_ label: String) -> String {
+    let p = NSTemporaryDirectory() + "lulucat-sync-\(label)-\(UUID().uuidString.prefix(8))"
+    try! FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+    return p
+}
+
+/// What a library holds, compared across devices: per document its title and its pages in
+/// order, each as its elements' ids in z-order.
+struct LibraryContents: Equatable, CustomStringConvertible {
+    var documents: [UUID: DocumentContents]
+    var description: String {
+        documents.sorted { $0.key.uuidString < $1.key.uuidString }.map { "\($0.key.uuidString.prefix(8)) \($0.value)" }.joined(separator: "\n")
+    }
+}
+
+struct DocumentContents: Equatable, CustomStringConvertible {
+    var title: String
+    var pages: [UUID]
+    var elements: [[UUID]]
+    var description: String { "'\(title)' pages \(pages.map { String($0.uuidString.prefix(4)) }) elements \(elements.map(\.count))" }
+    var allElements: Set<UUID> { Set(elements.joined()) }
+}
+
+func contents(of library: Library) async throws -> LibraryContents {
+    var docs: [UUID: DocumentContents] = [:]
+    for e in try library.list() {
+        let s = try await library.open(e.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        var elements: [[UUID]] = []
+        for p in await s.pageIDs() { elements.append(try await s.content(of: p).elements.map(\.id)) }
+        docs[e.id] = DocumentContents(title: await s.title, pages: await s.pageIDs(), elements: elements)
+        try await s.close()
+    }
+    return LibraryContents(documents: docs)
+}
+
+let quietSession = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+let testSyncOptions = SyncOptions(trashLimit: 5, session: quietSession)
+
+/// Runs `body` on an open session of the document and closes it.
+func edit<T>(_ library: Library, _ id: UUID, _ body: (DocumentSession) async throws -> T) async throws -> T {
+    let s = try await library.open(id, options: quietSession)
+    do {
+        let r = try await body(s)
+        try await s.close()
+        return r
+    } catch {
+        await s.abandon()
+        throw error
+    }
+}
