@@ -6,8 +6,8 @@ import Testing
 
 @Suite struct SyncCLITests {
     func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        let r = try BenchCodecCLITests.run(args)
-        return (r.status, String(decoding: r.stdout, as: UTF8.self), String(decoding: r.stderr, as: UTF8.self))
+        let r = try lnote(args)
+        return (r.status, r.stdout, r.stderr)
     }
 
     @Test func twoLibrariesSyncThroughAFolderFromTheCommandLine() throws {

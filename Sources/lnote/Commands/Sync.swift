@@ -7,9 +7,9 @@ import LulucatSync
 
 struct RemoteCommand: Command {
     static let name = "remote"
-    static let abstract = "Set or show the remote the library syncs with (a WebDAV URL or a folder)."
+    static let abstract = "Set or show the remote the library syncs with (a WebDAV URL or a folder). Credentials come from "
+        + "LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or 'machine HOST login U password P' in $LNOTE_NETRC or ~/.netrc."
     static let usage = "lnote remote add URL|FOLDER [--library DIR]\nlnote remote [--library DIR]"
-        + "  credentials: LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or 'machine HOST login U password P' in $LNOTE_NETRC or ~/.netrc"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, valued: ["library"], flags: [])
