@@ -400,7 +400,7 @@ func fileSize(_ path: String) -> Int? {
         let dir = SQLiteTestDirectory()
         _ = try closedDatabase(dir)
         try tamper(dir.database, "PRAGMA user_version = 99")
-        #expect(throws: SQLiteEngineError.newerSchema(file: dir.database, found: 99, supported: 1)) {
+        #expect(throws: SQLiteEngineError.newerSchema(file: dir.database, found: 99, supported: SQLiteContentStore.schemaVersion)) {
             try SQLiteContentStore(packageDirectory: dir.url, mode: .openExisting)
         }
     }
@@ -428,7 +428,7 @@ func fileSize(_ path: String) -> Int? {
     func aWriterKilledMidTransactionLeavesTheCommittedContentIntact() throws {
         let dir = SQLiteTestDirectory()
         let (page, content) = try closedDatabase(dir, strokes: 3)
-        let script = """
+        let script = pythonStrokeRowWriter + """
             import sqlite3, sys, os, time
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL"); db.execute("PRAGMA synchronous=FULL")
@@ -438,8 +438,7 @@ func fileSize(_ path: String) -> Int? {
                 db.execute("BEGIN IMMEDIATE")
                 for i in range(40):
                     z += 1
-                    db.execute("INSERT INTO strokes VALUES (?,?,?,0,255,20,0,2000,?)",
-                               (page, z, os.urandom(16), os.urandom(32000)))
+                    insert_stroke(db, page, z, os.urandom(16), os.urandom(8000))
                     if i == 20:
                         print("mid", n, flush=True)
                         if n == 3: time.sleep(60)

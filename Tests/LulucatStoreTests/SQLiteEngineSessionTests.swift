@@ -393,7 +393,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         try await session.append(saved, to: page)
         try await session.save()
         await session.abandon()  // the app dies after a save: the session marker stays
-        let script = """
+        let script = pythonStrokeRowWriter + """
             import sqlite3, sys, os, time
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL"); db.execute("PRAGMA synchronous=FULL")
@@ -403,8 +403,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
                 db.execute("BEGIN IMMEDIATE")
                 for i in range(40):
                     z += 1
-                    db.execute("INSERT INTO strokes VALUES (?,?,?,0,255,20,0,2000,?)",
-                               (page, z, os.urandom(16), os.urandom(32000)))
+                    insert_stroke(db, page, z, os.urandom(16), os.urandom(8000))
                     if i == 20:
                         print("mid", n, flush=True)
                         if n == 2: time.sleep(60)
