@@ -360,7 +360,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         #expect(readBytes(package.contentDatabasePath) == database)
         #expect(!FileManager.default.fileExists(atPath: package.pagePath(page)))
         let errors = DocumentVerifier().verify(package).filter { $0.severity == .error }
-        #expect(errors.count == 1 && errors[0].path == package.contentDatabasePath && errors[0].message.contains("sample"))
+        #expect(errors.count == 1 && errors[0].path == package.contentDatabasePath && errors[0].message.contains("checksum"))
     }
 
     @Test func aDatabaseWithDamagedPagesFailsTheIntegrityCheckInVerify() async throws {

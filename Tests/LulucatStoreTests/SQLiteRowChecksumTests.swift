@@ -65,10 +65,21 @@ let pythonStrokeRowWriter = """
         let c = stroke.ink.color
         let rgba = UInt32(c.r) << 24 | UInt32(c.g) << 16 | UInt32(c.b) << 8 | UInt32(c.a)
         var strokeBytes: [UInt8] = [0x53] + pageBytes + stroke.id.sqliteBytes + [stroke.ink.tool.rawValue] + le(rgba)
-        strokeBytes += le(stroke.ink.width) + [stroke.channels.rawValue, 0] + le(UInt32(stroke.samples.count))
-        strokeBytes += StrokeBlob.encode(stroke)
+        // A page written whole stores compact samples (codec 1)...
+        strokeBytes += le(stroke.ink.width) + [stroke.channels.rawValue, 1] + le(UInt32(stroke.samples.count))
+        strokeBytes += StrokeBlob.encodeCompact(stroke)
         let z = SQLiteContentStore.zStep * 3
         #expect(try storedCRC(store, "SELECT crc FROM strokes WHERE z = \(z)") == Int64(CRC32C.checksum(strokeBytes) ^ zPart(z)))
+        // ...an appended one fixed16 (codec 0), until compactSamples recodes it.
+        let appended = makeStroke(77, channels: [.opacity])
+        try store.applyChanges(to: page, [.append([.stroke(appended)])])
+        let za = SQLiteContentStore.zStep * Int64(content.elements.count + 1)
+        let a = appended.ink.color
+        var appendedBytes: [UInt8] = [0x53] + pageBytes + appended.id.sqliteBytes + [appended.ink.tool.rawValue]
+        appendedBytes += le(UInt32(a.r) << 24 | UInt32(a.g) << 16 | UInt32(a.b) << 8 | UInt32(a.a)) + le(appended.ink.width)
+        appendedBytes += [appended.channels.rawValue, 0] + le(UInt32(appended.samples.count)) + StrokeBlob.encode(appended)
+        #expect(try storedCRC(store, "SELECT crc FROM strokes WHERE z = \(za)") == Int64(CRC32C.checksum(appendedBytes) ^ zPart(za)))
+        try store.applyChanges(to: page, [.delete([appended.id])])
 
         // images: "I", page id, image id, asset id, x, y, width, height, rotation (Int32 LE).
         let image = content.images[0]
@@ -136,11 +147,11 @@ let pythonStrokeRowWriter = """
             // run of 1...64 bytes inside its BLOB.
             var file = try Data(contentsOf: URL(fileURLWithPath: dir.database))
             let victim = strokes[Int(random.next() % 6)]
-            let blob = Data(StrokeBlob.encode(victim))
+            let blob = Data(StrokeBlob.encodeCompact(victim))  // a page written whole is compact
             guard let found = file.range(of: blob.prefix(64)) else { Issue.record("BLOB not found in the file"); continue }
-            // The BLOB's first bytes sit in the row's leaf cell; stay inside that contiguous part.
+            // Stay inside the BLOB (a compact one is a few hundred bytes, within its row's cell).
             let length = 1 + Int(random.next() % 64)
-            let start = found.lowerBound + Int(random.next() % UInt64(64 + 1_000))
+            let start = found.lowerBound + Int(random.next() % UInt64(max(1, blob.count - length)))
             for i in start..<min(start + length, file.count) { file[i] ^= UInt8(1 + random.next() % 255) }
             try file.write(to: URL(fileURLWithPath: dir.database))
 
@@ -269,5 +280,71 @@ let pythonStrokeRowWriter = """
         #expect(errors.first?.message.contains(page.uuidString) == true)
         #expect(errors.first?.message.contains(strokes[1].id.uuidString) == true)
         #expect(errors.first?.message.contains("checksum") == true)
+    }
+}
+
+/// The compact column codec: a save writes fixed16 rows, `compactSamples` (at idle and close)
+/// recodes them losslessly and gives the freed pages back; fixed16 rows stay readable.
+@Suite struct SQLiteCompactSamplesTests {
+    private func codecs(_ store: SQLiteContentStore) throws -> [Int64] {
+        let s = try store.connection.prepare("SELECT codec FROM strokes ORDER BY z")
+        var out: [Int64] = []
+        while try s.step() { out.append(s.int64(at: 0)) }
+        return out
+    }
+
+    @Test func appendedRowsAreRecodedLosslesslyAndTheFileShrinks() throws {
+        let dir = SQLiteTestDirectory()
+        var configuration = SQLiteContentStore.Configuration()
+        configuration.compactsAtClose = false
+        let store = try SQLiteContentStore(packageDirectory: dir.url, configuration: configuration)
+        let page = UUID()
+        try store.replacePage(page, with: PageContent())
+        let strokes = (0..<20).map { makeStroke($0, samples: 3_400, channels: $0 % 3 == 0 ? [.azimuth] : []) }
+        try store.applyChanges(to: page, [.append(strokes.map { .stroke($0) })])
+        #expect(try codecs(store) == Array(repeating: 0, count: 20))
+        try store.checkpointTruncate()
+        let before = fileSize(dir.database) ?? 0
+        #expect(before > 20 * 3_400 * 16)
+
+        // A damaged fixed16 row is left exactly as it is: recoding would give it a valid checksum.
+        try store.connection.execute("UPDATE strokes SET width = width + 1 WHERE z = 65536 * 5")
+        #expect(try store.compactSamples() == 19)
+        #expect(try codecs(store) == (0..<20).map { $0 == 4 ? 0 : 1 })
+        #expect(throws: SQLiteEngineError.self) { try store.loadPage(page) }
+        try store.connection.execute("UPDATE strokes SET width = width - 1 WHERE z = 65536 * 5")
+        #expect(try store.loadPage(page) == PageContent(elements: strokes.map { .stroke($0) }))
+        #expect(try store.compactSamples() == 1)
+        #expect(try store.compactSamples() == 0)
+        #expect(try store.freePageCount() == 0)
+        try store.checkpointTruncate()
+        let after = fileSize(dir.database) ?? 0
+        #expect(after * 5 < before, "\(before) -> \(after) bytes")
+        try store.close()
+        let reopened = try SQLiteContentStore(packageDirectory: dir.url, mode: .openExisting)
+        #expect(try reopened.loadPage(page) == PageContent(elements: strokes.map { .stroke($0) }))
+        #expect(try reopened.integrityProblems() == [])
+        try reopened.close()
+    }
+
+    /// Through a session: its saves are fixed16 rows; closing the document leaves only compact rows.
+    @Test func aClosedDocumentHoldsOnlyCompactRows() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Small", engine: .sqlite)
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let page = await session.pageIDs()[0]
+        let strokes = (0..<5).map { sampleStroke(400, seed: $0) }
+        for s in strokes { try await session.append(s, to: page) }
+        try await session.save()
+        let open = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting)
+        #expect(try codecs(open) == Array(repeating: 0, count: 5))
+        open.closeWithoutCheckpoint()
+        try await session.close()
+        let closed = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting)
+        #expect(try codecs(closed) == Array(repeating: 1, count: 5))
+        #expect(try closed.loadPage(page).strokes == strokes)
+        closed.closeWithoutCheckpoint()
+        #expect(DocumentVerifier().verify(package).isEmpty)
     }
 }

@@ -44,6 +44,18 @@ enum StrokeBlob {
         return writer.bytes
     }
 
+    /// The BLOB in the compact codec (docs/page-format.md's stroke coding, without the count).
+    static func encodeCompact(_ stroke: Stroke) -> [UInt8] {
+        var writer = ByteWriter(capacity: stroke.samples.count * 3 + 16)
+        SampleCodecID.compact.encodeSamples(stroke, into: &writer)
+        return writer.bytes
+    }
+
+    /// Lends the BLOB in `codec` to `body`.
+    static func withBytes<R>(of stroke: Stroke, codec: SampleCodecID, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        codec == .fixed16 ? try withBytes(of: stroke, body) : try encodeCompact(stroke).withUnsafeBytes(body)
+    }
+
     /// Checks a stroke can be stored (the same limits as a page file).
     static func validate(_ stroke: Stroke) throws(SQLiteEngineError) {
         guard stroke.channelsAreConsistent else {
@@ -117,14 +129,18 @@ extension SQLiteContentStore {
         guard (0...PageFile.maxSamplesPerStroke).contains(count) else {
             throw row.invalid("stroke \(id) claims \(count) samples, more than \(PageFile.maxSamplesPerStroke)")
         }
-        // The BLOB's size is checked against the count before anything is decoded or allocated.
-        let expected = StrokeBlob.byteCount(samples: count, channels: channels)
-        guard s.columnType(at: 7) == .blob || expected == 0, s.byteCount(at: 7) == expected else {
-            throw row.invalid("stroke \(id) has \(s.byteCount(at: 7)) sample bytes, but \(count) samples with channels 0x\(String(channels.rawValue, radix: 16)) take \(expected)")
-        }
         let codecValue = try row.int(8, "codec", as: UInt8.self)
-        guard codecValue == SampleCodecID.fixed16.rawValue else {
+        guard let codec = SampleCodecID(rawValue: codecValue) else {
             throw row.invalid("stroke \(id) has samples in codec \(codecValue), which this build does not read")
+        }
+        guard s.columnType(at: 7) == .blob || s.byteCount(at: 7) == 0 else { throw row.invalid("stroke \(id): samples is not a BLOB") }
+        // fixed16: the BLOB's size is checked against the count before anything is decoded or
+        // allocated. compact: the decoder refuses a count above 8 samples a byte before it allocates.
+        if codec == .fixed16 {
+            let expected = StrokeBlob.byteCount(samples: count, channels: channels)
+            guard s.byteCount(at: 7) == expected else {
+                throw row.invalid("stroke \(id) has \(s.byteCount(at: 7)) sample bytes, but \(count) samples with channels 0x\(String(channels.rawValue, radix: 16)) take \(expected)")
+            }
         }
         let fields = s.withBlob(at: 7) { raw in
             RowChecksum.stroke(page: page, id: id, tool: tool.rawValue, rgba: rgba, width: width, channels: channels.rawValue,
@@ -134,11 +150,14 @@ extension SQLiteContentStore {
         let decoded = s.withBlob(at: 7) { raw in
             Result { () throws(PageFormatError) in
                 var reader = ByteReader(raw)
-                return try SampleCodecID.fixed16.decodeSamples(count: count, channels: channels, from: &reader)
+                let result = try codec.decodeSamples(count: count, channels: channels, from: &reader)
+                // A compact BLOB ends within its last byte's padding: nothing may follow the stroke.
+                guard codec == .fixed16 || reader.isAtEnd else { throw PageFormatError.invalidField(offset: reader.fileOffset, "\(reader.remaining) bytes after the stroke") }
+                return result
             }
         }
         guard case .success(let (samples, values)) = decoded else {
-            throw row.invalid("stroke \(id): the sample bytes cannot be decoded")
+            throw row.invalid("stroke \(id): the \(codec) sample bytes cannot be decoded")
         }
         let ink = Ink(tool: tool, color: RGBA8(r: UInt8(rgba >> 24), g: UInt8(truncatingIfNeeded: rgba >> 16),
                                                b: UInt8(truncatingIfNeeded: rgba >> 8), a: UInt8(truncatingIfNeeded: rgba)),

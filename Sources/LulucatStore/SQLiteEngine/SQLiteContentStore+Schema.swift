@@ -62,16 +62,18 @@ extension SQLiteContentStore {
         ALTER TABLE strokes ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE images ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE unknown_elements ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX strokes_fixed16 ON strokes (page_id) WHERE codec = 0;
         """,
     ]
 
-    /// The tables and indexes versions 1 and 2 must have; anything else (a trigger, a view) is refused,
+    /// The tables and indexes version 2 must have (a version-1 file has them after its migration); anything else (a trigger, a view) is refused,
     /// because a database from another device must not run code of its own when we write to it.
     static let expectedObjects: Set<String> = [
         "table:pages", "index:sqlite_autoindex_pages_1",
         "table:strokes", "index:strokes_by_z", "index:strokes_by_id",
         "table:images", "index:images_by_z", "index:images_by_id",
         "table:unknown_elements", "index:unknown_elements_by_z", "index:unknown_elements_by_id",
+        "index:strokes_fixed16",
     ]
 
     /// Brings a new database to the current schema, or checks an existing one.
@@ -90,6 +92,12 @@ extension SQLiteContentStore {
             }
         }
         try checkSchemaObjects()
+        if found == 1 {
+            // A version-1 file was made without auto_vacuum: one VACUUM (atomic, through the WAL)
+            // rewrites it so the pages compactSamples frees can be given back.
+            try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try connection.execute("VACUUM")
+        }
     }
 
     private func checkSchemaObjects() throws {

@@ -149,7 +149,10 @@ private final class PageWriter {
 
     // MARK: Rows
 
-    func insert(_ element: Element, z: Int64, on page: UUID) throws {
+    /// Inserts one element row. A stroke's samples are written in `codec`: fixed16 on the commit
+    /// path of a session's save (a copy of the samples' memory, so a save costs its bytes and one
+    /// sync), compact for a page written whole; `compactSamples()` recodes fixed16 rows later.
+    func insert(_ element: Element, z: Int64, on page: UUID, codec: SampleCodecID = .fixed16) throws {
         let key = page.sqliteBytes
         switch element {
         case .stroke(let stroke):
@@ -164,11 +167,10 @@ private final class PageWriter {
             try s.bind(Int64(stroke.ink.width), at: 6)
             try s.bind(Int64(stroke.channels.rawValue), at: 7)
             try s.bind(Int64(stroke.samples.count), at: 8)
-            let codec = SampleCodecID.fixed16
             try s.bind(Int64(codec.rawValue), at: 10)
             // The BLOB is bound without a copy (SQLITE_STATIC): the bytes outlive the closure. Its
             // checksum is computed over the same bytes.
-            try StrokeBlob.withBytes(of: stroke) { raw in
+            try StrokeBlob.withBytes(of: stroke, codec: codec) { raw in
                 try s.bind(RowChecksum.stored(fields: RowChecksum.stroke(stroke, page: page, codec: codec.rawValue, samples: raw), z: z), at: 11)
                 try s.withBlob(raw, at: 9) { try s.run() }
             }
@@ -407,7 +409,7 @@ private final class PageWriter {
             guard seen.insert(element.id).inserted else {
                 throw SQLiteEngineError.duplicateElement(file: store.path, page: page, element: element.id)
             }
-            try insert(element, z: SQLiteContentStore.zStep * Int64(i + 1), on: page)
+            try insert(element, z: SQLiteContentStore.zStep * Int64(i + 1), on: page, codec: .compact)
         }
     }
 }

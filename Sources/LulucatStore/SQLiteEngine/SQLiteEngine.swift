@@ -83,8 +83,14 @@ final class SQLiteEngine: StorageEngine {
 
     /// At idle: a passive checkpoint copies the WAL into the database file without waiting for
     /// anyone; the next save then starts the WAL over (bounded by journal_size_limit).
+    ///
+    /// First the strokes the saves wrote as fixed16 are recoded in the compact codec (one
+    /// transaction, only while the document is quiet), so the checkpoint copies small rows.
     func idle() throws(StoreError) {
-        try Self.mapped { () throws(SQLiteEngineError) in _ = try store.checkpointIdle() }
+        try Self.mapped { () throws(SQLiteEngineError) in
+            try store.compactSamples()
+            _ = try store.checkpointIdle()
+        }
     }
 
     /// At close: a checked TRUNCATE checkpoint, so the package holds one database file.
@@ -113,7 +119,7 @@ extension DocumentPackage {
 extension SQLiteContentStore {
     /// Closes the connection without the closing checkpoint (a read-only look, such as
     /// `lnote verify`, must not write the file; committed data is safe either way).
-    func closeWithoutCheckpoint() {
+    package func closeWithoutCheckpoint() {
         try? connection.close()
     }
 }
