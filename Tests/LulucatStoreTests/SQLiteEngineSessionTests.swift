@@ -339,28 +339,52 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         #expect(readBytes(package.contentDatabasePath) == [UInt8](repeating: 0x5A, count: 100_000))
     }
 
-    @Test func repairKeepsAnUnreadablePageListedAndItsRowsUntouched() async throws {
+    /// A damaged row costs only its element: a session shows the others and reports the loss;
+    /// repair rebuilds the database from what reads, keeps the damaged file in recovered/, and
+    /// leaves a document that verifies clean.
+    @Test func aDamagedRowCostsOnlyItsElementAndRepairRebuildsTheDatabase() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         let (package, page) = try await documentWithStrokes(library, strokes: 3)
+        let first = try await library.open(package.id, options: noAutosave)
+        let before = try await first.content(of: page)
+        try await first.close()
         let db = try Connection(path: package.contentDatabasePath)
         try db.execute("UPDATE strokes SET sample_count = sample_count + 1 WHERE rowid = (SELECT min(rowid) FROM strokes)")
         try db.close()
         let database = readBytes(package.contentDatabasePath)
-        // Leftovers of an interrupted migration, and a lost manifest.
+        let survivors = Array(before.elements.dropFirst())
+
+        let session = try await library.open(package.id, options: noAutosave)
+        #expect(try await session.content(of: page).elements == survivors)
+        #expect(await session.openReport.contains { $0.severity == .error && $0.message.contains("\(survivors.count) elements salvaged") && $0.message.contains("1 lost") })
+        try await session.close()
+        let errors = DocumentVerifier().verify(package).filter { $0.severity == .error }
+        #expect(errors.contains { $0.message.contains("salvaged") && $0.message.contains(before.elements[0].id.uuidString) })
+
+        // Leftovers of an interrupted migration, and a lost manifest, repaired alongside.
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: package.pagePath(page)))
         _ = FileManager.default.createFile(atPath: package.path + "/" + EngineMigration.markerName, contents: Data("{}".utf8))
         try FileManager.default.removeItem(atPath: package.manifestPath)
-
+        let damagedNow = readBytes(package.contentDatabasePath)
         let findings = try DocumentRepair().repair(package)
-        #expect(findings.contains { $0.severity == .error && $0.path == package.contentDatabasePath && $0.message.contains(page.uuidString) })
+        #expect(findings.contains { $0.severity == .repaired && $0.message.contains("page 1 (\(page)): \(survivors.count) elements salvaged, 1 lost") })
+        #expect(findings.contains { $0.severity == .repaired && $0.message.contains("kept as") })
         #expect(findings.contains { $0.path == package.pagePath(page) && $0.severity == .repaired })
         #expect(findings.contains { $0.path == package.manifestPath && $0.severity == .repaired })
-        #expect(try PackageReader.readDocument(package, fileSystem: PosixFileSystem()).pages.map(\.id) == [page])
-        #expect(readBytes(package.contentDatabasePath) == database)
+        #expect(readBytes(package.recoveredPath + "/content.sqlite.1") == damagedNow)
+        #expect(database != nil)
+        let doc = try PackageReader.readDocument(package, fileSystem: PosixFileSystem())
+        #expect(doc.pages.map(\.id) == [page])
+        #expect(doc.pages[0].elementCount == survivors.count)
         #expect(!FileManager.default.fileExists(atPath: package.pagePath(page)))
-        let errors = DocumentVerifier().verify(package).filter { $0.severity == .error }
-        #expect(errors.count == 1 && errors[0].path == package.contentDatabasePath && errors[0].message.contains("checksum"))
+        #expect(DocumentVerifier().verify(package).filter { $0.severity == .error }.isEmpty)
+        let reopened = try await library.open(package.id, options: noAutosave)
+        #expect(try await reopened.content(of: page).elements == survivors)
+        #expect(await reopened.openReport.filter { $0.severity == .error }.isEmpty)
+        try await reopened.close()
+        // A second repair finds nothing to rebuild.
+        #expect(!(try DocumentRepair().repair(package)).contains { $0.message.contains("rebuilt") })
     }
 
     @Test func aDatabaseWithDamagedPagesFailsTheIntegrityCheckInVerify() async throws {
