@@ -31,11 +31,11 @@ public final class SQLiteContentStore {
     public struct Configuration: Sendable {
         /// FULL: a save that returned survives a power loss (the WAL is synced at each commit).
         public var synchronous: SynchronousLevel = .full
-        /// Page size of a new database. 4 KiB: each of the 14 tables and indexes takes at least one
-        /// page, so an empty database is 56 KiB instead of 224 KiB, and compact rows (a few hundred
-        /// bytes a stroke) leave little of a page unused; the commit cost measured in
-        /// docs/sqlite-engine.md §10 (16 KiB was chosen for fixed16 rows at rest).
-        public var pageSize: Int = 4_096
+        /// Page size of a new database. 16 KiB: a save writes fixed16 BLOBs, and a 3,400-sample
+        /// stroke fills 4 overflow pages instead of 14; 4 KiB pages make files at rest smaller (an
+        /// empty database 56 KiB instead of 224 KiB) but measured a slower commit, and speed comes
+        /// first (docs/sqlite-engine.md §3.3, §10).
+        public var pageSize: Int = 16_384
         /// After a checkpoint resets the WAL, the file is truncated back to at most this size.
         /// Kept equal to the autocheckpoint threshold: while a document is open, the WAL file
         /// keeps its blocks and the next save overwrites them instead of growing the file.
