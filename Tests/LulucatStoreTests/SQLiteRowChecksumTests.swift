@@ -320,7 +320,8 @@ let pythonStrokeRowWriter = """
         #expect(try store.freePageCount() == 0)
         try store.checkpointTruncate()
         let after = fileSize(dir.database) ?? 0
-        #expect(after * 5 < before, "\(before) -> \(after) bytes")
+        // 16 KiB pages: the 14 tables and indexes alone take 229,376 bytes of the file.
+        #expect(after * 3 < before, "\(before) -> \(after) bytes")
         try store.close()
         let reopened = try SQLiteContentStore(packageDirectory: dir.url, mode: .openExisting)
         #expect(try reopened.loadPage(page) == PageContent(elements: strokes.map { .stroke($0) }))
