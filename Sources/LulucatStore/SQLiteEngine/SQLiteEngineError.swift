@@ -45,7 +45,7 @@ public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertib
             return "the content database \(file) holds an invalid row in \(table): \(detail)"
         case let .checksumMismatch(file, table, page, element):
             let what = element.map { "element \($0) of page \(page)" } ?? "the row of page \(page)"
-            return "the content database \(file) holds a damaged row in \(table): \(what) fails its checksum (its stored bytes changed); restore the document from a backup or an export"
+            return "the content database \(file) holds a damaged row in \(table): \(what) fails its checksum (its stored bytes changed); the page keeps its other elements, and lnote repair rebuilds the database without it (the damaged file kept in recovered/)"
         case .inUse(let file):
             return "the content database \(file) is in use by another process; close the document there first"
         case let .pageNotFound(file, page):
