@@ -128,6 +128,7 @@ func everyChange(base: Stroke) -> [PageChange] {
                 #expect(s.frames.count == 0, "byte \(i) flipped by \(flip)")
                 // The second frame is still whole and valid after the damaged first one: damage.
                 #expect(s.tail == .corrupt(at: 32, validFramesAfter: 1))
+                #expect(s.lostFrames == 1 && s.later.count == 1)
             }
         }
     }

@@ -339,28 +339,52 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         #expect(readBytes(package.contentDatabasePath) == [UInt8](repeating: 0x5A, count: 100_000))
     }
 
-    @Test func repairKeepsAnUnreadablePageListedAndItsRowsUntouched() async throws {
+    /// A damaged row costs only its element: a session shows the others and reports the loss;
+    /// repair rebuilds the database from what reads, keeps the damaged file in recovered/, and
+    /// leaves a document that verifies clean.
+    @Test func aDamagedRowCostsOnlyItsElementAndRepairRebuildsTheDatabase() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         let (package, page) = try await documentWithStrokes(library, strokes: 3)
+        let first = try await library.open(package.id, options: noAutosave)
+        let before = try await first.content(of: page)
+        try await first.close()
         let db = try Connection(path: package.contentDatabasePath)
         try db.execute("UPDATE strokes SET sample_count = sample_count + 1 WHERE rowid = (SELECT min(rowid) FROM strokes)")
         try db.close()
         let database = readBytes(package.contentDatabasePath)
-        // Leftovers of an interrupted migration, and a lost manifest.
+        let survivors = Array(before.elements.dropFirst())
+
+        let session = try await library.open(package.id, options: noAutosave)
+        #expect(try await session.content(of: page).elements == survivors)
+        #expect(await session.openReport.contains { $0.severity == .error && $0.message.contains("\(survivors.count) elements salvaged") && $0.message.contains("1 lost") })
+        try await session.close()
+        let errors = DocumentVerifier().verify(package).filter { $0.severity == .error }
+        #expect(errors.contains { $0.message.contains("salvaged") && $0.message.contains(before.elements[0].id.uuidString) })
+
+        // Leftovers of an interrupted migration, and a lost manifest, repaired alongside.
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: package.pagePath(page)))
         _ = FileManager.default.createFile(atPath: package.path + "/" + EngineMigration.markerName, contents: Data("{}".utf8))
         try FileManager.default.removeItem(atPath: package.manifestPath)
-
+        let damagedNow = readBytes(package.contentDatabasePath)
         let findings = try DocumentRepair().repair(package)
-        #expect(findings.contains { $0.severity == .error && $0.path == package.contentDatabasePath && $0.message.contains(page.uuidString) })
+        #expect(findings.contains { $0.severity == .repaired && $0.message.contains("page 1 (\(page)): \(survivors.count) elements salvaged, 1 lost") })
+        #expect(findings.contains { $0.severity == .repaired && $0.message.contains("kept as") })
         #expect(findings.contains { $0.path == package.pagePath(page) && $0.severity == .repaired })
         #expect(findings.contains { $0.path == package.manifestPath && $0.severity == .repaired })
-        #expect(try PackageReader.readDocument(package, fileSystem: PosixFileSystem()).pages.map(\.id) == [page])
-        #expect(readBytes(package.contentDatabasePath) == database)
+        #expect(readBytes(package.recoveredPath + "/content.sqlite.1") == damagedNow)
+        #expect(database != nil)
+        let doc = try PackageReader.readDocument(package, fileSystem: PosixFileSystem())
+        #expect(doc.pages.map(\.id) == [page])
+        #expect(doc.pages[0].elementCount == survivors.count)
         #expect(!FileManager.default.fileExists(atPath: package.pagePath(page)))
-        let errors = DocumentVerifier().verify(package).filter { $0.severity == .error }
-        #expect(errors.count == 1 && errors[0].path == package.contentDatabasePath && errors[0].message.contains("sample"))
+        #expect(DocumentVerifier().verify(package).filter { $0.severity == .error }.isEmpty)
+        let reopened = try await library.open(package.id, options: noAutosave)
+        #expect(try await reopened.content(of: page).elements == survivors)
+        #expect(await reopened.openReport.filter { $0.severity == .error }.isEmpty)
+        try await reopened.close()
+        // A second repair finds nothing to rebuild.
+        #expect(!(try DocumentRepair().repair(package)).contains { $0.message.contains("rebuilt") })
     }
 
     @Test func aDatabaseWithDamagedPagesFailsTheIntegrityCheckInVerify() async throws {
@@ -393,7 +417,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         try await session.append(saved, to: page)
         try await session.save()
         await session.abandon()  // the app dies after a save: the session marker stays
-        let script = """
+        let script = pythonStrokeRowWriter + """
             import sqlite3, sys, os, time
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL"); db.execute("PRAGMA synchronous=FULL")
@@ -403,8 +427,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
                 db.execute("BEGIN IMMEDIATE")
                 for i in range(40):
                     z += 1
-                    db.execute("INSERT INTO strokes VALUES (?,?,?,0,255,20,0,2000,?)",
-                               (page, z, os.urandom(16), os.urandom(32000)))
+                    insert_stroke(db, page, z, os.urandom(16), os.urandom(8000))
                     if i == 20:
                         print("mid", n, flush=True)
                         if n == 2: time.sleep(60)

@@ -36,7 +36,8 @@ public actor DocumentSession {
     /// Page files found on disk that document.json does not list (kept, reported).
     var unlistedPages: [UUID] = []
 
-    /// What the open-time checks found and repaired.
+    /// What the open-time checks found and repaired, and then what loading each page found about
+    /// its damage (per page: what was salvaged, what was lost, what was kept aside).
     public internal(set) var openReport: [Finding] = []
     /// How long each page save took, in seconds, since the session opened (autosave and flush).
     public internal(set) var saveDurations: [Double] = []
@@ -204,6 +205,10 @@ public actor DocumentSession {
             return p
         }
         let (content, encoded) = try engine.loadPageForEditing(page)
+        // Damage found while loading (what was salvaged and lost) joins the open report.
+        for f in engine.findings where (f.severity == .error || f.severity == .repaired) && !openReport.contains(f) {
+            openReport.append(f)
+        }
         let p = LoadedPage(content: content, lastUse: useClock, encoded: encoded)
         loaded[page] = p
         evictCleanPages(keeping: page)

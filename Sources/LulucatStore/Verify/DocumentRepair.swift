@@ -25,8 +25,10 @@ public struct DocumentRepair: Sendable {
         for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
             try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
         }
-        // A SQLite document's damaged database is never rewritten by repair (restore it instead):
-        // opening it throws here, before anything else changes.
+        // A SQLite document's damaged database is rebuilt from every row that reads (the damaged
+        // file kept in recovered/); one that cannot be opened at all throws here, before anything
+        // else changes.
+        if doc.engine == .sqlite { try rebuildDamagedDatabase(package, doc, findings: &findings) }
         let engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
         defer { engine.closeWithoutTidying() }
 
@@ -55,9 +57,11 @@ public struct DocumentRepair: Sendable {
         var changed = false
         for (index, var entry) in doc.pages.enumerated() {
             do {
+                let before = entry.elementCount
                 if entry.reconcile(with: try engine.loadPage(entry.id)) {
                     changed = true
-                    findings.append(Finding(.repaired, package.documentPath, "page \(index + 1) metadata brought in line with its content"))
+                    let lost = before - entry.elementCount
+                    findings.append(Finding(.repaired, package.documentPath, "page \(index + 1) metadata brought in line with its content" + (lost > 0 ? " (\(lost) element\(lost == 1 ? "" : "s") fewer than document.json listed)" : "")))
                 }
                 kept.append(entry)
             } catch {

@@ -100,7 +100,7 @@ public struct DocumentVerifier: Sendable {
                 add(.warning, package.journalPath(id), "journal of a page not listed in document.json")
             }
             for name in scan.keptAside.sorted() {
-                add(.warning, package.pagesPath + "/" + name, "a damaged journal kept aside by the journal engine (its frames before the damage are in the page; the rest only here)")
+                add(.warning, package.pagesPath + "/" + name, "a damaged journal kept aside by the journal engine (the frames that checked, before and after the damage, are in the page; the damaged ones only here)")
             }
             for name in scan.strangers { add(.warning, package.pagesPath + "/" + name, "not a page file name this format knows") }
         } else {

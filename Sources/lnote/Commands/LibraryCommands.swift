@@ -118,6 +118,11 @@ struct DocumentInfo {
             }
             pageBytes[p.id] = size
         }
+        // A SQLite document's pages are rows of content.sqlite: their stored bytes, not files.
+        if metadata.engine == .sqlite, let store = try? SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting) {
+            for (id, bytes) in (try? store.storedBytes()) ?? [:] where pageBytes[id] != nil { pageBytes[id] = bytes }
+            store.closeWithoutCheckpoint()
+        }
         var total = 0
         if let e = fm.enumerator(atPath: package.path) {
             while let rel = e.nextObject() as? String {

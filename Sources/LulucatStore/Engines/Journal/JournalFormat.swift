@@ -171,6 +171,11 @@ struct JournalScan {
     static let searchBudget = 64 << 20
 
     var frames: [Frame] = []
+    /// Damage only: the frames that validate in their own place after the damaged ones (each run
+    /// found by searching for the next sequence numbers, as below), in order. Replay salvages them.
+    var later: [Frame] = []
+    /// Damage only: how many frame numbers the damage took (frames between the valid chains).
+    var lostFrames = 0
     /// The offset just past the last valid frame: where the next frame goes.
     var validEnd: Int
     /// The offset just past the last nonzero byte of the file (at least `validEnd`).
@@ -194,30 +199,42 @@ struct JournalScan {
         // Nonzero bytes after the valid frames. A crash tears at most the one frame being written
         // (a save is one frame), so a valid later frame means damage. Look for the next few
         // sequence numbers at every offset where a frame header is plausible.
-        var after = 0
+        // After a run of valid frames is found, the search goes on from its end, so damage in
+        // several places keeps every run that checks (each found by its own sequence numbers).
         var budget = JournalScan.searchBudget
-        search: for start in (offset + 1)..<max(offset + 1, end) {
-            guard let length = JournalScan.plausibleLength(in: bytes, at: start) else { continue }
-            budget -= 16 * length
-            if budget < 0 {
-                tail = .unsearched(at: offset)
-                return
-            }
-            for skipped in 1...16 {
-                if let first = JournalScan.frame(in: bytes, at: start, generation: generation, sequence: sequence + UInt64(skipped)) {
-                    after = 1
-                    var next = first.extent.upperBound
-                    var seq = sequence + UInt64(skipped) + 1
-                    while let f = JournalScan.frame(in: bytes, at: next, generation: generation, sequence: seq) {
-                        after += 1
-                        next = f.extent.upperBound
-                        seq += 1
+        var cursor = offset
+        var bad = sequence  // the number of the first frame that failed
+        runs: while cursor < end {
+            var found: Frame?
+            search: for start in (cursor + 1)..<max(cursor + 1, end) {
+                guard let length = JournalScan.plausibleLength(in: bytes, at: start) else { continue }
+                budget -= 16 * length
+                if budget < 0 {
+                    // Past the limit valid frames cannot be ruled out: damage either way.
+                    if later.isEmpty { tail = .unsearched(at: offset); return }
+                    break runs
+                }
+                for skipped in 1...16 {
+                    if let first = JournalScan.frame(in: bytes, at: start, generation: generation, sequence: bad + UInt64(skipped)) {
+                        found = first
+                        lostFrames += skipped
+                        bad += UInt64(skipped)
+                        break search
                     }
-                    break search
                 }
             }
+            guard let first = found else { break }
+            later.append(first)
+            var next = first.extent.upperBound
+            bad += 1
+            while let f = JournalScan.frame(in: bytes, at: next, generation: generation, sequence: bad) {
+                later.append(f)
+                next = f.extent.upperBound
+                bad += 1
+            }
+            cursor = next  // `end` is past the last nonzero byte: only zeros after it
         }
-        tail = after > 0 ? .corrupt(at: offset, validFramesAfter: after) : .torn(at: offset)
+        tail = later.isEmpty ? .torn(at: offset) : .corrupt(at: offset, validFramesAfter: later.count)
     }
 
     /// The payload length of a frame header at `offset` that could be a frame (a length in range

@@ -152,7 +152,41 @@ package struct JournalReplay {
             findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) fails its check and \(scan.dataEnd - at) nonzero bytes follow it, too many to search for valid frames: treated as damage; replay stopped at byte \(at) (the journal is kept aside when the page is next written)"))
         case let .corrupt(at, after):
             journal = .damaged("frame \(frameCount) at byte \(at) is damaged and \(after) valid frames follow it")
-            findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) is damaged and \(after) valid frame\(after == 1 ? "" : "s") follow it: not a torn tail; replay stopped at byte \(at) (the journal is kept aside when the page is next written)"))
+            let (kept, notApplied) = salvage(scan.later, bytes, changes: changes, ids: &ids)
+            let lost = scan.lostFrames
+            findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) is damaged (not a torn tail): \(lost) save\(lost == 1 ? "" : "s") lost; the \(kept) valid frame\(kept == 1 ? "" : "s") after the damage \(kept == 1 ? "is" : "are") kept\(notApplied == 0 ? "" : ", except \(notApplied) change\(notApplied == 1 ? "" : "s") that named elements of the lost saves"); the page holds \(content.elements.count) element\(content.elements.count == 1 ? "" : "s") (the journal is kept aside when the page is next written)"))
         }
+    }
+
+    /// Applies the valid frames found after damage, change by change: a change that does not
+    /// apply (it names an element a lost frame added) is skipped, the others are kept. Returns the
+    /// frames applied and the changes skipped.
+    private mutating func salvage(_ frames: [JournalScan.Frame], _ bytes: UnsafeRawBufferPointer, changes: JournalChangeCodec,
+                                  ids: inout Set<UUID>) -> (kept: Int, notApplied: Int) {
+        var kept = 0, notApplied = 0
+        for frame in frames {
+            guard let decoded = try? changes.decodeFrame(type: frame.type, UnsafeRawBufferPointer(rebasing: bytes[frame.payload]),
+                                                         fileOffset: frame.payload.lowerBound) else {
+                notApplied += 1
+                continue
+            }
+            for change in decoded {
+                do throws(PageChangeError) {
+                    try JournalReplay.apply(change, to: &content, ids: &ids)
+                } catch {
+                    notApplied += 1
+                    continue
+                }
+                switch change {
+                case .delete(let ids): encoded.forget(ids)
+                case .replace(let id, _): encoded.forget([id])
+                case .update(let elements): encoded.forget(elements.map(\.id))
+                case .append, .move, .resize: break
+                }
+            }
+            kept += 1
+            frameBytes += frame.extent.count
+        }
+        return (kept, notApplied)
     }
 }

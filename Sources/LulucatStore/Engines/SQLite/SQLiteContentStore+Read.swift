@@ -42,9 +42,9 @@ extension SQLiteContentStore {
                     try s.bind(key, at: 1)
                     while try s.step() { rows.append(try decode(s)) }
                 }
-                try collect("SELECT \(Self.strokeColumns) FROM strokes WHERE page_id = ?1 ORDER BY z", decodeStroke)
-                try collect("SELECT \(Self.imageColumns) FROM images WHERE page_id = ?1 ORDER BY z", decodeImage)
-                try collect("SELECT \(Self.unknownColumns) FROM unknown_elements WHERE page_id = ?1 ORDER BY z", decodeUnknown)
+                try collect("SELECT \(Self.strokeColumns) FROM strokes WHERE page_id = ?1 ORDER BY z") { s throws(SQLiteEngineError) in try decodeStroke(s, page: page) }
+                try collect("SELECT \(Self.imageColumns) FROM images WHERE page_id = ?1 ORDER BY z") { s throws(SQLiteEngineError) in try decodeImage(s, page: page) }
+                try collect("SELECT \(Self.unknownColumns) FROM unknown_elements WHERE page_id = ?1 ORDER BY z") { s throws(SQLiteEngineError) in try decodeUnknown(s, page: page) }
                 // z is unique within a table; across tables a damaged file could repeat one, so
                 // the sort is stable on the table order above to stay deterministic.
                 let ordered = rows.enumerated().sorted { a, b in
@@ -57,12 +57,15 @@ extension SQLiteContentStore {
 
     /// The canvas size of a page, or nil when the page is not stored.
     func canvasSize(_ page: UUID) throws -> QuantizedSize? {
-        let s = try connection.prepare("SELECT canvas_width, canvas_height FROM pages WHERE id = ?1")
+        let s = try connection.prepare("SELECT canvas_width, canvas_height, crc FROM pages WHERE id = ?1")
         try s.bind(page.sqliteBytes, at: 1)
         guard try s.step() else { return nil }
         let row = RowReader(statement: s, file: path, table: "pages")
         let size = QuantizedSize(width: try row.int(0, "canvas_width", as: Int32.self),
                                  height: try row.int(1, "canvas_height", as: Int32.self))
+        guard try row.int(2, "crc", as: UInt32.self) == RowChecksum.page(id: page, width: size.width, height: size.height) else {
+            throw SQLiteEngineError.checksumMismatch(file: path, table: "pages", page: page, element: nil)
+        }
         guard size.width >= 0, size.height >= 0 else { throw row.invalid("page \(page) has a negative canvas size") }
         return size
     }

@@ -44,6 +44,18 @@ enum StrokeBlob {
         return writer.bytes
     }
 
+    /// The BLOB in the compact codec (docs/page-format.md's stroke coding, without the count).
+    static func encodeCompact(_ stroke: Stroke) -> [UInt8] {
+        var writer = ByteWriter(capacity: stroke.samples.count * 3 + 16)
+        SampleCodecID.compact.encodeSamples(stroke, into: &writer)
+        return writer.bytes
+    }
+
+    /// Lends the BLOB in `codec` to `body`.
+    static func withBytes<R>(of stroke: Stroke, codec: SampleCodecID, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        codec == .fixed16 ? try withBytes(of: stroke, body) : try encodeCompact(stroke).withUnsafeBytes(body)
+    }
+
     /// Checks a stroke can be stored (the same limits as a page file).
     static func validate(_ stroke: Stroke) throws(SQLiteEngineError) {
         guard stroke.channelsAreConsistent else {
@@ -87,12 +99,22 @@ extension UUID {
 }
 
 extension SQLiteContentStore {
-    static let strokeColumns = "z, stroke_id, tool, rgba, width, channels, sample_count, samples"
-    static let imageColumns = "z, image_id, asset_id, x, y, width, height, rotation"
-    static let unknownColumns = "z, element_id, kind, payload"
+    static let strokeColumns = "z, stroke_id, tool, rgba, width, channels, sample_count, samples, codec, crc"
+    static let imageColumns = "z, image_id, asset_id, x, y, width, height, rotation, crc"
+    static let unknownColumns = "z, element_id, kind, payload, crc"
 
-    /// A stroke row selected with `strokeColumns`.
-    func decodeStroke(_ s: Statement) throws(SQLiteEngineError) -> (Int64, Element) {
+    /// The row's `crc` column (the last one selected), checked against what its fields give.
+    private func checkRow(_ row: RowReader, at column: Int, fields: UInt32, z: Int64?, page: UUID, element: UUID?) throws(SQLiteEngineError) {
+        let stored = try row.int(column, "crc", as: UInt32.self)
+        let expected = z.map { UInt32(RowChecksum.stored(fields: fields, z: $0)) } ?? fields
+        guard stored == expected else {
+            throw .checksumMismatch(file: path, table: row.table, page: page, element: element)
+        }
+    }
+
+    /// A stroke row of `page` selected with `strokeColumns`. The checksum is checked before the
+    /// samples are decoded: a row that fails it is never turned into a stroke.
+    func decodeStroke(_ s: Statement, page: UUID) throws(SQLiteEngineError) -> (Int64, Element) {
         let row = RowReader(statement: s, file: path, table: "strokes")
         let z = try row.int(0, "z", as: Int64.self)
         let id = try row.uuid(1, "stroke_id")
@@ -107,19 +129,35 @@ extension SQLiteContentStore {
         guard (0...PageFile.maxSamplesPerStroke).contains(count) else {
             throw row.invalid("stroke \(id) claims \(count) samples, more than \(PageFile.maxSamplesPerStroke)")
         }
-        // The BLOB's size is checked against the count before anything is decoded or allocated.
-        let expected = StrokeBlob.byteCount(samples: count, channels: channels)
-        guard s.columnType(at: 7) == .blob || expected == 0, s.byteCount(at: 7) == expected else {
-            throw row.invalid("stroke \(id) has \(s.byteCount(at: 7)) sample bytes, but \(count) samples with channels 0x\(String(channels.rawValue, radix: 16)) take \(expected)")
+        let codecValue = try row.int(8, "codec", as: UInt8.self)
+        guard let codec = SampleCodecID(rawValue: codecValue) else {
+            throw row.invalid("stroke \(id) has samples in codec \(codecValue), which this build does not read")
         }
+        guard s.columnType(at: 7) == .blob || s.byteCount(at: 7) == 0 else { throw row.invalid("stroke \(id): samples is not a BLOB") }
+        // fixed16: the BLOB's size is checked against the count before anything is decoded or
+        // allocated. compact: the decoder refuses a count above 8 samples a byte before it allocates.
+        if codec == .fixed16 {
+            let expected = StrokeBlob.byteCount(samples: count, channels: channels)
+            guard s.byteCount(at: 7) == expected else {
+                throw row.invalid("stroke \(id) has \(s.byteCount(at: 7)) sample bytes, but \(count) samples with channels 0x\(String(channels.rawValue, radix: 16)) take \(expected)")
+            }
+        }
+        let fields = s.withBlob(at: 7) { raw in
+            RowChecksum.stroke(page: page, id: id, tool: tool.rawValue, rgba: rgba, width: width, channels: channels.rawValue,
+                               codec: codecValue, sampleCount: UInt32(count), samples: raw)
+        }
+        try checkRow(row, at: 9, fields: fields, z: z, page: page, element: id)
         let decoded = s.withBlob(at: 7) { raw in
             Result { () throws(PageFormatError) in
                 var reader = ByteReader(raw)
-                return try SampleCodecID.fixed16.decodeSamples(count: count, channels: channels, from: &reader)
+                let result = try codec.decodeSamples(count: count, channels: channels, from: &reader)
+                // A compact BLOB ends within its last byte's padding: nothing may follow the stroke.
+                guard codec == .fixed16 || reader.isAtEnd else { throw PageFormatError.invalidField(offset: reader.fileOffset, "\(reader.remaining) bytes after the stroke") }
+                return result
             }
         }
         guard case .success(let (samples, values)) = decoded else {
-            throw row.invalid("stroke \(id): the sample bytes cannot be decoded")
+            throw row.invalid("stroke \(id): the \(codec) sample bytes cannot be decoded")
         }
         let ink = Ink(tool: tool, color: RGBA8(r: UInt8(rgba >> 24), g: UInt8(truncatingIfNeeded: rgba >> 16),
                                                b: UInt8(truncatingIfNeeded: rgba >> 8), a: UInt8(truncatingIfNeeded: rgba)),
@@ -132,7 +170,7 @@ extension SQLiteContentStore {
         return (z, .stroke(stroke))
     }
 
-    func decodeImage(_ s: Statement) throws(SQLiteEngineError) -> (Int64, Element) {
+    func decodeImage(_ s: Statement, page: UUID) throws(SQLiteEngineError) -> (Int64, Element) {
         let row = RowReader(statement: s, file: path, table: "images")
         let z = try row.int(0, "z", as: Int64.self)
         let image = ImageElement(
@@ -140,10 +178,12 @@ extension SQLiteContentStore {
             frame: QuantizedRect(x: try row.int(3, "x", as: Int32.self), y: try row.int(4, "y", as: Int32.self),
                                  width: try row.int(5, "width", as: Int32.self), height: try row.int(6, "height", as: Int32.self)),
             rotation: try row.int(7, "rotation", as: Int32.self))
+        let fields = RowChecksum.image(page: page, id: image.id, asset: image.assetID, frame: image.frame, rotation: image.rotation)
+        try checkRow(row, at: 8, fields: fields, z: z, page: page, element: image.id)
         return (z, .image(image))
     }
 
-    func decodeUnknown(_ s: Statement) throws(SQLiteEngineError) -> (Int64, Element) {
+    func decodeUnknown(_ s: Statement, page: UUID) throws(SQLiteEngineError) -> (Int64, Element) {
         let row = RowReader(statement: s, file: path, table: "unknown_elements")
         let z = try row.int(0, "z", as: Int64.self)
         let id = try row.uuid(1, "element_id")
@@ -154,6 +194,8 @@ extension SQLiteContentStore {
         guard s.columnType(at: 3) == .blob, s.byteCount(at: 3) >= 16 else {
             throw row.invalid("element \(id) has a payload shorter than its 16-byte id")
         }
+        let fields = s.withBlob(at: 3) { RowChecksum.unknown(page: page, kind: kind, payload: $0) }
+        try checkRow(row, at: 4, fields: fields, z: z, page: page, element: id)
         let payload = s.withBlob(at: 3) { Data($0) }
         guard let element = try? UnknownElement(kind: kind, payload: payload), element.id == id else {
             throw row.invalid("element \(id): the payload does not begin with the element's id")

@@ -5,7 +5,7 @@ import LulucatSQLite
 
 extension SQLiteContentStore {
     /// The schema version this build writes and the newest it reads.
-    public static let schemaVersion: Int64 = 1
+    public static let schemaVersion: Int64 = 2
 
     /// Migration `i` takes the schema from version `i` to `i + 1`. Each runs in its own
     /// transaction together with the `user_version` bump, so a crash leaves one version or the next.
@@ -53,15 +53,27 @@ extension SQLiteContentStore {
         CREATE UNIQUE INDEX unknown_elements_by_z  ON unknown_elements (page_id, z);
         CREATE UNIQUE INDEX unknown_elements_by_id ON unknown_elements (page_id, element_id);
         """,
+        // 1 -> 2: a CRC32C on every content row (RowChecksum), and the codec of each stroke's
+        // samples BLOB (0 fixed16, the only coding of version 1). The checksums of the rows already
+        // there are filled in by `fillRowChecksums` in the same transaction.
+        """
+        ALTER TABLE pages ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE strokes ADD COLUMN codec INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE strokes ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE images ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE unknown_elements ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX strokes_fixed16 ON strokes (page_id) WHERE codec = 0;
+        """,
     ]
 
-    /// The tables and indexes version 1 must have; anything else (a trigger, a view) is refused,
+    /// The tables and indexes version 2 must have (a version-1 file has them after its migration); anything else (a trigger, a view) is refused,
     /// because a database from another device must not run code of its own when we write to it.
     static let expectedObjects: Set<String> = [
         "table:pages", "index:sqlite_autoindex_pages_1",
         "table:strokes", "index:strokes_by_z", "index:strokes_by_id",
         "table:images", "index:images_by_z", "index:images_by_id",
         "table:unknown_elements", "index:unknown_elements_by_z", "index:unknown_elements_by_id",
+        "index:strokes_fixed16",
     ]
 
     /// Brings a new database to the current schema, or checks an existing one.
@@ -74,11 +86,18 @@ extension SQLiteContentStore {
             for version in Int(found)..<Int(Self.schemaVersion) {
                 try connection.transaction {
                     try connection.execute(Self.migrations[version])
+                    if version == 1 { try fillRowChecksums() }
                     try connection.setUserVersion(Int32(version + 1))
                 }
             }
         }
         try checkSchemaObjects()
+        if found == 1 {
+            // A version-1 file was made without auto_vacuum: one VACUUM (atomic, through the WAL)
+            // rewrites it so the pages compactSamples frees can be given back.
+            try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try connection.execute("VACUUM")
+        }
     }
 
     private func checkSchemaObjects() throws {

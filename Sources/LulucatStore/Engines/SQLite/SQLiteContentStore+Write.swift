@@ -99,9 +99,9 @@ private final class PageWriter {
     init(store: SQLiteContentStore) throws {
         self.store = store
         let c = store.connection
-        insertStroke = try c.prepare("INSERT INTO strokes (page_id, \(SQLiteContentStore.strokeColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
-        insertImage = try c.prepare("INSERT INTO images (page_id, \(SQLiteContentStore.imageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
-        insertUnknown = try c.prepare("INSERT INTO unknown_elements (page_id, \(SQLiteContentStore.unknownColumns)) VALUES (?1, ?2, ?3, ?4, ?5)")
+        insertStroke = try c.prepare("INSERT INTO strokes (page_id, \(SQLiteContentStore.strokeColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+        insertImage = try c.prepare("INSERT INTO images (page_id, \(SQLiteContentStore.imageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+        insertUnknown = try c.prepare("INSERT INTO unknown_elements (page_id, \(SQLiteContentStore.unknownColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         locate = try c.prepare("""
             SELECT 0, z FROM strokes WHERE page_id = ?1 AND stroke_id = ?2
             UNION ALL SELECT 1, z FROM images WHERE page_id = ?1 AND image_id = ?2
@@ -149,7 +149,10 @@ private final class PageWriter {
 
     // MARK: Rows
 
-    func insert(_ element: Element, z: Int64, on page: UUID) throws {
+    /// Inserts one element row. A stroke's samples are written in `codec`: fixed16 on the commit
+    /// path of a session's save (a copy of the samples' memory, so a save costs its bytes and one
+    /// sync), compact for a page written whole; `compactSamples()` recodes fixed16 rows later.
+    func insert(_ element: Element, z: Int64, on page: UUID, codec: SampleCodecID = .fixed16) throws {
         let key = page.sqliteBytes
         switch element {
         case .stroke(let stroke):
@@ -164,8 +167,13 @@ private final class PageWriter {
             try s.bind(Int64(stroke.ink.width), at: 6)
             try s.bind(Int64(stroke.channels.rawValue), at: 7)
             try s.bind(Int64(stroke.samples.count), at: 8)
-            // The BLOB is bound without a copy (SQLITE_STATIC): the bytes outlive the closure.
-            try StrokeBlob.withBytes(of: stroke) { raw in try s.withBlob(raw, at: 9) { try s.run() } }
+            try s.bind(Int64(codec.rawValue), at: 10)
+            // The BLOB is bound without a copy (SQLITE_STATIC): the bytes outlive the closure. Its
+            // checksum is computed over the same bytes.
+            try StrokeBlob.withBytes(of: stroke, codec: codec) { raw in
+                try s.bind(RowChecksum.stored(fields: RowChecksum.stroke(stroke, page: page, codec: codec.rawValue, samples: raw), z: z), at: 11)
+                try s.withBlob(raw, at: 9) { try s.run() }
+            }
         case .image(let image):
             let s = insertImage
             try s.bind(key, at: 1)
@@ -177,6 +185,8 @@ private final class PageWriter {
             try s.bind(Int64(image.frame.width), at: 7)
             try s.bind(Int64(image.frame.height), at: 8)
             try s.bind(Int64(image.rotation), at: 9)
+            let fields = RowChecksum.image(page: page, id: image.id, asset: image.assetID, frame: image.frame, rotation: image.rotation)
+            try s.bind(RowChecksum.stored(fields: fields, z: z), at: 10)
             try s.run()
         case .unknown(let unknown):
             let s = insertUnknown
@@ -185,6 +195,8 @@ private final class PageWriter {
             try s.bind(unknown.id.sqliteBytes, at: 3)
             try s.bind(Int64(unknown.kind), at: 4)
             try s.bind(unknown.payload, at: 5)
+            let fields = unknown.payload.withUnsafeBytes { RowChecksum.unknown(page: page, kind: unknown.kind, payload: $0) }
+            try s.bind(RowChecksum.stored(fields: fields, z: z), at: 6)
             try s.run()
         }
     }
@@ -197,12 +209,22 @@ private final class PageWriter {
         try s.run()
     }
 
+    /// Moves one row to `z`, carrying its checksum over from the old z (RowChecksum): the row's
+    /// other bytes are not read, so a row that was damaged stays detectably damaged.
     func setZ(_ z: Int64, of id: UUID, in table: Placement.Table, on page: UUID) throws {
         let (name, column) = Self.tableAndID(table)
-        let s = try connection.prepare("UPDATE \(name) SET z = ?3 WHERE page_id = ?1 AND \(column) = ?2")
+        let read = try connection.prepare("SELECT z, crc FROM \(name) WHERE page_id = ?1 AND \(column) = ?2")
+        try read.bind(page.sqliteBytes, at: 1)
+        try read.bind(id.sqliteBytes, at: 2)
+        guard try read.step() else { throw SQLiteEngineError.elementNotFound(file: store.path, page: page, element: id) }
+        let old = read.int64(at: 0)
+        let crc = RowChecksum.movingZ(UInt32(truncatingIfNeeded: read.int64(at: 1)), from: old, to: z)
+        try read.reset()
+        let s = try connection.prepare("UPDATE \(name) SET z = ?3, crc = ?4 WHERE page_id = ?1 AND \(column) = ?2")
         try s.bind(page.sqliteBytes, at: 1)
         try s.bind(id.sqliteBytes, at: 2)
         try s.bind(z, at: 3)
+        try s.bind(crc, at: 4)
         try s.run()
     }
 
@@ -255,10 +277,9 @@ private final class PageWriter {
         for (i, (_, table, id)) in order.enumerated() {
             try setZ(-SQLiteContentStore.zStep * Int64(i + 1), of: id, in: table, on: page)
         }
-        for table in ["strokes", "images", "unknown_elements"] {
-            let s = try connection.prepare("UPDATE \(table) SET z = -z WHERE page_id = ?1 AND z < 0")
-            try s.bind(page.sqliteBytes, at: 1)
-            try s.run()
+        // Row by row (not one UPDATE ... SET z = -z) so each row's checksum follows its z.
+        for (i, (_, table, id)) in order.enumerated() {
+            try setZ(SQLiteContentStore.zStep * Int64(i + 1), of: id, in: table, on: page)
         }
     }
 
@@ -327,10 +348,11 @@ private final class PageWriter {
             for (m, z) in zip(moving, z) { try setZ(z, of: m.id, in: m.from.table, on: page) }
 
         case .setCanvasSize(let size):
-            let s = try connection.prepare("UPDATE pages SET canvas_width = ?2, canvas_height = ?3 WHERE id = ?1")
+            let s = try connection.prepare("UPDATE pages SET canvas_width = ?2, canvas_height = ?3, crc = ?4 WHERE id = ?1")
             try s.bind(page.sqliteBytes, at: 1)
             try s.bind(Int64(size.width), at: 2)
             try s.bind(Int64(size.height), at: 3)
+            try s.bind(Int64(RowChecksum.page(id: page, width: size.width, height: size.height)), at: 4)
             try s.run()
         }
     }
@@ -365,22 +387,21 @@ private final class PageWriter {
         for (i, (_, table, id)) in order.enumerated() {
             try setZ(-(base + SQLiteContentStore.zStep * Int64(i + 1)), of: id, in: table, on: page)
         }
-        for table in ["strokes", "images", "unknown_elements"] {
-            let s = try connection.prepare("UPDATE \(table) SET z = -z - ?2 WHERE page_id = ?1 AND z < -?2")
-            try s.bind(page.sqliteBytes, at: 1)
-            try s.bind(base, at: 2)
-            try s.run()
+        for (i, (_, table, id)) in order.enumerated() {
+            try setZ(SQLiteContentStore.zStep * Int64(i + 1), of: id, in: table, on: page)
         }
     }
 
     func replacePage(_ page: UUID, _ content: PageContent) throws {
         let upsert = try connection.prepare("""
-            INSERT INTO pages (id, canvas_width, canvas_height) VALUES (?1, ?2, ?3)
-            ON CONFLICT (id) DO UPDATE SET canvas_width = excluded.canvas_width, canvas_height = excluded.canvas_height
+            INSERT INTO pages (id, canvas_width, canvas_height, crc) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (id) DO UPDATE SET canvas_width = excluded.canvas_width, canvas_height = excluded.canvas_height,
+                                           crc = excluded.crc
             """)
         try upsert.bind(page.sqliteBytes, at: 1)
         try upsert.bind(Int64(content.canvasSize.width), at: 2)
         try upsert.bind(Int64(content.canvasSize.height), at: 3)
+        try upsert.bind(Int64(RowChecksum.page(id: page, width: content.canvasSize.width, height: content.canvasSize.height)), at: 4)
         try upsert.run()
         try deleteRows(of: page)
         var seen: Set<UUID> = []
@@ -388,7 +409,7 @@ private final class PageWriter {
             guard seen.insert(element.id).inserted else {
                 throw SQLiteEngineError.duplicateElement(file: store.path, page: page, element: element.id)
             }
-            try insert(element, z: SQLiteContentStore.zStep * Int64(i + 1), on: page)
+            try insert(element, z: SQLiteContentStore.zStep * Int64(i + 1), on: page, codec: .compact)
         }
     }
 }

@@ -31,8 +31,10 @@ public final class SQLiteContentStore {
     public struct Configuration: Sendable {
         /// FULL: a save that returned survives a power loss (the WAL is synced at each commit).
         public var synchronous: SynchronousLevel = .full
-        /// Page size of a new database. 16 KiB: a 3,400-sample stroke BLOB fills 4 overflow pages
-        /// instead of 14, and a one-stroke append still writes only a few pages (see the doc).
+        /// Page size of a new database. 16 KiB: a save writes fixed16 BLOBs, and a 3,400-sample
+        /// stroke fills 4 overflow pages instead of 14; 4 KiB pages make files at rest smaller (an
+        /// empty database 56 KiB instead of 224 KiB) but measured a slower commit, and speed comes
+        /// first (docs/sqlite-engine.md §3.3, §10).
         public var pageSize: Int = 16_384
         /// After a checkpoint resets the WAL, the file is truncated back to at most this size.
         /// Kept equal to the autocheckpoint threshold: while a document is open, the WAL file
@@ -63,6 +65,9 @@ public final class SQLiteContentStore {
         /// WAL and synchronous FULL or EXTRA, where every commit syncs (so a commit is in the file
         /// before other connections can see it, and a write error fails that commit); 0 turns it off.
         public var walWriteBufferBytes: Int = 64 << 10
+        /// Whether `close()` recodes fixed16 stroke rows in the compact codec first (§3.3). Off
+        /// only for benchmarks that measure the commit alone.
+        public var compactsAtClose: Bool = true
         public init() {}
 
         /// Whether this configuration buffers WAL writes.
@@ -132,12 +137,24 @@ public final class SQLiteContentStore {
     }
 
     private func configure() throws {
+        func firstValue(_ sql: String) throws -> Int64 {
+            let s = try connection.prepare(sql)
+            try s.step()
+            return s.int64(at: 0)
+        }
         // A database file can come from another device: never let its schema run functions with
         // side effects, and check cell sizes as pages are read.
         try connection.execute("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON")
         try connection.setBusyTimeout(milliseconds: configuration.busyTimeoutMilliseconds)
         // Applies only while the file is empty; an existing database keeps its page size.
         try connection.setPageSize(configuration.pageSize)
+        // Likewise, only for a new (empty) file: it can give pages back (compactSamples frees most
+        // of a recoded stroke's pages). Setting it on an existing file would write its header, and
+        // a look such as verify must not write; a version-1 file is converted by one VACUUM
+        // (prepareSchema). Reading page_count is also the first read of the file.
+        if try firstValue("PRAGMA page_count") == 0 {
+            try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        }
         // The first statement that reads the file: a file that is not a database fails here.
         try connection.setJournalMode(configuration.journalMode)
         try connection.setSynchronous(configuration.synchronous)
@@ -198,6 +215,10 @@ public final class SQLiteContentStore {
     public func close() throws(SQLiteEngineError) {
         var first: SQLiteEngineError?
         if configuration.journalMode == .wal {
+            // Small at rest: the fixed16 rows of this session's saves recoded (compact), their
+            // pages released. Not an error when it cannot run (another writer): the rows are
+            // valid as they are and the next close recodes them.
+            if configuration.compactsAtClose { _ = try? compactSamples() }
             do { try checkpointTruncate() } catch { first = error }
         }
         do { try connection.close() } catch { first = first ?? SQLiteEngineError(error, file: path) }

@@ -28,11 +28,32 @@ final class SQLiteEngine: StorageEngine {
         } catch { throw .contentDatabase(error) }
     }
 
+    /// What loading pages found: per damaged page, what was salvaged and what was lost.
+    private(set) var findings: [Finding] = []
+
+    /// A page's content. A page whose rows are damaged keeps every row that reads and checks
+    /// (`salvagePage`); what was lost is a finding (an error), never silent.
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
         do { return try store.loadPage(id) } catch {
             if case .pageNotFound = error { throw .missingPage(page: id, path: store.path) }
-            throw .contentDatabase(error)
+            guard SQLiteContentStore.isDamage(error) else { throw .contentDatabase(error) }
+            let salvaged: SQLiteContentStore.SalvagedPage
+            do { salvaged = try store.salvagePage(id) } catch { throw .contentDatabase(error) }
+            let finding = Finding(.error, store.path, Self.describe(salvaged, page: id, first: error))
+            if !findings.contains(finding) { findings.append(finding) }
+            return salvaged.content
         }
+    }
+
+    static func describe(_ s: SQLiteContentStore.SalvagedPage, page: UUID, first: SQLiteEngineError) -> String {
+        var parts = ["page \(page) is damaged (\(first)); \(s.content.elements.count) element\(s.content.elements.count == 1 ? "" : "s") salvaged"]
+        if s.lostCount > 0 {
+            let ids = s.refusedRows.compactMap(\.element).prefix(5).map(\.uuidString).joined(separator: ", ")
+            parts.append("\(s.lostCount) lost (rows refused\(ids.isEmpty ? "" : ": " + ids))")
+        }
+        if s.pageRowDamaged { parts.append("the page's own row is lost (canvas size unknown, shown as US Letter)") }
+        if s.unreadableRanges > 0 { parts.append("\(s.unreadableRanges) table\(s.unreadableRanges == 1 ? "" : "s") could not be walked to the end: more rows may be lost") }
+        return parts.joined(separator: "; ") + "; lnote repair rebuilds the database from what reads"
     }
 
     /// SQLite keeps nothing coded in memory between saves: rows are written per element.
@@ -83,8 +104,14 @@ final class SQLiteEngine: StorageEngine {
 
     /// At idle: a passive checkpoint copies the WAL into the database file without waiting for
     /// anyone; the next save then starts the WAL over (bounded by journal_size_limit).
+    ///
+    /// First the strokes the saves wrote as fixed16 are recoded in the compact codec (one
+    /// transaction, only while the document is quiet), so the checkpoint copies small rows.
     func idle() throws(StoreError) {
-        try Self.mapped { () throws(SQLiteEngineError) in _ = try store.checkpointIdle() }
+        try Self.mapped { () throws(SQLiteEngineError) in
+            try store.compactSamples()
+            _ = try store.checkpointIdle()
+        }
     }
 
     /// At close: a checked TRUNCATE checkpoint, so the package holds one database file.
@@ -113,7 +140,7 @@ extension DocumentPackage {
 extension SQLiteContentStore {
     /// Closes the connection without the closing checkpoint (a read-only look, such as
     /// `lnote verify`, must not write the file; committed data is safe either way).
-    func closeWithoutCheckpoint() {
+    package func closeWithoutCheckpoint() {
         try? connection.close()
     }
 }

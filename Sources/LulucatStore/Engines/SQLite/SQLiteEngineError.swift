@@ -17,6 +17,10 @@ public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidRow(file: String, table: String, detail: String)
     /// Another connection (usually another process) holds the database's write lock.
     case inUse(file: String)
+    /// A row's CRC32C does not match its fields (schema version 2): the bytes of that element (or,
+    /// with `element` nil, of the page's own row) changed after they were written. Never returned
+    /// as content.
+    case checksumMismatch(file: String, table: String, page: UUID, element: UUID?)
     case pageNotFound(file: String, page: UUID)
     case elementNotFound(file: String, page: UUID, element: UUID)
     case duplicateElement(file: String, page: UUID, element: UUID)
@@ -39,6 +43,9 @@ public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertib
             return "the content database \(file) does not have the expected tables: \(detail)"
         case let .invalidRow(file, table, detail):
             return "the content database \(file) holds an invalid row in \(table): \(detail)"
+        case let .checksumMismatch(file, table, page, element):
+            let what = element.map { "element \($0) of page \(page)" } ?? "the row of page \(page)"
+            return "the content database \(file) holds a damaged row in \(table): \(what) fails its checksum (its stored bytes changed); the page keeps its other elements, and lnote repair rebuilds the database without it (the damaged file kept in recovered/)"
         case .inUse(let file):
             return "the content database \(file) is in use by another process; close the document there first"
         case let .pageNotFound(file, page):

@@ -1,0 +1,94 @@
+// Keeping the database small: a session's save writes each stroke's samples as fixed16 (a copy of
+// their memory: the commit costs its bytes and one sync), and when the document is idle or closes
+// those rows are recoded in the compact codec and the pages they freed are given back to the file
+// system. docs/sqlite-engine.md §3.1 and §3.3.
+
+import Foundation
+import LulucatInk
+import LulucatSQLite
+
+extension SQLiteContentStore {
+    /// Recodes every stroke still stored as fixed16 in the compact codec (lossless: the decoded
+    /// samples are equal), in one transaction, then releases the freed pages
+    /// (`incremental_vacuum`). A row whose checksum fails is left exactly as it is: recoding it
+    /// would give damaged samples a valid checksum.
+    ///
+    /// - Returns: how many rows were recoded.
+    /// - Throws: a database error; the transaction is then rolled back and nothing changed.
+    @discardableResult
+    public func compactSamples() throws(SQLiteEngineError) -> Int {
+        let recoded = try guarded { () throws -> Int in
+            try connection.transaction(.immediate) { () throws -> Int in
+                // The partial index holds exactly the fixed16 rows: finding them reads no samples.
+                let find = try connection.prepare("SELECT rowid, page_id FROM strokes INDEXED BY strokes_fixed16 WHERE codec = 0")
+                var rows: [(Int64, UUID)] = []
+                while try find.step() {
+                    guard find.byteCount(at: 1) == 16 else { continue }
+                    rows.append((find.int64(at: 0), find.withBlob(at: 1) { UUID.read16($0) }))
+                }
+                guard !rows.isEmpty else { return 0 }
+                let read = try connection.prepare("SELECT \(Self.strokeColumns) FROM strokes WHERE rowid = ?1")
+                let write = try connection.prepare("UPDATE strokes SET samples = ?1, codec = ?2, crc = ?3 WHERE rowid = ?4")
+                var count = 0
+                for (rowid, page) in rows {
+                    try read.bind(rowid, at: 1)
+                    guard try read.step() else { try read.reset(); continue }
+                    let decoded = try? decodeStroke(read, page: page)
+                    try read.reset()
+                    guard let (z, element) = decoded, case .stroke(let stroke) = element else { continue }
+                    let blob = StrokeBlob.encodeCompact(stroke)
+                    let fields = blob.withUnsafeBytes {
+                        RowChecksum.stroke(stroke, page: page, codec: SampleCodecID.compact.rawValue, samples: $0)
+                    }
+                    try write.bind(blob, at: 1)
+                    try write.bind(Int64(SampleCodecID.compact.rawValue), at: 2)
+                    try write.bind(RowChecksum.stored(fields: fields, z: z), at: 3)
+                    try write.bind(rowid, at: 4)
+                    try write.run()
+                    count += 1
+                }
+                return count
+            }
+        }
+        if recoded > 0 { try releaseFreePages() }
+        return recoded
+    }
+
+    /// Gives the database's free pages back to the file system (the file shrinks at the next
+    /// checkpoint). Only for a database created with `auto_vacuum = INCREMENTAL`, as every
+    /// database of schema 2 is.
+    public func releaseFreePages() throws(SQLiteEngineError) {
+        try guarded { try connection.execute("PRAGMA incremental_vacuum") }
+    }
+
+    /// How many pages of the database file are free (on SQLite's freelist).
+    public func freePageCount() throws(SQLiteEngineError) -> Int {
+        try guarded {
+            let s = try connection.prepare("PRAGMA freelist_count")
+            try s.step()
+            return Int(s.int64(at: 0))
+        }
+    }
+
+    /// The bytes of each page's rows, for `lnote info`: per row its values as the checksum covers
+    /// them (§3.2, ids and BLOBs included) plus 8 for z and 4 for the crc; SQLite's own record and
+    /// b-tree overhead is not counted (the file's size is the document's total).
+    public func storedBytes() throws(SQLiteEngineError) -> [UUID: Int] {
+        try guarded {
+            var bytes: [UUID: Int] = [:]
+            for sql in [
+                "SELECT page_id, sum(length(samples) + 58) FROM strokes GROUP BY page_id",
+                "SELECT page_id, count(*) * 81 FROM images GROUP BY page_id",
+                "SELECT page_id, sum(length(payload) + 30) FROM unknown_elements GROUP BY page_id",
+                "SELECT id, 29 FROM pages",
+            ] {
+                let s = try connection.prepare(sql)
+                while try s.step() {
+                    guard s.byteCount(at: 0) == 16 else { continue }
+                    bytes[s.withBlob(at: 0) { UUID.read16($0) }, default: 0] += Int(s.int64(at: 1))
+                }
+            }
+            return bytes
+        }
+    }
+}
