@@ -36,12 +36,18 @@ enum CryptoKitBackend {
 
     static func pbkdf2SHA256(password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, iterations: Int,
                              into out: UnsafeMutableRawBufferPointer) throws {
-        let status = CCKeyDerivationPBKDF(CCPBKDFAlgorithm(kCCPBKDF2),
-                                          password.baseAddress?.assumingMemoryBound(to: CChar.self), password.count,
-                                          salt.baseAddress?.assumingMemoryBound(to: UInt8.self), salt.count,
-                                          CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256), UInt32(iterations),
-                                          out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count)
-        guard status == kCCSuccess else { throw CryptoError.backend(function: "CCKeyDerivationPBKDF", detail: "status \(status)") }
+        // Empty inputs get a valid address (CommonCrypto may refuse NULL even with length 0).
+        var none: UInt8 = 0
+        let status = withUnsafePointer(to: &none) { empty in
+            CCKeyDerivationPBKDF(CCPBKDFAlgorithm(kCCPBKDF2),
+                                 UnsafeRawPointer(password.baseAddress ?? UnsafeRawPointer(empty)).assumingMemoryBound(to: CChar.self),
+                                 password.count,
+                                 UnsafeRawPointer(salt.baseAddress ?? UnsafeRawPointer(empty)).assumingMemoryBound(to: UInt8.self),
+                                 salt.count,
+                                 CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256), UInt32(iterations),
+                                 out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count)
+        }
+        guard status == Int32(kCCSuccess) else { throw CryptoError.backend(function: "CCKeyDerivationPBKDF", detail: "status \(status)") }
     }
 
     static func sealChaChaPoly(key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer,

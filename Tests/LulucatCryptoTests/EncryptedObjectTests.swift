@@ -21,6 +21,17 @@ import Testing
         #expect(try key.open(kind: .head, document: Self.document, name: Self.headName, sealed: sealed) == Array("head bytes".utf8))
     }
 
+    @Test func subkeysAreHKDFOfTheLibraryKeyWithTheirInfoStrings() throws {
+        // docs/encryption.md §2, reproduced with Python's `cryptography` HKDF.
+        let key = try Self.fixedKey()
+        #expect(hexString(key.blobKey.bytes) == "f6a2bf24d92baef41f5fc574240af7dd9b7dca9a98aebef89c3634bff01aa0e1")
+        #expect(hexString(key.headKey.bytes) == "b1583fc064f09dd310be46e09cf303a729b1526ab26a5aa7bd98371b1a9b969b")
+        #expect(hexString(key.settingsKey.bytes) == "a7f3acae673c1a827ad8c5f089697f652af4d834d0237f945256465ca6001a71")
+        #expect(hexString(key.nameKey.bytes) == "e82568067abcda4eb6bf8fd45808c4fadc3421b3ffe7815397e1dc52aac8c75b")
+        #expect(hexString(key.checkKey.bytes) == "8e704ce4a84e70b5f85251c4dd7fa0ec5b040c4d16c6d212c37a6801f1c14302")
+        #expect(throws: CryptoError.self) { try LibraryKey(SecretBytes([1, 2, 3])) }
+    }
+
     @Test func blobNamesAreKeyedMACsOfDocumentAndContent() throws {
         let key = try Self.fixedKey()
         let name = try key.blobName(document: Self.document, content: Array("page blob".utf8))
