@@ -2,7 +2,8 @@
 // LulucatStore: the storage engine of Lulucat Notes, and its command-line tool `lnote`.
 import PackageDescription
 
-/// The platforms without ImageIO, where JPEG goes through libjpeg-turbo (CJPEG).
+/// The platforms without ImageIO or CryptoKit, where JPEG goes through libjpeg-turbo (CJPEG) and
+/// crypto through libcrypto (CLibcrypto).
 let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 
 let package = Package(
@@ -13,6 +14,8 @@ let package = Package(
         .library(name: "LulucatStore", targets: ["LulucatStore"]),
         .library(name: "LulucatInterchange", targets: ["LulucatInterchange"]),
         .library(name: "LulucatSync", targets: ["LulucatSync"]),
+        // End-to-end encryption for sync (issue 17): vended so LulucatSync and an app can use it.
+        .library(name: "LulucatCrypto", targets: ["LulucatCrypto"]),
         .executable(name: "lnote", targets: ["lnote"]),
         // No product vends the workshop (LulucatHandwriting, LulucatStoreTesting,
         // LulucatInterchangeTesting) or lnote-dev: an app links the engine alone.
@@ -31,6 +34,10 @@ let package = Package(
         // ImageIO is absent: Apple platforms code JPEG with ImageIO (the iOS SDK has no libjpeg), so
         // neither the shim nor -ljpeg is built there (docs/platforms.md).
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg", .when(platforms: nonApple))]),
+        // OpenSSL 3's libcrypto for LulucatCrypto. Only where CryptoKit is absent: Apple platforms
+        // use CryptoKit and CommonCrypto, and never build or link this (docs/platforms.md).
+        .systemLibrary(name: "CLibcrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
 
         // A VFS shim that coalesces SQLite's WAL writes (docs/sqlite-engine.md §6.1).
         .target(name: "CLulucatVFS", dependencies: ["CSQLite"]),
@@ -41,6 +48,10 @@ let package = Package(
                 dependencies: ["LulucatInk", .target(name: "CJPEG", condition: .when(platforms: nonApple)), "CZlib"]),
         // Files, packages, the library, document sessions and the storage engines.
         .target(name: "LulucatStore", dependencies: ["LulucatInk", "LulucatSQLite", "LulucatRender"]),
+        // The crypto layer of end-to-end encryption: the platform's primitives behind one interface,
+        // the key settings and the encrypted object format (docs/encryption.md).
+        .target(name: "LulucatCrypto",
+                dependencies: [.target(name: "CLibcrypto", condition: .when(platforms: nonApple))]),
         // One-file export/import (zip) and W3C InkML.
         .target(name: "LulucatInterchange", dependencies: ["LulucatStore", "LulucatInk", "CZlib"]),
 
@@ -68,7 +79,7 @@ let package = Package(
         .executableTarget(name: "lnote-dev",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
-                                         "LnoteCommandLine"]),
+                                         "LulucatCrypto", "LnoteCommandLine"]),
 
         .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatSQLiteTests", dependencies: ["LulucatSQLite"]),
@@ -78,6 +89,7 @@ let package = Package(
         .testTarget(name: "LulucatInterchangeTests",
                     dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatRender", "LulucatHandwriting",
                                    "LulucatStoreTesting", "LulucatInterchangeTesting"]),
+        .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk"]),

@@ -4,8 +4,8 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate, inkml."
-    static let usage = "lnote-dev bench codec|save|journal|sqlite|render|migrate|inkml [--json] [OPTIONS]"
+    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate, inkml, crypto."
+    static let usage = "lnote-dev bench codec|save|journal|sqlite|render|migrate|inkml|crypto [--json] [OPTIONS]"
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),
@@ -14,6 +14,7 @@ struct BenchCommand: Command {
         ("render", { try await RenderBench.run(arguments: $0) }),
         ("migrate", { try await MigrateBench.run(arguments: $0) }),
         ("inkml", { try await InkMLBench.run(arguments: $0) }),
+        ("crypto", { try await CryptoBench.run(arguments: $0) }),
         ("_open", SaveBench.openProbe),
     ]
     let name: String
