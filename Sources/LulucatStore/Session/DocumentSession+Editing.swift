@@ -6,7 +6,7 @@ import LulucatInk
 extension DocumentSession {
     /// Applies one change to a page in memory, marks it dirty and schedules an autosave.
     func edit(_ page: UUID, _ change: PageChange) throws(StoreError) {
-        try checkOpen()
+        try checkWritable()
         var p = try load(page)
         // Out of the dictionary while it changes, so its element array is referenced once and the
         // change applies in place instead of copying the page (2,000 strokes) on every stroke.
@@ -69,7 +69,7 @@ extension DocumentSession {
     @discardableResult
     public func insertImage(_ data: Data, fileExtension: String, frame: QuantizedRect, rotation: Int32 = 0,
                             on page: UUID) throws(StoreError) -> ImageElement {
-        try checkOpen()
+        try checkWritable()
         let ext = fileExtension.lowercased()
         guard DocumentPackage.assetExtensions.contains(ext) else {
             throw .invalidArgument("image type '\(fileExtension)' is not one of \(DocumentPackage.assetExtensions.sorted())")
