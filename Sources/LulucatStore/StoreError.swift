@@ -30,6 +30,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// The document's package was deleted or moved while a session had it open: nothing more can
     /// be saved into it. The edits stay in memory; the session keeps trying (the package may return).
     case documentGone(path: String)
+    /// A migration whose new form would not match the old; the document stays on its old engine.
+    case migrationRefused(MigrationError)
     /// The task was cancelled; nothing was left half done (a cancelled `open` returns no session).
     case cancelled
     /// A call whose arguments do not fit the document (a page index out of range, ...).
@@ -54,6 +56,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case .sessionClosed: return "the document session is closed"
         case .documentGone(let path): return "the document was deleted or moved while open: \(path) is gone"
         case .cancelled: return "cancelled"
+        case .migrationRefused(let e): return e.description
         case .invalidArgument(let s): return s
         case .contentDatabase(let e): return e.description
         }

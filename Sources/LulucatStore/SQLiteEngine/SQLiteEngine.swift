@@ -25,13 +25,13 @@ final class SQLiteEngine: StorageEngine {
         do {
             store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting, configuration: configuration,
                                            fileSystem: fileSystem)
-        } catch { throw .contentDatabase(error) }
+        } catch { throw StoreError(contentDatabase: error) }
     }
 
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
         do { return try store.loadPage(id) } catch {
             if case .pageNotFound = error { throw .missingPage(page: id, path: store.path) }
-            throw .contentDatabase(error)
+            throw StoreError(contentDatabase: error)
         }
     }
 
@@ -68,7 +68,7 @@ final class SQLiteEngine: StorageEngine {
                 rewriteFallbacks += 1
                 try Self.mapped { () throws(SQLiteEngineError) in try store.save(pages.map { .replace($0.id, $0.content) }) }
             default:
-                throw .contentDatabase(error)
+                throw StoreError(contentDatabase: error)
             }
         }
         return pages.map { _ in nil }
@@ -77,7 +77,7 @@ final class SQLiteEngine: StorageEngine {
     func removePage(_ id: UUID) throws(StoreError) {
         do { try store.deletePage(id) } catch {
             if case .pageNotFound = error { return }  // already gone: removal is idempotent
-            throw .contentDatabase(error)
+            throw StoreError(contentDatabase: error)
         }
     }
 
@@ -96,12 +96,12 @@ final class SQLiteEngine: StorageEngine {
         guard !store.connection.isClosed else { return }
         do { try store.close() } catch {
             if case .inUse = error, store.connection.isClosed { return }
-            throw .contentDatabase(error)
+            throw StoreError(contentDatabase: error)
         }
     }
 
     static func mapped<T>(_ body: () throws(SQLiteEngineError) -> T) throws(StoreError) -> T {
-        do { return try body() } catch { throw .contentDatabase(error) }
+        do { return try body() } catch { throw StoreError(contentDatabase: error) }
     }
 }
 
