@@ -192,6 +192,7 @@ public struct Library: Sendable {
             try? fs.removeTree(staging.path)
             throw error
         }
+        if parent == root { LibraryEventHubs.send(root, .created(id)) }
     }
 
     /// Opens a document for writing.
@@ -268,6 +269,7 @@ public struct Library: Sendable {
             try fs.syncDirectory(root)
             try fs.syncDirectory(trashPath)
         }
+        LibraryEventHubs.send(root, .trashed(id))
     }
 
     /// Brings a document back from the trash.
@@ -288,6 +290,7 @@ public struct Library: Sendable {
             try fs.syncDirectory(trashPath)
             try fs.syncDirectory(root)
         }
+        LibraryEventHubs.send(root, .restored(id))
     }
 
     /// Deletes the documents in the trash for good.

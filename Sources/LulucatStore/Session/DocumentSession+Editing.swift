@@ -44,6 +44,7 @@ extension DocumentSession {
         metadata.modified = now
         metadataDirty = true
         scheduleAutosave()
+        eventHub.send(.elementsChanged(page: page))
     }
 
     /// Appends a finished stroke on top of a page.

@@ -51,6 +51,7 @@ extension DocumentSession {
         loaded = [:]
         if let fd = lockFD { fs.unlock(fd) }
         lockFD = nil
+        eventHub.finish(with: .closed)
     }
 
     /// After a failed save: try again later, each wait twice the last (from the autosave delay up

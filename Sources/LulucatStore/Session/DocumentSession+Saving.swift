@@ -26,7 +26,7 @@ extension DocumentSession {
             scheduleIdle(after: delay)
         } catch {
             // The session stays usable; the pages stay dirty and the save is tried again later.
-            scheduleRetry()
+            saveFailed(error)
         }
     }
 
@@ -34,7 +34,7 @@ extension DocumentSession {
     /// Pages that fail stay dirty; the first error is thrown.
     public func save() throws(StoreError) {
         try checkOpen()
-        do { try saveDirtyPages() } catch { scheduleRetry(); throw error }
+        do { try saveDirtyPages() } catch { saveFailed(error); throw error }
     }
 
     func saveDirtyPages() throws(StoreError) {
@@ -68,8 +68,9 @@ extension DocumentSession {
         saved.changes = []
         saved.dirty = false
         loaded[id] = saved
+        saveSequence += 1
+        eventHub.send(.pageSaved(page: id, sequence: saveSequence))
         if let thumbnails = thumbnailWriter, let index = metadata.pages.firstIndex(where: { $0.id == id }) {
-            saveSequence += 1
             thumbnails.enqueue(PageSavedEvent(package: package, pageID: id, pageIndex: index,
                                               content: p.content, sequence: saveSequence))
         }
@@ -86,7 +87,7 @@ extension DocumentSession {
             if metadataDirty { try writeMetadata() }
         } catch {
             // What could not be saved stays dirty, and autosave keeps trying with backoff.
-            scheduleRetry()
+            saveFailed(error)
             throw error
         }
     }
@@ -113,6 +114,8 @@ extension DocumentSession {
             try fs.writeAtomically(manifest, to: package.manifestPath)
         }
         metadataDirty = false
+        let (root, id) = (package.libraryRootPath, package.id)
+        LibraryEventHubs.send(root, .changed(id))
     }
 
     /// Removes asset files no page refers to (what a crash or a deleted image leaves behind).
@@ -137,6 +140,7 @@ extension DocumentSession {
 
     /// Releases the lock without saving (for tests of crash recovery and for abandoning edits).
     public func abandon() {
+        eventHub.finish(with: .closed)
         autosaveTask?.cancel()
         isClosed = true
         if let fd = lockFD { fileSystem.unlock(fd) }

@@ -39,6 +39,8 @@ public actor DocumentSession {
     /// The delay before the next autosave retry after failed saves (nil after a save succeeds).
     var retryDelay: Duration?
     var saveSequence: UInt64 = 0
+    /// The subscribers of `events()` (SessionEvents.swift).
+    nonisolated let eventHub = EventHub<SessionEvent>()
     /// Writes thumbnails off the saving path (nil when the options turn them off).
     let thumbnailWriter: ThumbnailWriter?
     /// Page files found on disk that document.json does not list (kept, reported).
@@ -73,7 +75,10 @@ public actor DocumentSession {
         self.engine = engine
         self.engineForRelease = EngineOwnership(engine)
         self.lockFD = lockFD
-        self.thumbnailWriter = options.thumbnails.map { ThumbnailWriter(options: $0, fileSystem: fileSystem) }
+        let hub = eventHub
+        self.thumbnailWriter = options.thumbnails.map {
+            ThumbnailWriter(options: $0, fileSystem: fileSystem, onWritten: { hub.send(.thumbnailWritten(page: $0)) })
+        }
     }
 
     /// A session released without `close()` saves what it accepted and releases its lock here
@@ -81,6 +86,7 @@ public actor DocumentSession {
     deinit {
         autosaveTask?.cancel()
         idleTask?.cancel()
+        defer { eventHub.finish(with: .closed) }
         guard !isClosed, let lock = lockFD else { return }
         let pages = loaded
         let dirty = metadata.pages.compactMap { entry -> PageSave? in

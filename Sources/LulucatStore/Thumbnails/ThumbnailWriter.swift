@@ -32,9 +32,17 @@ public actor ThumbnailWriter {
     public private(set) var written = 0
     public private(set) var problems: [Finding] = []
 
+    /// Called with the page id after each thumbnail file is written (the session's events).
+    let onWritten: (@Sendable (UUID) -> Void)?
+
     public init(options: ThumbnailOptions = ThumbnailOptions(), fileSystem: any FileSystem = PosixFileSystem()) {
+        self.init(options: options, fileSystem: fileSystem, onWritten: nil)
+    }
+
+    init(options: ThumbnailOptions, fileSystem: any FileSystem, onWritten: (@Sendable (UUID) -> Void)?) {
         self.options = options
         self.fileSystem = fileSystem
+        self.onWritten = onWritten
     }
 
     /// Queues a saved page; returns at once.
@@ -59,6 +67,7 @@ public actor ThumbnailWriter {
                                                       options: options, fileSystem: fileSystem)
                 problems += found
                 written += 1
+                onWritten?(event.pageID)
             } catch {
                 problems.append(Finding(.warning, key, "thumbnail not written: \(error)"))
             }
