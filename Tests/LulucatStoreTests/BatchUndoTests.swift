@@ -100,3 +100,49 @@ extension DocumentSession {
     /// Appends elements given one by one (a test convenience).
     func append(_ element: Element, to page: UUID) throws(StoreError) { try append([element], to: page) }
 }
+
+/// The README's undo example, as written there.
+@MainActor final class UndoCanvas {
+    let session: DocumentSession
+    let undoManager: UndoManager
+    init(session: DocumentSession, undoManager: UndoManager) { self.session = session; self.undoManager = undoManager }
+
+    func perform(_ changes: [PageChange], on page: UUID) async throws {
+        let inverse = try await session.apply(changes, to: page)
+        undoManager.registerUndo(withTarget: self) { canvas in
+            Task { try await canvas.perform(inverse, on: page) }   // registers the redo in turn
+        }
+    }
+}
+
+@Suite struct UndoManagerExampleTests {
+    @MainActor @Test func undoAndRedoAnEraseThroughUndoManager() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Undo manager")
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let page = await session.pageIDs()[0]
+        let strokes = (0..<3).map { sampleStroke(10, seed: $0) }
+        try await session.append(strokes.map(Element.stroke), to: page)
+        let before = try await session.content(of: page)
+        let undoManager = UndoManager()
+        undoManager.groupsByEvent = false
+        let canvas = UndoCanvas(session: session, undoManager: undoManager)
+        // Erase the middle of the second stroke: one replace, undone in one step.
+        let pieces: [Element] = [.stroke(strokes[1].piece(0..<3)), .stroke(strokes[1].piece(6..<10))]
+        undoManager.beginUndoGrouping()
+        try await canvas.perform([.replace(strokes[1].id, with: pieces)], on: page)
+        undoManager.endUndoGrouping()
+        let erased = try await session.content(of: page)
+        #expect(erased.elements.count == 4)
+        #expect(undoManager.canUndo)
+        undoManager.undo()
+        for _ in 0..<200 where try await session.content(of: page) != before { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try await session.content(of: page) == before)
+        #expect(undoManager.canRedo)
+        undoManager.redo()
+        for _ in 0..<200 where try await session.content(of: page) != erased { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try await session.content(of: page) == erased)
+        try await session.close()
+    }
+}
