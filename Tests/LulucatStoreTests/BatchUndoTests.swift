@@ -101,16 +101,47 @@ extension DocumentSession {
     func append(_ element: Element, to page: UUID) throws(StoreError) { try append([element], to: page) }
 }
 
+#if canImport(Darwin)
+typealias ExampleUndoManager = UndoManager
+#else
+/// swift-corelibs-foundation has no UndoManager: this keeps its rules that the example relies on
+/// (an action registered while undoing is a redo, one registered otherwise clears the redo stack).
+@MainActor final class ExampleUndoManager {
+    private var undoStack: [() -> Void] = [], redoStack: [() -> Void] = []
+    private var undoing = false, redoing = false
+    var groupsByEvent = true
+    var canUndo: Bool { !undoStack.isEmpty }
+    var canRedo: Bool { !redoStack.isEmpty }
+    func beginUndoGrouping() {}
+    func endUndoGrouping() {}
+    func registerUndo<T: AnyObject>(withTarget target: T, handler: @escaping (T) -> Void) {
+        let action = { [target] in handler(target) }
+        if undoing { redoStack.append(action) } else {
+            undoStack.append(action)
+            if !redoing { redoStack = [] }
+        }
+    }
+    func undo() { guard let a = undoStack.popLast() else { return }; undoing = true; a(); undoing = false }
+    func redo() { guard let a = redoStack.popLast() else { return }; redoing = true; a(); redoing = false }
+}
+#endif
+
 /// The README's undo example, as written there.
 @MainActor final class UndoCanvas {
     let session: DocumentSession
-    let undoManager: UndoManager
-    init(session: DocumentSession, undoManager: UndoManager) { self.session = session; self.undoManager = undoManager }
+    let undoManager: ExampleUndoManager
+    init(session: DocumentSession, undoManager: ExampleUndoManager) { self.session = session; self.undoManager = undoManager }
 
     func perform(_ changes: [PageChange], on page: UUID) async throws {
         let inverse = try await session.apply(changes, to: page)
+        register(undo: inverse, redo: changes, on: page)
+    }
+
+    /// The redo is registered inside the undo handler, synchronously, so UndoManager files it as a redo.
+    func register(undo: [PageChange], redo: [PageChange], on page: UUID) {
         undoManager.registerUndo(withTarget: self) { canvas in
-            Task { try await canvas.perform(inverse, on: page) }   // registers the redo in turn
+            canvas.register(undo: redo, redo: undo, on: page)
+            Task { try await canvas.session.apply(undo, to: page) }
         }
     }
 }
@@ -125,7 +156,7 @@ extension DocumentSession {
         let strokes = (0..<3).map { sampleStroke(10, seed: $0) }
         try await session.append(strokes.map(Element.stroke), to: page)
         let before = try await session.content(of: page)
-        let undoManager = UndoManager()
+        let undoManager = ExampleUndoManager()
         undoManager.groupsByEvent = false
         let canvas = UndoCanvas(session: session, undoManager: undoManager)
         // Erase the middle of the second stroke: one replace, undone in one step.

@@ -49,7 +49,9 @@ private func name(_ e: SessionEvent) -> String {
         let (ea, eb) = (await a.value, await b.value)
         #expect(ea.map(name) == eb.map(name))
         // Thumbnails are written in the background: where they fall among the rest may vary.
-        #expect(ea.map(name).filter { $0 != "thumbnail" } == ["elements", "elements", "saved", "pages", "elements", "saved", "closed"])
+        // Events a moment apart may come together: repeated "elements" of one page arrive once or twice.
+        let names = ea.map(name).filter { $0 != "thumbnail" }.reduce(into: [String]()) { if $0.last != $1 || $1 != "elements" { $0.append($1) } }
+        #expect(names == ["elements", "saved", "pages", "elements", "saved", "closed"])
         #expect(ea.map(name).filter { $0 == "thumbnail" }.count == 2)
         var sequences: [UInt64] = []
         var changedPages: [UUID] = []
@@ -58,7 +60,7 @@ private func name(_ e: SessionEvent) -> String {
             if case .elementsChanged(let p) = e { changedPages.append(p) }
         }
         #expect(sequences.count == 2 && sequences[0] < sequences[1])
-        #expect(changedPages == [page, page, second])
+        #expect(changedPages == [page, second] || changedPages == [page, page, second])
         #expect(ea.last.map(name) == "closed")
         // A subscriber after the close gets an ended stream.
         #expect(await collect(await session.events()).value.isEmpty)

@@ -40,7 +40,7 @@ public actor DocumentSession {
     var retryDelay: Duration?
     var saveSequence: UInt64 = 0
     /// The subscribers of `events()` (SessionEvents.swift).
-    nonisolated let eventHub = EventHub<SessionEvent>()
+    nonisolated let eventHub = EventHub<SessionEvent>(absorbs: SessionEvent.absorbs)
     /// Writes thumbnails off the saving path (nil when the options turn them off).
     let thumbnailWriter: ThumbnailWriter?
     /// Page files found on disk that document.json does not list (kept, reported).

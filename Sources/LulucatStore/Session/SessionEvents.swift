@@ -4,7 +4,9 @@
 import Foundation
 import LulucatInk
 
-/// Something that happened in an open document.
+/// Something that happened in an open document. Events reach subscribers a few milliseconds
+/// after they happen (under a display frame), several at a time; repeated `elementsChanged` of
+/// the same page in between arrive once.
 ///
 /// New cases will be added (salvage findings, for instance): switch over it with a `default`.
 ///
@@ -33,14 +35,33 @@ public enum SessionEvent: Sendable {
     case findings([Finding])
     /// The session closed (or was released, or abandoned); the stream ends after this.
     case closed
+
+    /// Whether `self`, still pending, already tells what `next` would.
+    static func absorbs(_ pending: SessionEvent, _ next: SessionEvent) -> Bool {
+        if case .elementsChanged(let a) = pending, case .elementsChanged(let b) = next { return a == b }
+        return false
+    }
 }
 
-/// The subscribers of one source of events. Sending takes a lock; with no subscriber it stops there.
+/// The subscribers of one source of events. Events are gathered and handed to the subscribers
+/// together a moment later (`delay`, under a display frame), so a burst of edits wakes a
+/// subscriber once instead of once per stroke; consecutive events that say the same thing
+/// (`absorbs`) are sent once. With no subscriber, sending takes a lock and stops there.
 final class EventHub<Event: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuations: [UInt64: AsyncStream<Event>.Continuation] = [:]
     private var nextID: UInt64 = 0
     private var finished = false
+    private var pending: [Event] = []
+    private var flushScheduled = false
+    let delay: Duration
+    /// Whether a pending event already says what a new one would (the new one is then dropped).
+    let absorbs: @Sendable (Event, Event) -> Bool
+
+    init(delay: Duration = .milliseconds(8), absorbs: @escaping @Sendable (Event, Event) -> Bool = { _, _ in false }) {
+        self.delay = delay
+        self.absorbs = absorbs
+    }
 
     /// How many events a subscriber that does not keep up holds before the oldest are dropped.
     static var bufferLimit: Int { 4096 }
@@ -61,24 +82,44 @@ final class EventHub<Event: Sendable>: @unchecked Sendable {
 
     var hasSubscribers: Bool { lock.withLock { !continuations.isEmpty } }
 
-    /// Sends to every subscriber; the event is only made when someone listens.
+    /// Queues an event for every subscriber; it is only made when someone listens.
     func send(_ event: @autoclosure () -> Event) {
-        let targets: [AsyncStream<Event>.Continuation] = lock.withLock {
-            continuations.isEmpty ? [] : Array(continuations.values)
+        let schedule: Bool = lock.withLock {
+            guard !continuations.isEmpty else { return false }
+            let e = event()
+            if let last = pending.last, absorbs(last, e) { return false }
+            pending.append(e)
+            guard !flushScheduled else { return false }
+            flushScheduled = true
+            return true
         }
-        guard !targets.isEmpty else { return }
-        let e = event()
-        for c in targets { c.yield(e) }
+        guard schedule else { return }
+        let delay = self.delay
+        Task.detached { [self] in
+            try? await Task.sleep(for: delay)
+            self.flush()
+        }
     }
 
-    /// Sends a last event and ends every stream; later subscribers get an ended stream.
+    /// Hands the pending events to every subscriber, in order.
+    func flush() {
+        let (batch, targets): ([Event], [AsyncStream<Event>.Continuation]) = lock.withLock {
+            defer { pending = []; flushScheduled = false }
+            return (pending, Array(continuations.values))
+        }
+        for c in targets { for e in batch { c.yield(e) } }
+    }
+
+    /// Hands over what is pending, sends a last event and ends every stream; later subscribers
+    /// get an ended stream.
     func finish(with last: Event? = nil) {
-        let targets: [AsyncStream<Event>.Continuation] = lock.withLock {
+        let (batch, targets): ([Event], [AsyncStream<Event>.Continuation]) = lock.withLock {
             finished = true
-            defer { continuations = [:] }
-            return Array(continuations.values)
+            defer { continuations = [:]; pending = [] }
+            return (pending, Array(continuations.values))
         }
         for c in targets {
+            for e in batch { c.yield(e) }
             if let last { c.yield(last) }
             c.finish()
         }
