@@ -112,3 +112,84 @@ import Glibc
         #expect(try EngineMigration().migrate(package, to: .sqlite).migrated)
     }
 }
+
+@Suite struct SessionAssetTests {
+    private let frame = QuantizedRect(x: 0, y: 0, width: 100, height: 100)
+
+    @Test(arguments: EngineKind.allCases)
+    func sameBytesShareOneAssetAndItsFileCanBeFound(engine: EngineKind) async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Pictures", engine: engine)
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let page = await session.pageIDs()[0]
+        let bytes = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
+        let a = try await session.insertImage(bytes, fileExtension: "jpg", frame: frame, on: page)
+        let b = try await session.insertImage(bytes, fileExtension: "JPG", frame: frame, on: page)
+        let c = try await session.insertImage(bytes + Data([7]), fileExtension: "jpg", frame: frame, on: page)
+        #expect(a.id != b.id && a.assetID == b.assetID && c.assetID != a.assetID)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: package.assetsPath).filter { !$0.hasPrefix(".") }.count == 2)
+        let path = try await session.assetPath(of: a)
+        #expect(path == package.assetPath(a.assetID, ext: "jpg"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        // Deleting one of the two images keeps the shared file for the other.
+        try await session.delete([a.id], from: page)
+        try await session.close()
+        #expect(FileManager.default.fileExists(atPath: package.assetPath(b.assetID, ext: "jpg")))
+        // Another session finds the same asset for the same bytes.
+        let again = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let d = try await again.insertImage(bytes, fileExtension: "jpg", frame: frame, on: page)
+        #expect(d.assetID == b.assetID)
+        try await again.close()
+        #expect(DocumentVerifier().verify(package).filter { $0.severity == .error }.isEmpty)
+    }
+
+    /// A file already under the hashed id with other bytes (from another device) is not trusted.
+    @Test func aDifferentFileUnderTheHashedIdIsLeftAlone() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Impostor")
+        let bytes = Data([1, 2, 3, 4])
+        let hashed = DocumentSession.assetID(bytes, ext: "png")
+        try Data([9, 9]).write(to: URL(fileURLWithPath: package.assetPath(hashed, ext: "png")))
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let image = try await session.insertImage(bytes, fileExtension: "png", frame: frame, on: session.pageIDs()[0])
+        #expect(image.assetID != hashed)
+        let path = try await session.assetPath(of: image)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: package.assetPath(hashed, ext: "png"))) == Data([9, 9]))
+        try await session.close()
+    }
+
+    /// An image whose asset is not in the package is refused, by every call that adds elements.
+    @Test func anImageWithoutItsAssetIsRefused() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Dangling")
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let page = await session.pageIDs()[0]
+        let dangling = Element.image(ImageElement(assetID: UUID(), frame: frame))
+        let real = try await session.insertImage(Data([1, 2]), fileExtension: "png", frame: frame, on: page)
+        let attempts: [() async throws -> Void] = [
+            { try await session.append([dangling], to: page) },
+            { try await session.apply([.append([dangling])], to: page) },
+            { try await session.apply([.replace(real.id, with: [dangling])], to: page) },
+        ]
+        for attempt in attempts {
+            do {
+                try await attempt()
+                Issue.record("a dangling image was accepted")
+            } catch {
+                #expect("\(error)".contains("not in the document"))
+            }
+        }
+        #expect(try await session.content(of: page).elements.map(\.id) == [real.id])
+        do {
+            _ = try await session.assetPath(of: ImageElement(assetID: UUID(), frame: frame))
+            Issue.record("a missing asset was found")
+        } catch {
+            guard case .invalidArgument = error else { Issue.record("\(error)"); return }
+        }
+        try await session.close()
+    }
+}

@@ -7,6 +7,7 @@ extension DocumentSession {
     /// Applies one change to a page in memory, marks it dirty and schedules an autosave.
     func edit(_ page: UUID, _ change: PageChange) throws(StoreError) {
         try checkWritable()
+        try checkAssets(of: change)
         var p = try load(page)
         // Out of the dictionary while it changes, so its element array is referenced once and the
         // change applies in place instead of copying the page (2,000 strokes) on every stroke.
@@ -76,8 +77,7 @@ extension DocumentSession {
             throw .invalidArgument("image type '\(fileExtension)' is not one of \(DocumentPackage.assetExtensions.sorted())")
         }
         _ = try pageIndex(page)
-        let asset = UUID()
-        try writeAsset(data, id: asset, ext: ext)
+        let asset = try storeAsset(data, ext: ext)
         let image = ImageElement(assetID: asset, frame: frame, rotation: rotation)
         try edit(page, .append([.image(image)]))
         return image

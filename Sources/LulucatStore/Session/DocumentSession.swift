@@ -43,6 +43,8 @@ public actor DocumentSession {
     nonisolated let eventHub = EventHub<SessionEvent>(absorbs: SessionEvent.absorbs)
     /// Writes thumbnails off the saving path (nil when the options turn them off).
     let thumbnailWriter: ThumbnailWriter?
+    /// The package's assets (id: extension), read once when first needed (DocumentSession+Assets.swift).
+    var knownAssets: [UUID: String]?
     /// Page files found on disk that document.json does not list (kept, reported).
     var unlistedPages: [UUID] = []
 
