@@ -139,11 +139,15 @@ extension DocumentSession {
     }
 
     /// Releases the lock without saving (for tests of crash recovery and for abandoning edits).
-    public func abandon() {
+    /// Queued thumbnails are dropped and one being written is waited for, so nothing of this
+    /// session writes into the package after it returns (as after a kill).
+    public func abandon() async {
         eventHub.finish(with: .closed)
         autosaveTask?.cancel()
+        idleTask?.cancel()
         isClosed = true
         if let fd = lockFD { fileSystem.unlock(fd) }
         lockFD = nil
+        await thumbnailWriter?.stop()
     }
 }

@@ -90,6 +90,8 @@ public actor DocumentSession {
         idleTask?.cancel()
         defer { eventHub.finish(with: .closed) }
         guard !isClosed, let lock = lockFD else { return }
+        // Queued thumbnails are not written into a package this session no longer holds.
+        if let writer = thumbnailWriter { Task { await writer.stop() } }
         let pages = loaded
         let dirty = metadata.pages.compactMap { entry -> PageSave? in
             guard let p = pages[entry.id], p.dirty else { return nil }

@@ -51,6 +51,7 @@ public actor ThumbnailWriter {
     }
 
     func add(_ event: PageSavedEvent) {
+        guard !stopped else { return }
         let key = event.package.thumbnailPath(event.pageID)
         if let old = pending[key], old.sequence > event.sequence { return }
         if pending[key] == nil { order.append(key) }
@@ -74,6 +75,18 @@ public actor ThumbnailWriter {
             await Task.yield()
         }
         worker = nil
+    }
+
+    /// Set by `stop()`: nothing more is queued or written.
+    var stopped = false
+
+    /// Drops the queued thumbnails and waits for the one being written, if any.
+    func stop() async {
+        stopped = true
+        pending = [:]
+        order = []
+        await Task.yield()
+        while let w = worker { await w.value }
     }
 
     /// Waits until every queued thumbnail is written.
