@@ -24,8 +24,16 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case documentNotFound(String)
     case pageNotFound(UUID)
     case elementNotFound(UUID, page: UUID)
-    /// The session was closed; open the document again.
+    /// The session is closed, or closing (an edit made while `close()` runs is refused, never
+    /// dropped); open the document again.
     case sessionClosed
+    /// The document's package was deleted or moved while a session had it open: nothing more can
+    /// be saved into it. The edits stay in memory; the session keeps trying (the package may return).
+    case documentGone(path: String)
+    /// A migration whose new form would not match the old; the document stays on its old engine.
+    case migrationRefused(MigrationError)
+    /// The task was cancelled; nothing was left half done (a cancelled `open` returns no session).
+    case cancelled
     /// A call whose arguments do not fit the document (a page index out of range, ...).
     case invalidArgument(String)
     /// The SQLite engine's content database (`content.sqlite`) failed; the error names the file.
@@ -46,6 +54,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case .pageNotFound(let id): return "the document has no page \(id)"
         case let .elementNotFound(id, page): return "page \(page) has no element \(id)"
         case .sessionClosed: return "the document session is closed"
+        case .documentGone(let path): return "the document was deleted or moved while open: \(path) is gone"
+        case .cancelled: return "cancelled"
+        case .migrationRefused(let e): return e.description
         case .invalidArgument(let s): return s
         case .contentDatabase(let e): return e.description
         }

@@ -4,8 +4,8 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate, inkml, crypto."
-    static let usage = "lnote-dev bench codec|save|journal|sqlite|render|migrate|inkml|crypto [--json] [OPTIONS]"
+    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate, inkml, crypto, events."
+    static let usage = "lnote-dev bench codec|save|journal|sqlite|render|migrate|inkml|crypto|events [--json] [OPTIONS]"
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),
@@ -15,6 +15,7 @@ struct BenchCommand: Command {
         ("migrate", { try await MigrateBench.run(arguments: $0) }),
         ("inkml", { try await InkMLBench.run(arguments: $0) }),
         ("crypto", { try await CryptoBench.run(arguments: $0) }),
+        ("events", EventsBench.run),
         ("_open", SaveBench.openProbe),
     ]
     let name: String

@@ -111,7 +111,7 @@ import LulucatInk
         let kept = try await session.insertImage(jpeg, fileExtension: "jpg", frame: QuantizedRect(x: 0, y: 0, width: 100, height: 100), on: page)
         // The asset is on disk before any save.
         #expect(FileManager.default.fileExists(atPath: package.assetPath(kept.assetID, ext: "jpg")))
-        let dropped = try await session.insertImage(jpeg, fileExtension: "jpg", frame: QuantizedRect(x: 0, y: 0, width: 5, height: 5), on: page)
+        let dropped = try await session.insertImage(jpeg + Data([0]), fileExtension: "jpg", frame: QuantizedRect(x: 0, y: 0, width: 5, height: 5), on: page)
         try await session.delete([dropped.id], from: page)
         await #expect(throws: StoreError.self) {
             try await session.insertImage(jpeg, fileExtension: "exe", frame: QuantizedRect(x: 0, y: 0, width: 5, height: 5), on: page)

@@ -130,7 +130,7 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
             let (package, hashes, asset) = try await richDocument(library, engine: source)
             var migration = EngineMigration()
             migration.stopAfter = step
-            #expect(throws: EngineMigration.Stopped(step: step)) { try migration.migrate(package, to: target) }
+            #expect(throws: EngineMigration.Stopped(step: step)) { try migration.migrateStoppable(package, to: target) }
             #expect(formFiles(package).marker, "step \(step.rawValue)")
             let switched = MigrationStep.allCases.firstIndex(of: step)! >= MigrationStep.allCases.firstIndex(of: .switched)!
             let engine = switched ? target : source

@@ -59,7 +59,7 @@ func journalFiles(_ package: DocumentPackage) -> Int {
             let (package, expected, _, _) = try await journalDocumentWithFrames(library)
             var migration = EngineMigration()
             migration.stopAfter = step
-            #expect(throws: EngineMigration.Stopped(step: step)) { try migration.migrate(package, to: .snapshot) }
+            #expect(throws: EngineMigration.Stopped(step: step)) { try migration.migrateStoppable(package, to: .snapshot) }
             let switched = MigrationStep.allCases.firstIndex(of: step)! >= MigrationStep.allCases.firstIndex(of: .switched)!
             let engine: EngineKind = switched ? .snapshot : .journal
             #expect(!DocumentVerifier().verify(package).contains { $0.severity == .error }, "step \(step.rawValue)")

@@ -134,7 +134,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         let middle = try await session.addPage(canvas: .a4, at: 1)
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xD9])
         let kept = try await session.insertImage(jpeg, fileExtension: "jpg", frame: QuantizedRect(x: 0, y: 0, width: 100, height: 100), on: middle)
-        let dropped = try await session.insertImage(jpeg, fileExtension: "jpg", frame: QuantizedRect(x: 0, y: 0, width: 5, height: 5), on: middle)
+        let dropped = try await session.insertImage(jpeg + Data([0]), fileExtension: "jpg", frame: QuantizedRect(x: 0, y: 0, width: 5, height: 5), on: middle)
         try await session.delete([dropped.id], from: middle)
         try await session.append(sampleStroke(), to: first)
         try await session.save()

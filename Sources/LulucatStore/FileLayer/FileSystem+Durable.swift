@@ -32,21 +32,23 @@ extension FileSystem {
     public func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String) throws(FileError) {
         let (dir, name) = splitPath(path)
         let temp = dir + "/" + temporaryFilePrefix + UUID().uuidString + "-" + name
-        let fd = try open(temp, .createExclusive)
+        // A failure names the file being written, never the temporary file or its descriptor.
+        let fd: FileDescriptor
+        do { fd = try open(temp, .createExclusive) } catch { throw error.naming(path) }
         do {
             try write(fd, bytes)
             try sync(fd)
         } catch {
             try? close(fd)
             try? unlink(temp)
-            throw error
+            throw error.naming(path)
         }
         do {
             try close(fd)
             try rename(temp, to: path)
         } catch {
             try? unlink(temp)
-            throw error
+            throw error.naming(path)
         }
         try syncDirectory(dir)
     }
@@ -98,4 +100,9 @@ func splitPath(_ path: String) -> (String, String) {
     guard let slash = path.lastIndex(of: "/") else { return (".", path) }
     let dir = String(path[..<slash])
     return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))
+}
+
+extension FileError {
+    /// The same failure, said of `path`.
+    func naming(_ path: String) -> FileError { FileError(operation, path: path, errno: errno) }
 }

@@ -199,6 +199,7 @@ public struct Library: Sendable {
             try? fs.removeTree(staging.path)
             throw error
         }
+        if parent == root { LibraryEventHubs.send(root, .created(id)) }
     }
 
     /// Opens a document for writing.
@@ -275,6 +276,7 @@ public struct Library: Sendable {
             try fs.syncDirectory(root)
             try fs.syncDirectory(trashPath)
         }
+        LibraryEventHubs.send(root, .trashed(id))
     }
 
     /// Brings a document back from the trash.
@@ -295,6 +297,7 @@ public struct Library: Sendable {
             try fs.syncDirectory(trashPath)
             try fs.syncDirectory(root)
         }
+        LibraryEventHubs.send(root, .restored(id))
     }
 
     /// Deletes the documents in the trash for good.

@@ -4,6 +4,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatSQLite
 
 /// The steps of a migration, in order. After each one a crash leaves a document that opens with
 /// all its data (document.json always names a complete form).
@@ -71,9 +72,26 @@ public struct EngineMigration: Sendable {
     /// - Throws: `StoreError.documentInUse` when a session has it open; `.invalidArgument` for an
     ///   engine this build cannot migrate; the read, write or verification failure otherwise,
     ///   in which case the document is still on its old engine, unchanged.
+    ///   `.migrationRefused` when the new form would not match the old; `.cancelled` when the task
+    ///   is cancelled (checked between pages; the document stays on its old engine).
     @discardableResult
     public func migrate(_ package: DocumentPackage, to target: EngineKind,
-                        progress: (MigrationProgress) -> Void = { _ in }) throws -> MigrationReport {
+                        progress: (MigrationProgress) -> Void = { _ in }) throws(StoreError) -> MigrationReport {
+        do { return try migrateStoppable(package, to: target, progress: progress) } catch {
+            switch error {
+            case let e as StoreError: throw e
+            case let e as MigrationError: throw .migrationRefused(e)
+            case let e as FileError: throw .file(e)
+            case let e as SQLiteEngineError: throw StoreError(contentDatabase: e)
+            case let e as Stopped: throw .invalidArgument("stopped for a test after \(e.step.rawValue)")
+            default: throw .invalidArgument("migration failed: \(error); the document is unchanged")
+            }
+        }
+    }
+
+    /// `migrate`, with the test stops (`stopAfter`) thrown as `Stopped`.
+    func migrateStoppable(_ package: DocumentPackage, to target: EngineKind,
+                          progress: (MigrationProgress) -> Void = { _ in }) throws -> MigrationReport {
         let fs = fileSystem
         let lock = try package.lockForWriting(fs)
         defer { fs.unlock(lock) }
@@ -186,6 +204,7 @@ public struct EngineMigration: Sendable {
         var facts: [UUID: PageFacts] = [:]
         do {
             for (i, entry) in doc.pages.enumerated() {
+                if Task.isCancelled { throw StoreError.cancelled }
                 let content = try source.loadPage(entry.id)
                 facts[entry.id] = try PageFacts(content)
                 try writer.write(entry.id, content)
@@ -210,6 +229,7 @@ public struct EngineMigration: Sendable {
         let reader = try DocumentSession.makeEngine(newDoc, package: package, fileSystem: fs)
         defer { reader.closeWithoutTidying() }
         for (i, entry) in doc.pages.enumerated() {
+            if Task.isCancelled { throw StoreError.cancelled }
             let found = try PageFacts(try reader.loadPage(entry.id))
             guard let want = expected[entry.id] else { throw MigrationError.verification(page: entry.id, "the page was not read from the old form") }
             if found.counts != want.counts {

@@ -6,7 +6,8 @@ import LulucatInk
 extension DocumentSession {
     /// Applies one change to a page in memory, marks it dirty and schedules an autosave.
     func edit(_ page: UUID, _ change: PageChange) throws(StoreError) {
-        try checkOpen()
+        try checkWritable()
+        try checkAssets(of: change)
         var p = try load(page)
         // Out of the dictionary while it changes, so its element array is referenced once and the
         // change applies in place instead of copying the page (2,000 strokes) on every stroke.
@@ -44,6 +45,7 @@ extension DocumentSession {
         metadata.modified = now
         metadataDirty = true
         scheduleAutosave()
+        eventHub.send(.elementsChanged(page: page))
     }
 
     /// Appends a finished stroke on top of a page.
@@ -69,14 +71,13 @@ extension DocumentSession {
     @discardableResult
     public func insertImage(_ data: Data, fileExtension: String, frame: QuantizedRect, rotation: Int32 = 0,
                             on page: UUID) throws(StoreError) -> ImageElement {
-        try checkOpen()
+        try checkWritable()
         let ext = fileExtension.lowercased()
         guard DocumentPackage.assetExtensions.contains(ext) else {
             throw .invalidArgument("image type '\(fileExtension)' is not one of \(DocumentPackage.assetExtensions.sorted())")
         }
         _ = try pageIndex(page)
-        let asset = UUID()
-        try writeAsset(data, id: asset, ext: ext)
+        let asset = try storeAsset(data, ext: ext)
         let image = ImageElement(assetID: asset, frame: frame, rotation: rotation)
         try edit(page, .append([.image(image)]))
         return image

@@ -9,7 +9,7 @@ extension DocumentSession {
     /// document.json lists it.
     @discardableResult
     public func addPage(canvas: QuantizedSize = .letter, at index: Int? = nil) throws(StoreError) -> UUID {
-        try checkOpen()
+        try checkWritable()
         let at = index ?? metadata.pages.count
         guard at >= 0 && at <= metadata.pages.count else {
             throw .invalidArgument("page index \(at) is outside 0...\(metadata.pages.count)")
@@ -30,7 +30,7 @@ extension DocumentSession {
 
     /// Removes a page: document.json stops listing it first, then its content is removed.
     public func removePage(_ page: UUID) throws(StoreError) {
-        try checkOpen()
+        try checkWritable()
         let i = try pageIndex(page)
         var updated = metadata
         updated.pages.remove(at: i)
@@ -46,7 +46,7 @@ extension DocumentSession {
 
     /// Moves a page to `index` in the page order.
     public func movePage(_ page: UUID, to index: Int) throws(StoreError) {
-        try checkOpen()
+        try checkWritable()
         let i = try pageIndex(page)
         guard index >= 0 && index < metadata.pages.count else {
             throw .invalidArgument("page index \(index) is outside 0..<\(metadata.pages.count)")
@@ -60,7 +60,7 @@ extension DocumentSession {
 
     /// Renames the document.
     public func rename(to title: String) throws(StoreError) {
-        try checkOpen()
+        try checkWritable()
         guard title.utf8.count <= PackageJSON.maxTitleLength else {
             throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
         }
@@ -76,7 +76,11 @@ extension DocumentSession {
     func commitMetadata(_ updated: DocumentMetadata) throws(StoreError) {
         let fs = fileSystem
         try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(updated), to: package.documentPath) }
+        let renamed = metadata.title != updated.title
         metadata = updated
+        eventHub.send(.pagesChanged)
+        let (root, id, title) = (package.libraryRootPath, package.id, updated.title)
+        LibraryEventHubs.send(root, renamed ? .renamed(id, title: title) : .changed(id))
         do {
             try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(Manifest(updated)), to: package.manifestPath) }
             metadataDirty = false

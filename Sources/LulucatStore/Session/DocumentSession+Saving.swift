@@ -26,8 +26,7 @@ extension DocumentSession {
             scheduleIdle(after: delay)
         } catch {
             // The session stays usable; the pages stay dirty and the save is tried again later.
-            let retry = min(delay * 2, .seconds(30))
-            scheduleAutosave(after: retry)
+            saveFailed(error)
         }
     }
 
@@ -35,10 +34,11 @@ extension DocumentSession {
     /// Pages that fail stay dirty; the first error is thrown.
     public func save() throws(StoreError) {
         try checkOpen()
-        try saveDirtyPages()
+        do { try saveDirtyPages() } catch { saveFailed(error); throw error }
     }
 
     func saveDirtyPages() throws(StoreError) {
+        try checkPackageIsThere()
         if engine.savesPagesTogether { return try saveDirtyPagesTogether() }
         var firstError: StoreError?
         for entry in metadata.pages {
@@ -53,10 +53,12 @@ extension DocumentSession {
             }
         }
         if let e = firstError {
-            lastSaveError = e
-            throw e
+            let explained = explainFailure(e)
+            lastSaveError = explained
+            throw explained
         }
         lastSaveError = nil
+        retryDelay = nil
     }
 
     /// The page is durable as `p` was: clean in memory, its thumbnail queued.
@@ -66,8 +68,9 @@ extension DocumentSession {
         saved.changes = []
         saved.dirty = false
         loaded[id] = saved
+        saveSequence += 1
+        eventHub.send(.pageSaved(page: id, sequence: saveSequence))
         if let thumbnails = thumbnailWriter, let index = metadata.pages.firstIndex(where: { $0.id == id }) {
-            saveSequence += 1
             thumbnails.enqueue(PageSavedEvent(package: package, pageID: id, pageIndex: index,
                                               content: p.content, sequence: saveSequence))
         }
@@ -79,8 +82,14 @@ extension DocumentSession {
         try checkOpen()
         autosaveTask?.cancel()
         autosaveTask = nil
-        try saveDirtyPages()
-        if metadataDirty { try writeMetadata() }
+        do {
+            try saveDirtyPages()
+            if metadataDirty { try writeMetadata() }
+        } catch {
+            // What could not be saved stays dirty, and autosave keeps trying with backoff.
+            saveFailed(error)
+            throw error
+        }
     }
 
     /// Saves every dirty page, then merges each page's journal into its snapshot (journal
@@ -88,6 +97,7 @@ extension DocumentSession {
     /// - Returns: the pages whose files were rewritten.
     @discardableResult
     public func compact() throws(StoreError) -> [UUID] {
+        try checkWritable()
         try flush()
         var compacted: [UUID] = []
         for entry in metadata.pages where try engine.compact(entry.id) { compacted.append(entry.id) }
@@ -104,25 +114,8 @@ extension DocumentSession {
             try fs.writeAtomically(manifest, to: package.manifestPath)
         }
         metadataDirty = false
-    }
-
-    /// Flushes (which brings document.json and the manifest up to date), removes orphan assets and
-    /// releases the document. If saving fails the session stays open and the call can be repeated.
-    public func close() async throws(StoreError) {
-        guard !isClosed else { return }
-        try flush()
-        await thumbnailWriter?.drain()
-        try removeOrphanAssets()
-        try engine.close()
-        let fs = fileSystem
-        try StoreError.io { () throws(FileError) in
-            try fs.removeIfPresent(package.path + "/" + DocumentSession.sessionMarkerName)
-            try fs.syncDirectory(package.path)
-        }
-        isClosed = true
-        loaded = [:]
-        if let fd = lockFD { fs.unlock(fd) }
-        lockFD = nil
+        let (root, id) = (package.libraryRootPath, package.id)
+        LibraryEventHubs.send(root, .changed(id))
     }
 
     /// Removes asset files no page refers to (what a crash or a deleted image leaves behind).
@@ -146,10 +139,15 @@ extension DocumentSession {
     }
 
     /// Releases the lock without saving (for tests of crash recovery and for abandoning edits).
-    public func abandon() {
+    /// Queued thumbnails are dropped and one being written is waited for, so nothing of this
+    /// session writes into the package after it returns (as after a kill).
+    public func abandon() async {
+        eventHub.finish(with: .closed)
         autosaveTask?.cancel()
+        idleTask?.cancel()
         isClosed = true
         if let fd = lockFD { fileSystem.unlock(fd) }
         lockFD = nil
+        await thumbnailWriter?.stop()
     }
 }

@@ -15,12 +15,14 @@ extension DocumentSession {
         do {
             encoded = try engine.savePages(dirty.map { PageSave(id: $0.0, content: $0.1.content, changes: $0.1.changes, reusing: $0.1.encoded) })
         } catch {
-            lastSaveError = error
-            throw error
+            let explained = explainFailure(error)
+            lastSaveError = explained
+            throw explained
         }
         saveDurations.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         for ((id, p), e) in zip(dirty, encoded) { markSaved(id, p, encoded: e) }
         lastSaveError = nil
+        retryDelay = nil
     }
 
     /// After an autosave, waits until the document has been quiet for four autosave delays, then

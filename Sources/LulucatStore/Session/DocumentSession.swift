@@ -18,6 +18,8 @@ public actor DocumentSession {
     let options: SessionOptions
     var metadata: DocumentMetadata
     var engine: any StorageEngine
+    /// The engine again, reachable from `deinit` (which may not touch a non-Sendable property).
+    let engineForRelease: EngineOwnership
     var loaded: [UUID: LoadedPage] = [:]
     var lockFD: FileDescriptor?
     /// document.json (and the manifest) lag behind the pages in memory.
@@ -30,9 +32,19 @@ public actor DocumentSession {
     public internal(set) var idleCount = 0
     var useClock: UInt64 = 0
     var isClosed = false
+    /// `close()` has started: edits are refused from here on (DocumentSession+Lifecycle.swift).
+    var isClosing = false
+    /// Callers of `close()` waiting for a close already under way.
+    var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The delay before the next autosave retry after failed saves (nil after a save succeeds).
+    var retryDelay: Duration?
     var saveSequence: UInt64 = 0
+    /// The subscribers of `events()` (SessionEvents.swift).
+    nonisolated let eventHub = EventHub<SessionEvent>(absorbs: SessionEvent.absorbs)
     /// Writes thumbnails off the saving path (nil when the options turn them off).
     let thumbnailWriter: ThumbnailWriter?
+    /// The package's assets (id: extension), read once when first needed (DocumentSession+Assets.swift).
+    var knownAssets: [UUID: String]?
     /// Page files found on disk that document.json does not list (kept, reported).
     var unlistedPages: [UUID] = []
 
@@ -64,8 +76,30 @@ public actor DocumentSession {
         self.options = options
         self.metadata = metadata
         self.engine = engine
+        self.engineForRelease = EngineOwnership(engine)
         self.lockFD = lockFD
-        self.thumbnailWriter = options.thumbnails.map { ThumbnailWriter(options: $0, fileSystem: fileSystem) }
+        let hub = eventHub
+        self.thumbnailWriter = options.thumbnails.map {
+            ThumbnailWriter(options: $0, fileSystem: fileSystem, onWritten: { hub.send(.thumbnailWritten(page: $0)) })
+        }
+    }
+
+    /// A session released without `close()` saves what it accepted and releases its lock here
+    /// (DocumentSession+Lifecycle.swift). Nothing else can reach the actor's state any more.
+    deinit {
+        autosaveTask?.cancel()
+        idleTask?.cancel()
+        defer { eventHub.finish(with: .closed) }
+        guard !isClosed, let lock = lockFD else { return }
+        // Queued thumbnails are not written into a package this session no longer holds.
+        if let writer = thumbnailWriter { Task { await writer.stop() } }
+        let pages = loaded
+        let dirty = metadata.pages.compactMap { entry -> PageSave? in
+            guard let p = pages[entry.id], p.dirty else { return nil }
+            return PageSave(id: entry.id, content: p.content, changes: p.changes, reusing: p.encoded)
+        }
+        DocumentSession.finishReleased(package: package, fileSystem: fileSystem, engine: engineForRelease.engine, metadata: metadata,
+                                       dirtyPages: dirty, metadataDirty: metadataDirty, lock: lock)
     }
 
     /// Opens a document package for writing.
@@ -76,13 +110,15 @@ public actor DocumentSession {
     public static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem(),
                             options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
         let fs = fileSystem
+        if Task.isCancelled { throw .cancelled }
         guard let info = try StoreError.io({ () throws(FileError) in try fs.info(package.path) }) else {
             throw .documentNotFound(package.path)
         }
         guard info.kind == .directory else { throw .unexpectedFileKind(path: package.path, found: info.kind) }
         let lock = try package.lockForWriting(fs)
+        let session: DocumentSession
+        var findings: [Finding] = []
         do {
-            var findings: [Finding] = []
             let metadata = try PackageReader.readDocument(package, fileSystem: fs)
             try removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
             try EngineMigration.cleanUpInterrupted(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
@@ -96,14 +132,25 @@ public actor DocumentSession {
                 if created { try fs.syncDirectory(package.path) }
             }
             let engine = try makeEngine(metadata, package: package, fileSystem: fs, journal: options.journal)
-            let session = DocumentSession(package: package, fileSystem: fs, options: options,
-                                          metadata: metadata, engine: engine, lockFD: lock)
-            try await session.openTimeRepair(findings: findings)
-            return session
+            session = DocumentSession(package: package, fileSystem: fs, options: options,
+                                      metadata: metadata, engine: engine, lockFD: lock)
         } catch {
             fs.unlock(lock)
             throw error
         }
+        // From here the session owns the lock: it is released by `abandon()` or `close()`, once.
+        do {
+            try await session.openTimeRepair(findings: findings)
+        } catch {
+            await session.abandon()
+            throw error
+        }
+        // A cancelled task must not be handed a locked session: it is closed again, cleanly.
+        if Task.isCancelled {
+            do { try await session.close() } catch { await session.abandon() }
+            throw .cancelled
+        }
+        return session
     }
 
     static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem,
@@ -204,7 +251,8 @@ public actor DocumentSession {
             loaded[page] = p
             return p
         }
-        let (content, encoded) = try engine.loadPageForEditing(page)
+        let content: PageContent, encoded: EncodedStrokes?
+        do { (content, encoded) = try engine.loadPageForEditing(page) } catch { throw explainFailure(error) }
         // Damage found while loading (what was salvaged and lost) joins the open report.
         for f in engine.findings where (f.severity == .error || f.severity == .repaired) && !openReport.contains(f) {
             openReport.append(f)

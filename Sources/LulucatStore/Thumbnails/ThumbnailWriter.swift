@@ -32,9 +32,17 @@ public actor ThumbnailWriter {
     public private(set) var written = 0
     public private(set) var problems: [Finding] = []
 
+    /// Called with the page id after each thumbnail file is written (the session's events).
+    let onWritten: (@Sendable (UUID) -> Void)?
+
     public init(options: ThumbnailOptions = ThumbnailOptions(), fileSystem: any FileSystem = PosixFileSystem()) {
+        self.init(options: options, fileSystem: fileSystem, onWritten: nil)
+    }
+
+    init(options: ThumbnailOptions, fileSystem: any FileSystem, onWritten: (@Sendable (UUID) -> Void)?) {
         self.options = options
         self.fileSystem = fileSystem
+        self.onWritten = onWritten
     }
 
     /// Queues a saved page; returns at once.
@@ -43,6 +51,7 @@ public actor ThumbnailWriter {
     }
 
     func add(_ event: PageSavedEvent) {
+        guard !stopped else { return }
         let key = event.package.thumbnailPath(event.pageID)
         if let old = pending[key], old.sequence > event.sequence { return }
         if pending[key] == nil { order.append(key) }
@@ -59,12 +68,25 @@ public actor ThumbnailWriter {
                                                       options: options, fileSystem: fileSystem)
                 problems += found
                 written += 1
+                onWritten?(event.pageID)
             } catch {
                 problems.append(Finding(.warning, key, "thumbnail not written: \(error)"))
             }
             await Task.yield()
         }
         worker = nil
+    }
+
+    /// Set by `stop()`: nothing more is queued or written.
+    var stopped = false
+
+    /// Drops the queued thumbnails and waits for the one being written, if any.
+    func stop() async {
+        stopped = true
+        pending = [:]
+        order = []
+        await Task.yield()
+        while let w = worker { await w.value }
     }
 
     /// Waits until every queued thumbnail is written.

@@ -54,7 +54,12 @@ public struct DocumentVerifier: Sendable {
         defer { engine?.closeWithoutTidying() }
         var referenced: [UUID: UUID] = [:]  // asset -> page
         if let engine {
-            for entry in doc.pages {
+            for (i, entry) in doc.pages.enumerated() {
+                // A cancelled task stops between pages; the error finding says the check is incomplete.
+                if Task.isCancelled {
+                    add(.error, package.path, "verification cancelled before page \(i + 1) of \(doc.pages.count); the document was not fully checked")
+                    return findings
+                }
                 do {
                     let content = try engine.loadPage(entry.id)
                     let level: Finding.Severity = wasOpen ? .warning : .error

@@ -25,7 +25,7 @@ final class SQLiteEngine: StorageEngine {
         do {
             store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting, configuration: configuration,
                                            fileSystem: fileSystem)
-        } catch { throw .contentDatabase(error) }
+        } catch { throw StoreError(contentDatabase: error) }
     }
 
     /// What loading pages found: per damaged page, what was salvaged and what was lost.
@@ -36,9 +36,9 @@ final class SQLiteEngine: StorageEngine {
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
         do { return try store.loadPage(id) } catch {
             if case .pageNotFound = error { throw .missingPage(page: id, path: store.path) }
-            guard SQLiteContentStore.isDamage(error) else { throw .contentDatabase(error) }
+            guard SQLiteContentStore.isDamage(error) else { throw StoreError(contentDatabase: error) }
             let salvaged: SQLiteContentStore.SalvagedPage
-            do { salvaged = try store.salvagePage(id) } catch { throw .contentDatabase(error) }
+            do { salvaged = try store.salvagePage(id) } catch { throw StoreError(contentDatabase: error) }
             let finding = Finding(.error, store.path, Self.describe(salvaged, page: id, first: error))
             if !findings.contains(finding) { findings.append(finding) }
             return salvaged.content
@@ -89,7 +89,7 @@ final class SQLiteEngine: StorageEngine {
                 rewriteFallbacks += 1
                 try Self.mapped { () throws(SQLiteEngineError) in try store.save(pages.map { .replace($0.id, $0.content) }) }
             default:
-                throw .contentDatabase(error)
+                throw StoreError(contentDatabase: error)
             }
         }
         return pages.map { _ in nil }
@@ -98,7 +98,7 @@ final class SQLiteEngine: StorageEngine {
     func removePage(_ id: UUID) throws(StoreError) {
         do { try store.deletePage(id) } catch {
             if case .pageNotFound = error { return }  // already gone: removal is idempotent
-            throw .contentDatabase(error)
+            throw StoreError(contentDatabase: error)
         }
     }
 
@@ -123,12 +123,12 @@ final class SQLiteEngine: StorageEngine {
         guard !store.connection.isClosed else { return }
         do { try store.close() } catch {
             if case .inUse = error, store.connection.isClosed { return }
-            throw .contentDatabase(error)
+            throw StoreError(contentDatabase: error)
         }
     }
 
     static func mapped<T>(_ body: () throws(SQLiteEngineError) -> T) throws(StoreError) -> T {
-        do { return try body() } catch { throw .contentDatabase(error) }
+        do { return try body() } catch { throw StoreError(contentDatabase: error) }
     }
 }
 
