@@ -45,6 +45,11 @@ public struct Library: Sendable {
         for part in root.split(separator: "/", omittingEmptySubsequences: true) {
             let parent = path.isEmpty ? "/" : path
             path += "/" + part
+            // The root and its parents are the user's: a link to a folder there is followed.
+            if try StoreError.io({ () throws(FileError) in try fileSystem.info(path)?.kind }) == .symlink {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { continue }
+            }
             try ensureDurableDirectory(path, parent: parent)
         }
         removeStaleStagingFolders()
@@ -328,7 +333,7 @@ extension PackageReader {
         files += pages.pageFiles.map { "pages/" + $0.uuidString + ".content" }
         files += pages.journalFiles.map { "pages/" + $0.uuidString + ".journal" }
         files += try scanAssets(package, fileSystem: fs).assets.map { "assets/" + $0.key.uuidString + "." + $0.value }
-        if try StoreError.io({ () throws(FileError) in try fs.info(package.thumbnailsPath)?.kind == .directory }) {
+        if try folderIsPresent(package.thumbnailsPath, fileSystem: fs) {
             for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.thumbnailsPath) }) {
                 if let (id, _) = DocumentPackage.parseName(name, extensions: ["jpg"]) { files.append("thumbnails/" + id.uuidString + ".jpg") }
             }

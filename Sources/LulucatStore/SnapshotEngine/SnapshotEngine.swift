@@ -32,7 +32,7 @@ final class SnapshotEngine: StorageEngine {
     static func readBytes(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> [UInt8] {
         do { return try fileSystem.readFile(path) } catch {
             if error.isNotFound { throw .missingPage(page: page, path: path) }
-            if error.errno == ELOOP { throw .unexpectedFileKind(path: path, found: .symlink) }
+            if error.errno == ELOOP { throw .unexpectedFileKind(path: error.found != nil ? error.path : path, found: .symlink) }
             throw .file(error)
         }
     }

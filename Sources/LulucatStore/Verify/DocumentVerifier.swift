@@ -16,8 +16,14 @@ public struct DocumentVerifier: Sendable {
         let fs = fileSystem
         func add(_ s: Finding.Severity, _ path: String, _ message: String) { findings.append(Finding(s, path, message)) }
 
-        guard let info = try? fs.info(package.path), info.kind == .directory else {
-            add(.error, package.path, "the package folder is missing or not a folder")
+        let folder: FileInfo?
+        do { folder = try fs.info(package.path) } catch {
+            add(.error, package.path, "\(error)")
+            return findings
+        }
+        guard let folder, folder.kind == .directory else {
+            add(.error, package.path, folder?.kind == .symlink ? "the package folder is a symbolic link (refused: the store follows no links inside a library)"
+                                                                : "the package folder is missing or not a folder")
             return findings
         }
         let doc: DocumentMetadata
@@ -33,11 +39,15 @@ public struct DocumentVerifier: Sendable {
         if (try? fs.info(package.path + "/" + EngineMigration.markerName)) != nil {
             add(.warning, package.path + "/" + EngineMigration.markerName, "an engine migration was interrupted; the \(doc.engine.rawValue) engine's form is the document, the other form's files are removed on the next open")
         }
-        // Links anywhere in the package are refused.
+        // Links, FIFOs and devices anywhere in the package are refused (never followed, never opened).
         for dir in [package.path, package.pagesPath, package.assetsPath, package.thumbnailsPath] {
             guard let names = try? fs.contentsOfDirectory(dir) else { continue }
-            for name in names where (try? fs.info(dir + "/" + name))??.kind == .symlink {
-                add(.error, dir + "/" + name, "a symbolic link where a file should be")
+            for name in names {
+                switch (try? fs.info(dir + "/" + name))??.kind {
+                case .symlink?: add(.error, dir + "/" + name, "a symbolic link where a file or folder should be")
+                case .other?: add(.error, dir + "/" + name, "a FIFO, device or socket where a file should be")
+                default: break
+                }
             }
         }
 
