@@ -217,6 +217,20 @@ func isRefusal(_ error: any Error, _ kind: String? = nil) -> Bool {
         #expect(DocumentVerifier().verify(package).allSatisfy { $0.severity != .error })
     }
 
+    @Test func aSparseTwoGigabytePageIsRefusedByItsSizeBeforeItIsRead() async throws {
+        let h = HostileLibrary()
+        let (package, page, _) = try await h.document("Sparse")
+        let fd = open(package.pagePath(page), O_WRONLY)
+        #expect(fd >= 0)
+        #expect(ftruncate(fd, off_t(2) << 30) == 0)  // 2 GiB, no blocks: reading it whole would cost 2 GB
+        close(fd)
+        let fs = CountingFileSystem()
+        #expect {
+            _ = try StoredPage.read(package, page: page, fileSystem: fs)
+        } throws: { "\($0)".contains("larger than the limit of \(PackageLimits.maxPageFileSize)") }
+        #expect(DocumentVerifier().verify(package).contains { $0.severity == .error && $0.path == package.pagePath(page) })
+    }
+
     @Test func aDotDotInsideAPackagePathIsRefused() throws {
         let h = HostileLibrary()
         let package = try h.library.createDocument(title: "Dots")

@@ -105,6 +105,59 @@ public struct ZipReader: Sendable {
         return output
     }
 
+    /// Streams `entry`'s uncompressed contents to `sink` in pieces of at most `chunkSize` bytes,
+    /// checking its size and CRC-32 as `contents(of:)` does; memory stays at one piece, whatever
+    /// the entry's size. The checks end with the stream: when this throws, what `sink` received
+    /// must be discarded.
+    /// - Throws: what `contents(of:)` throws, and whatever `sink` throws.
+    public func stream(_ entry: Entry, chunkSize: Int = 1 << 20, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard entry.dataOffset >= 0, entry.compressedSize <= UInt64(data.count),
+              entry.dataOffset <= data.count - Int(entry.compressedSize),
+              entry.uncompressedSize <= limits.maxEntryUncompressed,
+              entry.method == ZipFormat.methodDeflate || entry.compressedSize == entry.uncompressedSize else {
+            throw ArchiveError(.malformed, entry: entry.path, "is not an entry of this archive")
+        }
+        let declared = Int(entry.uncompressedSize)
+        var crc: UInt32 = 0
+        try data.withRawBytes { (archive: UnsafeRawBufferPointer) throws -> Void in
+            let compressed = UnsafeRawBufferPointer(rebasing: archive[entry.dataOffset..<entry.dataOffset + Int(entry.compressedSize)])
+            if entry.method == ZipFormat.methodStored {
+                var offset = 0
+                while offset < compressed.count {
+                    let piece = UnsafeRawBufferPointer(rebasing: compressed[offset..<min(compressed.count, offset + chunkSize)])
+                    crc = Deflate.crc32(piece, continuing: crc)
+                    try sink(piece)
+                    offset += piece.count
+                }
+                return
+            }
+            let outcome = try Deflate.inflate(compressed, limit: declared, chunk: chunkSize) { piece in
+                crc = Deflate.crc32(piece, continuing: crc)
+                try sink(piece)
+            }
+            switch outcome {
+            case let .ended(produced, consumed):
+                guard produced == declared else {
+                    throw ArchiveError(.sizeMismatch, entry: entry.path, "inflates to \(produced) bytes but the archive declares \(declared)")
+                }
+                guard consumed == compressed.count else {
+                    throw ArchiveError(.sizeMismatch, entry: entry.path,
+                                       "its deflate stream ends after \(consumed) of the \(compressed.count) compressed bytes declared")
+                }
+            case .overflow:
+                throw ArchiveError(.sizeMismatch, entry: entry.path, "inflates to more than the \(declared) bytes the archive declares")
+            case .truncated(let produced):
+                throw ArchiveError(.truncated, entry: entry.path, "its deflate stream is cut short after \(produced) of \(declared) bytes")
+            case .corrupt(let message):
+                throw ArchiveError(.malformed, entry: entry.path, "invalid deflate data (\(message))")
+            }
+        }
+        guard crc == entry.crc32 else {
+            throw ArchiveError(.checksumMismatch, entry: entry.path,
+                               "CRC-32 is \(hex(crc)) but the archive declares \(hex(entry.crc32)): the data is corrupt")
+        }
+    }
+
     /// Calls `body` with each file entry (folders skipped) and its checked contents, in archive
     /// order. Only one entry's contents is alive at a time.
     public func forEachFile(_ body: (Entry, Data) throws -> Void) throws {

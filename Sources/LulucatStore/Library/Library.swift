@@ -67,8 +67,18 @@ public struct Library: Sendable {
             for name in names where name.hasPrefix(temporaryFilePrefix) {
                 let path = folder + "/" + name
                 // Folder times come from the real file system; a simulated one has none to give.
-                guard let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                      Date().timeIntervalSince(modified) > age else { continue }
+                guard let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { continue }
+                let old = Date().timeIntervalSince(modified)
+                // An import holds its staging folder's lock while it runs: one whose lock is free
+                // was left by an import that was killed, and goes at once (after a minute, so an
+                // import between creating the folder and locking it is not disturbed).
+                var abandoned = false
+                if old > 60, (try? fileSystem.fileExists(path + "/.lock")) == true,
+                   let lock = try? fileSystem.lock(path + "/.lock") {
+                    fileSystem.unlock(lock)
+                    abandoned = true
+                }
+                guard abandoned || old > age else { continue }
                 if (try? fileSystem.removeTree(path)) != nil { removed.append(path) }
             }
         }
