@@ -22,13 +22,26 @@ extension StoreError {
 extension Library {
     /// Calls `body` with the package and its files (relative paths) while holding the document's
     /// lock, so no session changes it while it is read (an export sees one consistent state).
+    ///
+    /// On a read-only place (a read-only volume, a folder this user cannot write) no lock can be
+    /// taken and none is needed, since no writer can change the package there: the files are read
+    /// without it (a SQLite document is not checkpointed; one whose WAL still holds changes is
+    /// refused, as its database file alone would be stale).
     public func withConsistentFiles<T>(_ id: UUID, _ body: (DocumentPackage, [String]) throws -> T) throws -> T {
         let fs = fileSystem
         let package = self.package(id)
-        let lock = try package.lockForWriting(fs)
-        defer { fs.unlock(lock) }
-        _ = try PackageReader.readDocument(package, fileSystem: fs)
-        try EngineHooks.prepareForCopy(package, fileSystem: fs)
+        var lock: FileDescriptor?
+        do { lock = try package.lockForWriting(fs) } catch {
+            guard case .file(let e) = error, e.errno == EROFS || e.errno == EACCES || e.errno == EPERM else { throw error }
+        }
+        defer { if let lock { fs.unlock(lock) } }
+        let doc = try PackageReader.readDocument(package, fileSystem: fs)
+        if lock != nil {
+            try EngineHooks.prepareForCopy(package, fileSystem: fs)
+        } else if doc.engine == .sqlite,
+                  let wal = try StoreError.io({ () throws(FileError) in try fs.info(package.contentDatabasePath + "-wal") }), wal.size > 0 {
+            throw StoreError.invalidArgument("\(package.path) is read-only and its SQLite WAL holds changes not yet in content.sqlite; open it once where it can be written")
+        }
         let files = ["document.json", "manifest.json"] + (try PackageReader.contentFiles(package, fileSystem: fs))
         return try body(package, files)
     }

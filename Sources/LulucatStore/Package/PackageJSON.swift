@@ -139,10 +139,29 @@ enum PackageJSON {
         return bytes
     }
 
+    /// The ids of a package JSON file as written, before Foundation parses them: `UUID(uuidString:)`
+    /// stops at a NUL and takes lower case, the store takes only the canonical form.
+    private struct WrittenIDs: Decodable {
+        struct Page: Decodable { var id: String?; var assets: [String]? }
+        var id: String?
+        var coverPageID: String?
+        var pages: [Page]?
+    }
+
+    private static func checkWrittenIDs(_ bytes: [UInt8], path: String) throws(StoreError) {
+        guard let ids = try? JSONDecoder().decode(WrittenIDs.self, from: Data(bytes)) else { return }  // reported by the full decode
+        var all = [ids.id, ids.coverPageID].compactMap { $0 }
+        for p in ids.pages ?? [] { all += [p.id].compactMap { $0 } + (p.assets ?? []) }
+        for s in all where !UUID.isCanonicalString(s) {
+            throw .corruptFile(path: path, reason: "\(s.debugDescription) is not an id in the canonical form (36 characters, upper-case hexadecimal 8-4-4-4-12)")
+        }
+    }
+
     /// Decodes a package JSON file, checking its format name and version.
     static func decodeDocument(_ bytes: [UInt8], path: String) throws(StoreError) -> DocumentMetadata {
         let doc: DocumentMetadata = try decode(bytes, path: path, format: "lulucat.document",
                                                supported: DocumentMetadata.currentFormatVersion)
+        try checkWrittenIDs(bytes, path: path)
         var seen = Set<UUID>()
         for p in doc.pages {
             guard seen.insert(p.id).inserted else { throw .corruptFile(path: path, reason: "page \(p.id) is listed twice") }
@@ -156,6 +175,7 @@ enum PackageJSON {
 
     static func decodeManifest(_ bytes: [UInt8], path: String) throws(StoreError) -> Manifest {
         let m: Manifest = try decode(bytes, path: path, format: "lulucat.manifest", supported: Manifest.currentFormatVersion)
+        try checkWrittenIDs(bytes, path: path)
         guard m.pageCount >= 0 else { throw .corruptFile(path: path, reason: "negative page count") }
         return m
     }
@@ -224,7 +244,17 @@ enum ISO8601 {
         return "\(p(y, 4))-\(p(m, 2))-\(p(d, 2))T\(p(secs / 3600, 2)):\(p(secs / 60 % 60, 2)):\(p(secs % 60, 2)).\(p(milli, 3))Z"
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` or with a `+HH:MM` / `-HH:MM` offset.
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Parses exactly `YYYY-MM-DDTHH:MM:SS[.f]Z` (1 to 9 fraction digits, milliseconds kept) or
+    /// with a `+HH:MM` / `-HH:MM` offset of at most 14:00; a date that does not exist (February
+    /// 30), a lower-case `t` or `z`, or an offset like `+99:99` is refused.
     static func date(_ s: String) -> Date? {
         let u = Array(s.utf8)
         func num(_ from: Int, _ count: Int) -> Int64? {
@@ -236,9 +266,9 @@ enum ISO8601 {
             }
             return v
         }
-        guard u.count >= 20, u[4] == 45, u[7] == 45, u[10] == 84 || u[10] == 116, u[13] == 58, u[16] == 58,
+        guard u.count >= 20, u[4] == 45, u[7] == 45, u[10] == 84, u[13] == 58, u[16] == 58,
               let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
-              let se = num(17, 2), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+              let se = num(17, 2), (1...12).contains(mo), d >= 1, d <= daysIn(month: mo, year: y), h < 24, mi < 60, se < 61
         else { return nil }
         var i = 19
         // Milliseconds are what the package keeps: further digits are dropped, so that a parsed
@@ -251,14 +281,15 @@ enum ISO8601 {
                 if i - start < 3 { milli = milli * 10 + Int64(u[i] - 48) }
                 i += 1
             }
-            guard i > start else { return nil }
+            guard i > start, i - start <= 9 else { return nil }
             for _ in min(i - start, 3)..<3 { milli *= 10 }
         }
         var offset: Int64 = 0
         guard i < u.count else { return nil }
-        if u[i] == 90 || u[i] == 122 {
+        if u[i] == 90 {
             i += 1
-        } else if u[i] == 43 || u[i] == 45, let oh = num(i + 1, 2), u.count > i + 3, u[i + 3] == 58, let om = num(i + 4, 2) {
+        } else if u[i] == 43 || u[i] == 45, let oh = num(i + 1, 2), u.count > i + 3, u[i + 3] == 58, let om = num(i + 4, 2),
+                  om < 60, oh * 60 + om <= 14 * 60 {  // real offsets run from -12:00 to +14:00
             offset = (oh * 3600 + om * 60) * (u[i] == 43 ? 1 : -1)
             i += 6
         } else { return nil }

@@ -74,6 +74,9 @@ public final class SQLiteContentStore {
     /// The database file.
     public let path: String
     public let configuration: Configuration
+    /// Opened read-only because the database's place cannot be written (a read-only volume):
+    /// reads work, writes fail with SQLite's read-only error, closing does not checkpoint.
+    public let isReadOnly: Bool
     let connection: Connection
     /// Whether the WAL write buffer is on (only through SQLite's own I/O: see `init`).
     let usesWALWriteBuffer: Bool
@@ -110,8 +113,15 @@ public final class SQLiteContentStore {
         }
         var flags: OpenFlags = [.readWrite, .noMutex, .noFollow]
         if mode == .openOrCreate { flags.insert(.create) }
+        // A document on a read-only volume (or in a folder this user cannot write) is still read:
+        // read-only, without the pragmas that write, and immutable when no WAL is left.
+        isReadOnly = direct && mode == .openExisting && Self.isReadOnlyPlace(path)
         do {
-            if direct {
+            if isReadOnly {
+                let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+                connection = try Connection(path: Self.fileURI(path, query: wal == 0 ? "immutable=1" : "mode=ro"),
+                                            flags: [.readOnly, .noMutex, .noFollow, OpenFlags(rawValue: 0x40)])  // SQLITE_OPEN_URI
+            } else if direct {
                 connection = try Connection(path: path, flags: flags,
                                             vfs: configuration.buffersWALWrites ? CoalescingVFS.name : nil)
             } else {
@@ -122,7 +132,11 @@ public final class SQLiteContentStore {
         }
         do {
             try guarded {
-                try configure()
+                if isReadOnly {
+                    try connection.execute("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON")
+                } else {
+                    try configure()
+                }
                 try prepareSchema()
             }
         } catch {
@@ -197,10 +211,34 @@ public final class SQLiteContentStore {
     /// error is thrown.
     public func close() throws(SQLiteEngineError) {
         var first: SQLiteEngineError?
-        if configuration.journalMode == .wal {
+        if configuration.journalMode == .wal && !isReadOnly {
             do { try checkpointTruncate() } catch { first = error }
         }
         do { try connection.close() } catch { first = first ?? SQLiteEngineError(error, file: path) }
         if let first { throw first }
+    }
+}
+
+extension SQLiteContentStore {
+    /// Whether the database file, or its folder, cannot be written: a read-only mount (EROFS,
+    /// even for root) or permissions.
+    static func isReadOnlyPlace(_ path: String) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        return access(path, W_OK) != 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0
+    }
+
+    /// `file:` URI of a path, percent-encoded so that `?`, `#` and `%` in folder names stay path.
+    static func fileURI(_ path: String, query: String) -> String {
+        var out = "file:"
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+            }
+        }
+        return out + "?" + query
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate."
-    static let usage = "lnote bench codec|save|journal|sqlite|render|migrate [--json] [OPTIONS]"
+    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate, import."
+    static let usage = "lnote bench codec|save|journal|sqlite|render|migrate|import [--json] [OPTIONS]"
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),
@@ -13,6 +13,7 @@ struct BenchCommand: Command {
         ("sqlite", { try await SQLiteBench.run(arguments: $0) }),
         ("render", { try await RenderBench.run(arguments: $0) }),
         ("migrate", { try await MigrateBench.run(arguments: $0) }),
+        ("import", { try await ImportBench.run(arguments: $0) }),
         ("_open", SaveBench.openProbe),
     ]
     let name: String
