@@ -101,11 +101,14 @@ public enum PackageArchive {
     /// Checks the archive and lists its files (package-relative paths, folders dropped) with
     /// their entries, inflating nothing: the caller streams the ones it wants with
     /// `ZipReader.stream(_:chunkSize:into:)`.
+    /// - Returns: also the id of the archive's `<UUID>.lnote/` top folder, when it has one.
     public static func files(in data: Data, limits: ZipReader.Limits = defaultLimits) throws(ArchiveError)
-        -> (reader: ZipReader, files: [(path: String, entry: ZipReader.Entry)]) {
+        -> (reader: ZipReader, files: [(path: String, entry: ZipReader.Entry)], topFolder: UUID?) {
         let zip = try open(data, limits: limits)
         let files = zip.reader.entries.filter { !$0.isDirectory }.map { (String($0.path.dropFirst(zip.prefixLength)), $0) }
-        return (zip.reader, files)
+        let top = zip.prefixLength > 0 ? zip.reader.entries.first.flatMap { topFolderPrefix(of: $0.path) }
+            .flatMap { PackageLayout.packageFolderID(Substring($0.dropLast())) } : nil
+        return (zip.reader, files, top)
     }
 
     // MARK: - Private

@@ -66,6 +66,11 @@ public struct DocumentMetadata: Codable, Sendable, Equatable {
     public var codec: String
     /// Pages in reading order.
     public var pages: [PageEntry]
+    /// The checksum of each asset file the store wrote, by asset id (canonical UUID string):
+    /// `crc32c:` and 8 lower-case hexadecimal digits. Checked by `lnote verify` (and so by every
+    /// import). Absent in packages written before it existed, and for assets they hold: nothing
+    /// to check, read as before.
+    public var assetChecksums: [String: String]?
 
     public init(id: UUID, title: String, created: Date, modified: Date, engine: EngineKind = .snapshot,
                 codec: SampleCodecID = .compact, pages: [PageEntry] = []) {
@@ -146,12 +151,14 @@ enum PackageJSON {
         var id: String?
         var coverPageID: String?
         var pages: [Page]?
+        var assetChecksums: [String: String]?
     }
 
     private static func checkWrittenIDs(_ bytes: [UInt8], path: String) throws(StoreError) {
         guard let ids = try? JSONDecoder().decode(WrittenIDs.self, from: Data(bytes)) else { return }  // reported by the full decode
         var all = [ids.id, ids.coverPageID].compactMap { $0 }
         for p in ids.pages ?? [] { all += [p.id].compactMap { $0 } + (p.assets ?? []) }
+        all += (ids.assetChecksums ?? [:]).keys
         for s in all where !UUID.isCanonicalString(s) {
             throw .corruptFile(path: path, reason: "\(s.debugDescription) is not an id in the canonical form (36 characters, upper-case hexadecimal 8-4-4-4-12)")
         }
@@ -304,5 +311,25 @@ enum ISO8601 {
         let days = era * 146_097 + doe - 719_468
         let secs = days * 86400 + h * 3600 + mi * 60 + se - offset
         return Date(timeIntervalSince1970: Double(secs * 1000 + milli) / 1000)
+    }
+}
+
+/// The checksum of an asset file as document.json records it.
+enum AssetChecksum {
+    static let prefix = "crc32c:"
+
+    static func of(_ bytes: UnsafeRawBufferPointer) -> String {
+        let v = String(CRC32C.checksum(bytes), radix: 16, uppercase: false)
+        return prefix + String(repeating: "0", count: 8 - v.count) + v
+    }
+
+    static func of(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { of($0) } }
+    static func of(_ data: Data) -> String { data.withUnsafeBytes { of($0) } }
+
+    /// Whether a recorded value has the one form this build writes.
+    static func isWellFormed(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        guard u.count == prefix.utf8.count + 8, s.hasPrefix(prefix) else { return false }
+        return u.suffix(8).allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
     }
 }

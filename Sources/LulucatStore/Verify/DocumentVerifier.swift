@@ -100,6 +100,22 @@ public struct DocumentVerifier: Sendable {
             add(.warning, package.assetPath(asset, ext: ext), "orphan asset (no page shows it); removed when the document closes")
         }
         for name in assetsOnDisk.strangers { add(.warning, package.assetsPath + "/" + name, "not an asset name this format knows") }
+        // Asset bytes against the checksums document.json records (packages from before have none).
+        for (asset, ext) in assetsOnDisk.assets.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+            guard let recorded = doc.assetChecksums?[asset.uuidString] else { continue }
+            let path = package.assetPath(asset, ext: ext)
+            guard AssetChecksum.isWellFormed(recorded) else {
+                add(.error, package.documentPath, "the checksum of asset \(asset) is \(recorded.debugDescription), not crc32c:<8 hex digits>")
+                continue
+            }
+            do {
+                let bytes = try fs.readFile(path, limit: Int(ImportLimits.maxAssetSize))
+                let actual = AssetChecksum.of(bytes)
+                if actual != recorded { add(.error, path, "the asset's bytes do not match its checksum (\(actual), document.json records \(recorded)): it is damaged") }
+            } catch {
+                add(.error, path, "\(error)")
+            }
+        }
 
         if let scan = try? PackageReader.scanPages(package, fileSystem: fs) {
             let listed = Set(doc.pages.map(\.id))

@@ -54,7 +54,7 @@ final class ImportPlace: @unchecked Sendable {
         let zip = place.root + "/dots.zip"
         try DocumentTransfer.exportArchive(package.id, from: place.source, to: zip)
         let data = try Data(contentsOf: URL(fileURLWithPath: zip))
-        let (_, files) = try PackageArchive.files(in: data)
+        let (_, files, _) = try PackageArchive.files(in: data)
         let pageEntry = try #require(files.first { $0.path.hasPrefix("pages/") }?.entry)
         #expect(pageEntry.uncompressedSize > 1 << 20 && pageEntry.uncompressedSize / pageEntry.compressedSize > 200)
 
