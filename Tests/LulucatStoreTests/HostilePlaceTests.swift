@@ -155,6 +155,16 @@ func isRefusal(_ error: any Error, _ kind: String? = nil) -> Bool {
         }
     }
 
+    @Test func aFIFOAsTheSQLiteDatabaseIsRefused() async throws {
+        let h = HostileLibrary()
+        let (package, page, _) = try await h.document("SQLite", engine: .sqlite)
+        try makeFIFO(package.contentDatabasePath)
+        #expect { _ = try StoredPage.read(package, page: page) } throws: { "\($0)".contains("not a regular file") }
+        #expect(DocumentVerifier().verify(package).contains { $0.severity == .error })
+        await #expect(throws: (any Error).self) { _ = try await h.library.open(package.id) }
+        #expect(try PosixFileSystem().info(package.contentDatabasePath)?.kind == .other)
+    }
+
     // MARK: Symbolic links at each folder of a package
 
     @Test func aSymlinkedPackageFolderIsRefusedByEveryCommand() async throws {

@@ -259,7 +259,7 @@ enum ISO8601 {
         }
     }
 
-    /// Parses exactly `YYYY-MM-DDTHH:MM:SS[.f]Z` (1 to 9 fraction digits, milliseconds kept) or
+    /// Parses exactly `YYYY-MM-DDTHH:MM:SS[.f]Z` (any fraction digits, milliseconds kept) or
     /// with a `+HH:MM` / `-HH:MM` offset of at most 14:00; a date that does not exist (February
     /// 30), a lower-case `t` or `z`, or an offset like `+99:99` is refused.
     static func date(_ s: String) -> Date? {
@@ -288,7 +288,7 @@ enum ISO8601 {
                 if i - start < 3 { milli = milli * 10 + Int64(u[i] - 48) }
                 i += 1
             }
-            guard i > start, i - start <= 9 else { return nil }
+            guard i > start else { return nil }
             for _ in min(i - start, 3)..<3 { milli *= 10 }
         }
         var offset: Int64 = 0

@@ -102,6 +102,18 @@ public final class SQLiteContentStore {
         self.configuration = configuration
         let direct = SQLiteFileSystemVFS.isDirect(fileSystem)
         usesWALWriteBuffer = direct && configuration.buffersWALWrites
+        if direct {
+            // SQLite opens the file itself: a FIFO, device or link there (or a linked folder on the
+            // way, inside a package) is refused first, through the file layer's walk.
+            let kind: FileKind?
+            do { kind = try PosixFileSystem().info(path)?.kind } catch {
+                throw .database(file: path, SQLiteError(extendedCode: ResultCode.cantOpen.rawValue, message: "\(error)", path: path))
+            }
+            if let kind, kind != .file {
+                throw .database(file: path, SQLiteError(extendedCode: ResultCode.cantOpen.rawValue,
+                                                        message: "\(path) is not a regular file (\(kind)): refused", path: path))
+            }
+        }
         if mode == .openExisting {
             let exists: Bool
             if direct { exists = FileManager.default.fileExists(atPath: path) } else {
