@@ -34,6 +34,13 @@ import LulucatInk
         #expect(findings.contains { $0.severity == .error && $0.path == package.assetPath(asset, ext: "jpg") && $0.message.contains("checksum") })
     }
 
+    @Test func aFileIsCheckedInPiecesWithTheSameResult() throws {
+        let tmp = TemporaryFolder()
+        let bytes = (0..<(3 << 20) + 12_345).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        try Data(bytes).write(to: URL(fileURLWithPath: tmp.path + "/a.jpg"))
+        #expect(try AssetChecksum.ofFile(tmp.path + "/a.jpg", fileSystem: PosixFileSystem()) == AssetChecksum.of(bytes))
+    }
+
     @Test func aPackageWithoutChecksumsReadsAsBefore() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)

@@ -121,6 +121,7 @@ public struct ZipReader: Sendable {
         var crc: UInt32 = 0
         try data.withRawBytes { (archive: UnsafeRawBufferPointer) throws -> Void in
             let compressed = UnsafeRawBufferPointer(rebasing: archive[entry.dataOffset..<entry.dataOffset + Int(entry.compressedSize)])
+            defer { ZipReader.releasePages(compressed) }
             if entry.method == ZipFormat.methodStored {
                 var offset = 0
                 while offset < compressed.count {
@@ -156,6 +157,22 @@ public struct ZipReader: Sendable {
             throw ArchiveError(.checksumMismatch, entry: entry.path,
                                "CRC-32 is \(hex(crc)) but the archive declares \(hex(entry.crc32)): the data is corrupt")
         }
+    }
+
+    /// Tells the kernel the pages of a streamed entry's bytes are not needed again soon: for an
+    /// archive mapped from its file they are dropped from this process's resident memory (they
+    /// are read back from the file if touched), so streaming a large archive costs one entry's
+    /// pages at a time, not the archive's. MADV_PAGEOUT never discards content (anonymous memory
+    /// stays or goes to swap), so it is safe whatever memory `Data` holds; elsewhere, nothing.
+    static func releasePages(_ bytes: UnsafeRawBufferPointer) {
+        #if os(Linux)
+        guard let base = bytes.baseAddress, bytes.count >= 1 << 16 else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = Int(bitPattern: base) / page * page
+        let end = (Int(bitPattern: base) + bytes.count) / page * page  // whole pages only
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, 21)  // MADV_PAGEOUT (Linux 5.4+; EINVAL before)
+        #endif
     }
 
     /// Calls `body` with each file entry (folders skipped) and its checked contents, in archive

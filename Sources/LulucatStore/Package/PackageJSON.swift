@@ -324,6 +324,21 @@ enum AssetChecksum {
     }
 
     static func of(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { of($0) } }
+
+    /// The checksum of a file, read in 1 MiB pieces (an asset is never held whole to check it).
+    static func ofFile(_ path: String, fileSystem fs: any FileSystem) throws(FileError) -> String {
+        let fd = try fs.open(path, .read)
+        defer { try? fs.close(fd) }
+        var crc: UInt32 = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { raw in Result { () throws(FileError) in try fs.read(fd, into: raw) } }.get()
+            if n == 0 { break }
+            crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<n]), continuing: crc) }
+        }
+        let v = String(crc, radix: 16, uppercase: false)
+        return prefix + String(repeating: "0", count: 8 - v.count) + v
+    }
     static func of(_ data: Data) -> String { data.withUnsafeBytes { of($0) } }
 
     /// Whether a recorded value has the one form this build writes.

@@ -109,8 +109,7 @@ public struct DocumentVerifier: Sendable {
                 continue
             }
             do {
-                let bytes = try fs.readFile(path, limit: Int(ImportLimits.maxAssetSize))
-                let actual = AssetChecksum.of(bytes)
+                let actual = try AssetChecksum.ofFile(path, fileSystem: fs)
                 if actual != recorded { add(.error, path, "the asset's bytes do not match its checksum (\(actual), document.json records \(recorded)): it is damaged") }
             } catch {
                 add(.error, path, "\(error)")
