@@ -48,7 +48,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case let .unsupportedVersion(path, found, supported):
             return "\(path) has format version \(found), newer than this build reads (\(supported)); update the app"
         case .invalidIdentifier(let s): return "'\(s)' is not a valid identifier (a UUID is expected)"
-        case let .unexpectedFileKind(path, found): return "\(path) is a \(found), not a regular file"
+        case let .unexpectedFileKind(path, found):
+            let what = found == .symlink ? "symbolic link" : found == .other ? "FIFO, device or socket" : found == .directory ? "folder" : "file"
+            return "\(path) is a \(what), refused: the store follows no links and opens only regular files and folders in a library"
         case .documentInUse(let path): return "document is in use: \(path) is open for writing by another session"
         case .documentNotFound(let s): return "no document '\(s)' in the library"
         case .pageNotFound(let id): return "the document has no page \(id)"

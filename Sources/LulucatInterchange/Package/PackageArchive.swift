@@ -18,6 +18,10 @@ public enum PackageArchive {
         l.maxEntries = 60_000
         l.maxTotalUncompressed = 4 << 30 - 1
         l.maxEntryUncompressed = 2 << 30
+        // No ratio check: deflate cannot pass 1032:1, and a valid page of repeated strokes comes
+        // close (our own export must import back). What an import costs is bounded by the totals,
+        // by the per-file limits of the store's import and by inflating in pieces.
+        l.maxRatio = .max
         return l
     }
 
@@ -92,6 +96,19 @@ public enum PackageArchive {
         try zip.reader.forEachFile { entry, contents in
             try body(String(entry.path.dropFirst(zip.prefixLength)), contents)
         }
+    }
+
+    /// Checks the archive and lists its files (package-relative paths, folders dropped) with
+    /// their entries, inflating nothing: the caller streams the ones it wants with
+    /// `ZipReader.stream(_:chunkSize:into:)`.
+    /// - Returns: also the id of the archive's `<UUID>.lnote/` top folder, when it has one.
+    public static func files(in data: Data, limits: ZipReader.Limits = defaultLimits) throws(ArchiveError)
+        -> (reader: ZipReader, files: [(path: String, entry: ZipReader.Entry)], topFolder: UUID?) {
+        let zip = try open(data, limits: limits)
+        let files = zip.reader.entries.filter { !$0.isDirectory }.map { (String($0.path.dropFirst(zip.prefixLength)), $0) }
+        let top = zip.prefixLength > 0 ? zip.reader.entries.first.flatMap { topFolderPrefix(of: $0.path) }
+            .flatMap { PackageLayout.packageFolderID(Substring($0.dropLast())) } : nil
+        return (zip.reader, files, top)
     }
 
     // MARK: - Private

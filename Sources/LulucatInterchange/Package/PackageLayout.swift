@@ -1,6 +1,7 @@
 // Which paths a document package may contain (SPEC §2), as the export archive allows them.
 
 import Foundation
+import LulucatStore
 
 /// The names a document package holds, relative to the package folder. A name read from an
 /// archive is accepted only if it is exactly one of these shapes, with ids in canonical UUID form
@@ -40,18 +41,11 @@ public enum PackageLayout {
         return UUID(uuidString: String(id))
     }
 
-    /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` with upper-case hex digits, nothing else.
+    /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` with upper-case hex digits, nothing else: the
+    /// store's one rule for ids (`UUID.isCanonicalString`), so an archive accepts exactly the
+    /// names a package may hold.
     public static func isCanonicalUUID(_ s: Substring) -> Bool {
-        let utf8 = Array(s.utf8)
-        guard utf8.count == 36 else { return false }
-        for (i, c) in utf8.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                if c != UInt8(ascii: "-") { return false }
-            } else if !(c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") || c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F")) {
-                return false
-            }
-        }
-        return true
+        UUID.isCanonicalString(s)
     }
 
     /// "ID.ext" -> ("ID", "ext") when there is exactly one dot.

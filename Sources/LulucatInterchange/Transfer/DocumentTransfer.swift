@@ -25,9 +25,30 @@ public enum DocumentTransfer {
     /// Imports a file written by `exportArchive` (or any zip of a package) as a new document. The
     /// archive is untrusted: names, sizes and ratios are checked before anything is inflated, and
     /// the package is verified before it appears in the library. A failed import leaves nothing.
+    ///
+    /// document.json is read and checked first, before anything is written; then only the files
+    /// it accounts for are inflated, each streamed to its file in pieces (memory does not grow
+    /// with an entry's size). Bounds: `PackageArchive.defaultLimits`, `ImportLimits`,
+    /// `PackageLimits` (export-format.md §6).
     public static func importArchive(_ data: Data, into library: Library) throws -> ImportResult {
-        try library.importPackage { write in
-            try PackageArchive.forEachFile(in: data) { path, contents in try write(path, contents) }
+        let (reader, files, topFolder) = try PackageArchive.files(in: data)
+        guard let documentEntry = files.first(where: { $0.path == "document.json" })?.entry else {
+            throw ArchiveError(.malformed, "the archive holds no document.json: it is not an exported document")
+        }
+        guard documentEntry.uncompressedSize <= 16 << 20 else {
+            throw ArchiveError(.limitExceeded, entry: documentEntry.path, "document.json declares \(documentEntry.uncompressedSize) bytes, more than 16 MiB")
+        }
+        let document = try reader.contents(of: documentEntry)
+        // The top folder is the package folder: its name must be the id document.json gives.
+        if let topFolder, let named = try? declaredDocumentID(document), named != topFolder {
+            throw ArchiveError(.malformed, entry: documentEntry.path,
+                               "names document \(named) but the archive's package folder is \(topFolder).lnote: nothing was imported")
+        }
+        var entries: [String: ZipReader.Entry] = [:]
+        for f in files { entries[f.path] = f.entry }
+        return try library.importPackage(document: document, files: files.map { ImportFile(path: $0.path, size: $0.entry.uncompressedSize) }) { path, append in
+            guard let entry = entries[path] else { throw ArchiveError(.malformed, entry: path, "is not in the archive") }
+            try reader.stream(entry, into: append)
         }
     }
 
@@ -80,4 +101,10 @@ public enum DocumentTransfer {
     static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
+}
+
+/// The `id` document.json declares, read on its own (the store checks the rest).
+private func declaredDocumentID(_ document: Data) throws -> UUID? {
+    struct Named: Decodable { var id: String }
+    return UUID(strictString: try JSONDecoder().decode(Named.self, from: document).id)
 }

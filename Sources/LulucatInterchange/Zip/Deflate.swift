@@ -86,4 +86,41 @@ package enum Deflate {
             return .corrupt(message)
         }
     }
+
+    /// Inflates a raw deflate stream in pieces of at most `chunk` bytes, handing each to `sink`,
+    /// never producing more than `limit` bytes: memory stays at one chunk whatever the entry's
+    /// size. The outcome is the same as `inflate(_:into:)` with a `limit + 1` byte buffer.
+    static func inflate(_ input: UnsafeRawBufferPointer, limit: Int, chunk: Int,
+                        into sink: (UnsafeRawBufferPointer) throws -> Void) throws -> InflateOutcome {
+        var stream = z_stream()
+        let rcInit = inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        guard rcInit == Z_OK else { return .corrupt("zlib inflateInit2 failed (\(rcInit))") }
+        defer { inflateEnd(&stream) }
+        stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+        stream.avail_in = uInt(input.count)
+        var buffer = [UInt8](repeating: 0, count: max(1, chunk))
+        var total = 0
+        return try buffer.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) throws -> InflateOutcome in
+            while true {
+                stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(out.count)
+                let rc = CZlib.inflate(&stream, Z_NO_FLUSH)
+                let produced = out.count - Int(stream.avail_out)
+                total += produced
+                if total > limit { return .overflow }
+                if produced > 0 { try sink(UnsafeRawBufferPointer(rebasing: out[..<produced])) }
+                switch rc {
+                case Z_STREAM_END:
+                    return .ended(produced: total, consumed: input.count - Int(stream.avail_in))
+                case Z_OK:
+                    continue
+                case Z_BUF_ERROR:
+                    // No progress possible: the output had room, so the input ran out.
+                    return .truncated(produced: total)
+                default:
+                    return .corrupt(stream.msg.map { String(cString: $0) } ?? "error \(rc)")
+                }
+            }
+        }
+    }
 }

@@ -105,6 +105,76 @@ public struct ZipReader: Sendable {
         return output
     }
 
+    /// Streams `entry`'s uncompressed contents to `sink` in pieces of at most `chunkSize` bytes,
+    /// checking its size and CRC-32 as `contents(of:)` does; memory stays at one piece, whatever
+    /// the entry's size. The checks end with the stream: when this throws, what `sink` received
+    /// must be discarded.
+    /// - Throws: what `contents(of:)` throws, and whatever `sink` throws.
+    public func stream(_ entry: Entry, chunkSize: Int = 1 << 20, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard entry.dataOffset >= 0, entry.compressedSize <= UInt64(data.count),
+              entry.dataOffset <= data.count - Int(entry.compressedSize),
+              entry.uncompressedSize <= limits.maxEntryUncompressed,
+              entry.method == ZipFormat.methodDeflate || entry.compressedSize == entry.uncompressedSize else {
+            throw ArchiveError(.malformed, entry: entry.path, "is not an entry of this archive")
+        }
+        let declared = Int(entry.uncompressedSize)
+        var crc: UInt32 = 0
+        try data.withRawBytes { (archive: UnsafeRawBufferPointer) throws -> Void in
+            let compressed = UnsafeRawBufferPointer(rebasing: archive[entry.dataOffset..<entry.dataOffset + Int(entry.compressedSize)])
+            defer { ZipReader.releasePages(compressed) }
+            if entry.method == ZipFormat.methodStored {
+                var offset = 0
+                while offset < compressed.count {
+                    let piece = UnsafeRawBufferPointer(rebasing: compressed[offset..<min(compressed.count, offset + chunkSize)])
+                    crc = Deflate.crc32(piece, continuing: crc)
+                    try sink(piece)
+                    offset += piece.count
+                }
+                return
+            }
+            let outcome = try Deflate.inflate(compressed, limit: declared, chunk: chunkSize) { piece in
+                crc = Deflate.crc32(piece, continuing: crc)
+                try sink(piece)
+            }
+            switch outcome {
+            case let .ended(produced, consumed):
+                guard produced == declared else {
+                    throw ArchiveError(.sizeMismatch, entry: entry.path, "inflates to \(produced) bytes but the archive declares \(declared)")
+                }
+                guard consumed == compressed.count else {
+                    throw ArchiveError(.sizeMismatch, entry: entry.path,
+                                       "its deflate stream ends after \(consumed) of the \(compressed.count) compressed bytes declared")
+                }
+            case .overflow:
+                throw ArchiveError(.sizeMismatch, entry: entry.path, "inflates to more than the \(declared) bytes the archive declares")
+            case .truncated(let produced):
+                throw ArchiveError(.truncated, entry: entry.path, "its deflate stream is cut short after \(produced) of \(declared) bytes")
+            case .corrupt(let message):
+                throw ArchiveError(.malformed, entry: entry.path, "invalid deflate data (\(message))")
+            }
+        }
+        guard crc == entry.crc32 else {
+            throw ArchiveError(.checksumMismatch, entry: entry.path,
+                               "CRC-32 is \(hex(crc)) but the archive declares \(hex(entry.crc32)): the data is corrupt")
+        }
+    }
+
+    /// Tells the kernel the pages of a streamed entry's bytes are not needed again soon: for an
+    /// archive mapped from its file they are dropped from this process's resident memory (they
+    /// are read back from the file if touched), so streaming a large archive costs one entry's
+    /// pages at a time, not the archive's. MADV_PAGEOUT never discards content (anonymous memory
+    /// stays or goes to swap), so it is safe whatever memory `Data` holds; elsewhere, nothing.
+    static func releasePages(_ bytes: UnsafeRawBufferPointer) {
+        #if os(Linux)
+        guard let base = bytes.baseAddress, bytes.count >= 1 << 16 else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = Int(bitPattern: base) / page * page
+        let end = (Int(bitPattern: base) + bytes.count) / page * page  // whole pages only
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, 21)  // MADV_PAGEOUT (Linux 5.4+; EINVAL before)
+        #endif
+    }
+
     /// Calls `body` with each file entry (folders skipped) and its checked contents, in archive
     /// order. Only one entry's contents is alive at a time.
     public func forEachFile(_ body: (Entry, Data) throws -> Void) throws {

@@ -11,16 +11,24 @@ public struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
     public var operation: String
     public var path: String
     public var errno: Int32
+    /// Set when the call was refused because `path` is not the kind of file it must be: what is
+    /// there instead ("FIFO", "symbolic link", "character device", ...).
+    public var found: String?
 
-    public init(_ operation: String, path: String, errno: Int32) {
+    public init(_ operation: String, path: String, errno: Int32, found: String? = nil) {
         self.operation = operation
         self.path = path
         self.errno = errno
+        self.found = found
     }
 
     public var description: String {
-        "could not \(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))"
+        if let found { return "could not \(operation) \(path): it is a \(found), and the store follows no links and opens only regular files and folders" }
+        return "could not \(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))"
     }
+
+    /// The call was refused because a link, FIFO, device or socket is where a file or folder should be.
+    public var isUnexpectedKind: Bool { found != nil }
 
     /// The disk (or the quota) is full.
     public var isOutOfSpace: Bool { errno == ENOSPC || errno == EDQUOT }

@@ -61,6 +61,32 @@ extension FileSystem {
         try data.withUnsafeBytes { raw in Result { () throws(FileError) in try writeAtomically(raw, to: path) } }.get()
     }
 
+    /// Like `writeAtomically(_:to:)` for contents that arrive in pieces: `produce` is given a
+    /// function that appends one piece to the temporary file, so a large file is never held in
+    /// memory. The file appears at `path` only when `produce` returns and the data is synced;
+    /// if `produce` (or a write) throws, the temporary file is removed and the error rethrown.
+    public func writeAtomically(to path: String, _ produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        let (dir, name) = splitPath(path)
+        let temp = dir + "/" + temporaryFilePrefix + UUID().uuidString + "-" + name
+        let fd = try open(temp, .createExclusive)
+        do {
+            try produce { piece in try write(fd, piece) }
+            try sync(fd)
+        } catch {
+            try? close(fd)
+            try? unlink(temp)
+            throw error
+        }
+        do {
+            try close(fd)
+            try rename(temp, to: path)
+        } catch {
+            try? unlink(temp)
+            throw error
+        }
+        try syncDirectory(dir)
+    }
+
     /// Writes all of `bytes` at the current offset.
     public func write(_ fd: FileDescriptor, _ bytes: [UInt8]) throws(FileError) {
         try bytes.withUnsafeBytes { raw in Result { () throws(FileError) in try write(fd, raw) } }.get()

@@ -33,7 +33,10 @@ public enum OpenMode: Sendable, Equatable {
 }
 
 /// Every file system call the store makes, each wrapped once. Paths are absolute. No call follows a
-/// symbolic link at the last component (O_NOFOLLOW); a link where a file should be is an error.
+/// symbolic link at the last component (O_NOFOLLOW), nor at any folder from the package down (the
+/// first `*.lnote`, `.lnote-tmp-*` or `.trash` component); `open` and `lock` open only regular
+/// files and never wait (a FIFO or a device is refused). A link, FIFO or device where a file or
+/// folder should be is a `FileError` whose `found` names it.
 public protocol FileSystem: Sendable {
     func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor
     /// Writes all of `bytes` at the current offset, looping over short writes.

@@ -1,4 +1,6 @@
 // The real file system: one wrapper per system call, retrying EINTR, errno turned into FileError.
+// Paths inside a package are walked folder by folder without following links, and only regular
+// files are opened (non-blocking, checked on the descriptor): see `walkToParent`.
 
 #if canImport(Glibc)
 import Glibc
@@ -22,14 +24,22 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor {
-        var flags = O_CLOEXEC | O_NOFOLLOW
+        // O_NONBLOCK: opening a FIFO or a device must never wait; what was opened is checked on the
+        // descriptor before a byte is read. It changes nothing for a regular file.
+        var flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
         switch mode {
         case .read: flags |= O_RDONLY
         case .createExclusive: flags |= O_WRONLY | O_CREAT | O_EXCL
         case .append: flags |= O_WRONLY | O_CREAT | O_APPEND
         case .readWrite: flags |= O_RDWR
         }
-        let fd = try call("open", path) { Glibc_open(path, flags, 0o644) }
+        let (dir, name) = try walkToParent(path, "open")
+        defer { closeQuietly(dir) }
+        let fd: Int32
+        do { fd = try call("open", path) { openAt(dir, name, flags, 0o644) } } catch {
+            throw explained(error, dir: dir, name: name, path: path)
+        }
+        try requireRegularFile(fd, path: path, "open")
         return FileDescriptor(rawValue: fd)
     }
 
@@ -91,42 +101,45 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func rename(_ from: String, to: String) throws(FileError) {
-        _ = try call("rename", "\(from) to \(to)") {
-            #if canImport(Glibc)
-            Glibc.rename(from, to)
-            #else
-            Darwin.rename(from, to)
-            #endif
-        }
+        let (fromDir, fromName) = try walkToParent(from, "rename")
+        defer { closeQuietly(fromDir) }
+        let (toDir, toName) = try walkToParent(to, "rename")
+        defer { closeQuietly(toDir) }
+        _ = try call("rename", "\(from) to \(to)") { renameat(fromDir, fromName, toDir, toName) }
     }
 
     public func unlink(_ path: String) throws(FileError) {
-        _ = try call("remove", path) {
-            #if canImport(Glibc)
-            Glibc.unlink(path)
-            #else
-            Darwin.unlink(path)
-            #endif
-        }
+        let (dir, name) = try walkToParent(path, "remove")
+        defer { closeQuietly(dir) }
+        _ = try call("remove", path) { unlinkat(dir, name, 0) }
     }
 
     public func makeDirectory(_ path: String) throws(FileError) {
-        _ = try call("create directory", path) { mkdir(path, 0o755) }
+        let (dir, name) = try walkToParent(path, "create directory")
+        defer { closeQuietly(dir) }
+        _ = try call("create directory", path) { mkdirat(dir, name, 0o755) }
     }
 
     public func removeDirectory(_ path: String) throws(FileError) {
-        _ = try call("remove directory", path) { rmdir(path) }
+        let (dir, name) = try walkToParent(path, "remove directory")
+        defer { closeQuietly(dir) }
+        _ = try call("remove directory", path) { unlinkat(dir, name, AT_REMOVEDIR) }
     }
 
     public func syncDirectory(_ path: String) throws(FileError) {
-        let fd = try call("open directory", path) { Glibc_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
-        defer { _ = try? close(FileDescriptor(rawValue: fd)) }
+        let fd = try openDirectory(path, "open directory")
+        defer { closeQuietly(fd) }
         _ = try call("fsync directory", path) { fsync(fd) }
     }
 
     public func contentsOfDirectory(_ path: String) throws(FileError) -> [String] {
-        guard let dir = opendir(path) else { throw FileError("list", path: path, errno: errno) }
-        defer { closedir(dir) }
+        let fd = try openDirectory(path, "list")
+        guard let dir = fdopendir(fd) else {
+            let e = errno
+            closeQuietly(fd)
+            throw FileError("list", path: path, errno: e)
+        }
+        defer { closedir(dir) }  // closes fd too
         var names: [String] = []
         while true {
             errno = 0
@@ -143,23 +156,31 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func info(_ path: String) throws(FileError) -> FileInfo? {
+        let dir: Int32, name: String
+        do { (dir, name) = try walkToParent(path, "stat") } catch {
+            // Nothing there (or a file where a folder would be) is "nothing there"; a link is not.
+            if error.found == nil && (error.errno == ENOENT || error.errno == ENOTDIR) { return nil }
+            throw error
+        }
+        defer { closeQuietly(dir) }
         var st = stat()
-        if lstat(path, &st) == -1 {
+        if fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == -1 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw FileError("stat", path: path, errno: errno)
         }
-        let kind: FileKind
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: kind = .file
-        case S_IFDIR: kind = .directory
-        case S_IFLNK: kind = .symlink
-        default: kind = .other
-        }
-        return FileInfo(kind: kind, size: Int(st.st_size))
+        return FileInfo(kind: Self.kind(st.st_mode), size: Int(st.st_size))
     }
 
     public func lock(_ path: String) throws(FileError) -> FileDescriptor {
-        let fd = try call("open lock", path) { Glibc_open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644) }
+        let (dir, name) = try walkToParent(path, "open lock")
+        defer { closeQuietly(dir) }
+        let fd: Int32
+        do {
+            fd = try call("open lock", path) { openAt(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o644) }
+        } catch {
+            throw explained(error, dir: dir, name: name, path: path)
+        }
+        try requireRegularFile(fd, path: path, "open lock")
         // flock locks belong to the open file description, so a second open in the same process
         // conflicts too: exactly one session per document, in or across processes.
         if flock(fd, LOCK_EX | LOCK_NB) == -1 {
@@ -176,12 +197,148 @@ public struct PosixFileSystem: FileSystem {
     }
 }
 
-/// `open` is variadic in C; this fixes its three arguments for Swift.
+// MARK: Walking a path without following links
+
+extension PosixFileSystem {
+    /// Whether a path component is one the store owns: a document package (`*.lnote`), a staging
+    /// folder (`.lnote-tmp-*`) or the trash (`.trash`). From the first such component down, every
+    /// component is opened relative to its parent with O_NOFOLLOW, so a link planted anywhere
+    /// inside a package (the package itself, `pages/`, `assets/`, ...) is refused, never followed.
+    /// The folders above it (the library root and its parents) are the user's and may be links.
+    static func isOwnedComponent(_ name: Substring) -> Bool {
+        name.hasSuffix("." + DocumentPackage.pathExtension) || name.hasPrefix(temporaryFilePrefix) || name == ".trash"
+    }
+
+    /// Opens the folder that holds `path`'s last component and returns it with that name. The
+    /// part above the first owned component is opened as a path; each owned folder below it is
+    /// opened with `openat(parent, name, O_DIRECTORY | O_NOFOLLOW)`.
+    func walkToParent(_ path: String, _ op: String) throws(FileError) -> (Int32, String) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard let last = parts.last else { throw FileError(op, path: path, errno: EINVAL) }
+        let folders = parts.dropLast()
+        let owned = parts.firstIndex(where: Self.isOwnedComponent) ?? parts.endIndex
+        let outer = (path.hasPrefix("/") ? "/" : "") + folders[..<min(owned, folders.endIndex)].joined(separator: "/")
+        var fd = try call(op, outer) { openPath(outer.isEmpty ? "." : outer, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
+        var walked = outer
+        var index = owned
+        while index < folders.endIndex {
+            let name = String(folders[index])
+            walked += (walked.hasSuffix("/") || walked.isEmpty ? "" : "/") + name
+            index += 1
+            if name == "." { continue }
+            if name == ".." {
+                closeQuietly(fd)
+                throw FileError(op + " (a '..' inside a package)", path: path, errno: EINVAL)
+            }
+            let parent = fd
+            let next: Int32
+            do {
+                next = try call(op, walked) { openAt(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0) }
+            } catch {
+                let e = explained(error, dir: parent, name: name, path: walked)
+                closeQuietly(parent)
+                throw e
+            }
+            closeQuietly(parent)
+            fd = next
+        }
+        if last == ".." && owned < parts.endIndex {
+            closeQuietly(fd)
+            throw FileError(op + " (a '..' inside a package)", path: path, errno: EINVAL)
+        }
+        return (fd, String(last))
+    }
+
+    /// Opens a folder for listing or syncing; an owned folder is opened without following a link.
+    func openDirectory(_ path: String, _ op: String) throws(FileError) -> Int32 {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard let last = parts.last, parts.contains(where: Self.isOwnedComponent) else {
+            return try call(op, path) { openPath(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
+        }
+        _ = last
+        let (dir, name) = try walkToParent(path, op)
+        defer { closeQuietly(dir) }
+        do {
+            return try call(op, path) { openAt(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0) }
+        } catch {
+            throw explained(error, dir: dir, name: name, path: path)
+        }
+    }
+
+    /// Turns an ELOOP or ENOTDIR from an open into "it is a symbolic link" (or a FIFO, ...) when
+    /// that is what is there, so the caller can tell a planted link from a missing file.
+    func explained(_ error: FileError, dir: Int32, name: String, path: String) -> FileError {
+        guard error.errno == ELOOP || error.errno == ENOTDIR || error.errno == ENXIO else { return error }
+        var st = stat()
+        guard fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return error }
+        let kind = st.st_mode & S_IFMT
+        if kind == S_IFDIR && error.errno == ENOTDIR { return error }
+        if kind == S_IFREG { return error }
+        return FileError(error.operation, path: path, errno: error.errno, found: Self.kindName(st.st_mode))
+    }
+
+    /// Refuses (and closes) a descriptor that is not a regular file: a FIFO, a device or a socket
+    /// opened where a package file should be.
+    func requireRegularFile(_ fd: Int32, path: String, _ op: String) throws(FileError) {
+        var st = stat()
+        if fstat(fd, &st) == -1 {
+            let e = errno
+            closeQuietly(fd)
+            throw FileError("stat", path: path, errno: e)
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            closeQuietly(fd)
+            throw FileError(op, path: path, errno: EINVAL, found: Self.kindName(st.st_mode))
+        }
+    }
+
+    static func kind(_ mode: mode_t) -> FileKind {
+        switch mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symlink
+        default: return .other
+        }
+    }
+
+    static func kindName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "regular file"
+        case S_IFDIR: return "folder"
+        case S_IFLNK: return "symbolic link"
+        case S_IFIFO: return "FIFO"
+        case S_IFCHR: return "character device"
+        case S_IFBLK: return "block device"
+        case S_IFSOCK: return "socket"
+        default: return "special file"
+        }
+    }
+}
+
 @inline(__always)
-private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+private func closeQuietly(_ fd: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(fd)
+    #else
+    _ = Darwin.close(fd)
+    #endif
+}
+
+/// `open` and `openat` are variadic in C; these fix their arguments for Swift.
+@inline(__always)
+private func openPath(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     #if canImport(Glibc)
     return Glibc.open(path, flags, mode)
     #else
     return Darwin.open(path, flags, mode)
+    #endif
+}
+
+@inline(__always)
+private func openAt(_ dir: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.openat(dir, name, flags, mode)
+    #else
+    return Darwin.openat(dir, name, flags, mode)
     #endif
 }

@@ -22,13 +22,26 @@ extension StoreError {
 extension Library {
     /// Calls `body` with the package and its files (relative paths) while holding the document's
     /// lock, so no session changes it while it is read (an export sees one consistent state).
+    ///
+    /// On a read-only place (a read-only volume, a folder this user cannot write) no lock can be
+    /// taken and none is needed, since no writer can change the package there: the files are read
+    /// without it (a SQLite document is not checkpointed; one whose WAL still holds changes is
+    /// refused, as its database file alone would be stale).
     public func withConsistentFiles<T>(_ id: UUID, _ body: (DocumentPackage, [String]) throws -> T) throws -> T {
         let fs = fileSystem
         let package = self.package(id)
-        let lock = try package.lockForWriting(fs)
-        defer { fs.unlock(lock) }
-        _ = try PackageReader.readDocument(package, fileSystem: fs)
-        try EngineHooks.prepareForCopy(package, fileSystem: fs)
+        var lock: FileDescriptor?
+        do { lock = try package.lockForWriting(fs) } catch {
+            guard case .file(let e) = error, e.errno == EROFS || e.errno == EACCES || e.errno == EPERM else { throw error }
+        }
+        defer { if let lock { fs.unlock(lock) } }
+        let doc = try PackageReader.readDocument(package, fileSystem: fs)
+        if lock != nil {
+            try EngineHooks.prepareForCopy(package, fileSystem: fs)
+        } else if doc.engine == .sqlite,
+                  let wal = try StoreError.io({ () throws(FileError) in try fs.info(package.contentDatabasePath + "-wal") }), wal.size > 0 {
+            throw StoreError.invalidArgument("\(package.path) is read-only and its SQLite WAL holds changes not yet in content.sqlite; open it once where it can be written")
+        }
         let files = ["document.json", "manifest.json"] + (try PackageReader.contentFiles(package, fileSystem: fs))
         return try body(package, files)
     }
@@ -113,5 +126,182 @@ enum EngineHooks {
     /// Called with the document's lock held, so no session writes while the files are copied.
     static func prepareForCopy(_ package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) {
         try PackageReader.readDocument(package, fileSystem: fileSystem).engine.prepareForCopy(package, fileSystem: fileSystem)
+    }
+}
+
+// MARK: - Bounded, streamed import
+
+/// What an import may cost, whatever the archive claims (export-format.md §6). Every document the
+/// store writes stays within them: a page file is at most `PackageLimits.maxPageFileSize`, and
+/// the rest are what the archive's own limits bound.
+public enum ImportLimits {
+    /// Files an import writes that document.json does not account for (orphan assets): at most
+    /// this many, and at most `maxOrphanBytes` in all; the rest are skipped, not written.
+    public static let maxOrphanAssets = 64
+    public static let maxOrphanBytes: UInt64 = 64 << 20
+    /// One asset or thumbnail file.
+    public static let maxAssetSize: UInt64 = 256 << 20
+    public static let maxThumbnailSize: UInt64 = 16 << 20
+    /// The SQLite engine's database, whole.
+    public static let maxDatabaseSize: UInt64 = 4 << 30 - 1
+}
+
+/// One file an import may bring in: its package-relative path, its declared size, and a function
+/// that streams its bytes (checked as they come: a size or checksum mismatch throws at the end).
+public struct ImportFile: Sendable {
+    public var path: String
+    public var size: UInt64
+    public init(path: String, size: UInt64) { self.path = path; self.size = size }
+}
+
+extension Library {
+    /// Imports a package from elsewhere, bounded and streamed.
+    ///
+    /// `document` (document.json) is decoded and checked before anything is written. Then only
+    /// the files it accounts for are written (page files and journals of listed pages, the
+    /// database of a SQLite document, thumbnails of listed pages, assets the pages list, and at
+    /// most `ImportLimits.maxOrphanAssets` others), each streamed by `copy` into a staging
+    /// folder, never held whole in memory. Every other file is skipped (reported as a finding),
+    /// never inflated. The staged package is checked as `lnote verify` checks it and claimed
+    /// atomically: the rename fails if the id's folder appeared meanwhile, and the document gets
+    /// a new id. On any failure the staging folder is removed.
+    /// - Parameter copy: streams one file's bytes to the function it is given.
+    public func importPackage(document: Data, files: [ImportFile],
+                              copy: (_ path: String, _ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> ImportResult {
+        var doc = try PackageJSON.decodeDocument([UInt8](document), path: "document.json (imported)")
+        var findings: [Finding] = []
+        let listedPages = Set(doc.pages.map(\.id))
+        let listedAssets = Set(doc.pages.flatMap(\.assets))
+        var keep: [ImportFile] = []
+        var seen = Set<String>()
+        var orphans = 0
+        var orphanBytes: UInt64 = 0
+        for file in files {
+            guard Library.isPackageFile(file.path) else { throw StoreError.invalidArgument("'\(file.path)' is not a file of a document package") }
+            guard seen.insert(file.path).inserted else { throw StoreError.invalidArgument("'\(file.path)' appears twice") }
+            func skip(_ why: String) { findings.append(Finding(.warning, file.path, "not imported: \(why)")) }
+            func tooLarge(_ limit: UInt64) throws {
+                if file.size > limit {
+                    throw StoreError.invalidArgument("'\(file.path)' declares \(file.size) bytes, more than the limit of \(limit); nothing was imported")
+                }
+            }
+            let parts = file.path.split(separator: "/")
+            switch parts.count == 2 ? String(parts[0]) : file.path {
+            case "document.json", "manifest.json":
+                continue  // read above; the manifest is rebuilt
+            case "content.sqlite":
+                guard doc.engine == .sqlite else { skip("the document does not use the SQLite engine"); continue }
+                try tooLarge(ImportLimits.maxDatabaseSize)
+            case "pages":
+                guard let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: ["content", "journal"]), listedPages.contains(id) else {
+                    skip("a page document.json does not list"); continue
+                }
+                try tooLarge(UInt64(file.path.hasSuffix(".journal") ? PackageLimits.maxJournalFileSize : PackageLimits.maxPageFileSize))
+            case "thumbnails":
+                guard let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: ["jpg"]), listedPages.contains(id) else {
+                    skip("the thumbnail of a page document.json does not list"); continue
+                }
+                try tooLarge(ImportLimits.maxThumbnailSize)
+            case "assets":
+                try tooLarge(ImportLimits.maxAssetSize)
+                if let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: DocumentPackage.assetExtensions), listedAssets.contains(id) { break }
+                guard orphans < ImportLimits.maxOrphanAssets, orphanBytes + file.size <= ImportLimits.maxOrphanBytes else {
+                    skip("an asset no page lists, beyond the \(ImportLimits.maxOrphanAssets) (\(ImportLimits.maxOrphanBytes >> 20) MiB) kept"); continue
+                }
+                orphans += 1
+                orphanBytes += file.size
+            default:
+                skip("not a file of the package layout"); continue
+            }
+            keep.append(file)
+        }
+
+        try prepare()
+        let fs = fileSystem
+        let stagingID = UUID()
+        let staging = DocumentPackage(unchecked: root + "/" + temporaryFilePrefix + "import-" + stagingID.uuidString, id: stagingID)
+        var stagingLock: FileDescriptor?
+        defer { if let stagingLock { fs.unlock(stagingLock) } }
+        do {
+            try StoreError.io { () throws(FileError) in
+                try fs.makeDirectory(staging.path)
+            }
+            // Held until the package is in place (it becomes the document's own lock): a live
+            // import's staging folder is told from a killed one's by this lock.
+            stagingLock = try staging.lockForWriting(fs)
+            try StoreError.io { () throws(FileError) in
+                for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.makeDirectory(dir) }
+            }
+            for file in keep {
+                try fs.writeAtomically(to: staging.path + "/" + file.path) { append in try withoutActuallyEscaping(append) { a in try copy(file.path, a) } }
+            }
+            // Page metadata in document.json is derived from the pages (a document exported from a
+            // session that was killed may lag them): brought in line, as an open after a crash does.
+            let staged = DocumentPackage(unchecked: staging.path, id: doc.id)
+            if let engine = try? DocumentSession.makeEngine(doc, package: staged, fileSystem: fs) {
+                for i in doc.pages.indices {
+                    if let content = try? engine.loadPage(doc.pages[i].id) { _ = doc.pages[i].reconcile(with: content) }
+                }
+                try? engine.close()
+            }
+            var renumbered = false
+            func taken(_ id: UUID) throws(StoreError) -> Bool {
+                try StoreError.io { () throws(FileError) in
+                    let inLibrary = try fs.info(package(id).path) != nil
+                    let inTrash = try fs.info(trashPath + "/" + DocumentPackage.directoryName(id)) != nil
+                    return inLibrary || inTrash
+                }
+            }
+            if try taken(doc.id) { doc.id = UUID(); renumbered = true }
+            for attempt in 0..<3 {
+                // The manifest is a cache: always rebuilt from the imported truth.
+                try StoreError.io { () throws(FileError) in
+                    try fs.writeAtomically(PackageJSON.encode(doc), to: staging.documentPath)
+                    try fs.writeAtomically(PackageJSON.encode(Manifest(doc)), to: staging.manifestPath)
+                }
+                if attempt == 0 {
+                    let check = DocumentPackage(unchecked: staging.path, id: doc.id)
+                    findings += DocumentVerifier(fileSystem: fs).verify(check)
+                    let errors = findings.filter { $0.severity == .error }
+                    guard errors.isEmpty else { throw StoreError.importRejected(errors) }
+                }
+                let final = package(doc.id)
+                // rename(2) of a folder onto a folder that is not empty fails: the claim of the
+                // id is atomic, and a concurrent import of the same archive loses it cleanly.
+                let claimed = try StoreError.io { () throws(FileError) -> Bool in
+                    try fs.syncDirectory(staging.path)
+                    do throws(FileError) { try fs.rename(staging.path, to: final.path) } catch {
+                        if error.errno == ENOTEMPTY || error.errno == EEXIST { return false }
+                        throw error
+                    }
+                    return true
+                }
+                guard claimed else {
+                    doc.id = UUID()
+                    renumbered = true
+                    continue
+                }
+                try StoreError.io { () throws(FileError) in try fs.syncDirectory(root) }
+                return ImportResult(package: final, renumbered: renumbered, findings: findings)
+            }
+            throw StoreError.invalidArgument("could not claim a document id for the import (the library changed under it three times)")
+        } catch {
+            try? fs.removeTree(staging.path)
+            throw error
+        }
+    }
+
+    /// Staging folders of imports and copies (`.lnote-tmp-*` in the root and the trash): an
+    /// import that was killed leaves one. `lnote verify` reports them; `prepare` (every create
+    /// and import) removes those older than an hour, `removeStaleStagingFolders(olderThan: 0)`
+    /// all of them.
+    public func stagingFolders() -> [String] {
+        var found: [String] = []
+        for folder in [root, trashPath] {
+            for name in (try? fileSystem.contentsOfDirectory(folder)) ?? [] where name.hasPrefix(temporaryFilePrefix) {
+                found.append(folder + "/" + name)
+            }
+        }
+        return found.sorted()
     }
 }

@@ -54,6 +54,11 @@ public struct Library: Sendable {
         for part in root.split(separator: "/", omittingEmptySubsequences: true) {
             let parent = path.isEmpty ? "/" : path
             path += "/" + part
+            // The root and its parents are the user's: a link to a folder there is followed.
+            if try StoreError.io({ () throws(FileError) in try fileSystem.info(path)?.kind }) == .symlink {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { continue }
+            }
             try ensureDurableDirectory(path, parent: parent)
         }
         removeStaleStagingFolders()
@@ -71,8 +76,18 @@ public struct Library: Sendable {
             for name in names where name.hasPrefix(temporaryFilePrefix) {
                 let path = folder + "/" + name
                 // Folder times come from the real file system; a simulated one has none to give.
-                guard let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                      Date().timeIntervalSince(modified) > age else { continue }
+                guard let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { continue }
+                let old = Date().timeIntervalSince(modified)
+                // An import holds its staging folder's lock while it runs: one whose lock is free
+                // was left by an import that was killed, and goes at once (after a minute, so an
+                // import between creating the folder and locking it is not disturbed).
+                var abandoned = false
+                if old > 60, (try? fileSystem.fileExists(path + "/.lock")) == true,
+                   let lock = try? fileSystem.lock(path + "/.lock") {
+                    fileSystem.unlock(lock)
+                    abandoned = true
+                }
+                guard abandoned || old > age else { continue }
                 if (try? fileSystem.removeTree(path)) != nil { removed.append(path) }
             }
         }
@@ -338,7 +353,7 @@ extension PackageReader {
         files += pages.pageFiles.map { "pages/" + $0.uuidString + ".content" }
         files += pages.journalFiles.map { "pages/" + $0.uuidString + ".journal" }
         files += try scanAssets(package, fileSystem: fs).assets.map { "assets/" + $0.key.uuidString + "." + $0.value }
-        if try StoreError.io({ () throws(FileError) in try fs.info(package.thumbnailsPath)?.kind == .directory }) {
+        if try folderIsPresent(package.thumbnailsPath, fileSystem: fs) {
             for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.thumbnailsPath) }) {
                 if let (id, _) = DocumentPackage.parseName(name, extensions: ["jpg"]) { files.append("thumbnails/" + id.uuidString + ".jpg") }
             }

@@ -71,19 +71,29 @@ public struct DocumentPackage: Sendable, Hashable {
 }
 
 extension UUID {
-    /// Parses exactly the 36-character 8-4-4-4-12 hexadecimal form, nothing looser.
+    /// Parses exactly the canonical form `UUID.uuidString` writes: 36 bytes, 8-4-4-4-12 upper-case
+    /// hexadecimal digits, nothing looser (no lower case, no braces, nothing after it, not even a
+    /// NUL). One rule for every id the store reads: folder and file names, the package JSON files,
+    /// and the names in an imported archive (`PackageLayout`). A name in another spelling would
+    /// be rebuilt as a different path on a case-sensitive disk.
     public init?(strictString s: String) {
-        let u = Array(s.utf8)
-        guard u.count == 36 else { return nil }
-        for (i, c) in u.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard c == 45 else { return nil }
-            } else {
-                guard (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) else { return nil }
-            }
-        }
-        guard let id = UUID(uuidString: s) else { return nil }
+        guard UUID.isCanonicalString(s), let id = UUID(uuidString: s) else { return nil }
         self = id
+    }
+
+    /// Whether `s` is exactly the canonical form (see `init(strictString:)`).
+    public static func isCanonicalString<S: StringProtocol>(_ s: S) -> Bool {
+        var count = 0
+        for c in s.utf8 {
+            if count == 8 || count == 13 || count == 18 || count == 23 {
+                guard c == 45 else { return false }
+            } else {
+                guard (c >= 48 && c <= 57) || (c >= 65 && c <= 70) else { return false }
+            }
+            count += 1
+            if count > 36 { return false }
+        }
+        return count == 36
     }
 }
 

@@ -66,6 +66,11 @@ public struct DocumentMetadata: Codable, Sendable, Equatable {
     public var codec: String
     /// Pages in reading order.
     public var pages: [PageEntry]
+    /// The checksum of each asset file the store wrote, by asset id (canonical UUID string):
+    /// `crc32c:` and 8 lower-case hexadecimal digits. Checked by `lnote verify` (and so by every
+    /// import). Absent in packages written before it existed, and for assets they hold: nothing
+    /// to check, read as before.
+    public var assetChecksums: [String: String]?
 
     public init(id: UUID, title: String, created: Date, modified: Date, engine: EngineKind = .snapshot,
                 codec: SampleCodecID = .compact, pages: [PageEntry] = []) {
@@ -139,10 +144,31 @@ package enum PackageJSON {
         return bytes
     }
 
+    /// The ids of a package JSON file as written, before Foundation parses them: `UUID(uuidString:)`
+    /// stops at a NUL and takes lower case, the store takes only the canonical form.
+    private struct WrittenIDs: Decodable {
+        struct Page: Decodable { var id: String?; var assets: [String]? }
+        var id: String?
+        var coverPageID: String?
+        var pages: [Page]?
+        var assetChecksums: [String: String]?
+    }
+
+    private static func checkWrittenIDs(_ bytes: [UInt8], path: String) throws(StoreError) {
+        guard let ids = try? JSONDecoder().decode(WrittenIDs.self, from: Data(bytes)) else { return }  // reported by the full decode
+        var all = [ids.id, ids.coverPageID].compactMap { $0 }
+        for p in ids.pages ?? [] { all += [p.id].compactMap { $0 } + (p.assets ?? []) }
+        all += (ids.assetChecksums ?? [:]).keys
+        for s in all where !UUID.isCanonicalString(s) {
+            throw .corruptFile(path: path, reason: "\(s.debugDescription) is not an id in the canonical form (36 characters, upper-case hexadecimal 8-4-4-4-12)")
+        }
+    }
+
     /// Decodes a package JSON file, checking its format name and version.
     static func decodeDocument(_ bytes: [UInt8], path: String) throws(StoreError) -> DocumentMetadata {
         let doc: DocumentMetadata = try decode(bytes, path: path, format: "lulucat.document",
                                                supported: DocumentMetadata.currentFormatVersion)
+        try checkWrittenIDs(bytes, path: path)
         var seen = Set<UUID>()
         for p in doc.pages {
             guard seen.insert(p.id).inserted else { throw .corruptFile(path: path, reason: "page \(p.id) is listed twice") }
@@ -156,6 +182,7 @@ package enum PackageJSON {
 
     static func decodeManifest(_ bytes: [UInt8], path: String) throws(StoreError) -> Manifest {
         let m: Manifest = try decode(bytes, path: path, format: "lulucat.manifest", supported: Manifest.currentFormatVersion)
+        try checkWrittenIDs(bytes, path: path)
         guard m.pageCount >= 0 else { throw .corruptFile(path: path, reason: "negative page count") }
         return m
     }
@@ -224,7 +251,17 @@ enum ISO8601 {
         return "\(p(y, 4))-\(p(m, 2))-\(p(d, 2))T\(p(secs / 3600, 2)):\(p(secs / 60 % 60, 2)):\(p(secs % 60, 2)).\(p(milli, 3))Z"
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` or with a `+HH:MM` / `-HH:MM` offset.
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Parses exactly `YYYY-MM-DDTHH:MM:SS[.f]Z` (any fraction digits, milliseconds kept) or
+    /// with a `+HH:MM` / `-HH:MM` offset of at most 14:00; a date that does not exist (February
+    /// 30), a lower-case `t` or `z`, or an offset like `+99:99` is refused.
     static func date(_ s: String) -> Date? {
         let u = Array(s.utf8)
         func num(_ from: Int, _ count: Int) -> Int64? {
@@ -236,9 +273,9 @@ enum ISO8601 {
             }
             return v
         }
-        guard u.count >= 20, u[4] == 45, u[7] == 45, u[10] == 84 || u[10] == 116, u[13] == 58, u[16] == 58,
+        guard u.count >= 20, u[4] == 45, u[7] == 45, u[10] == 84, u[13] == 58, u[16] == 58,
               let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
-              let se = num(17, 2), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+              let se = num(17, 2), (1...12).contains(mo), d >= 1, d <= daysIn(month: mo, year: y), h < 24, mi < 60, se < 61
         else { return nil }
         var i = 19
         // Milliseconds are what the package keeps: further digits are dropped, so that a parsed
@@ -256,9 +293,10 @@ enum ISO8601 {
         }
         var offset: Int64 = 0
         guard i < u.count else { return nil }
-        if u[i] == 90 || u[i] == 122 {
+        if u[i] == 90 {
             i += 1
-        } else if u[i] == 43 || u[i] == 45, let oh = num(i + 1, 2), u.count > i + 3, u[i + 3] == 58, let om = num(i + 4, 2) {
+        } else if u[i] == 43 || u[i] == 45, let oh = num(i + 1, 2), u.count > i + 3, u[i + 3] == 58, let om = num(i + 4, 2),
+                  om < 60, oh * 60 + om <= 14 * 60 {  // real offsets run from -12:00 to +14:00
             offset = (oh * 3600 + om * 60) * (u[i] == 43 ? 1 : -1)
             i += 6
         } else { return nil }
@@ -273,5 +311,40 @@ enum ISO8601 {
         let days = era * 146_097 + doe - 719_468
         let secs = days * 86400 + h * 3600 + mi * 60 + se - offset
         return Date(timeIntervalSince1970: Double(secs * 1000 + milli) / 1000)
+    }
+}
+
+/// The checksum of an asset file as document.json records it.
+enum AssetChecksum {
+    static let prefix = "crc32c:"
+
+    static func of(_ bytes: UnsafeRawBufferPointer) -> String {
+        let v = String(CRC32C.checksum(bytes), radix: 16, uppercase: false)
+        return prefix + String(repeating: "0", count: 8 - v.count) + v
+    }
+
+    static func of(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { of($0) } }
+
+    /// The checksum of a file, read in 1 MiB pieces (an asset is never held whole to check it).
+    static func ofFile(_ path: String, fileSystem fs: any FileSystem) throws(FileError) -> String {
+        let fd = try fs.open(path, .read)
+        defer { try? fs.close(fd) }
+        var crc: UInt32 = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { raw in Result { () throws(FileError) in try fs.read(fd, into: raw) } }.get()
+            if n == 0 { break }
+            crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<n]), continuing: crc) }
+        }
+        let v = String(crc, radix: 16, uppercase: false)
+        return prefix + String(repeating: "0", count: 8 - v.count) + v
+    }
+    static func of(_ data: Data) -> String { data.withUnsafeBytes { of($0) } }
+
+    /// Whether a recorded value has the one form this build writes.
+    static func isWellFormed(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        guard u.count == prefix.utf8.count + 8, s.hasPrefix(prefix) else { return false }
+        return u.suffix(8).allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
     }
 }

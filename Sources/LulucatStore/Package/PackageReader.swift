@@ -10,7 +10,7 @@ package enum PackageReader {
         let bytes: [UInt8]
         do { bytes = try fs.readFile(path, limit: PackageJSON.maxFileSize) } catch {
             if error.isNotFound { throw .corruptFile(path: path, reason: "the file is missing") }
-            if error.errno == ELOOP { throw .unexpectedFileKind(path: path, found: .symlink) }
+            if error.errno == ELOOP { throw .unexpectedFileKind(path: error.found != nil ? error.path : path, found: .symlink) }
             throw .file(error)
         }
         let doc = try PackageJSON.decodeDocument(bytes, path: path)
@@ -52,6 +52,16 @@ package enum PackageReader {
         return scan
     }
 
+    /// Whether a package folder is there: false when missing; a link, file or FIFO in its place is
+    /// refused (`StoreError.unexpectedFileKind`), never treated as empty and never followed.
+    static func folderIsPresent(_ path: String, fileSystem fs: any FileSystem) throws(StoreError) -> Bool {
+        switch try StoreError.io({ () throws(FileError) in try fs.info(path)?.kind }) {
+        case nil: return false
+        case .directory?: return true
+        case let kind?: throw .unexpectedFileKind(path: path, found: kind)
+        }
+    }
+
     /// Whether a name is `<UUID>.journal.corrupt-<n>`, a damaged journal the journal engine kept aside.
     static func isKeptAsideJournal(_ name: String) -> Bool {
         let marker = ".journal.corrupt-"
@@ -64,7 +74,7 @@ package enum PackageReader {
     static func scanAssets(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> (assets: [UUID: String], strangers: [String]) {
         var assets: [UUID: String] = [:]
         var strangers: [String] = []
-        guard try StoreError.io({ () throws(FileError) in try fs.info(package.assetsPath)?.kind == .directory }) else { return ([:], []) }
+        guard try folderIsPresent(package.assetsPath, fileSystem: fs) else { return ([:], []) }
         for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.assetsPath) }) {
             if let (id, ext) = DocumentPackage.parseName(name, extensions: DocumentPackage.assetExtensions) {
                 assets[id] = ext

@@ -87,6 +87,9 @@ extension DocumentSession {
     func writeAsset(_ data: Data, id: UUID, ext: String) throws(StoreError) {
         let path = package.assetPath(id, ext: ext)
         try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(data, to: path) }
+        // Recorded with the next document.json, after the asset is durable (assets before references).
+        metadata.assetChecksums = (metadata.assetChecksums ?? [:]).merging([id.uuidString: AssetChecksum.of(data)]) { $1 }
+        metadataDirty = true
     }
 
     /// Erases part of a stroke: it is replaced, in its place, by the pieces of it that remain.

@@ -131,6 +131,12 @@ extension DocumentSession {
             for (id, ext) in orphans { try fs.removeIfPresent(package.assetPath(id, ext: ext)) }
             try fs.syncDirectory(package.assetsPath)
         }
+        // Their checksums go too (a checksum of a missing asset is harmless, so this may fail).
+        if var sums = metadata.assetChecksums, orphans.keys.contains(where: { sums[$0.uuidString] != nil }) {
+            for id in orphans.keys { sums[id.uuidString] = nil }
+            metadata.assetChecksums = sums.isEmpty ? nil : sums
+            try? writeMetadata()
+        }
     }
 
     /// Waits until the thumbnails of the pages saved so far are written (they never hold up a save).

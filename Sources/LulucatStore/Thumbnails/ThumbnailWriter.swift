@@ -113,10 +113,17 @@ public actor ThumbnailWriter {
     }
 
     /// Regenerates the thumbnails of a package that are missing, or older than their page (or all
-    /// of them with `all`). Returns what it did.
+    /// of them with `all`), holding the document's lock. Returns what it did; a document open in a
+    /// session is an error finding, nothing written.
     public static func rebuild(_ package: DocumentPackage, all: Bool = false, options: ThumbnailOptions = ThumbnailOptions(),
                                fileSystem fs: any FileSystem = PosixFileSystem()) -> [Finding] {
         var findings: [Finding] = []
+        // The document's lock: a session writing the pages (or another rebuild) is not raced.
+        let lock: FileDescriptor
+        do { lock = try package.lockForWriting(fs) } catch {
+            return [Finding(.error, package.path, "thumbnails not rebuilt: \(error)")]
+        }
+        defer { fs.unlock(lock) }
         guard let doc = try? PackageReader.readDocument(package, fileSystem: fs) else {
             return [Finding(.error, package.documentPath, "cannot be read; thumbnails not rebuilt")]
         }

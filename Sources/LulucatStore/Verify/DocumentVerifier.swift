@@ -16,8 +16,14 @@ public struct DocumentVerifier: Sendable {
         let fs = fileSystem
         func add(_ s: Finding.Severity, _ path: String, _ message: String) { findings.append(Finding(s, path, message)) }
 
-        guard let info = try? fs.info(package.path), info.kind == .directory else {
-            add(.error, package.path, "the package folder is missing or not a folder")
+        let folder: FileInfo?
+        do { folder = try fs.info(package.path) } catch {
+            add(.error, package.path, "\(error)")
+            return findings
+        }
+        guard let folder, folder.kind == .directory else {
+            add(.error, package.path, folder?.kind == .symlink ? "the package folder is a symbolic link (refused: the store follows no links inside a library)"
+                                                                : "the package folder is missing or not a folder")
             return findings
         }
         let doc: DocumentMetadata
@@ -33,11 +39,15 @@ public struct DocumentVerifier: Sendable {
         if (try? fs.info(package.path + "/" + EngineMigration.markerName)) != nil {
             add(.warning, package.path + "/" + EngineMigration.markerName, "an engine migration was interrupted; the \(doc.engine.rawValue) engine's form is the document, the other form's files are removed on the next open")
         }
-        // Links anywhere in the package are refused.
+        // Links, FIFOs and devices anywhere in the package are refused (never followed, never opened).
         for dir in [package.path, package.pagesPath, package.assetsPath, package.thumbnailsPath] {
             guard let names = try? fs.contentsOfDirectory(dir) else { continue }
-            for name in names where (try? fs.info(dir + "/" + name))??.kind == .symlink {
-                add(.error, dir + "/" + name, "a symbolic link where a file should be")
+            for name in names {
+                switch (try? fs.info(dir + "/" + name))??.kind {
+                case .symlink?: add(.error, dir + "/" + name, "a symbolic link where a file or folder should be")
+                case .other?: add(.error, dir + "/" + name, "a FIFO, device or socket where a file should be")
+                default: break
+                }
             }
         }
 
@@ -95,6 +105,21 @@ public struct DocumentVerifier: Sendable {
             add(.warning, package.assetPath(asset, ext: ext), "orphan asset (no page shows it); removed when the document closes")
         }
         for name in assetsOnDisk.strangers { add(.warning, package.assetsPath + "/" + name, "not an asset name this format knows") }
+        // Asset bytes against the checksums document.json records (packages from before have none).
+        for (asset, ext) in assetsOnDisk.assets.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+            guard let recorded = doc.assetChecksums?[asset.uuidString] else { continue }
+            let path = package.assetPath(asset, ext: ext)
+            guard AssetChecksum.isWellFormed(recorded) else {
+                add(.error, package.documentPath, "the checksum of asset \(asset) is \(recorded.debugDescription), not crc32c:<8 hex digits>")
+                continue
+            }
+            do {
+                let actual = try AssetChecksum.ofFile(path, fileSystem: fs)
+                if actual != recorded { add(.error, path, "the asset's bytes do not match its checksum (\(actual), document.json records \(recorded)): it is damaged") }
+            } catch {
+                add(.error, path, "\(error)")
+            }
+        }
 
         if let scan = try? PackageReader.scanPages(package, fileSystem: fs) {
             let listed = Set(doc.pages.map(\.id))

@@ -182,14 +182,19 @@ struct VerifyCommand: Command {
             results.append((p, verifier.verify(p)))
         }
         progress?.done()
+        // What a killed import or copy left in the library: never a document, removed by the next
+        // import or create once an hour old (`lnote repair` of any document removes them at once).
+        let staging = args.positionals.isEmpty
+            ? lib.stagingFolders().map { Finding(.warning, $0, "staging folder of an import or copy that did not finish (removed by the next import)") } : []
         let errors = results.reduce(0) { $0 + $1.1.filter { $0.severity == .error }.count }
-        let warnings = results.reduce(0) { $0 + $1.1.filter { $0.severity == .warning }.count }
+        let warnings = results.reduce(0) { $0 + $1.1.filter { $0.severity == .warning }.count } + staging.count
         if args.flag("json") {
             printJSON([
                 "documents": results.map { p, f -> [String: Any] in
                     ["id": p.id.uuidString, "path": p.path, "ok": !f.contains { $0.severity == .error },
                      "findings": f.map(findingJSON)]
                 },
+                "staging": staging.map { ["severity": $0.severity.rawValue, "path": $0.path, "message": $0.message] },
                 "errors": errors, "warnings": warnings, "ok": errors == 0,
             ])
         } else {
@@ -198,6 +203,7 @@ struct VerifyCommand: Command {
                 print("\(bad ? "FAIL" : "ok  ")  \(p.id.uuidString)")
                 for f in findings { print("      \(terminalSafe("\(f)"))") }
             }
+            for f in staging { print("warn  \(f)") }
             print("\(results.count) document\(results.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
         if errors > 0 { throw ExitCode(code: ExitStatus.failure) }

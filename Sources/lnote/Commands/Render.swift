@@ -59,7 +59,14 @@ struct AssetFiles {
     init(_ package: DocumentPackage) throws {
         self.package = package
         var names: [UUID: String] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: package.assetsPath)) ?? [] {
+        // Through the store's file layer: a linked assets/ folder is refused, not followed.
+        let fs = PosixFileSystem()
+        let listed: [String]
+        do { listed = try fs.contentsOfDirectory(package.assetsPath) } catch {
+            if !error.isNotFound { throw error }
+            listed = []
+        }
+        for name in listed {
             if let (id, ext) = DocumentPackage.parseName(name, extensions: DocumentPackage.assetExtensions) { names[id] = ext }
         }
         self.names = names

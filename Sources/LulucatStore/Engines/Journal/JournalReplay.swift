@@ -51,7 +51,7 @@ package struct JournalReplay {
             if error.isNotFound {
                 return JournalReplay(content: content, encoded: encoded, snapshot: identity, journal: .missing)
             }
-            if error.errno == ELOOP { throw .unexpectedFileKind(path: path, found: .symlink) }
+            if error.errno == ELOOP { throw .unexpectedFileKind(path: error.found != nil ? error.path : path, found: .symlink) }
             throw .file(error)
         }
         return replaying(bytes, path: path, on: content, encoded: encoded, snapshot: identity)

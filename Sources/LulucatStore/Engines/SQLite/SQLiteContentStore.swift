@@ -79,6 +79,9 @@ public final class SQLiteContentStore {
     /// The database file.
     public let path: String
     public let configuration: Configuration
+    /// Opened read-only because the database's place cannot be written (a read-only volume):
+    /// reads work, writes fail with SQLite's read-only error, closing does not checkpoint.
+    public let isReadOnly: Bool
     let connection: Connection
     /// Whether the WAL write buffer is on (only through SQLite's own I/O: see `init`).
     let usesWALWriteBuffer: Bool
@@ -104,6 +107,18 @@ public final class SQLiteContentStore {
         self.configuration = configuration
         let direct = SQLiteFileSystemVFS.isDirect(fileSystem)
         usesWALWriteBuffer = direct && configuration.buffersWALWrites
+        if direct {
+            // SQLite opens the file itself: a FIFO, device or link there (or a linked folder on the
+            // way, inside a package) is refused first, through the file layer's walk.
+            let kind: FileKind?
+            do { kind = try PosixFileSystem().info(path)?.kind } catch {
+                throw .database(file: path, SQLiteError(extendedCode: ResultCode.cantOpen.rawValue, message: "\(error)", path: path))
+            }
+            if let kind, kind != .file {
+                throw .database(file: path, SQLiteError(extendedCode: ResultCode.cantOpen.rawValue,
+                                                        message: "\(path) is not a regular file (\(kind)): refused", path: path))
+            }
+        }
         if mode == .openExisting {
             let exists: Bool
             if direct { exists = FileManager.default.fileExists(atPath: path) } else {
@@ -115,8 +130,15 @@ public final class SQLiteContentStore {
         }
         var flags: OpenFlags = [.readWrite, .noMutex, .noFollow]
         if mode == .openOrCreate { flags.insert(.create) }
+        // A document on a read-only volume (or in a folder this user cannot write) is still read:
+        // read-only, without the pragmas that write, and immutable when no WAL is left.
+        isReadOnly = direct && mode == .openExisting && Self.isReadOnlyPlace(path)
         do {
-            if direct {
+            if isReadOnly {
+                let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+                connection = try Connection(path: Self.fileURI(path, query: wal == 0 ? "immutable=1" : "mode=ro"),
+                                            flags: [.readOnly, .noMutex, .noFollow, OpenFlags(rawValue: 0x40)])  // SQLITE_OPEN_URI
+            } else if direct {
                 connection = try Connection(path: path, flags: flags,
                                             vfs: configuration.buffersWALWrites ? CoalescingVFS.name : nil)
             } else {
@@ -127,7 +149,11 @@ public final class SQLiteContentStore {
         }
         do {
             try guarded {
-                try configure()
+                if isReadOnly {
+                    try connection.execute("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON")
+                } else {
+                    try configure()
+                }
                 try prepareSchema()
             }
         } catch {
@@ -214,7 +240,7 @@ public final class SQLiteContentStore {
     /// error is thrown.
     public func close() throws(SQLiteEngineError) {
         var first: SQLiteEngineError?
-        if configuration.journalMode == .wal {
+        if configuration.journalMode == .wal && !isReadOnly {
             // Small at rest: the fixed16 rows of this session's saves recoded (compact), their
             // pages released. Not an error when it cannot run (another writer): the rows are
             // valid as they are and the next close recodes them.
@@ -223,5 +249,29 @@ public final class SQLiteContentStore {
         }
         do { try connection.close() } catch { first = first ?? SQLiteEngineError(error, file: path) }
         if let first { throw first }
+    }
+}
+
+extension SQLiteContentStore {
+    /// Whether the database file, or its folder, cannot be written: a read-only mount (EROFS,
+    /// even for root) or permissions.
+    static func isReadOnlyPlace(_ path: String) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        return access(path, W_OK) != 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0
+    }
+
+    /// `file:` URI of a path, percent-encoded so that `?`, `#` and `%` in folder names stay path.
+    static func fileURI(_ path: String, query: String) -> String {
+        var out = "file:"
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+            }
+        }
+        return out + "?" + query
     }
 }

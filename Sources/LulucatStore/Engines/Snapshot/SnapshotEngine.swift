@@ -30,9 +30,14 @@ package final class SnapshotEngine: StorageEngine {
     }
 
     static func readBytes(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> [UInt8] {
-        do { return try fileSystem.readFile(path) } catch {
+        // A page file larger than the documented limit (a sparse 2 GB file from elsewhere) is
+        // refused by its size, before a byte of it is read.
+        do { return try fileSystem.readFile(path, limit: PackageLimits.maxPageFileSize) } catch {
             if error.isNotFound { throw .missingPage(page: page, path: path) }
-            if error.errno == ELOOP { throw .unexpectedFileKind(path: path, found: .symlink) }
+            if error.errno == EFBIG {
+                throw .corruptPage(page: page, path: path, .invalidField(offset: 0, "the file is larger than the limit of \(PackageLimits.maxPageFileSize) bytes"))
+            }
+            if error.errno == ELOOP { throw .unexpectedFileKind(path: error.found != nil ? error.path : path, found: .symlink) }
             throw .file(error)
         }
     }
@@ -56,6 +61,9 @@ package final class SnapshotEngine: StorageEngine {
         let encoded: (bytes: [UInt8], strokes: EncodedStrokes)
         do { encoded = try PageFile.encode(content, codec: codec, reusing: reusing) } catch {
             throw .invalidArgument("page \(id): \(error)")
+        }
+        guard encoded.bytes.count <= PackageLimits.maxPageFileSize else {
+            throw .invalidArgument("page \(id) would be \(encoded.bytes.count) bytes, more than a page may hold (\(PackageLimits.maxPageFileSize)); split it into pages")
         }
         try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(encoded.bytes, to: package.pagePath(id)) }
         return encoded.strokes
