@@ -262,6 +262,19 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         #expect(original.elements.first { $0.id == moved } == pages[0].elements.first { $0.id == moved })
     }
 
+    @Test func aCancelledRoundStopsBetweenDocumentsAndTheNextOneFinishes() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        for i in 0..<6 { _ = try await makeDocument(h.libraries[0], title: "Doc \(i)", pages: 1, strokes: 2, seed: 200 + UInt64(i)) }
+        let lib = h.libraries[0], remote = h.remotes[0]
+        let task = Task { try await lib.sync(with: remote, options: testSyncOptions) { p in
+            if p.done == 2 { withUnsafeCurrentTask { $0?.cancel() } }
+        } }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        try await h.converge()
+        let c = try await h.checkConverged()
+        #expect(c.documents.count == 6)
+    }
+
     @Test func theSQLiteEngineSyncsLikeTheOthers() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let (doc, initial) = try await makeDocument(h.libraries[0], title: "SQL", engine: .sqlite, seed: 12)
