@@ -5,9 +5,29 @@ import Foundation
 import Testing
 
 @Suite struct SyncCLITests {
+    /// The `lnote` binary SwiftPM built next to this test bundle (own copy: the bench tests move).
+    static func lnote() throws -> URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("lnote")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "lnote next to \(CommandLine.arguments[0])"])
+    }
+
     func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        let r = try BenchCodecCLITests.run(args)
-        return (r.status, String(decoding: r.stdout, as: UTF8.self), String(decoding: r.stderr, as: UTF8.self))
+        let p = Process()
+        p.executableURL = try Self.lnote()
+        p.arguments = args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 
     @Test func twoLibrariesSyncThroughAFolderFromTheCommandLine() throws {
