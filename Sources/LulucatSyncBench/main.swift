@@ -129,6 +129,8 @@ func randomizedRounds(_ server: ApacheServer, rounds: Int, seed: UInt64) async t
     for _ in 0..<2 { for i in 0..<3 { _ = try await libs[i].sync(with: direct[i], options: options) } }
     var ledger = Ledger()
     var faults = 0, skippedRounds = 0
+    var reasons: [String: Int] = [:]
+    var round = 0
     let clock = ContinuousClock()
     let start = clock.now
     for _ in 0..<rounds {
@@ -146,10 +148,18 @@ func randomizedRounds(_ server: ApacheServer, rounds: Int, seed: UInt64) async t
         async let c = libs[2].sync(with: faulty[2], options: options)
         let rs = try await [a, b, c]
         if rs.contains(where: { !$0.skipped.isEmpty }) { skippedRounds += 1 }
+        if CommandLine.arguments.contains("--trace") {
+            for (i, r) in rs.enumerated() { for m in Array(r.skipped.values) + r.problems { say("round \(round) lib \(i) (\(libs[i].root.suffix(8))): \(m.prefix(200))") } }
+        }
+        round += 1
+        for r in rs { for m in r.skipped.values.map({ String($0.prefix(160)) }) + r.problems.map({ String($0.prefix(160)) }) { reasons[m, default: 0] += 1 } }
         // Faults not met this round are dropped so that each round's faults stay its own.
         for p in proxies { while p.pendingFaults > 0 { p.clearFaults() } }
     }
     let elapsed = clock.now - start
+    if CommandLine.arguments.contains("--why") {
+        for (m, n) in reasons.sorted(by: { $0.value > $1.value }).prefix(8) { say("  \(n)x \(m)") }
+    }
     for _ in 0..<3 { for i in 0..<3 { _ = try await libs[i].sync(with: direct[i], options: options) } }
     let c0 = try await contents(libs[0])
     var converged = true

@@ -75,6 +75,24 @@ struct FaultTests {
         try await finish(h, doc, expect: strokes + [added, addedB])
     }
 
+    @Test func aPageRemovedHereAfterItsBlobFailedToUploadDoesNotStickTheDocument() async throws {
+        let (h, proxy, doc, strokes) = try await setUp()
+        defer { proxy.stop(); h.stop() }
+        var rng = TestRandom(seed: 6)
+        let page = try await edit(h.libraries[0], doc) { s -> UUID in
+            let p = try await s.addPage()
+            try await s.append(makeStroke(&rng), to: p)
+            return p
+        }
+        let r = try await faultRound(h, proxy, .cutUpload, method: "PUT", path: "/blobs/")
+        #expect(r.skipped[doc] != nil)
+        // The page, whose only copy was the blob that did not arrive, goes before the next round.
+        try await edit(h.libraries[0], doc) { s in try await s.removePage(page) }
+        try await finish(h, doc, expect: strokes)
+        let c = try await contents(of: h.libraries[1])
+        #expect(!c.documents[doc]!.pages.contains(page))
+    }
+
     @Test func a307OnPutIsRefusedAndNothingEmptyIsStored() async throws {
         let (h, proxy, doc, strokes) = try await setUp()
         defer { proxy.stop(); h.stop() }

@@ -262,6 +262,36 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         #expect(original.elements.first { $0.id == moved } == pages[0].elements.first { $0.id == moved })
     }
 
+    @Test func aCancelledRoundStopsBetweenDocumentsAndTheNextOneFinishes() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        for i in 0..<6 { _ = try await makeDocument(h.libraries[0], title: "Doc \(i)", pages: 1, strokes: 2, seed: 200 + UInt64(i)) }
+        let lib = h.libraries[0], remote = h.remotes[0]
+        let task = Task { try await lib.sync(with: remote, options: testSyncOptions) { p in
+            if p.done == 2 { withUnsafeCurrentTask { $0?.cancel() } }
+        } }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        try await h.converge()
+        let c = try await h.checkConverged()
+        #expect(c.documents.count == 6)
+    }
+
+    @Test(arguments: kinds)
+    func anImageArrivesWithItsAssetBeforeThePageThatShowsIt(kind: RemoteKind) async throws {
+        let h = try SyncHarness(kind, libraries: 2)
+        defer { h.stop() }
+        let (doc, _) = try await makeDocument(h.libraries[0], title: "Pictures", pages: 1, strokes: 1, seed: 16)
+        let bytes = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<500).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let image = try await edit(h.libraries[0], doc) { s in
+            try await s.insertImage(bytes, fileExtension: "png", frame: QuantizedRect(x: 10, y: 20, width: 300, height: 200), on: await s.pageIDs()[0])
+        }
+        try await h.converge()
+        _ = try await h.checkConverged()
+        let other = h.libraries[1].package(doc)
+        #expect(FileManager.default.contents(atPath: other.assetPath(image.assetID, ext: "png")) == bytes)
+        let page = try await edit(h.libraries[1], doc) { s in try await s.content(of: await s.pageIDs()[0]) }
+        #expect(page.images.first == image)
+    }
+
     @Test func theSQLiteEngineSyncsLikeTheOthers() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let (doc, initial) = try await makeDocument(h.libraries[0], title: "SQL", engine: .sqlite, seed: 12)
@@ -283,4 +313,7 @@ struct WebDAVSyncTests {
     @Test func reorderVersusInsertAndTitles() async throws { try await LibrarySyncTests().reorderVersusInsertAndTitles(kind: .webdav) }
     @Test func documentDeletedVersusEditedAndDeletedToTrash() async throws { try await LibrarySyncTests().documentDeletedVersusEditedAndDeletedToTrash(kind: .webdav) }
     @Test func massDeletionStopsBeforeAnythingChanges() async throws { try await LibrarySyncTests().massDeletionStopsBeforeAnythingChanges(kind: .webdav) }
+    @Test func anImageArrivesWithItsAssetBeforeThePageThatShowsIt() async throws {
+        try await LibrarySyncTests().anImageArrivesWithItsAssetBeforeThePageThatShowsIt(kind: .webdav)
+    }
 }

@@ -218,6 +218,14 @@ struct DocumentRound {
     /// The merged page's content, and the coded strokes of ours it may copy (only strokes taken
     /// from this device's page as read, whose samples are the merged ones).
     mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState) async throws -> (PageContent, EncodedStrokes?) {
+        let (content, coded, _) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: false)
+        return (content, coded)
+    }
+
+    /// With `droppingMissing`, elements no source holds are left out and returned instead of
+    /// failing (a removed page whose only copy was a blob of ours that never reached the remote).
+    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState, droppingMissing: Bool) async throws
+        -> (PageContent, EncodedStrokes?, Set<UUID>) {
         let rec = merged.pages[pid]!
         var out = PageContent(canvasSize: QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height))
         var missing: Set<UUID> = []
@@ -255,15 +263,18 @@ struct DocumentRound {
             for (i, eid) in order.enumerated() where missing.contains(eid) {
                 let entry = rec.state.elements[eid]!
                 guard let f = snapshots.values.lazy.compactMap({ $0.state.elements[eid]?.stamp == entry.stamp ? $0.elements[eid] : nil }).first else {
+                    if droppingMissing { continue }
                     throw SyncError.local("page \(pid): element \(eid) of version \(entry.stamp) is in no blob read this round")
                 }
                 elements[i] = f
+                missing.remove(eid)
             }
         }
+        if droppingMissing && !missing.isEmpty { elements = zip(order, elements).filter { !missing.contains($0.0) }.map(\.1) }
         out.elements = elements
         var coded = localEncoded[pid]
         if coded != nil, let lc = localContent[pid] { coded!.forget(lc.elements.map(\.id).filter { !fromLocal.contains($0) }) }
-        return (out, coded)
+        return (out, coded, droppingMissing ? missing : [])
     }
 
     /// Makes the local document what the join says; returns how many pages it wrote.
@@ -337,19 +348,26 @@ struct DocumentRound {
                 for (h, s) in remoteStates where s.pages[pid]?.state == rec.state { name = h.pages[pid]!.blob; break }
             }
             if name == nil {
-                let (content, coded) = try await contentAndCodedStrokes(of: pid, in: merged)
+                let (content, coded, lost) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: !rec.isLive)
                 var byID: [UUID: Element] = [:]
                 for e in content.elements { byID[e.id] = e }
-                let bytes = try PageBlob.encode(state: rec.state, canvas: content.canvasSize, elements: byID, reusing: coded)
+                var st = rec.state
+                for id in lost { st.elements[id] = nil }
+                states[pid] = st
+                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded)
                 let n = BlobName(of: bytes)
                 name = n
                 if !known.contains(n) { pageUploads.append((LibrarySync.blobsFolder + "/" + n.hex, bytes)); known.insert(n) }
             } else if !known.contains(name!) {
-                // Named by an unpublished base of ours: upload it again from what we hold.
-                let content = try await self.content(of: pid, in: merged)
+                // Named by an unpublished base of ours: upload it again from what we hold. Of a
+                // removed page, what no source holds any more is left out (it was only here).
+                let (content, coded, lost) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: !rec.isLive)
                 var byID: [UUID: Element] = [:]
                 for e in content.elements { byID[e.id] = e }
-                let bytes = try PageBlob.encode(state: rec.state, canvas: content.canvasSize, elements: byID)
+                var st = rec.state
+                for id in lost { st.elements[id] = nil }
+                states[pid] = st
+                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded)
                 name = BlobName(of: bytes)
                 pageUploads.append((LibrarySync.blobsFolder + "/" + name!.hex, bytes))
                 known.insert(name!)
