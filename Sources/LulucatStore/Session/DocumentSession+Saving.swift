@@ -140,7 +140,7 @@ extension DocumentSession {
     }
 
     /// Waits until the thumbnails of the pages saved so far are written (they never hold up a save).
-    public func waitForThumbnails() async {
+    package func waitForThumbnails() async {
         await thumbnailWriter?.drain()
     }
 

@@ -29,7 +29,7 @@ public actor DocumentSession {
     /// The engine's idle work after a quiet autosave (DocumentSession+Together.swift).
     var idleTask: Task<Void, Never>?
     /// How many times the engine's idle work ran.
-    public internal(set) var idleCount = 0
+    package internal(set) var idleCount = 0
     var useClock: UInt64 = 0
     var isClosed = false
     /// `close()` has started: edits are refused from here on (DocumentSession+Lifecycle.swift).
@@ -52,7 +52,7 @@ public actor DocumentSession {
     /// its damage (per page: what was salvaged, what was lost, what was kept aside).
     public internal(set) var openReport: [Finding] = []
     /// How long each page save took, in seconds, since the session opened (autosave and flush).
-    public internal(set) var saveDurations: [Double] = []
+    package internal(set) var saveDurations: [Double] = []
     /// The error of the last autosave that failed, cleared by the next save that succeeds.
     public internal(set) var lastSaveError: StoreError?
 
@@ -227,7 +227,7 @@ public actor DocumentSession {
     /// Pages with changes not yet durable.
     public var dirtyPageIDs: [UUID] { metadata.pages.map(\.id).filter { loaded[$0]?.dirty == true } }
     /// How many pages are loaded in memory now.
-    public var loadedPageCount: Int { loaded.count }
+    package var loadedPageCount: Int { loaded.count }
 
     /// A page's content, loading it (one file read) when it is not in memory.
     public func content(of page: UUID) throws(StoreError) -> PageContent {

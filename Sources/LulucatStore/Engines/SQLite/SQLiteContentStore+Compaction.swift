@@ -16,7 +16,7 @@ extension SQLiteContentStore {
     /// - Returns: how many rows were recoded.
     /// - Throws: a database error; the transaction is then rolled back and nothing changed.
     @discardableResult
-    public func compactSamples() throws(SQLiteEngineError) -> Int {
+    package func compactSamples() throws(SQLiteEngineError) -> Int {
         let recoded = try guarded { () throws -> Int in
             try connection.transaction(.immediate) { () throws -> Int in
                 // The partial index holds exactly the fixed16 rows: finding them reads no samples.
@@ -57,12 +57,12 @@ extension SQLiteContentStore {
     /// Gives the database's free pages back to the file system (the file shrinks at the next
     /// checkpoint). Only for a database created with `auto_vacuum = INCREMENTAL`, as every
     /// database of schema 2 is.
-    public func releaseFreePages() throws(SQLiteEngineError) {
+    package func releaseFreePages() throws(SQLiteEngineError) {
         try guarded { try connection.execute("PRAGMA incremental_vacuum") }
     }
 
     /// How many pages of the database file are free (on SQLite's freelist).
-    public func freePageCount() throws(SQLiteEngineError) -> Int {
+    package func freePageCount() throws(SQLiteEngineError) -> Int {
         try guarded {
             let s = try connection.prepare("PRAGMA freelist_count")
             try s.step()
@@ -73,7 +73,7 @@ extension SQLiteContentStore {
     /// The bytes of each page's rows, for `lnote info`: per row its values as the checksum covers
     /// them (§3.2, ids and BLOBs included) plus 8 for z and 4 for the crc; SQLite's own record and
     /// b-tree overhead is not counted (the file's size is the document's total).
-    public func storedBytes() throws(SQLiteEngineError) -> [UUID: Int] {
+    package func storedBytes() throws(SQLiteEngineError) -> [UUID: Int] {
         try guarded {
             var bytes: [UUID: Int] = [:]
             for sql in [

@@ -5,12 +5,12 @@ import LulucatInk
 import LulucatSQLite
 
 /// How many elements of each kind a page holds (for verified migration and the document index).
-public struct ElementCounts: Hashable, Sendable {
-    public var strokes: Int
-    public var images: Int
-    public var unknown: Int
-    public var total: Int { strokes + images + unknown }
-    public init(strokes: Int, images: Int, unknown: Int) {
+package struct ElementCounts: Hashable, Sendable {
+    package var strokes: Int
+    package var images: Int
+    package var unknown: Int
+    package var total: Int { strokes + images + unknown }
+    package init(strokes: Int, images: Int, unknown: Int) {
         self.strokes = strokes; self.images = images; self.unknown = unknown
     }
 }
@@ -18,7 +18,7 @@ public struct ElementCounts: Hashable, Sendable {
 extension SQLiteContentStore {
     /// The ids of the pages in the database, in the order they were first stored. The document's
     /// page order lives in `document.json`, not here.
-    public func pageIDs() throws(SQLiteEngineError) -> [UUID] {
+    package func pageIDs() throws(SQLiteEngineError) -> [UUID] {
         try guarded {
             let s = try connection.prepare("SELECT id FROM pages ORDER BY rowid")
             var ids: [UUID] = []
@@ -30,7 +30,7 @@ extension SQLiteContentStore {
     /// Loads every element of a page, in z-order (the order the canvas draws them).
     ///
     /// - Throws: `.pageNotFound`, `.invalidRow` for a row that cannot be right, `.corrupt`.
-    public func loadPage(_ page: UUID) throws(SQLiteEngineError) -> PageContent {
+    package func loadPage(_ page: UUID) throws(SQLiteEngineError) -> PageContent {
         try guarded {
             // One read transaction: the four queries see the same snapshot.
             try connection.transaction(.deferred) {
@@ -71,7 +71,7 @@ extension SQLiteContentStore {
     }
 
     /// How many strokes, images and unknown elements a page holds (without reading them).
-    public func elementCounts(_ page: UUID) throws(SQLiteEngineError) -> ElementCounts {
+    package func elementCounts(_ page: UUID) throws(SQLiteEngineError) -> ElementCounts {
         try guarded {
             guard try canvasSize(page) != nil else { throw SQLiteEngineError.pageNotFound(file: path, page: page) }
             let s = try connection.prepare("""
@@ -86,7 +86,7 @@ extension SQLiteContentStore {
     }
 
     /// The engine-independent content hash of a page (`PageContent.contentHash()`).
-    public func contentHash(_ page: UUID) throws(SQLiteEngineError) -> String {
+    package func contentHash(_ page: UUID) throws(SQLiteEngineError) -> String {
         let content = try loadPage(page)
         return try guarded { try content.contentHash() }
     }
@@ -95,7 +95,7 @@ extension SQLiteContentStore {
 extension SQLiteContentStore {
     /// Lends each stroke's `samples` BLOB of a page to `body`, in z-order, without decoding or
     /// copying it (the buffer is valid only inside `body`). For benchmarks and bulk export.
-    public func forEachStrokeBlob(_ page: UUID, _ body: (UnsafeRawBufferPointer) throws -> Void) throws(SQLiteEngineError) {
+    package func forEachStrokeBlob(_ page: UUID, _ body: (UnsafeRawBufferPointer) throws -> Void) throws(SQLiteEngineError) {
         try guarded {
             let s = try connection.prepare("SELECT samples FROM strokes WHERE page_id = ?1 ORDER BY z")
             try s.bind(page.sqliteBytes, at: 1)

@@ -8,24 +8,24 @@ import LulucatSQLite
 
 extension SQLiteContentStore {
     /// What `salvagePage` could read of a damaged page.
-    public struct SalvagedPage: Sendable, Equatable {
+    package struct SalvagedPage: Sendable, Equatable {
         /// Every element whose row reads and checks, in z-order.
-        public var content: PageContent
+        package var content: PageContent
         /// Rows that were found but refused (their checksum fails or a value cannot be right),
         /// with the element id as stored when it could be read.
-        public var refusedRows: [(table: String, element: UUID?)]
+        package var refusedRows: [(table: String, element: UUID?)]
         /// Whether the page's own row (its canvas size) was refused; the canvas is then US Letter.
-        public var pageRowDamaged: Bool
+        package var pageRowDamaged: Bool
         /// Whether a table's rows could not all be walked (SQLite found its b-tree damaged): rows
         /// behind the damage were read from the other end where possible, but some may be missing
         /// without a trace.
-        public var unreadableRanges: Int
+        package var unreadableRanges: Int
 
-        public var lostCount: Int { refusedRows.count }
+        package var lostCount: Int { refusedRows.count }
         /// Whether nothing was lost: the page read as `loadPage` would read it.
-        public var isWhole: Bool { refusedRows.isEmpty && !pageRowDamaged && unreadableRanges == 0 }
+        package var isWhole: Bool { refusedRows.isEmpty && !pageRowDamaged && unreadableRanges == 0 }
 
-        public static func == (a: SalvagedPage, b: SalvagedPage) -> Bool {
+        package static func == (a: SalvagedPage, b: SalvagedPage) -> Bool {
             a.content == b.content && a.pageRowDamaged == b.pageRowDamaged && a.unreadableRanges == b.unreadableRanges
                 && a.refusedRows.map(\.table) == b.refusedRows.map(\.table) && a.refusedRows.map(\.element) == b.refusedRows.map(\.element)
         }
@@ -39,7 +39,7 @@ extension SQLiteContentStore {
     ///
     /// - Throws: `.pageNotFound` when the page has no row at all, or an error that is not damage
     ///   (`inUse`, I/O).
-    public func salvagePage(_ page: UUID) throws(SQLiteEngineError) -> SalvagedPage {
+    package func salvagePage(_ page: UUID) throws(SQLiteEngineError) -> SalvagedPage {
         try guarded {
             try connection.transaction(.deferred) { () throws -> SalvagedPage in
                 var result = SalvagedPage(content: PageContent(), refusedRows: [], pageRowDamaged: false, unreadableRanges: 0)

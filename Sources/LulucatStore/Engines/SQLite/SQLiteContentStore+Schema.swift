@@ -5,7 +5,7 @@ import LulucatSQLite
 
 extension SQLiteContentStore {
     /// The schema version this build writes and the newest it reads.
-    public static let schemaVersion: Int64 = 2
+    package static let schemaVersion: Int64 = 2
 
     /// Migration `i` takes the schema from version `i` to `i + 1`. Each runs in its own
     /// transaction together with the `user_version` bump, so a crash leaves one version or the next.

@@ -7,7 +7,7 @@ import LulucatSQLite
 
 extension SQLiteContentStore {
     /// One edit of a page's elements.
-    public enum Change: Hashable, Sendable {
+    package enum Change: Hashable, Sendable {
         /// New elements drawn on top, in this order.
         case append([Element])
         /// Removes these elements.
@@ -22,7 +22,7 @@ extension SQLiteContentStore {
     }
 
     /// One page's part of a save.
-    public enum PageUpdate: Hashable, Sendable {
+    package enum PageUpdate: Hashable, Sendable {
         /// Edits of a stored page.
         case changes(UUID, [Change])
         /// The whole content of a page, created when missing (a full rewrite).
@@ -38,7 +38,7 @@ extension SQLiteContentStore {
     ///
     /// - Throws: `.pageNotFound`, `.elementNotFound`, `.duplicateElement`, `.unencodable`, or a
     ///   database error; the database is then unchanged.
-    public func save(_ updates: [PageUpdate]) throws(SQLiteEngineError) {
+    package func save(_ updates: [PageUpdate]) throws(SQLiteEngineError) {
         try guarded {
             try connection.transaction(.immediate) {
                 let writer = try PageWriter(store: self)
@@ -62,17 +62,17 @@ extension SQLiteContentStore {
     }
 
     /// Applies one page's changes in one transaction.
-    public func applyChanges(to page: UUID, _ changes: [Change]) throws(SQLiteEngineError) {
+    package func applyChanges(to page: UUID, _ changes: [Change]) throws(SQLiteEngineError) {
         try save([.changes(page, changes)])
     }
 
     /// Rewrites a page completely (creating it when missing) in one transaction.
-    public func replacePage(_ page: UUID, with content: PageContent) throws(SQLiteEngineError) {
+    package func replacePage(_ page: UUID, with content: PageContent) throws(SQLiteEngineError) {
         try save([.replace(page, content)])
     }
 
     /// Removes a page and all its elements in one transaction.
-    public func deletePage(_ page: UUID) throws(SQLiteEngineError) {
+    package func deletePage(_ page: UUID) throws(SQLiteEngineError) {
         try save([.delete(page)])
     }
 }

@@ -15,12 +15,12 @@ import LulucatSQLite
 /// ```
 ///
 /// Not `Sendable`: the document's actor owns it. Every call that writes is one transaction.
-public final class SQLiteContentStore {
+package final class SQLiteContentStore {
     /// The database's file name inside a document package.
-    public static let fileName = "content.sqlite"
+    package static let fileName = "content.sqlite"
 
     /// How to open the database file.
-    public enum OpenMode: Sendable {
+    package enum OpenMode: Sendable {
         /// The file must exist (a document already using the SQLite engine).
         case openExisting
         /// Created with the current schema when missing.
@@ -28,66 +28,66 @@ public final class SQLiteContentStore {
     }
 
     /// The knobs docs/sqlite-engine.md measured. The defaults are the engine's choice.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// FULL: a save that returned survives a power loss (the WAL is synced at each commit).
-        public var synchronous: SynchronousLevel = .full
+        package var synchronous: SynchronousLevel = .full
         /// Page size of a new database. 16 KiB: a save writes fixed16 BLOBs, and a 3,400-sample
         /// stroke fills 4 overflow pages instead of 14; 4 KiB pages make files at rest smaller (an
         /// empty database 56 KiB instead of 224 KiB) but measured a slower commit, and speed comes
         /// first (docs/sqlite-engine.md §3.3, §10).
-        public var pageSize: Int = 16_384
+        package var pageSize: Int = 16_384
         /// After a checkpoint resets the WAL, the file is truncated back to at most this size.
         /// Kept equal to the autocheckpoint threshold: while a document is open, the WAL file
         /// keeps its blocks and the next save overwrites them instead of growing the file.
-        public var journalSizeLimit: Int64 = 16 << 20
+        package var journalSizeLimit: Int64 = 16 << 20
         /// A commit that leaves the WAL beyond this many bytes checkpoints it (passively) itself,
         /// so the WAL stays bounded even if nobody calls `checkpointTruncate()` at idle. 16 MiB:
         /// far above one page's save, so a normal save never pays for a checkpoint.
-        public var walAutocheckpointBytes: Int = 16 << 20
+        package var walAutocheckpointBytes: Int = 16 << 20
         /// How long a statement waits for another connection's lock before `.inUse`.
-        public var busyTimeoutMilliseconds: Int32 = 1_000
+        package var busyTimeoutMilliseconds: Int32 = 1_000
         /// WAL is the engine's mode. DELETE (a rollback journal) is here only so the benchmark can
         /// measure the alternative docs/sqlite-engine.md compares; close() checkpoints only in WAL.
-        public var journalMode: JournalMode = .wal
+        package var journalMode: JournalMode = .wal
         /// The page cache in KiB. 4 MiB: a save larger than that spills its dirty pages into the
         /// WAL before COMMIT (the same frames, written earlier, still one sync), and the cache
         /// recycles warm memory instead of touching fresh memory for every page: a 16 MiB cache
         /// cost a 5.4 MB save about 2 ms more CPU and reading it back 2.5x the time
         /// (docs/sqlite-engine.md §10.2).
-        public var cacheSizeKiB: Int = 4_096
+        package var cacheSizeKiB: Int = 4_096
         /// Bytes of the database file read through a memory map (`PRAGMA mmap_size`); 0: `pread`.
         /// Off: reads got about 1.6x faster with it, but an I/O error or a file shortened behind
         /// our back becomes SIGBUS (a crash) instead of an error (docs/sqlite-engine.md §6).
-        public var memoryMapBytes: Int64 = 0
+        package var memoryMapBytes: Int64 = 0
         /// The WAL write buffer (docs/sqlite-engine.md §6.1): SQLite writes each WAL frame as two
         /// write() calls; through our VFS shim consecutive frames reach the file in pieces of this
         /// many bytes (at most 64 KiB), written out before every sync, read or size query of the WAL. Used only with
         /// WAL and synchronous FULL or EXTRA, where every commit syncs (so a commit is in the file
         /// before other connections can see it, and a write error fails that commit); 0 turns it off.
-        public var walWriteBufferBytes: Int = 64 << 10
+        package var walWriteBufferBytes: Int = 64 << 10
         /// Whether `close()` recodes fixed16 stroke rows in the compact codec first (§3.3). Off
         /// only for benchmarks that measure the commit alone.
-        public var compactsAtClose: Bool = true
-        public init() {}
+        package var compactsAtClose: Bool = true
+        package init() {}
 
         /// Whether this configuration buffers WAL writes.
-        public var buffersWALWrites: Bool {
+        package var buffersWALWrites: Bool {
             walWriteBufferBytes > 0 && journalMode == .wal && synchronous.rawValue >= SynchronousLevel.full.rawValue
         }
     }
 
     /// The database file.
-    public let path: String
-    public let configuration: Configuration
+    package let path: String
+    package let configuration: Configuration
     /// Opened read-only because the database's place cannot be written (a read-only volume):
     /// reads work, writes fail with SQLite's read-only error, closing does not checkpoint.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
     let connection: Connection
     /// Whether the WAL write buffer is on (only through SQLite's own I/O: see `init`).
     let usesWALWriteBuffer: Bool
 
     /// Opens `<packageDirectory>/content.sqlite`.
-    public convenience init(packageDirectory: URL, mode: OpenMode = .openOrCreate,
+    package convenience init(packageDirectory: URL, mode: OpenMode = .openOrCreate,
                             configuration: Configuration = Configuration()) throws(SQLiteEngineError) {
         try self.init(path: packageDirectory.appendingPathComponent(Self.fileName).path, mode: mode,
                       configuration: configuration)
@@ -101,7 +101,7 @@ public final class SQLiteContentStore {
     ///   file operation goes through it (`SQLiteFileSystemVFS`), without the WAL write buffer.
     /// - Throws: `SQLiteEngineError`: `.missing`, `.corrupt` (not a database or damaged),
     ///   `.newerSchema`, `.unexpectedSchema`, `.inUse`, or `.database` for anything else.
-    public init(path: String, mode: OpenMode = .openOrCreate,
+    package init(path: String, mode: OpenMode = .openOrCreate,
                 configuration: Configuration = Configuration(), fileSystem: (any FileSystem)? = nil) throws(SQLiteEngineError) {
         self.path = path
         self.configuration = configuration
@@ -211,7 +211,7 @@ public final class SQLiteContentStore {
     /// the database file alone holds the document's content (before a copy or an export, at idle).
     ///
     /// - Throws: `.inUse` when another connection kept the checkpoint from finishing.
-    public func checkpointTruncate() throws(SQLiteEngineError) {
+    package func checkpointTruncate() throws(SQLiteEngineError) {
         try guarded { _ = try connection.checkpoint(.truncate) }
     }
 
@@ -219,26 +219,26 @@ public final class SQLiteContentStore {
     /// the database file without waiting for readers and without truncating the WAL, so the next
     /// save reuses the WAL file's blocks from its start. Incomplete (a reader) is not an error here.
     @discardableResult
-    public func checkpointIdle() throws(SQLiteEngineError) -> CheckpointResult {
+    package func checkpointIdle() throws(SQLiteEngineError) -> CheckpointResult {
         try guarded { try connection.walCheckpoint(.passive) }
     }
 
     /// `PRAGMA quick_check`: the problems SQLite finds in the file, empty when it is sound.
     ///
     /// - Throws: `.corrupt` when the file cannot even be read.
-    public func integrityProblems() throws(SQLiteEngineError) -> [String] {
+    package func integrityProblems() throws(SQLiteEngineError) -> [String] {
         try guarded { try connection.quickCheck() }
     }
 
     /// Writes a consistent one-file copy of the database (WAL content included) to `destination`.
-    public func backup(to destination: String) throws(SQLiteEngineError) {
+    package func backup(to destination: String) throws(SQLiteEngineError) {
         try guarded { try connection.backup(to: destination) }
     }
 
     /// Checkpoints (so the database is one file again) and closes the connection. The connection
     /// is closed even when the checkpoint fails; the data is committed either way, and the first
     /// error is thrown.
-    public func close() throws(SQLiteEngineError) {
+    package func close() throws(SQLiteEngineError) {
         var first: SQLiteEngineError?
         if configuration.journalMode == .wal && !isReadOnly {
             // Small at rest: the fixed16 rows of this session's saves recoded (compact), their
