@@ -5,22 +5,22 @@ import Foundation
 import LulucatInk
 
 /// What a page's journal holds, read without a session and without changing a byte.
-public struct JournalSummary: Sendable, Equatable {
+package struct JournalSummary: Sendable, Equatable {
     /// The journal generation, or nil when there is no journal or its header is unreadable.
-    public var generation: UInt64?
+    package var generation: UInt64?
     /// Valid frames applied on top of the snapshot (0 for a stale journal).
-    public var frames: Int
+    package var frames: Int
     /// Bytes of those frames.
-    public var frameBytes: Int
+    package var frameBytes: Int
     /// The journal file's size (preallocated zeros included).
-    public var fileSize: Int
+    package var fileSize: Int
     /// "missing", "current", "stale" or "damaged: ...".
-    public var state: String
+    package var state: String
 }
 
-public enum JournalFile {
+package enum JournalFile {
     /// Summarizes `pages/<page>.journal` of a package.
-    public static func summary(_ package: DocumentPackage, page: UUID, fileSystem: any FileSystem = PosixFileSystem()) throws(StoreError) -> JournalSummary {
+    package static func summary(_ package: DocumentPackage, page: UUID, fileSystem: any FileSystem = PosixFileSystem()) throws(StoreError) -> JournalSummary {
         let r = try JournalReplay.read(package, page: page, fileSystem: fileSystem)
         let state: String
         switch r.journal {
@@ -34,7 +34,7 @@ public enum JournalFile {
     }
 
     /// The bytes of the frame one save of `changes` appends (for benchmarks' plain-file floors).
-    public static func frame(for changes: [PageChange], codec: SampleCodecID = .compact,
+    package static func frame(for changes: [PageChange], codec: SampleCodecID = .compact,
                              generation: UInt64 = 1, sequence: UInt64 = 0) throws(StoreError) -> [UInt8] {
         let encoded: (type: UInt8, payload: [UInt8])
         do { encoded = try JournalChangeCodec(codec: codec).encodeSave(changes) } catch { throw .invalidArgument("\(error)") }
