@@ -161,23 +161,31 @@ package struct Tool: Sendable {
             printError("\(self.name): unknown command '\(name)'. Run '\(self.name) help' for the list.")
             return ExitStatus.usage
         }
-        if args.contains("--help") || args.contains("-h") {
-            print("\(type.usage)\n\n\(type.abstract)")
-            return ExitStatus.ok
-        }
-        do {
-            let command = try type.init(arguments: args)
-            try await command.run()
-            return ExitStatus.ok
-        } catch let e as UsageError {
-            printError("\(self.name) \(name): \(e.message)\nusage: \(type.usage)")
-            return ExitStatus.usage
-        } catch let e as ExitCode {
-            return e.code
-        } catch {
-            printError("\(self.name) \(name): \(error)")
-            return ExitStatus.failure
-        }
+        return await execute(type, args, tool: self.name)
+    }
+}
+
+/// Runs one command with its arguments: `--help` prints its usage; a usage error exits 64 with the
+/// usage on stderr, an `ExitCode` exits with its code, any other error exits 1. `shown` turns text
+/// that may come from files (titles, paths) into what is safe to print.
+package func execute(_ type: any Command.Type, _ args: [String], tool: String,
+                     shown: (String) -> String = { $0 }) async -> Int32 {
+    if args.contains("--help") || args.contains("-h") {
+        print("\(type.usage)\n\n\(type.abstract)")
+        return ExitStatus.ok
+    }
+    do {
+        let command = try type.init(arguments: args)
+        try await command.run()
+        return ExitStatus.ok
+    } catch let e as UsageError {
+        printError("\(tool) \(type.name): \(shown(e.message))\nusage: \(type.usage)")
+        return ExitStatus.usage
+    } catch let e as ExitCode {
+        return e.code
+    } catch {
+        printError("\(tool) \(type.name): \(shown("\(error)"))")
+        return ExitStatus.failure
     }
 }
 

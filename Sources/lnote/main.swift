@@ -71,24 +71,8 @@ func runMain() async -> Int32 {
         return ExitStatus.usage
     }
     args += globals
-    if args.contains("--help") || args.contains("-h") {
-        print("\(type.usage)\n\n\(type.abstract)")
-        return ExitStatus.ok
-    }
-    do {
-        let command = try type.init(arguments: args)
-        try await command.run()
-        return ExitStatus.ok
-    } catch let e as UsageError {
-        printError("lnote \(name): \(terminalSafe(e.message))\nusage: \(type.usage)")
-        return ExitStatus.usage
-    } catch let e as ExitCode {
-        return e.code
-    } catch {
-        // Errors name files and titles from the library: escaped like every file-derived text.
-        printError("lnote \(name): \(terminalSafe("\(error)"))")
-        return ExitStatus.failure
-    }
+    // Errors name files and titles from the library: escaped like every file-derived text.
+    return await execute(type, args, tool: "lnote", shown: terminalSafe)
 }
 
 exit(await runMain())

@@ -40,14 +40,24 @@ struct RenderCommand: Command {
         let path = try checkedOutputPath(out)
         let content = try StoredPage.read(package, page: page)
         let assets = try AssetFiles(package)
-        let (data, problems) = try PageExport.export(content, format: format, scale: try args.double("scale") ?? 2,
-                                                     quality: try args.int("quality", in: 1...100) ?? 90, assetData: assets.data)
+        let requested = try args.double("scale") ?? 2
+        guard requested > 0 else { throw UsageError("--scale must be more than 0, not \(requested)") }
+        let result = try PageExport.exportFitting(content, format: format, scale: requested,
+                                                  quality: try args.int("quality", in: 1...100) ?? 90, assetData: assets.data)
+        let data = result.data, problems = result.problems
         try writeOutput(data, to: path, as: out)
         for p in problems { printError("lnote render: warning: \(terminalSafe("\(p)"))") }
+        // A page too large for the requested scale is drawn smaller, never refused: say so.
+        if result.fitted, let used = result.scale {
+            printError("lnote render: the page is too large for --scale \(requested); drawn at scale \(String(format: "%.4g", used)) to fit the size limit")
+        }
         if args.flag("json") {
-            printJSON(["path": out, "format": format.rawValue, "bytes": data.count, "page": number, "problems": problems.map { "\($0)" }])
+            var object: [String: Any] = ["path": out, "format": format.rawValue, "bytes": data.count, "page": number,
+                                         "problems": problems.map { "\($0)" }, "fitted": result.fitted]
+            if let used = result.scale { object["scale"] = used }
+            printJSON(object)
         } else {
-            print("Wrote page \(number) to \(out) (\(format.rawValue), \(data.count) bytes)")
+            print("Wrote page \(number) to \(out) (\(format.rawValue), \(data.count) bytes\(result.scale.map { ", scale \(String(format: "%.4g", $0))" } ?? ""))")
         }
     }
 }
