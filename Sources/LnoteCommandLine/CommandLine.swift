@@ -107,9 +107,10 @@ package struct Arguments {
 }
 
 /// Prints a value as pretty JSON with sorted keys.
-package func printJSON(_ value: Any) {
+/// `shown` turns the JSON text into what is safe to print (lnote escapes terminal controls).
+package func printJSON(_ value: Any, shown: (String) -> String = { $0 }) {
     let data = try! JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
+    print(shown(String(decoding: data, as: UTF8.self)))
 }
 
 /// A command-line tool: its name, the line `help` opens with, and its commands in help order.

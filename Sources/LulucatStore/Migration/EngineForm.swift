@@ -14,19 +14,14 @@ enum EngineForm {
     /// "Migration", and docs/journal-format.md.
     static let migratable: Set<EngineKind> = [.snapshot, .journal, .sqlite]
 
-    /// The files of `engine`'s form found on disk now, as absolute paths.
-    static func files(of engine: EngineKind, in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Set<String> {
-        try engine.formFiles(in: package, fileSystem: fs)
-    }
-
     /// Every file of another engine's form that `keeping`'s form does not own: what an
     /// interrupted migration leaves beside the form document.json names.
     static func leftovers(keeping: EngineKind, in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> [String] {
         var others = Set<String>()
         for engine in EngineKind.allCases where engine != keeping {
-            others.formUnion(try files(of: engine, in: package, fileSystem: fs))
+            others.formUnion(try engine.formFiles(in: package, fileSystem: fs))
         }
-        return others.subtracting(try files(of: keeping, in: package, fileSystem: fs)).sorted()
+        return others.subtracting(try keeping.formFiles(in: package, fileSystem: fs)).sorted()
     }
 
     /// Removes `files`, then syncs the folders they were in.

@@ -6,8 +6,7 @@ import LulucatStore
 
 /// Prints a value as pretty JSON with sorted keys (terminal controls in strings escaped).
 func printJSON(_ value: Any) {
-    let data = try! JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    print(jsonText(String(decoding: data, as: UTF8.self)))
+    LnoteCommandLine.printJSON(value, shown: jsonText)
 }
 
 /// A finding as JSON.
