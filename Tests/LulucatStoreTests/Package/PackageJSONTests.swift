@@ -18,7 +18,7 @@ import LulucatInk
         // Exactly the example in docs/package-format.md.
         let docs = try String(contentsOfFile: URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("docs/package-format.md").path, encoding: .utf8)
+            .deletingLastPathComponent().appendingPathComponent("docs/package-format.md").path, encoding: .utf8)
         let start = try #require(docs.range(of: "```json\n"))
         let end = try #require(docs.range(of: "\n```", range: start.upperBound..<docs.endIndex))
         #expect(text == String(docs[start.upperBound..<end.lowerBound]) + "\n")
