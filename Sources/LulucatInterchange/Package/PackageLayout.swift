@@ -1,4 +1,6 @@
-// Which paths a document package may contain (SPEC §2), as the export archive allows them.
+// Which paths a document package may contain (SPEC §2), as the export archive allows them. The
+// names come from the store (its engine table and asset extensions); the shape rules are stricter
+// here only in that a name read from an archive must already be canonical.
 
 import Foundation
 import LulucatStore
@@ -7,10 +9,10 @@ import LulucatStore
 /// archive is accepted only if it is exactly one of these shapes, with ids in canonical UUID form
 /// (upper-case hex, as `UUID.uuidString` writes them).
 public enum PackageLayout {
-    /// Image asset extensions an archive may carry.
-    public static let assetExtensions: Set<String> = ["jpg", "jpeg", "png", "heic"]
-    /// Files at the package root.
-    public static let rootFiles: Set<String> = ["manifest.json", "document.json", "content.sqlite"]
+    /// Image asset extensions an archive may carry: the store's.
+    public static var assetExtensions: Set<String> { DocumentPackage.assetExtensions }
+    /// Files at the package root: the two JSON files and every engine's root files.
+    public static var rootFiles: Set<String> { EngineKind.allRootFiles.union(["manifest.json", "document.json"]) }
     /// Folders at the package root.
     public static let folders: Set<String> = ["pages", "assets", "thumbnails"]
     /// The suffix of a package folder (`<UUID>.lnote`).
@@ -22,7 +24,7 @@ public enum PackageLayout {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let (id, ext) = splitIDName(parts[1]), isCanonicalUUID(id) else { return false }
         switch parts[0] {
-        case "pages": return ext == "content" || ext == "journal"
+        case "pages": return EngineKind.allPageFileExtensions.contains(String(ext))
         case "assets": return assetExtensions.contains(String(ext))
         case "thumbnails": return ext == "jpg"
         default: return false

@@ -1,8 +1,9 @@
-// The one place that chooses by engine kind. Everything an engine knows (how it opens, how a new
-// document's first pages are written, which files hold its pages, what a copy must do first) lives
-// in its own folder as static members of its type; the switches below only dispatch. Adding an
-// engine is its folder plus a case in each switch here (docs/platforms.md lists the fences; this
-// file is the engine table).
+// The one place that chooses by engine kind: the engine table. Everything an engine knows (how it
+// opens, how a new document's first pages are written, which files hold its pages and what names
+// they have, what a copy must do first, its migration writer, its part of verify and repair) lives
+// in its own folder as members of its type; the switches below only dispatch. Adding an engine is
+// its folder plus a case in each switch here. Library, verify, repair, migration, import and the
+// archive layout (LulucatInterchange's PackageLayout) ask this table; none names an engine.
 
 import Foundation
 import LulucatInk
@@ -46,6 +47,104 @@ extension EngineKind {
         switch self {
         case .snapshot, .journal: return
         case .sqlite: try SQLiteEngine.checkpointForCopy(package, fileSystem: fileSystem)
+        }
+    }
+}
+
+// MARK: - Names and files
+
+extension EngineKind {
+    /// Files at the package root that hold this engine's pages (besides document.json and
+    /// manifest.json, which every engine has).
+    public var rootFiles: Set<String> {
+        switch self {
+        case .snapshot, .journal: return []
+        case .sqlite: return [SQLiteContentStore.fileName]
+        }
+    }
+
+    /// Extensions of the per-page files this engine keeps in `pages/` (`<page UUID>.<ext>`).
+    public var pageFileExtensions: Set<String> {
+        switch self {
+        case .snapshot: return ["content"]
+        case .journal: return ["content", "journal"]
+        case .sqlite: return []
+        }
+    }
+
+    /// Root files of every engine: what a package (or an archive of one) may hold at its root.
+    public static var allRootFiles: Set<String> { allCases.reduce(into: []) { $0.formUnion($1.rootFiles) } }
+    /// Page file extensions of every engine.
+    public static var allPageFileExtensions: Set<String> { allCases.reduce(into: []) { $0.formUnion($1.pageFileExtensions) } }
+
+    /// The file a finding about `page` names: its own file, or the one file that holds every page.
+    func findingPath(for page: UUID, in package: DocumentPackage) -> String {
+        switch self {
+        case .snapshot, .journal: return package.pagePath(page)
+        case .sqlite: return package.contentDatabasePath
+        }
+    }
+
+    /// Whether an unreadable page has files of its own that repair can move aside (for an engine
+    /// that keeps every page in one file, the page stays listed and its bytes stay where they are).
+    var pagesHaveOwnFiles: Bool {
+        switch self {
+        case .snapshot, .journal: return true
+        case .sqlite: return false
+        }
+    }
+}
+
+// MARK: - Verify, repair, copy, migration
+
+extension EngineKind {
+    /// The engine's own checks of its form before verify reads the pages through it; false when
+    /// the pages cannot be read at all (the findings say why).
+    func verifyForm(_ package: DocumentPackage, _ doc: DocumentMetadata, verifier: DocumentVerifier,
+                    _ add: (Finding.Severity, String, String) -> Void) -> Bool {
+        switch self {
+        case .snapshot, .journal: return true
+        case .sqlite: return verifier.verifyContentDatabase(package, doc, add)
+        }
+    }
+
+    /// What repair does to the engine's form before it reads the pages (a damaged SQLite database
+    /// is rebuilt from every row that reads).
+    func repairForm(_ package: DocumentPackage, _ doc: DocumentMetadata, repair: DocumentRepair,
+                    findings: inout [Finding]) throws(StoreError) {
+        switch self {
+        case .snapshot, .journal: return
+        case .sqlite: try repair.rebuildDamagedDatabase(package, doc, findings: &findings)
+        }
+    }
+
+    /// Checks that the files can be copied as they are without the lock (on a read-only place,
+    /// where none can be taken): a SQLite WAL holding changes makes the database file stale.
+    func checkCopyableWithoutLock(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) {
+        switch self {
+        case .snapshot, .journal: return
+        case .sqlite:
+            if let wal = try StoreError.io({ () throws(FileError) in try fs.info(package.contentDatabasePath + "-wal") }), wal.size > 0 {
+                throw StoreError.invalidArgument("\(package.path) is read-only and its SQLite WAL holds changes not yet in content.sqlite; open it once where it can be written")
+            }
+        }
+    }
+
+    /// The writer that puts a document's pages into this engine's form, migrating from `old`
+    /// (whose engine, `source`, is open for reading).
+    func formWriter(migratingFrom old: EngineKind, source: any StorageEngine, package: DocumentPackage,
+                    codec: SampleCodecID, fileSystem fs: any FileSystem) throws(StoreError) -> any FormWriter {
+        switch self {
+        case .sqlite:
+            return try SQLiteFormWriter(package: package, fileSystem: fs)
+        case .journal where old == .snapshot:
+            // Snapshot files are journal pages without journals: nothing to write.
+            return ExistingFormWriter()
+        case .snapshot, .journal:
+            // An engine whose form is snapshot files plus more compacts each page in place (its
+            // crash-safe merge); any other writes snapshot files from what it reads.
+            if self == .snapshot, let writer = source.compactingFormWriter() { return writer }
+            return SnapshotFormWriter(package: package, fileSystem: fs, codec: codec)
         }
     }
 }

@@ -42,6 +42,10 @@ protocol StorageEngine: AnyObject {
     /// Saves that could not be applied as changes and rewrote the whole page instead (the SQLite
     /// engine counts them; engines that always write whole pages report 0, the default).
     var rewriteFallbacks: Int { get }
+    /// A writer that leaves this engine's form for the snapshot form by compacting each page in
+    /// place, for an engine whose pages are snapshot files plus something more (the journal's);
+    /// nil where the snapshot form must be written from scratch.
+    func compactingFormWriter() -> (any FormWriter)?
 }
 
 extension StorageEngine {
@@ -50,4 +54,5 @@ extension StorageEngine {
     func pageUnloaded(_ id: UUID) {}
     func closeWithoutTidying() {}
     var rewriteFallbacks: Int { 0 }
+    func compactingFormWriter() -> (any FormWriter)? { nil }
 }

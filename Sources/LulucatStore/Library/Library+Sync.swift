@@ -27,7 +27,7 @@ extension Library {
         }
         let doc = DocumentMetadata(id: id, title: title, created: created, modified: Date.storeNow(), engine: engine, codec: codec)
         try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
-            if engine == .sqlite { try SQLiteEngine.createDatabase(package, pages: [], fileSystem: fs) }
+            try engine.createPages([], in: package, codec: codec, fileSystem: fs)
         }
         return target
     }

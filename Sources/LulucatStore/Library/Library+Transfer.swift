@@ -37,10 +37,9 @@ extension Library {
         defer { if let lock { fs.unlock(lock) } }
         let doc = try PackageReader.readDocument(package, fileSystem: fs)
         if lock != nil {
-            try EngineHooks.prepareForCopy(package, fileSystem: fs)
-        } else if doc.engine == .sqlite,
-                  let wal = try StoreError.io({ () throws(FileError) in try fs.info(package.contentDatabasePath + "-wal") }), wal.size > 0 {
-            throw StoreError.invalidArgument("\(package.path) is read-only and its SQLite WAL holds changes not yet in content.sqlite; open it once where it can be written")
+            try doc.engine.prepareForCopy(package, fileSystem: fs)
+        } else {
+            try doc.engine.checkCopyableWithoutLock(package, fileSystem: fs)
         }
         let files = ["document.json", "manifest.json"] + (try PackageReader.contentFiles(package, fileSystem: fs))
         return try body(package, files)
@@ -48,11 +47,11 @@ extension Library {
 
     /// Whether `path` (relative to a package) is a file of the package layout.
     public static func isPackageFile(_ path: String) -> Bool {
-        if ["manifest.json", "document.json", "content.sqlite"].contains(path) { return true }
+        if ["manifest.json", "document.json"].contains(path) || EngineKind.allRootFiles.contains(path) { return true }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return false }
         switch parts[0] {
-        case "pages": return DocumentPackage.parseName(String(parts[1]), extensions: ["content", "journal"]) != nil
+        case "pages": return DocumentPackage.parseName(String(parts[1]), extensions: EngineKind.allPageFileExtensions) != nil
         case "assets": return DocumentPackage.parseName(String(parts[1]), extensions: DocumentPackage.assetExtensions) != nil
         case "thumbnails": return DocumentPackage.parseName(String(parts[1]), extensions: ["jpg"]) != nil
         default: return false
@@ -120,15 +119,6 @@ extension Library {
     }
 }
 
-/// What each engine must do before its files are copied (a SQLite database is checkpointed into
-/// one file). The snapshot and journal engines need nothing.
-enum EngineHooks {
-    /// Called with the document's lock held, so no session writes while the files are copied.
-    static func prepareForCopy(_ package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) {
-        try PackageReader.readDocument(package, fileSystem: fileSystem).engine.prepareForCopy(package, fileSystem: fileSystem)
-    }
-}
-
 // MARK: - Bounded, streamed import
 
 /// What an import may cost, whatever the archive claims (export-format.md §6). Every document the
@@ -189,8 +179,8 @@ extension Library {
             switch parts.count == 2 ? String(parts[0]) : file.path {
             case "document.json", "manifest.json":
                 continue  // read above; the manifest is rebuilt
-            case "content.sqlite":
-                guard doc.engine == .sqlite else { skip("the document does not use the SQLite engine"); continue }
+            case let root where EngineKind.allRootFiles.contains(root):
+                guard doc.engine.rootFiles.contains(root) else { skip("the document does not use the engine that keeps this file"); continue }
                 try tooLarge(ImportLimits.maxDatabaseSize)
             case "pages":
                 guard let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: ["content", "journal"]), listedPages.contains(id) else {

@@ -245,7 +245,7 @@ public struct Library: Sendable {
         let lock = try source.lockForWriting(fs)
         defer { fs.unlock(lock) }
         var doc = try PackageReader.readDocument(source, fileSystem: fs)
-        try EngineHooks.prepareForCopy(source, fileSystem: fs)
+        try doc.engine.prepareForCopy(source, fileSystem: fs)
         let newID = UUID()
         let now = Date.storeNow()
         doc.id = newID
@@ -346,19 +346,23 @@ extension DocumentPackage {
 
 extension PackageReader {
     /// The package files a copy must carry, as paths relative to the package, validated by name:
-    /// page snapshots and journals, assets, thumbnails, and the SQLite database.
+    /// every engine's page files and root files (the engine table), assets and thumbnails.
     static func contentFiles(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> [String] {
         var files: [String] = []
-        let pages = try scanPages(package, fileSystem: fs)
-        files += pages.pageFiles.map { "pages/" + $0.uuidString + ".content" }
-        files += pages.journalFiles.map { "pages/" + $0.uuidString + ".journal" }
+        if try folderIsPresent(package.pagesPath, fileSystem: fs) {
+            for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.pagesPath) }) {
+                if let (id, ext) = DocumentPackage.parseName(name, extensions: EngineKind.allPageFileExtensions) {
+                    files.append("pages/" + id.uuidString + "." + ext)
+                }
+            }
+        }
         files += try scanAssets(package, fileSystem: fs).assets.map { "assets/" + $0.key.uuidString + "." + $0.value }
         if try folderIsPresent(package.thumbnailsPath, fileSystem: fs) {
             for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.thumbnailsPath) }) {
                 if let (id, _) = DocumentPackage.parseName(name, extensions: ["jpg"]) { files.append("thumbnails/" + id.uuidString + ".jpg") }
             }
         }
-        for name in ["content.sqlite"] where try StoreError.io({ () throws(FileError) in try fs.fileExists(package.path + "/" + name) }) {
+        for name in EngineKind.allRootFiles.sorted() where try StoreError.io({ () throws(FileError) in try fs.fileExists(package.path + "/" + name) }) {
             files.append(name)
         }
         return files.sorted()

@@ -191,16 +191,8 @@ public struct EngineMigration: Sendable {
         let source = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
         // The old engine is only read; a SQLite source is closed without writing.
         defer { source.closeWithoutTidying() }
-        let writer: any FormWriter
-        switch (doc.engine, target) {
-        case (_, .sqlite): writer = try SQLiteFormWriter(package: package, fileSystem: fs)
-        case (.snapshot, .journal): writer = ExistingFormWriter()
-        case (.journal, .snapshot):
-            // Each page compacted through `source` (its crash-safe merge).
-            guard let journal = source as? JournalEngine else { throw StoreError.invalidArgument("the journal document did not open with the journal engine") }
-            writer = JournalCompactingFormWriter(engine: journal)
-        case (_, .snapshot), (_, .journal): writer = SnapshotFormWriter(package: package, fileSystem: fs, codec: doc.sampleCodec)
-        }
+        let writer = try target.formWriter(migratingFrom: doc.engine, source: source, package: package,
+                                           codec: doc.sampleCodec, fileSystem: fs)
         var facts: [UUID: PageFacts] = [:]
         do {
             for (i, entry) in doc.pages.enumerated() {

@@ -25,10 +25,10 @@ public struct DocumentRepair: Sendable {
         for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
             try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
         }
-        // A SQLite document's damaged database is rebuilt from every row that reads (the damaged
-        // file kept in recovered/); one that cannot be opened at all throws here, before anything
-        // else changes.
-        if doc.engine == .sqlite { try rebuildDamagedDatabase(package, doc, findings: &findings) }
+        // The engine's form first (a SQLite document's damaged database is rebuilt from every row
+        // that reads, the damaged file kept in recovered/; one that cannot be opened at all throws
+        // here, before anything else changes).
+        try doc.engine.repairForm(package, doc, repair: self, findings: &findings)
         let engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
         defer { engine.closeWithoutTidying() }
 
@@ -65,10 +65,10 @@ public struct DocumentRepair: Sendable {
                 }
                 kept.append(entry)
             } catch {
-                if doc.engine == .sqlite {
-                    // Its rows stay in content.sqlite; taking the page out of the list would only
-                    // hide them. It stays listed and the error stays visible to verify.
-                    findings.append(Finding(.error, package.contentDatabasePath, "page \(index + 1) (\(entry.id)) cannot be read (\(error)); kept in the page list, its rows untouched"))
+                if !doc.engine.pagesHaveOwnFiles {
+                    // Its bytes stay in the engine's one file; taking the page out of the list
+                    // would only hide them. It stays listed and the error stays visible to verify.
+                    findings.append(Finding(.error, doc.engine.findingPath(for: entry.id, in: package), "page \(index + 1) (\(entry.id)) cannot be read (\(error)); kept in the page list, its rows untouched"))
                     kept.append(entry)
                     continue
                 }

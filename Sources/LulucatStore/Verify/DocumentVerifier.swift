@@ -51,9 +51,9 @@ public struct DocumentVerifier: Sendable {
             }
         }
 
-        // A SQLite document's pages are all in content.sqlite: findings about them name that file.
-        let databaseOpens = doc.engine != .sqlite || verifyContentDatabase(package, doc, add)
-        func pagePath(_ page: UUID) -> String { doc.engine == .sqlite ? package.contentDatabasePath : package.pagePath(page) }
+        // The engine's own checks first; findings about a page name the file that holds it.
+        let databaseOpens = doc.engine.verifyForm(package, doc, verifier: self, add)
+        func pagePath(_ page: UUID) -> String { doc.engine.findingPath(for: page, in: package) }
         let engine: (any StorageEngine)?
         if !databaseOpens { engine = nil } else {
             do { engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs) } catch {
