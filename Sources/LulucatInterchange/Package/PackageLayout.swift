@@ -1,6 +1,6 @@
-// Which paths a document package may contain (SPEC §2), as the export archive allows them. The
-// names come from the store (its engine table and asset extensions); the shape rules are stricter
-// here only in that a name read from an archive must already be canonical.
+// Which paths a document package may contain (SPEC §2), as the export archive allows them. Every
+// rule is the store's own (Library.isPackageFile, DocumentPackage's names, the engine table), so
+// the library and import cannot disagree on a name.
 
 import Foundation
 import LulucatStore
@@ -16,19 +16,12 @@ public enum PackageLayout {
     /// Folders at the package root.
     public static let folders: Set<String> = ["pages", "assets", "thumbnails"]
     /// The suffix of a package folder (`<UUID>.lnote`).
-    public static let packageExtension = "lnote"
+    public static var packageExtension: String { DocumentPackage.pathExtension }
 
-    /// Whether `path` (relative to the package folder, `/`-separated) is a file of the layout.
+    /// Whether `path` (relative to the package folder, `/`-separated) is a file of the layout: the
+    /// library's own rule (`Library.isPackageFile`), so an archive holds exactly what a package may.
     public static func allowsFile(_ path: String) -> Bool {
-        if rootFiles.contains(path) { return true }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let (id, ext) = splitIDName(parts[1]), isCanonicalUUID(id) else { return false }
-        switch parts[0] {
-        case "pages": return EngineKind.allPageFileExtensions.contains(String(ext))
-        case "assets": return assetExtensions.contains(String(ext))
-        case "thumbnails": return ext == "jpg"
-        default: return false
-        }
+        Library.isPackageFile(path)
     }
 
     /// Whether `path` is a folder of the layout, written with its trailing `/`.
@@ -37,10 +30,9 @@ public enum PackageLayout {
         return folders.contains(String(path.dropLast()))
     }
 
-    /// Whether `name` is a package folder name `<UUID>.lnote`, and its id.
+    /// Whether `name` is a package folder name `<UUID>.lnote`, and its id (the library's rule).
     public static func packageFolderID(_ name: Substring) -> UUID? {
-        guard let (id, ext) = splitIDName(name), ext == packageExtension, isCanonicalUUID(id) else { return nil }
-        return UUID(uuidString: String(id))
+        DocumentPackage.id(fromDirectoryName: String(name))
     }
 
     /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` with upper-case hex digits, nothing else: the
@@ -48,12 +40,5 @@ public enum PackageLayout {
     /// names a package may hold.
     public static func isCanonicalUUID(_ s: Substring) -> Bool {
         UUID.isCanonicalString(s)
-    }
-
-    /// "ID.ext" -> ("ID", "ext") when there is exactly one dot.
-    private static func splitIDName(_ name: Substring) -> (Substring, Substring)? {
-        let pieces = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard pieces.count == 2 else { return nil }
-        return (pieces[0], pieces[1])
     }
 }
