@@ -5,17 +5,33 @@ import Foundation
 /// A bounds-checked cursor over bytes. `read*` advances; every read past the end throws
 /// `PageFormatError.truncated` with the offset where more bytes were needed.
 ///
-/// It borrows its bytes: use it only inside the `withUnsafeBytes` closure that made it.
+/// It borrows its bytes, so it is lent only inside a closure: `ByteReader.reading(bytes) { r in … }`
+/// gives a reader that cannot outlive the bytes' `withUnsafeBytes` (the closure does not escape, and
+/// the pointer itself is not public). The store's own modules build readers over buffers they
+/// hold through the `package` initializer.
 public struct ByteReader {
-    public let buffer: UnsafeRawBufferPointer
+    package let buffer: UnsafeRawBufferPointer
     public private(set) var offset: Int
-    /// The offset of `buffer[0]` in the whole file, so errors name file offsets.
+    /// The offset of the first byte in the whole file, so errors name file offsets.
     public let base: Int
 
-    public init(_ buffer: UnsafeRawBufferPointer, base: Int = 0) {
+    package init(_ buffer: UnsafeRawBufferPointer, base: Int = 0) {
         self.buffer = buffer
         self.offset = 0
         self.base = base
+    }
+
+    /// Runs `body` with a reader over `bytes` (`[UInt8]`, `Data`, a slice); the reader is valid
+    /// only inside `body`.
+    public static func reading<T, E: Error>(_ bytes: some ContiguousBytes, base: Int = 0,
+                                           _ body: (inout ByteReader) throws(E) -> T) throws(E) -> T {
+        // `ContiguousBytes.withUnsafeBytes` rethrows untyped; the typed error is carried out of it.
+        var result: Result<T, E>!
+        bytes.withUnsafeBytes { raw in
+            var reader = ByteReader(raw, base: base)
+            do throws(E) { result = .success(try body(&reader)) } catch { result = .failure(error) }
+        }
+        return try result.get()
     }
 
     public var remaining: Int { buffer.count - offset }
