@@ -1,5 +1,5 @@
 // lnote-dev bench events: what a subscriber to a session's events costs on the append path, against
-// the same appends without one, measured side by side in alternating runs.
+// the same appends without one, measured in pairs of runs (order alternating), reported as the median of the pairs' ratios.
 
 import Foundation
 import LulucatInk
@@ -39,31 +39,35 @@ enum EventsBench {
             try await session.removePage(target)
             return t
         }
-        var tQuiet: [Double] = [], tHeard: [Double] = []
+        // Each run is a pair (one without, one with, their order alternating), and the figure is the
+        // median of the pairs' ratios: a pair shares the machine's load of its moment.
+        var tQuiet: [Double] = [], tHeard: [Double] = [], ratios: [Double] = []
         for k in 0..<runs {
+            let q: Double, h: Double
             if k % 2 == 0 {
-                tQuiet.append(try await appendAll(quiet))
-                tHeard.append(try await appendAll(heard))
+                q = try await appendAll(quiet)
+                h = try await appendAll(heard)
             } else {
-                tHeard.append(try await appendAll(heard))
-                tQuiet.append(try await appendAll(quiet))
+                h = try await appendAll(heard)
+                q = try await appendAll(quiet)
             }
+            tQuiet.append(q); tHeard.append(h); ratios.append(h / q)
         }
         try await quiet.close()
         try await heard.close()
         let received = await listener.value
 
         let perQuiet = median(tQuiet) / Double(strokes), perHeard = median(tHeard) / Double(strokes)
-        let ratio = median(tHeard) / median(tQuiet)
+        let ratio = median(ratios)
         if json {
             printJSON(["runs": runs, "strokes": strokes, "events_received": received,
                        "append_ns_without_subscriber": r(perQuiet * 1e9, 1), "append_ns_with_subscriber": r(perHeard * 1e9, 1),
-                       "ratio_with_over_without": r(ratio, 3), "target_ratio": 1.05])
+                       "ratio_with_over_without": r(ratio, 3), "ratio_is": "median of paired runs", "target_ratio": 1.05])
             return
         }
         print("Appending \(strokes) strokes one by one, \(runs) runs each, alternating (medians):")
         print("  without a subscriber  \(r(perQuiet * 1e9, 1)) ns per append")
         print("  with one subscriber   \(r(perHeard * 1e9, 1)) ns per append (\(received) events received)")
-        print("  ratio                 \(r(ratio, 3))x (target at most 1.05x)")
+        print("  ratio                 \(r(ratio, 3))x, median of the \(runs) paired ratios (target at most 1.05x)")
     }
 }

@@ -63,6 +63,18 @@ public actor DocumentSession {
         var lastUse: UInt64 = 0
         /// The coded strokes of the page as last read or written, so a save re-codes only new ones.
         var encoded: EncodedStrokes?
+        /// Elements transformed while the page is loaded, mapped from their state before the first
+        /// transform so steps compose instead of each rounding the last (DocumentSession+Editing.swift).
+        var transformed: [UUID: TransformedElement] = [:]
+    }
+
+    /// An element as it was before its first transform, the transforms since composed, and what
+    /// they gave; when the page's element no longer equals `current` (an undo, a sync merge), the
+    /// next transform starts again from the element as it is.
+    struct TransformedElement {
+        var original: Element
+        var total: SimilarityTransform
+        var current: Element
     }
 
     /// The marker that says a session has the document open; found at open, it means the last
