@@ -197,6 +197,7 @@ public enum RemoteEncryption {
         try library.prepare()
         let store = SyncStateStore(library: library)
         try store.prepare()
+        _ = try store.deviceID()
         var entries: [RemoteEntry] = []
         switch await remote.listResult(LibrarySync.headsFolder) {
         case .success(let e): entries = e
@@ -317,6 +318,7 @@ public struct EncryptedLibrarySync: Sendable {
         let remote = EncryptedRemote(inner: inner, key: key, round: round)
         let sync = try LibrarySync(library: library, remote: remote)
         let store = sync.store
+        let stats0 = (inner.statistics.requests, inner.statistics.bytesSent, inner.statistics.bytesReceived)
 
         // 1. The one listing; the key settings, read again only when their ETag changed.
         let entries: [RemoteEntry]
@@ -365,7 +367,9 @@ public struct EncryptedLibrarySync: Sendable {
         round.listing = plain
 
         // 3. The round, on exactly what was checked.
-        let report = try await sync.sync(options: options, progress: progress)
+        var report = try await sync.sync(options: options, progress: progress)
+        // The requests of the checks too.
+        report = sync.finish(report, stats0)
         for (name, counter) in fetched { round.raiseHighest(name, counter) }
         local.highest = round.highest
         local.written = round.written
