@@ -247,8 +247,15 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
                 let r = try await EncryptedLibrarySync(library: fresh, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
                 Issue.record("\(label): the round was not refused (\(r))")
             } catch let e as EncryptionError {
-                let kind = "\(e)".components(separatedBy: ":").first ?? ""
-                refusals[String(kind.prefix(40)), default: 0] += 1
+                let kind: String
+                switch e {
+                case .refused(_, let reason): kind = String(reason.prefix(while: { $0 != ":" && $0 != "(" }).prefix(48))
+                case .replayedHead: kind = "replayed head"
+                case .settingsReplaced: kind = "key settings replaced"
+                case .settingsMissing: kind = "key settings missing"
+                default: kind = "\(e)"
+                }
+                refusals[kind, default: 0] += 1
             }
             #expect(tree(fresh.root) == before, "\(label): the library changed")
             #expect(try fresh.list().isEmpty, "\(label): a document appeared")
