@@ -62,7 +62,7 @@ let package = Package(
                                          "LulucatInterchange", "LulucatSQLite", "LulucatHandwriting",
                                          "LulucatSync", "LnoteCommandLine"]),
         // Sync through a folder or a WebDAV server (docs/sync.md).
-        .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk"]),
+        .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk", "LulucatCrypto"]),
 
         // The workshop: targets that no product vends. Generators and real-ink reading, the crash
         // harness with its simulated file system and flows, the fuzz checks shared with swift test,
@@ -75,7 +75,7 @@ let package = Package(
         // Apache with mod_dav and a fault proxy for the sync tests, and the sync bench.
         .target(name: "LulucatSyncTestSupport"),
         .executableTarget(name: "LulucatSyncBench",
-                          dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk"]),
+                          dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk", "LulucatCrypto"]),
         .executableTarget(name: "lnote-dev",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
@@ -92,6 +92,6 @@ let package = Package(
         .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev"]),
         .testTarget(name: "LulucatSyncTests",
-                    dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk"]),
+                    dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk", "LulucatCrypto"]),
     ]
 )

@@ -26,6 +26,12 @@ enum LibcryptoBackend {
     nonisolated(unsafe) private static let paramIterations = cString("iter") // OSSL_KDF_PARAM_ITER
     nonisolated(unsafe) private static let paramPKCS5 = cString("pkcs5")     // OSSL_KDF_PARAM_PKCS5
     nonisolated(unsafe) private static let sha256 = UnsafeMutablePointer(mutating: cString("SHA2-256"))
+    /// The cipher and digest fetched once: OpenSSL 3 fetches an algorithm from its provider on
+    /// every call given the legacy `EVP_chacha20_poly1305()`/`EVP_sha256()`, a lock and a lookup
+    /// per object (docs/encryption.md §7). Fetched objects are immutable and shared by threads;
+    /// if a fetch fails, the legacy getter is used (and fails where it would have anyway).
+    nonisolated(unsafe) private static let chacha20Poly1305: OpaquePointer? = EVP_CIPHER_fetch(nil, "ChaCha20-Poly1305", nil)
+    nonisolated(unsafe) private static let sha256Digest: OpaquePointer? = EVP_MD_fetch(nil, "SHA2-256", nil)
     /// A valid address for empty inputs: libcrypto refuses some NULL pointers even with length 0.
     nonisolated(unsafe) private static let empty = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
 
@@ -68,7 +74,7 @@ enum LibcryptoBackend {
         precondition(out.count == CryptoBackend.macByteCount)
         guard key.count <= Int(Int32.max) else { throw CryptoError.invalidArgument("an HMAC key over 2 GiB") }
         var length: UInt32 = 0
-        let result = HMAC(EVP_sha256(), address(key), Int32(key.count),
+        let result = HMAC(sha256Digest ?? EVP_sha256(), address(key), Int32(key.count),
                           address(message).assumingMemoryBound(to: UInt8.self), message.count,
                           out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length)
         guard result != nil else { throw CryptoError.backend(function: "HMAC", detail: lastError()) }
@@ -150,7 +156,7 @@ enum LibcryptoBackend {
         precondition(ciphertext.count == plaintext.count && tag.count == CryptoBackend.tagByteCount)
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.backend(function: "EVP_CIPHER_CTX_new", detail: lastError()) }
         defer { EVP_CIPHER_CTX_free(context) }  // also cleanses the key schedule
-        try check(EVP_EncryptInit_ex(context, EVP_chacha20_poly1305(), nil,
+        try check(EVP_EncryptInit_ex(context, chacha20Poly1305 ?? EVP_chacha20_poly1305(), nil,
                                      key.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                      nonce.baseAddress!.assumingMemoryBound(to: UInt8.self)), "EVP_EncryptInit_ex")
         try update(context, associatedData, nil, "EVP_EncryptUpdate(aad)") { EVP_EncryptUpdate($0, $1, $2, $3, $4) }
@@ -169,7 +175,7 @@ enum LibcryptoBackend {
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.backend(function: "EVP_CIPHER_CTX_new", detail: lastError()) }
         defer { EVP_CIPHER_CTX_free(context) }
         do {
-            try check(EVP_DecryptInit_ex(context, EVP_chacha20_poly1305(), nil,
+            try check(EVP_DecryptInit_ex(context, chacha20Poly1305 ?? EVP_chacha20_poly1305(), nil,
                                          key.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                          nonce.baseAddress!.assumingMemoryBound(to: UInt8.self)), "EVP_DecryptInit_ex")
             try update(context, associatedData, nil, "EVP_DecryptUpdate(aad)") { EVP_DecryptUpdate($0, $1, $2, $3, $4) }

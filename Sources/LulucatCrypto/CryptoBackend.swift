@@ -150,7 +150,7 @@ public final class SecretBytes: @unchecked Sendable {
     }
 
     /// Allocates `count` bytes and lets `fill` write them; on a throw the bytes are zeroed and freed.
-    init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+    public init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
         let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(count, 1), alignment: 16)
         raw.initializeMemory(as: UInt8.self, repeating: 0)
         let view = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])

@@ -35,6 +35,7 @@ public final class LibraryKey: Sendable {
     static let settingsInfo = Array("LulucatStore v1 settings".utf8)
     static let nameInfo = Array("LulucatStore v1 names".utf8)
     static let checkInfo = Array("LulucatStore v1 checks".utf8)
+    static let headNameInfo = Array("LulucatStore v1 head names".utf8)
 
     let material: SecretBytes
     let blobKey: SecretBytes
@@ -42,6 +43,8 @@ public final class LibraryKey: Sendable {
     let settingsKey: SecretBytes
     let nameKey: SecretBytes
     let checkKey: SecretBytes
+    /// The AEAD key of sealed head names (docs/encryption.md §4.1).
+    let headNameKey: SecretBytes
     /// 8 bytes that name this key without revealing it (docs/encryption.md §2). A device keeps it
     /// beside the remote's address: key settings that unlock to another key were replaced.
     public let keyCheck: [UInt8]
@@ -60,7 +63,14 @@ public final class LibraryKey: Sendable {
         settingsKey = try derive(LibraryKey.settingsInfo)
         nameKey = try derive(LibraryKey.nameInfo)
         checkKey = try derive(LibraryKey.checkInfo)
+        headNameKey = try derive(LibraryKey.headNameInfo)
         keyCheck = Array(try CryptoBackend.hmacSHA256(key: checkKey, message: [0x00] + Array("key".utf8)).prefix(8))
+    }
+
+    /// The key's 32 bytes, for keeping it on this device (a 0600 file, a keychain): never a Swift
+    /// array, so the caller writes them straight from the zeroed-on-free buffer.
+    public func withMaterial<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try material.withUnsafeBytes(body)
     }
 
     /// A new random library key.

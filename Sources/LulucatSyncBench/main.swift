@@ -2,6 +2,7 @@
 // into the dev executable). Release build: swift build -c release --product LulucatSyncBench
 //
 //   LulucatSyncBench [--rounds N] [--documents N] [--strokes N] [--samples N] [--seed S]
+//   LulucatSyncBench --encrypted [--runs N]: encrypted ÷ plain time (EncryptedBench.swift)
 
 import Foundation
 import LulucatInk
@@ -238,6 +239,17 @@ guard ApacheServer.isAvailable else {
 let server = try ApacheServer()
 defer { server.stop() }
 let seed = UInt64(arg("seed", 1))
+if CommandLine.arguments.contains("--encrypted") {
+    do { try await encryptedBench(server, runs: arg("runs", 5), strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed) } catch {
+        say("bench failed: \(error)")
+        server.stop()
+        removeFolders()
+        exit(1)
+    }
+    server.stop()
+    removeFolders()
+    exit(0)
+}
 do {
     try await oneEditedPage(server, pages: 2, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
     try await oneEditedPage(server, pages: 200, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)

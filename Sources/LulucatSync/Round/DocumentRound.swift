@@ -16,7 +16,8 @@ struct DocumentRound {
     /// The heads that went into the join (their ETags are recorded as seen).
     var joinedHeads: [(name: String, etag: String?)] = []
 
-    var remote: any Remote { sync.remote }
+    /// The remote as this document's round sees it (an encrypted remote needs the document).
+    var remote: any Remote { (sync.remote as? any DocumentScopedRemote)?.scoped(to: id) ?? sync.remote }
     var library: Library { sync.library }
 
     init(sync: LibrarySync, id: UUID, base: Base?, heads: [(name: String, etag: String?, head: Head)],

@@ -8,13 +8,18 @@ import LulucatSync
 struct RemoteCommand: Command {
     static let name = "remote"
     static let abstract = "Set or show the remote the library syncs with (a WebDAV URL or a folder). Credentials come from "
-        + "LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or 'machine HOST login U password P' in $LNOTE_NETRC or ~/.netrc."
-    static let usage = "lnote remote add URL|FOLDER [--library DIR]\nlnote remote [--library DIR]"
+        + "LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or 'machine HOST login U password P' in $LNOTE_NETRC or ~/.netrc. "
+        + "--encrypt seals everything on the remote under a key the passphrase unlocks (asked on the terminal without echo, "
+        + "or read from LNOTE_PASSPHRASE); 'passphrase' changes it (the new one from the terminal or LNOTE_NEW_PASSPHRASE)."
+    static let usage = "lnote remote add URL|FOLDER [--encrypt] [--library DIR]\nlnote remote passphrase [--library DIR]\nlnote remote [--library DIR]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: [])
+        args = try Arguments(arguments, valued: ["library"], flags: ["encrypt"])
         let p = args.positionals
-        guard p.isEmpty || (p.count == 2 && p[0] == "add") else { throw UsageError("remote takes 'add URL' or nothing") }
+        guard p.isEmpty || (p.count == 2 && p[0] == "add") || p == ["passphrase"] else {
+            throw UsageError("remote takes 'add URL', 'passphrase' or nothing")
+        }
+        if args.flag("encrypt") && p.first != "add" { throw UsageError("--encrypt goes with 'remote add URL'") }
         if p.count == 2, let u = URL(string: p[1]), u.user != nil || u.password != nil {
             throw UsageError("put no credentials in the URL: use LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc file")
         }
@@ -22,13 +27,70 @@ struct RemoteCommand: Command {
     func run() async throws {
         let lib = library(args)
         if args.positionals.count == 2 {
-            try SyncConfiguration(remote: args.positionals[1]).save(lib)
-            print("Remote of \(lib.root): \(args.positionals[1])")
+            let config = SyncConfiguration(remote: args.positionals[1])
+            if args.flag("encrypt") {
+                let phrase = try Passphrase.obtain(prompt: "Passphrase of the encrypted remote: ", environment: "LNOTE_PASSPHRASE")
+                let created = try await RemoteEncryption.setUp(library: lib, remote: try config.makeRemote(), passphrase: phrase)
+                try config.save(lib)
+                print("Remote of \(lib.root): \(args.positionals[1]) (encrypted; "
+                      + (created ? "new library key made, keep the passphrase safe: it cannot be recovered" : "joined with the passphrase")
+                      + "; the key is kept in \(lib.root)/.sync/library.key, mode 0600)")
+            } else {
+                try config.save(lib)
+                RemoteEncryption.forget(lib)
+                print("Remote of \(lib.root): \(args.positionals[1])")
+            }
+        } else if args.positionals == ["passphrase"] {
+            guard let c = SyncConfiguration.read(lib), RemoteEncryption.isSetUp(lib) else {
+                printError("lnote remote: \(lib.root) has no encrypted remote; run 'lnote remote add URL --encrypt' first")
+                throw ExitCode(code: ExitStatus.failure)
+            }
+            let old = try Passphrase.obtain(prompt: "Current passphrase: ", environment: "LNOTE_PASSPHRASE")
+            let new = try Passphrase.obtain(prompt: "New passphrase: ", environment: "LNOTE_NEW_PASSPHRASE", confirm: true)
+            try await RemoteEncryption.changePassphrase(library: lib, remote: try c.makeRemote(), old: old, new: new)
+            print("Passphrase of \(c.remote) changed (the library key is the same; nothing was re-encrypted)")
         } else if let c = SyncConfiguration.read(lib) {
-            print(c.remote)
+            print(c.remote + (RemoteEncryption.isSetUp(lib) ? " (encrypted)" : ""))
         } else {
             print("No remote set for \(lib.root). Run 'lnote remote add URL'.")
         }
+    }
+}
+
+/// A passphrase from the environment (for scripts) or the terminal with echo off; never argv.
+enum Passphrase {
+    static func obtain(prompt: String, environment name: String, confirm: Bool = false) throws -> String {
+        if let p = ProcessInfo.processInfo.environment[name] {
+            guard !p.isEmpty else { throw UsageError("\(name) is empty") }
+            return p
+        }
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY)
+        guard fd >= 0 else { throw UsageError("no terminal to ask the passphrase on: set \(name)") }
+        defer { close(fd) }
+        let first = try ask(prompt, fd)
+        guard !first.isEmpty else { throw UsageError("an empty passphrase") }
+        if confirm, try ask("Again: ", fd) != first { throw UsageError("the two passphrases differ") }
+        return first
+    }
+
+    /// One line from the terminal with echo off, restored whatever happens.
+    static func ask(_ prompt: String, _ fd: Int32) throws -> String {
+        _ = prompt.withCString { write(fd, $0, strlen($0)) }
+        var saved = termios()
+        let isTerminal = tcgetattr(fd, &saved) == 0
+        if isTerminal {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else { throw UsageError("cannot turn the terminal's echo off") }
+        }
+        defer {
+            if isTerminal { _ = tcsetattr(fd, TCSAFLUSH, &saved) }
+            _ = write(fd, "\n", 1)
+        }
+        var line: [UInt8] = []
+        var c: UInt8 = 0
+        while read(fd, &c, 1) == 1, c != 10, c != 13 { line.append(c) }
+        return String(decoding: line, as: UTF8.self)
     }
 }
 
@@ -48,9 +110,11 @@ struct SyncCommand: Command {
             printError("lnote sync: no remote set for \(lib.root); run 'lnote remote add URL' first")
             throw ExitCode(code: ExitStatus.failure)
         }
-        let sync = try LibrarySync(library: lib, remote: try config.makeRemote())
+        let encrypted = RemoteEncryption.isSetUp(lib)
+        let remote = try config.makeRemote()
         if args.flag("status") {
-            let s = try await sync.status(offline: args.flag("offline"))
+            let s = encrypted ? try await EncryptedLibrarySync(library: lib, remote: remote).status(offline: args.flag("offline"))
+                : try await LibrarySync(library: lib, remote: remote).status(offline: args.flag("offline"))
             print("remote    \(config.remote)\ndevice    \(s.device.uuidString)\nsynced    \(s.documentsSynced) documents")
             print("to push   \(s.localChanges.count) documents changed here" + (s.unpublished.isEmpty ? "" : ", \(s.unpublished.count) not yet published"))
             if let r = s.remoteChanges { print("to pull   \(r) heads written elsewhere since the last sync") }
@@ -59,11 +123,13 @@ struct SyncCommand: Command {
         var options = SyncOptions()
         if let n = try args.int("trash-limit") { options.trashLimit = n }
         let json = args.flag("json")
-        let report = try await sync.sync(options: options) { p in
+        let progress: @Sendable (SyncProgress) -> Void = { p in
             guard !json, p.total > 0 else { return }
             FileHandle.standardError.write(Data("\rsyncing \(p.done)/\(p.total) documents".utf8))
             if p.done == p.total { FileHandle.standardError.write(Data("\n".utf8)) }
         }
+        let report = encrypted ? try await EncryptedLibrarySync(library: lib, remote: remote).sync(options: options, progress: progress)
+            : try await LibrarySync(library: lib, remote: remote).sync(options: options, progress: progress)
         if json {
             printJSON(["checked": report.documentsChecked, "pulled": report.documentsPulled, "pushed": report.documentsPushed,
                        "merged": report.documentsMerged, "created": report.documentsCreated, "trashed": report.documentsTrashed,

@@ -1,0 +1,65 @@
+// `lnote remote add URL --encrypt`, `lnote sync` and `lnote remote passphrase` run as a user would,
+// through a folder remote, the passphrase from the environment (scripts): two libraries converge,
+// a wrong passphrase is refused with nothing kept, a rewrap changes which passphrase joins, and the
+// passphrase is written nowhere.
+
+import Foundation
+import Testing
+
+@Suite struct EncryptedSyncCLITests {
+    func files(_ root: String) -> [String: Data] {
+        var out: [String: Data] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return out }
+        while let rel = walker.nextObject() as? String {
+            if let d = FileManager.default.contents(atPath: root + "/" + rel) { out[rel] = d }
+        }
+        return out
+    }
+
+    @Test func encryptedRemoteFromTheCommandLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-enc-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = dir + "/a", b = dir + "/b", c = dir + "/c", remote = dir + "/remote"
+        let phrase = ["LNOTE_PASSPHRASE": "tr0ub4dor & 3 plus some"]
+        #expect(try lnote(["new", "Letters to nobody", "--library", a]).status == 0)
+        let added = try lnote(["remote", "add", remote, "--encrypt", "--library", a], environment: phrase)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("new library key"), "\(added.stdout)")
+        let joined = try lnote(["remote", "add", remote, "--encrypt", "--library", b], environment: phrase)
+        #expect(joined.status == 0, "\(joined.stderr)")
+        #expect(joined.stdout.contains("joined"), "\(joined.stdout)")
+        #expect(try lnote(["remote", "--library", a]).stdout.contains("(encrypted)"))
+        #expect(try lnote(["sync", "--library", a]).status == 0)
+        let pulled = try lnote(["sync", "--library", b, "--json"])
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        #expect(try lnote(["list", "--library", b]).stdout.contains("Letters to nobody"))
+        #expect(try lnote(["sync", "--status", "--library", b]).stdout.contains("to push   0"))
+
+        // A wrong passphrase: refused, exit 1, no key kept, no remote set.
+        let wrong = try lnote(["remote", "add", remote, "--encrypt", "--library", c], environment: ["LNOTE_PASSPHRASE": "tr0ub4dor & 3"])
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("wrong passphrase"), "\(wrong.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: c + "/.sync/library.key"))
+        #expect(try lnote(["remote", "--library", c]).stdout.contains("No remote set"))
+
+        // The passphrase changes; the old one no longer joins, the new one does, b keeps syncing.
+        let changed = try lnote(["remote", "passphrase", "--library", a],
+                                environment: phrase.merging(["LNOTE_NEW_PASSPHRASE": "a new passphrase"]) { x, _ in x })
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(try lnote(["remote", "add", remote, "--encrypt", "--library", c], environment: phrase).status == 1)
+        #expect(try lnote(["remote", "add", remote, "--encrypt", "--library", c], environment: ["LNOTE_PASSPHRASE": "a new passphrase"]).status == 0)
+        #expect(try lnote(["sync", "--library", c]).status == 0)
+        #expect(try lnote(["list", "--library", c]).stdout.contains("Letters to nobody"))
+        #expect(try lnote(["sync", "--library", b]).status == 0)
+
+        // Neither passphrase is anywhere on disk, here or on the remote; the key file is 0600.
+        for (path, data) in files(dir) {
+            for p in ["tr0ub4dor", "a new passphrase"] { #expect(data.range(of: Data(p.utf8)) == nil, "\(p) in \(path)") }
+        }
+        let mode = try FileManager.default.attributesOfItem(atPath: a + "/.sync/library.key")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // --encrypt goes with add only; the passphrase is never an argument.
+        #expect(try lnote(["remote", "--encrypt", "--library", a]).status == 64)
+        #expect(try lnote(["remote", "add", remote, "--encrypt", "secret", "--library", a]).status == 64)
+    }
+}

@@ -1,0 +1,441 @@
+// End-to-end encrypted sync (issue 17, docs/encryption.md §8): real libraries through a folder
+// (and once through Apache): they converge; every object on the remote is refused when altered,
+// cut, swapped or replayed, with nothing changed in the library; the server's bytes hold no
+// title, id or run of samples of the library.
+
+import Foundation
+import LulucatCrypto
+import LulucatInk
+import LulucatStore
+import LulucatSyncTestSupport
+import Testing
+@testable import LulucatSync
+
+/// A small PBKDF2 count: the tests are about the sync layer, not the KDF (RemoteKeysTests).
+let testCost = KeyDerivationCost(iterations: 1_000, minimum: 1)
+let passphrase = "correct horse battery staple"
+
+/// Every file under `root`, by relative path: a library's bytes, compared before and after.
+func tree(_ root: String) -> [String: [UInt8]] {
+    var out: [String: [UInt8]] = [:]
+    guard let walker = FileManager.default.enumerator(atPath: root) else { return out }
+    while let rel = walker.nextObject() as? String {
+        var isDir: ObjCBool = false
+        let path = root + "/" + rel
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else { continue }
+        out[rel] = FileManager.default.contents(atPath: path).map(Array.init) ?? []
+    }
+    return out
+}
+
+func encryptedSync(_ lib: Library, _ remote: any Remote) async throws -> SyncReport {
+    let r = try await EncryptedLibrarySync(library: lib, remote: remote).sync(options: testSyncOptions)
+    #expect(r.problems.isEmpty, "\(r.problems)")
+    #expect(r.skipped.isEmpty, "\(r.skipped)")
+    return r
+}
+
+/// Known content: titles, pages and strokes the server scan looks for.
+struct KnownLibrary {
+    var titles: [String] = []
+    var documents: [UUID] = []
+    var pages: [UUID] = []
+    var strokes: [UUID] = []
+    /// The pages' content files (compact and fixed16): their samples, as the server must not see them.
+    var pageFiles: [[UInt8]] = []
+
+    static func make(_ lib: Library, seed: UInt64, documents: Int = 2, pages: Int = 2, strokes: Int = 6) async throws -> KnownLibrary {
+        var rng = TestRandom(seed: seed)
+        var k = KnownLibrary()
+        for d in 0..<documents {
+            let title = "Secret diary \(d) of Ada Lovelace"
+            let id = try lib.createDocument(title: title).id
+            k.titles.append(title)
+            k.documents.append(id)
+            try await edit(lib, id) { s in
+                for p in 0..<pages {
+                    let page = p == 0 ? await s.pageIDs()[0] : try await s.addPage()
+                    k.pages.append(page)
+                    for _ in 0..<strokes {
+                        let st = makeStroke(&rng, samples: 24)
+                        k.strokes.append(st.id)
+                        try await s.append(st, to: page)
+                    }
+                    let content = try await s.content(of: page)
+                    k.pageFiles.append(try PageFile.encode(content, codec: .compact))
+                    k.pageFiles.append(try PageFile.encode(content, codec: .fixed16))
+                }
+            }
+        }
+        return k
+    }
+}
+
+/// Two 64-bit words of a 16-byte window, for a set of every window of the plaintext.
+struct Window: Hashable {
+    var a: UInt64, b: UInt64
+    init(_ bytes: ArraySlice<UInt8>) {
+        var x: UInt64 = 0, y: UInt64 = 0
+        let s = bytes.startIndex
+        for i in 0..<8 { x = x << 8 | UInt64(bytes[s + i]); y = y << 8 | UInt64(bytes[s + 8 + i]) }
+        a = x
+        b = y
+    }
+}
+
+/// What of `known` the bytes of `files` show: titles, ids (text in both cases, and the 16 bytes),
+/// and 16-byte runs of the pages' content files.
+func scan(_ files: [String: [UInt8]], for known: KnownLibrary, devices: [UUID]) -> [String] {
+    var needles: [(String, [UInt8])] = known.titles.map { ("title '\($0)'", Array($0.utf8)) }
+    for (label, ids) in [("document", known.documents), ("page", known.pages), ("stroke", known.strokes), ("device", devices)] {
+        for id in ids {
+            needles.append(("\(label) id \(id) (text)", Array(id.uuidString.utf8)))
+            needles.append(("\(label) id \(id) (lowercase)", Array(id.uuidString.lowercased().utf8)))
+            needles.append(("\(label) id \(id) (bytes)", withUnsafeBytes(of: id.uuid) { Array($0) }))
+        }
+    }
+    var windows = Set<Window>()
+    for f in known.pageFiles where f.count >= 16 {
+        for i in 0...(f.count - 16) { windows.insert(Window(f[i..<(i + 16)])) }
+    }
+    var found: [String] = []
+    for (path, bytes) in files.sorted(by: { $0.key < $1.key }) {
+        let text = Array(path.utf8)
+        for (label, n) in needles where contains(bytes, n) || contains(text, n) { found.append("\(label) in \(path)") }
+        if bytes.count >= 16 {
+            for i in 0...(bytes.count - 16) where windows.contains(Window(bytes[i..<(i + 16)])) {
+                found.append("16 bytes of a page's samples at \(path) offset \(i)")
+                break
+            }
+        }
+    }
+    return found
+}
+
+func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard !needle.isEmpty, hay.count >= needle.count else { return false }
+    let first = needle[0]
+    for i in 0...(hay.count - needle.count) where hay[i] == first {
+        if hay[i..<(i + needle.count)].elementsEqual(needle) { return true }
+    }
+    return false
+}
+
+@Suite struct EncryptedSyncTests {
+    @Test func twoLibrariesConvergeThroughAnEncryptedFolder() async throws {
+        let remoteFolder = temporaryFolder("enc-remote")
+        let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
+        defer { for p in [remoteFolder, a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
+        let known = try await KnownLibrary.make(a, seed: 1)
+        #expect(try await RemoteEncryption.setUp(library: a, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost))
+        #expect(try await !RemoteEncryption.setUp(library: b, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost))
+        _ = try await encryptedSync(a, FolderRemote(root: remoteFolder))
+        let pulled = try await encryptedSync(b, FolderRemote(root: remoteFolder))
+        #expect(pulled.documentsCreated == known.documents.count)
+        // Both edit; two rounds each converge.
+        var rng = TestRandom(seed: 2)
+        let added = makeStroke(&rng)
+        try await edit(b, known.documents[0]) { s in try await s.append(added, to: known.pages[0]) }
+        try await edit(a, known.documents[1]) { s in try await s.rename(to: "Renamed on A") }
+        for _ in 0..<2 { for lib in [a, b] { _ = try await encryptedSync(lib, FolderRemote(root: remoteFolder)) } }
+        let ca = try await contents(of: a), cb = try await contents(of: b)
+        #expect(ca == cb)
+        #expect(ca.documents[known.documents[0]]?.allElements.contains(added.id) == true)
+        #expect(ca.documents[known.documents[1]]?.title == "Renamed on A")
+        // Nothing changed: one request (the listing shows the key settings' ETag too).
+        let idle = try await encryptedSync(a, FolderRemote(root: remoteFolder))
+        #expect(idle.requests == 1)
+        // The remote holds only sealed objects under opaque names, and the key settings.
+        let files = tree(remoteFolder)
+        #expect(files.keys.contains("heads/keys"))
+        for (path, bytes) in files where path != "heads/keys" {
+            let name = String(path.split(separator: "/").last!)
+            #expect(Array(bytes.prefix(4)) == EncryptedObject.magic, "\(path)")
+            #expect(name.count == (path.hasPrefix("heads/") ? 120 : 64), "\(path)")
+        }
+    }
+
+    @Test func aWrongPassphraseIsRefusedAndNothingIsKept() async throws {
+        let remoteFolder = temporaryFolder("enc-remote")
+        let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
+        defer { for p in [remoteFolder, a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
+        try await RemoteEncryption.setUp(library: a, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost)
+        await #expect(throws: EncryptionError.wrongPassphrase) {
+            try await RemoteEncryption.setUp(library: b, remote: FolderRemote(root: remoteFolder), passphrase: "Correct horse battery staple", cost: testCost)
+        }
+        #expect(!RemoteEncryption.isSetUp(b))
+        #expect(throws: EncryptionError.self) { try EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)) }
+    }
+
+    @Test func aPlainRemoteIsNotEncryptedOver() async throws {
+        let remoteFolder = temporaryFolder("enc-remote")
+        let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
+        defer { for p in [remoteFolder, a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
+        try a.createDocument(title: "Plain")
+        _ = try await a.sync(with: FolderRemote(root: remoteFolder), options: testSyncOptions)
+        await #expect(throws: EncryptionError.remoteNotEncrypted) {
+            try await RemoteEncryption.setUp(library: b, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost)
+        }
+    }
+
+    @Test func theKeyIsKeptWithMode0600AndThePassphraseNowhere() async throws {
+        let remoteFolder = temporaryFolder("enc-remote")
+        let a = Library(root: temporaryFolder("enc-a"))
+        defer { for p in [remoteFolder, a.root] { try? FileManager.default.removeItem(atPath: p) } }
+        try await RemoteEncryption.setUp(library: a, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost)
+        var st = stat()
+        #expect(stat(a.root + "/.sync/library.key", &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o600)
+        #expect(st.st_size == 32)
+        let everything = tree(a.root).merging(tree(remoteFolder).mapKeys { "remote/" + $0 }) { x, _ in x }
+        for (path, bytes) in everything {
+            #expect(!contains(bytes, Array(passphrase.utf8)), "the passphrase is in \(path)")
+            #expect(!contains(bytes, Array("horse battery".utf8)), "part of the passphrase is in \(path)")
+        }
+    }
+
+    /// The tamper matrix: a fresh device joins a remote two devices wrote, so its round reads
+    /// every head and every blob. Each object in turn is flipped at several places, truncated,
+    /// or swapped with another of its kind; the round is refused and the library's bytes (its
+    /// `.sync/` too) are exactly what they were.
+    @Test func everyAlteredObjectIsRefusedAndNothingChangesLocally() async throws {
+        let remoteFolder = temporaryFolder("enc-remote")
+        let a = Library(root: temporaryFolder("enc-a")), c = Library(root: temporaryFolder("enc-c"))
+        let fresh = Library(root: temporaryFolder("enc-fresh"))
+        defer { for p in [remoteFolder, a.root, c.root, fresh.root] { try? FileManager.default.removeItem(atPath: p) } }
+        _ = try await KnownLibrary.make(a, seed: 3, documents: 2, pages: 2, strokes: 3)
+        for lib in [a, c, fresh] { try await RemoteEncryption.setUp(library: lib, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost) }
+        for lib in [a, c] { _ = try await encryptedSync(lib, FolderRemote(root: remoteFolder)) }
+        // c adds a stroke so that its head names a blob of its own.
+        var rng = TestRandom(seed: 4)
+        let doc = try a.list()[0].id
+        try await edit(c, doc) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
+        _ = try await encryptedSync(c, FolderRemote(root: remoteFolder))
+        _ = try await encryptedSync(a, FolderRemote(root: remoteFolder))
+
+        let original = tree(remoteFolder)
+        let before = tree(fresh.root)
+        let heads = original.keys.filter { $0.hasPrefix("heads/") && $0 != "heads/keys" }.sorted()
+        // The blobs some head names (a page blob replaced since is garbage no round reads).
+        let key = try LocalEncryption.readKey(a)
+        var named = Set<String>()
+        for path in heads {
+            let name = String(path.dropFirst(6))
+            let (d, _) = try #require(try key.openSealedHeadName(name))
+            let plain = try key.open(kind: .head, document: d, name: name, sealed: original[path]!)
+            let head = try Head.decode(Array(plain.dropFirst(8)))
+            for b in head.pages.values.map(\.blob) + head.assets.values.map(\.blob) {
+                named.insert("blobs/" + (try EncryptedRemote.sealedBlobName(key: key, document: d, blob: b)))
+            }
+        }
+        let blobs = original.keys.filter { named.contains($0) }.sorted()
+        #expect(heads.count == 4)
+        #expect(blobs.count >= 4)
+        #expect(named.isSubset(of: Set(original.keys)))
+
+        func restore() throws {
+            for (path, bytes) in original where tree(remoteFolder)[path] != bytes {
+                try Data(bytes).write(to: URL(fileURLWithPath: remoteFolder + "/" + path))
+            }
+        }
+        var tried = 0
+        var refusals: [String: Int] = [:]
+        func attempt(_ label: String, _ change: () throws -> Void) async throws {
+            try change()
+            tried += 1
+            do {
+                let r = try await EncryptedLibrarySync(library: fresh, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+                Issue.record("\(label): the round was not refused (\(r))")
+            } catch let e as EncryptionError {
+                let kind: String
+                switch e {
+                case .refused(_, let reason): kind = String(reason.prefix(while: { $0 != ":" && $0 != "(" }).prefix(48))
+                case .replayedHead: kind = "replayed head"
+                case .settingsReplaced: kind = "key settings replaced"
+                case .settingsMissing: kind = "key settings missing"
+                default: kind = "\(e)"
+                }
+                refusals[kind, default: 0] += 1
+            }
+            #expect(tree(fresh.root) == before, "\(label): the library changed")
+            #expect(try fresh.list().isEmpty, "\(label): a document appeared")
+            try restore()
+        }
+        for path in heads + blobs + ["heads/keys"] {
+            let bytes = original[path]!
+            for offset in Set([0, 5, 8, 16, 24, 36, 40, 44, bytes.count / 2, bytes.count - 17, bytes.count - 1]) where offset < bytes.count {
+                try await attempt("\(path) flipped at \(offset)") {
+                    var b = bytes
+                    b[offset] ^= 0x01
+                    try Data(b).write(to: URL(fileURLWithPath: remoteFolder + "/" + path))
+                }
+            }
+            for length in Set([0, 1, 43, 59, bytes.count / 2, bytes.count - 1]) where length < bytes.count {
+                try await attempt("\(path) cut to \(length)") {
+                    try Data(bytes.prefix(length)).write(to: URL(fileURLWithPath: remoteFolder + "/" + path))
+                }
+            }
+            // A missing blob is refused; a missing head is a server withholding it (not detectable).
+            if !heads.contains(path) {
+                try await attempt("\(path) removed") { try FileManager.default.removeItem(atPath: remoteFolder + "/" + path) }
+            }
+        }
+        // Swaps: each head with the next (two devices' heads, two documents' heads), each blob
+        // with the next.
+        for group in [heads, blobs] {
+            for (x, y) in zip(group, group.dropFirst() + group.prefix(1)) where x != y {
+                try await attempt("\(x) swapped with \(y)") {
+                    try Data(original[y]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + x))
+                    try Data(original[x]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + y))
+                }
+            }
+        }
+        // A head moved to another head's name, the other left in place.
+        try await attempt("\(heads[0]) copied over \(heads[1])") {
+            try Data(original[heads[0]]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + heads[1]))
+        }
+        #expect(tried > 150)
+        // Untouched, the same fresh library syncs: the refusals were the changes, not the setup.
+        _ = try await encryptedSync(fresh, FolderRemote(root: remoteFolder))
+        #expect(try await contents(of: fresh) == contents(of: a))
+        print("tamper matrix: \(tried) alterations, all refused, nothing changed; by error: \(refusals.sorted { $0.key < $1.key })")
+    }
+
+    @Test func aReplayedOlderHeadIsRefused() async throws {
+        let remoteFolder = temporaryFolder("enc-remote")
+        let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
+        defer { for p in [remoteFolder, a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
+        let known = try await KnownLibrary.make(a, seed: 5, documents: 1, pages: 1, strokes: 2)
+        for lib in [a, b] { try await RemoteEncryption.setUp(library: lib, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost) }
+        _ = try await encryptedSync(a, FolderRemote(root: remoteFolder))
+        _ = try await encryptedSync(b, FolderRemote(root: remoteFolder))
+        let old = tree(remoteFolder).filter { $0.key.hasPrefix("heads/") && $0.key != "heads/keys" }
+        #expect(old.count == 2)
+        // A erases everything on its page and syncs; B reads it.
+        try await edit(a, known.documents[0]) { s in try await s.delete(known.strokes, from: known.pages[0]) }
+        _ = try await encryptedSync(a, FolderRemote(root: remoteFolder))
+        _ = try await encryptedSync(b, FolderRemote(root: remoteFolder))
+        #expect(try await contents(of: b).documents[known.documents[0]]?.allElements.isEmpty == true)
+        // The server puts A's older head back: B refuses it, and keeps what it has.
+        let aHead = try old.keys.first { path in
+            let name = String(path.split(separator: "/").last!)
+            return try LocalEncryption.readKey(a).openSealedHeadName(name)?.device == (try SyncStateStore(library: a).deviceID())
+        }!
+        try Data(old[aHead]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + aHead))
+        let before = tree(b.root)
+        await #expect {
+            try await EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+        } throws: { e in
+            guard case .replayedHead = e as? EncryptionError else { return false }
+            return true
+        }
+        #expect(tree(b.root) == before)
+    }
+
+    @Test func replacedKeySettingsStopSyncAndARewrapDoesNot() async throws {
+        let remoteFolder = temporaryFolder("enc-remote")
+        let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
+        let late = Library(root: temporaryFolder("enc-late"))
+        defer { for p in [remoteFolder, a.root, b.root, late.root] { try? FileManager.default.removeItem(atPath: p) } }
+        _ = try await KnownLibrary.make(a, seed: 6, documents: 1, pages: 1, strokes: 2)
+        for lib in [a, b] { try await RemoteEncryption.setUp(library: lib, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost) }
+        _ = try await encryptedSync(a, FolderRemote(root: remoteFolder))
+        _ = try await encryptedSync(b, FolderRemote(root: remoteFolder))
+
+        // A changes the passphrase: B keeps syncing without it; the old one no longer joins.
+        try await RemoteEncryption.changePassphrase(library: a, remote: FolderRemote(root: remoteFolder), old: passphrase, new: "new passphrase", cost: testCost)
+        try await edit(a, try a.list()[0].id) { s in try await s.rename(to: "After the rewrap") }
+        _ = try await encryptedSync(a, FolderRemote(root: remoteFolder))
+        _ = try await encryptedSync(b, FolderRemote(root: remoteFolder))
+        #expect(try b.list().map(\.title) == ["After the rewrap"])
+        await #expect(throws: EncryptionError.wrongPassphrase) {
+            try await RemoteEncryption.setUp(library: late, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost)
+        }
+        try await RemoteEncryption.setUp(library: late, remote: FolderRemote(root: remoteFolder), passphrase: "new passphrase", cost: testCost)
+        _ = try await encryptedSync(late, FolderRemote(root: remoteFolder))
+        #expect(try late.list().map(\.title) == ["After the rewrap"])
+
+        // Settings replaced by another key (even under the same passphrase): refused.
+        let (settings, other) = try RemoteKeys.create(passphrase: "new passphrase", iterations: 1_000, random: CryptoBackend.randomBytes)
+        try Data(try SettingsFile.make(settings, key: other)).write(to: URL(fileURLWithPath: remoteFolder + "/heads/keys"))
+        let before = tree(b.root)
+        await #expect {
+            try await EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+        } throws: { e in
+            guard case .settingsReplaced = e as? EncryptionError else { return false }
+            return true
+        }
+        #expect(tree(b.root) == before)
+        // Gone altogether (the remote was emptied): refused, never read as "everything deleted".
+        try FileManager.default.removeItem(atPath: remoteFolder + "/heads/keys")
+        await #expect(throws: EncryptionError.settingsMissing) {
+            try await EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+        }
+        try FileManager.default.removeItem(atPath: remoteFolder)
+        await #expect(throws: EncryptionError.settingsMissing) {
+            try await EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+        }
+        #expect(tree(b.root) == before)
+    }
+
+    /// The server scan: every byte of every object (and every name) on the remote, searched for
+    /// any title, document, page, stroke or device id (text in both cases, and binary) and any 16
+    /// bytes of a page's content: none. The same scan of a plain remote finds them (the scan works).
+    @Test func theServerHoldsNoTitleIdOrSampleOfTheLibrary() async throws {
+        let remoteFolder = temporaryFolder("enc-remote"), plainFolder = temporaryFolder("plain-remote")
+        let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
+        let p = Library(root: temporaryFolder("plain-a"))
+        defer { for f in [remoteFolder, plainFolder, a.root, b.root, p.root] { try? FileManager.default.removeItem(atPath: f) } }
+        let known = try await KnownLibrary.make(a, seed: 7, documents: 3, pages: 3, strokes: 8)
+        for lib in [a, b] { try await RemoteEncryption.setUp(library: lib, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost) }
+        _ = try await encryptedSync(a, FolderRemote(root: remoteFolder))
+        _ = try await encryptedSync(b, FolderRemote(root: remoteFolder))
+        #expect(try await contents(of: b) == contents(of: a))
+        let devices = try [a, b].map { try SyncStateStore(library: $0).deviceID() }
+        let found = scan(tree(remoteFolder), for: known, devices: devices)
+        #expect(found.isEmpty, "\(found.prefix(20))")
+
+        let plainKnown = try await KnownLibrary.make(p, seed: 7, documents: 3, pages: 3, strokes: 8)
+        _ = try await p.sync(with: FolderRemote(root: plainFolder), options: testSyncOptions)
+        let plainFound = scan(tree(plainFolder), for: plainKnown, devices: [try SyncStateStore(library: p).deviceID()])
+        #expect(plainFound.contains { $0.hasPrefix("title") })
+        #expect(plainFound.contains { $0.hasPrefix("page id") })
+        #expect(plainFound.contains { $0.hasPrefix("stroke id") })
+        #expect(plainFound.contains { $0.hasPrefix("16 bytes") })
+        print("server scan: \(tree(remoteFolder).count) encrypted objects, \(tree(remoteFolder).values.map(\.count).reduce(0, +)) bytes: "
+              + "\(found.count) findings; the plain remote of the same library: \(plainFound.count)")
+    }
+
+    @Test(.enabled(if: ApacheServer.isAvailable, "apache2 with mod_dav is not installed"))
+    func throughApacheTheServerHoldsNothingReadableAndRefusesATamperedBlob() async throws {
+        let server = try ApacheServer()
+        defer { server.stop() }
+        let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
+        defer { for f in [a.root, b.root] { try? FileManager.default.removeItem(atPath: f) } }
+        let known = try await KnownLibrary.make(a, seed: 8, documents: 2, pages: 2, strokes: 5)
+        let remote = { try WebDAVRemote(url: server.url, credentials: nil, timeout: 10) }
+        for lib in [a, b] { try await RemoteEncryption.setUp(library: lib, remote: try remote(), passphrase: passphrase, cost: testCost) }
+        _ = try await encryptedSync(a, try remote())
+        var files: [String: [UInt8]] = [:]
+        for folder in ["heads", "blobs"] { for (k, v) in server.files(folder) { files[folder + "/" + k] = v } }
+        #expect(files.count > 6)
+        let devices = try [a, b].map { try SyncStateStore(library: $0).deviceID() }
+        #expect(scan(files, for: known, devices: devices).isEmpty)
+        // A blob altered on the server: B refuses the round and creates nothing.
+        let blob = files.keys.filter { $0.hasPrefix("blobs/") }.sorted()[0]
+        var bytes = files[blob]!
+        bytes[bytes.count / 2] ^= 0x80
+        try await WebDAVRemote(url: server.url, credentials: nil, timeout: 10).put(blob, bytes)
+        let before = tree(b.root)
+        await #expect(throws: EncryptionError.self) { try await EncryptedLibrarySync(library: b, remote: try remote()).sync(options: testSyncOptions) }
+        #expect(tree(b.root) == before)
+        #expect(try b.list().isEmpty)
+        try await WebDAVRemote(url: server.url, credentials: nil, timeout: 10).put(blob, files[blob]!)
+        _ = try await encryptedSync(b, try remote())
+        #expect(try await contents(of: b) == contents(of: a))
+    }
+}
+
+extension Dictionary {
+    func mapKeys<K: Hashable>(_ f: (Key) -> K) -> [K: Value] { Dictionary<K, Value>(uniqueKeysWithValues: map { (f($0.key), $0.value) }) }
+}
