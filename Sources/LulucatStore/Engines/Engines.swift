@@ -124,7 +124,7 @@ extension EngineKind {
         switch self {
         case .snapshot, .journal: return
         case .sqlite:
-            if let wal = try StoreError.io({ () throws(FileError) in try fs.info(package.contentDatabasePath + "-wal") }), wal.size > 0 {
+            if let wal = try fs.checked.info(package.contentDatabasePath + "-wal"), wal.size > 0 {
                 throw StoreError.invalidArgument("\(package.path) is read-only and its SQLite WAL holds changes not yet in content.sqlite; open it once where it can be written")
             }
         }

@@ -22,7 +22,7 @@ extension Library {
         try prepare()
         let fs = fileSystem
         let target = package(id)
-        if try StoreError.io({ () throws(FileError) in try fs.info(target.path) }) != nil {
+        if try fs.checked.info(target.path) != nil {
             throw .invalidArgument("document \(id) exists already")
         }
         let doc = DocumentMetadata(id: id, title: title, created: created, modified: Date.storeNow(), engine: engine, codec: codec)

@@ -68,15 +68,13 @@ extension Library {
         let stagingID = UUID()
         let staging = DocumentPackage(unchecked: root + "/" + temporaryFilePrefix + "import-" + stagingID.uuidString, id: stagingID)
         do {
-            try StoreError.io { () throws(FileError) in
-                try fs.makeDirectory(staging.path)
-                for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.makeDirectory(dir) }
-            }
+            try fs.checked.makeDirectory(staging.path)
+            for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.checked.makeDirectory(dir) }
             var written = Set<String>()
             try fill { path, data in
                 guard Library.isPackageFile(path) else { throw StoreError.invalidArgument("'\(path)' is not a file of a document package") }
                 guard written.insert(path).inserted else { throw StoreError.invalidArgument("'\(path)' appears twice") }
-                try StoreError.io { () throws(FileError) in try fs.writeAtomically(data, to: staging.path + "/" + path) }
+                try fs.checked.writeAtomically(data, to: staging.path + "/" + path)
             }
             // The archive's document.json names the document; it must parse before anything else.
             let docBytes: [UInt8]
@@ -97,20 +95,16 @@ extension Library {
                 || (try fs.info(trashPath + "/" + DocumentPackage.directoryName(doc.id)) != nil)
             if taken { doc.id = UUID() }
             // The manifest is a cache: always rebuilt from the imported truth.
-            try StoreError.io { () throws(FileError) in
-                try fs.writeAtomically(PackageJSON.encode(doc), to: staging.documentPath)
-                try fs.writeAtomically(PackageJSON.encode(Manifest(doc)), to: staging.manifestPath)
-            }
+            try fs.checked.writeAtomically(PackageJSON.encode(doc), to: staging.documentPath)
+            try fs.checked.writeAtomically(PackageJSON.encode(Manifest(doc)), to: staging.manifestPath)
             let check = DocumentPackage(unchecked: staging.path, id: doc.id)
             let findings = DocumentVerifier(fileSystem: fs).verify(check)
             let errors = findings.filter { $0.severity == .error }
             guard errors.isEmpty else { throw StoreError.importRejected(errors) }
             let final = package(doc.id)
-            try StoreError.io { () throws(FileError) in
-                try fs.syncDirectory(staging.path)
-                try fs.rename(staging.path, to: final.path)
-                try fs.syncDirectory(root)
-            }
+            try fs.checked.syncDirectory(staging.path)
+            try fs.checked.rename(staging.path, to: final.path)
+            try fs.checked.syncDirectory(root)
             return ImportResult(package: final, renumbered: taken, findings: findings)
         } catch {
             try? fs.removeTree(staging.path)
@@ -213,15 +207,11 @@ extension Library {
         var stagingLock: FileDescriptor?
         defer { if let stagingLock { fs.unlock(stagingLock) } }
         do {
-            try StoreError.io { () throws(FileError) in
-                try fs.makeDirectory(staging.path)
-            }
+            try fs.checked.makeDirectory(staging.path)
             // Held until the package is in place (it becomes the document's own lock): a live
             // import's staging folder is told from a killed one's by this lock.
             stagingLock = try staging.lockForWriting(fs)
-            try StoreError.io { () throws(FileError) in
-                for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.makeDirectory(dir) }
-            }
+            for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.checked.makeDirectory(dir) }
             for file in keep {
                 try fs.writeAtomically(to: staging.path + "/" + file.path) { append in try withoutActuallyEscaping(append) { a in try copy(file.path, a) } }
             }
@@ -236,19 +226,14 @@ extension Library {
             }
             var renumbered = false
             func taken(_ id: UUID) throws(StoreError) -> Bool {
-                try StoreError.io { () throws(FileError) in
-                    let inLibrary = try fs.info(package(id).path) != nil
-                    let inTrash = try fs.info(trashPath + "/" + DocumentPackage.directoryName(id)) != nil
-                    return inLibrary || inTrash
-                }
+                if try fs.checked.info(package(id).path) != nil { return true }
+                return try fs.checked.info(trashPath + "/" + DocumentPackage.directoryName(id)) != nil
             }
             if try taken(doc.id) { doc.id = UUID(); renumbered = true }
             for attempt in 0..<3 {
                 // The manifest is a cache: always rebuilt from the imported truth.
-                try StoreError.io { () throws(FileError) in
-                    try fs.writeAtomically(PackageJSON.encode(doc), to: staging.documentPath)
-                    try fs.writeAtomically(PackageJSON.encode(Manifest(doc)), to: staging.manifestPath)
-                }
+                try fs.checked.writeAtomically(PackageJSON.encode(doc), to: staging.documentPath)
+                try fs.checked.writeAtomically(PackageJSON.encode(Manifest(doc)), to: staging.manifestPath)
                 if attempt == 0 {
                     let check = DocumentPackage(unchecked: staging.path, id: doc.id)
                     findings += DocumentVerifier(fileSystem: fs).verify(check)
@@ -271,7 +256,7 @@ extension Library {
                     renumbered = true
                     continue
                 }
-                try StoreError.io { () throws(FileError) in try fs.syncDirectory(root) }
+                try fs.checked.syncDirectory(root)
                 return ImportResult(package: final, renumbered: renumbered, findings: findings)
             }
             throw StoreError.invalidArgument("could not claim a document id for the import (the library changed under it three times)")

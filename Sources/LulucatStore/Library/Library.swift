@@ -55,7 +55,7 @@ public struct Library: Sendable {
             let parent = path.isEmpty ? "/" : path
             path += "/" + part
             // The root and its parents are the user's: a link to a folder there is followed.
-            if try StoreError.io({ () throws(FileError) in try fileSystem.info(path)?.kind }) == .symlink {
+            if try fileSystem.checked.info(path)?.kind == .symlink {
                 var isFolder: ObjCBool = false
                 if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { continue }
             }
@@ -98,10 +98,10 @@ public struct Library: Sendable {
     /// durable only then, and whatever is later renamed into the folder depends on it.
     func ensureDurableDirectory(_ path: String, parent: String) throws(StoreError) {
         let fs = fileSystem
-        try StoreError.io { () throws(FileError) in
-            let existed = try fs.info(path) != nil
-            try fs.ensureDirectory(path)
-            if !existed { try fs.syncDirectory(parent) }
+        do {
+            let existed = try fs.checked.info(path) != nil
+            try fs.checked.ensureDirectory(path)
+            if !existed { try fs.checked.syncDirectory(parent) }
         }
     }
 
@@ -117,14 +117,14 @@ public struct Library: Sendable {
 
     /// The documents in the trash.
     public func trashedDocuments() throws(StoreError) -> [LibraryEntry] {
-        guard try StoreError.io({ () throws(FileError) in try fileSystem.info(trashPath)?.kind == .directory }) else { return [] }
+        guard try fileSystem.checked.info(trashPath)?.kind == .directory else { return [] }
         return try listDocuments(in: trashPath)
     }
 
     func listDocuments(in folder: String) throws(StoreError) -> [LibraryEntry] {
         let fs = fileSystem
-        guard try StoreError.io({ () throws(FileError) in try fs.info(folder) }) != nil else { return [] }
-        let names = try StoreError.io { () throws(FileError) in try fs.contentsOfDirectory(folder) }
+        guard try fs.checked.info(folder) != nil else { return [] }
+        let names = try fs.checked.contentsOfDirectory(folder)
         var entries: [LibraryEntry] = []
         for name in names {
             guard let id = DocumentPackage.id(fromDirectoryName: name) else { continue }
@@ -198,18 +198,14 @@ public struct Library: Sendable {
         let temp = DocumentPackage(id: id, libraryRoot: parent)
         let staging = try DocumentPackage(pathUnchecked: parent + "/" + tempName, id: id)
         do {
-            try StoreError.io { () throws(FileError) in
-                try fs.makeDirectory(staging.path)
-                for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.makeDirectory(dir) }
-            }
+            try fs.checked.makeDirectory(staging.path)
+            for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.checked.makeDirectory(dir) }
             try fill(staging)
-            try StoreError.io { () throws(FileError) in
-                try fs.writeAtomically(PackageJSON.encode(document), to: staging.documentPath)
-                try fs.writeAtomically(PackageJSON.encode(Manifest(document)), to: staging.manifestPath)
-                try fs.syncDirectory(staging.path)
-                try fs.rename(staging.path, to: temp.path)
-                try fs.syncDirectory(parent)
-            }
+            try fs.checked.writeAtomically(PackageJSON.encode(document), to: staging.documentPath)
+            try fs.checked.writeAtomically(PackageJSON.encode(Manifest(document)), to: staging.manifestPath)
+            try fs.checked.syncDirectory(staging.path)
+            try fs.checked.rename(staging.path, to: temp.path)
+            try fs.checked.syncDirectory(parent)
         } catch {
             try? fs.removeTree(staging.path)
             throw error
@@ -254,10 +250,10 @@ public struct Library: Sendable {
         doc.modified = now
         let files = try PackageReader.contentFiles(source, fileSystem: fs)
         try buildPackage(id: newID, document: doc) { (staging) throws(StoreError) in
-            try StoreError.io { () throws(FileError) in
+            do {
                 for relative in files {
-                    let bytes = try fs.readFile(source.path + "/" + relative)
-                    try fs.writeAtomically(bytes, to: staging.path + "/" + relative)
+                    let bytes = try fs.checked.readFile(source.path + "/" + relative)
+                    try fs.checked.writeAtomically(bytes, to: staging.path + "/" + relative)
                 }
             }
         }
@@ -270,27 +266,18 @@ public struct Library: Sendable {
         let source = package(id)
         let target = trashPath + "/" + DocumentPackage.directoryName(id)
         // A move whose rename happened but whose syncs failed is finished by calling again.
-        let moved = try StoreError.io { () throws(FileError) in
-            let gone = try fs.info(source.path) == nil
-            let there = try fs.info(target) != nil
-            return gone && there
-        }
-        if moved {
-            try StoreError.io { () throws(FileError) in
-                try fs.syncDirectory(root)
-                try fs.syncDirectory(trashPath)
-            }
+        if try fs.checked.info(source.path) == nil, try fs.checked.info(target) != nil {
+            try fs.checked.syncDirectory(root)
+            try fs.checked.syncDirectory(trashPath)
             return
         }
         let lock = try source.lockForWriting(fs)
         fs.unlock(lock)
         try ensureDurableDirectory(trashPath, parent: root)
-        try StoreError.io { () throws(FileError) in
-            if try fs.info(target) != nil { try fs.removeTree(target) }
-            try fs.rename(source.path, to: target)
-            try fs.syncDirectory(root)
-            try fs.syncDirectory(trashPath)
-        }
+        if try fs.checked.info(target) != nil { try fs.checked.removeTree(target) }
+        try fs.checked.rename(source.path, to: target)
+        try fs.checked.syncDirectory(root)
+        try fs.checked.syncDirectory(trashPath)
         LibraryEventHubs.send(root, .trashed(id))
     }
 
@@ -298,19 +285,16 @@ public struct Library: Sendable {
     public func restoreFromTrash(_ id: UUID) throws(StoreError) {
         let fs = fileSystem
         let source = trashPath + "/" + DocumentPackage.directoryName(id)
-        try StoreError.io { () throws(FileError) in
-            let gone = try fs.info(source) == nil
-            let there = try fs.info(package(id).path) != nil
-            if gone && there {
-                // Restored already, but its syncs failed: finish them.
-                try fs.syncDirectory(trashPath)
-                try fs.syncDirectory(root)
-                return
-            }
-            guard try fs.info(source) != nil else { throw FileError("restore", path: source, errno: ENOENT) }
-            try fs.rename(source, to: package(id).path)
-            try fs.syncDirectory(trashPath)
-            try fs.syncDirectory(root)
+        let files = fs.checked
+        if try files.info(source) == nil, try files.info(package(id).path) != nil {
+            // Restored already, but its syncs failed: finish them.
+            try files.syncDirectory(trashPath)
+            try files.syncDirectory(root)
+        } else {
+            guard try files.info(source) != nil else { throw .file(FileError("restore", path: source, errno: ENOENT)) }
+            try files.rename(source, to: package(id).path)
+            try files.syncDirectory(trashPath)
+            try files.syncDirectory(root)
         }
         LibraryEventHubs.send(root, .restored(id))
     }
@@ -318,21 +302,21 @@ public struct Library: Sendable {
     /// Deletes the documents in the trash for good.
     public func emptyTrash() throws(StoreError) {
         let fs = fileSystem
-        try StoreError.io { () throws(FileError) in
-            guard try fs.info(trashPath) != nil else { return }
+        let files = fs.checked
+        if try files.info(trashPath) != nil {
             // Every package first goes out of sight (a rename each, then one sync), so that a crash
             // halfway through a removal leaves a hidden remnant, never half a document in the trash.
             var doomed: [String] = []
-            for name in try fs.contentsOfDirectory(trashPath) {
+            for name in try files.contentsOfDirectory(trashPath) {
                 if name.hasPrefix(temporaryFilePrefix) { doomed.append(trashPath + "/" + name); continue }
                 let hidden = trashPath + "/" + temporaryFilePrefix + name
-                try fs.removeTree(hidden)
-                try fs.rename(trashPath + "/" + name, to: hidden)
+                try files.removeTree(hidden)
+                try files.rename(trashPath + "/" + name, to: hidden)
                 doomed.append(hidden)
             }
-            try fs.syncDirectory(trashPath)
-            for path in doomed { try fs.removeTree(path) }
-            try fs.syncDirectory(trashPath)
+            try files.syncDirectory(trashPath)
+            for path in doomed { try files.removeTree(path) }
+            try files.syncDirectory(trashPath)
         }
     }
 }
@@ -350,7 +334,7 @@ extension PackageReader {
     static func contentFiles(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> [String] {
         var files: [String] = []
         if try folderIsPresent(package.pagesPath, fileSystem: fs) {
-            for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.pagesPath) }) {
+            for name in try fs.checked.contentsOfDirectory(package.pagesPath) {
                 if let (id, ext) = DocumentPackage.parseName(name, extensions: EngineKind.allPageFileExtensions) {
                     files.append("pages/" + id.uuidString + "." + ext)
                 }
@@ -358,11 +342,11 @@ extension PackageReader {
         }
         files += try scanAssets(package, fileSystem: fs).assets.map { "assets/" + $0.key.uuidString + "." + $0.value }
         if try folderIsPresent(package.thumbnailsPath, fileSystem: fs) {
-            for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.thumbnailsPath) }) {
+            for name in try fs.checked.contentsOfDirectory(package.thumbnailsPath) {
                 if let (id, _) = DocumentPackage.parseName(name, extensions: ["jpg"]) { files.append("thumbnails/" + id.uuidString + ".jpg") }
             }
         }
-        for name in EngineKind.allRootFiles.sorted() where try StoreError.io({ () throws(FileError) in try fs.fileExists(package.path + "/" + name) }) {
+        for name in EngineKind.allRootFiles.sorted() where try fs.checked.fileExists(package.path + "/" + name) {
             files.append(name)
         }
         return files.sorted()

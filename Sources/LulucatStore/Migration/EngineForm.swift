@@ -27,11 +27,11 @@ enum EngineForm {
 
     /// Removes `files`, then syncs the folders they were in.
     static func remove(_ files: [String], in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) {
-        try StoreError.io { () throws(FileError) in
-            for f in files { try fs.removeIfPresent(f) }
+        do {
+            for f in files { try fs.checked.removeIfPresent(f) }
             var dirs = Set<String>()
             for f in files { dirs.insert(splitPath(f).0) }
-            for d in dirs.sorted() { try fs.syncDirectory(d) }
+            for d in dirs.sorted() { try fs.checked.syncDirectory(d) }
         }
     }
 }

@@ -107,14 +107,12 @@ public struct EngineMigration: Sendable {
         for engine in [source, target] where !EngineForm.migratable.contains(engine) {
             throw StoreError.invalidArgument("the \(engine.rawValue) engine cannot be migrated in this build")
         }
-        try StoreError.io { () throws(FileError) in
-            for dir in [package.pagesPath, package.assetsPath] { try fs.ensureDirectory(dir) }
-        }
+        for dir in [package.pagesPath, package.assetsPath] { try fs.checked.ensureDirectory(dir) }
 
         // 1. The marker: from here until it is removed, open-time cleanup removes the files of
         //    whichever form document.json does not name.
         let marker = PackageJSON.encode(["from": source.rawValue, "to": target.rawValue])
-        try StoreError.io { () throws(FileError) in try fs.writeAtomically(marker, to: package.path + "/" + Self.markerName) }
+        try fs.checked.writeAtomically(marker, to: package.path + "/" + Self.markerName)
         try stop(.marked)
 
         // 2-3. Write the new form beside the old, then read it back and compare.
@@ -135,7 +133,7 @@ public struct EngineMigration: Sendable {
 
         // 4. The switch: one atomic, durable write of document.json.
         doc.engine = target
-        try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(doc), to: package.documentPath) }
+        try fs.checked.writeAtomically(PackageJSON.encode(doc), to: package.documentPath)
         try stop(.switched)
 
         // 5. The old form goes (the new form owns no file of it), then the marker.
@@ -146,10 +144,8 @@ public struct EngineMigration: Sendable {
         }
         try EngineForm.remove(old, in: package, fileSystem: fs)
         try stop(.oldFormRemoved)
-        try StoreError.io { () throws(FileError) in
-            try fs.removeIfPresent(package.path + "/" + Self.markerName)
-            try fs.syncDirectory(package.path)
-        }
+        try fs.checked.removeIfPresent(package.path + "/" + Self.markerName)
+        try fs.checked.syncDirectory(package.path)
 
         report.migrated = true
         report.elements = expected.values.reduce(0) { $0 + $1.counts.total }
@@ -243,16 +239,14 @@ public struct EngineMigration: Sendable {
     static func cleanUpInterrupted(_ package: DocumentPackage, engine: EngineKind, fileSystem fs: any FileSystem,
                                    findings: inout [Finding]) throws(StoreError) {
         let markerPath = package.path + "/" + markerName
-        guard try StoreError.io({ () throws(FileError) in try fs.info(markerPath) }) != nil else { return }
+        guard try fs.checked.info(markerPath) != nil else { return }
         let leftovers = try EngineForm.leftovers(keeping: engine, in: package, fileSystem: fs)
         try EngineForm.remove(leftovers, in: package, fileSystem: fs)
         for f in leftovers {
             findings.append(Finding(.repaired, f, "removed: left by an interrupted engine migration (document.json names the \(engine.rawValue) engine)"))
         }
-        try StoreError.io { () throws(FileError) in
-            try fs.removeIfPresent(markerPath)
-            try fs.syncDirectory(package.path)
-        }
+        try fs.checked.removeIfPresent(markerPath)
+        try fs.checked.syncDirectory(package.path)
         findings.append(Finding(.repaired, markerPath, "an interrupted engine migration was finished; the document uses the \(engine.rawValue) engine"))
     }
 }

@@ -39,7 +39,7 @@ package enum PackageReader {
 
     static func scanPages(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> PageScan {
         var scan = PageScan()
-        let names = try StoreError.io { () throws(FileError) in try fs.contentsOfDirectory(package.pagesPath) }
+        let names = try fs.checked.contentsOfDirectory(package.pagesPath)
         for name in names {
             if let (id, ext) = DocumentPackage.parseName(name, extensions: ["content", "journal"]) {
                 if ext == "content" { scan.pageFiles.insert(id) } else { scan.journalFiles.insert(id) }
@@ -55,7 +55,7 @@ package enum PackageReader {
     /// Whether a package folder is there: false when missing; a link, file or FIFO in its place is
     /// refused (`StoreError.unexpectedFileKind`), never treated as empty and never followed.
     static func folderIsPresent(_ path: String, fileSystem fs: any FileSystem) throws(StoreError) -> Bool {
-        switch try StoreError.io({ () throws(FileError) in try fs.info(path)?.kind }) {
+        switch try fs.checked.info(path)?.kind {
         case nil: return false
         case .directory?: return true
         case let kind?: throw .unexpectedFileKind(path: path, found: kind)
@@ -75,7 +75,7 @@ package enum PackageReader {
         var assets: [UUID: String] = [:]
         var strangers: [String] = []
         guard try folderIsPresent(package.assetsPath, fileSystem: fs) else { return ([:], []) }
-        for name in try StoreError.io({ () throws(FileError) in try fs.contentsOfDirectory(package.assetsPath) }) {
+        for name in try fs.checked.contentsOfDirectory(package.assetsPath) {
             if let (id, ext) = DocumentPackage.parseName(name, extensions: DocumentPackage.assetExtensions) {
                 assets[id] = ext
             } else if !name.hasPrefix(temporaryFilePrefix) {

@@ -90,7 +90,7 @@ extension DocumentSession {
     /// Writes an asset file durably; the asset exists before anything refers to it.
     func writeAsset(_ data: Data, id: UUID, ext: String) throws(StoreError) {
         let path = package.assetPath(id, ext: ext)
-        try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(data, to: path) }
+        try fileSystem.checked.writeAtomically(data, to: path)
         // Recorded with the next document.json, after the asset is durable (assets before references).
         metadata.assetChecksums = (metadata.assetChecksums ?? [:]).merging([id.uuidString: AssetChecksum.of(data)]) { $1 }
         metadataDirty = true

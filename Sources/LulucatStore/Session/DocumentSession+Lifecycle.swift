@@ -39,10 +39,8 @@ extension DocumentSession {
         try removeOrphanAssets()
         try engine.close()
         let fs = fileSystem
-        try StoreError.io { () throws(FileError) in
-            try fs.removeIfPresent(package.path + "/" + DocumentSession.sessionMarkerName)
-            try fs.syncDirectory(package.path)
-        }
+        try fs.checked.removeIfPresent(package.path + "/" + DocumentSession.sessionMarkerName)
+        try fs.checked.syncDirectory(package.path)
         isClosed = true
         autosaveTask?.cancel()
         autosaveTask = nil
@@ -96,16 +94,12 @@ extension DocumentSession {
             if metadataDirty || !dirtyPages.isEmpty {
                 let doc = PackageJSON.encode(metadata)
                 let manifest = PackageJSON.encode(Manifest(metadata))
-                try StoreError.io { () throws(FileError) in
-                    try fs.writeAtomically(doc, to: package.documentPath)
-                    try fs.writeAtomically(manifest, to: package.manifestPath)
-                }
+                try fs.checked.writeAtomically(doc, to: package.documentPath)
+                try fs.checked.writeAtomically(manifest, to: package.manifestPath)
             }
             try engine.close()
-            try StoreError.io { () throws(FileError) in
-                try fs.removeIfPresent(package.path + "/" + DocumentSession.sessionMarkerName)
-                try fs.syncDirectory(package.path)
-            }
+            try fs.checked.removeIfPresent(package.path + "/" + DocumentSession.sessionMarkerName)
+            try fs.checked.syncDirectory(package.path)
         } catch {
             try? engine.close()
         }

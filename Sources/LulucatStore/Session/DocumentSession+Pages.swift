@@ -75,14 +75,14 @@ extension DocumentSession {
     /// manifest that cannot follow now is rewritten by the next flush, close or open.
     func commitMetadata(_ updated: DocumentMetadata) throws(StoreError) {
         let fs = fileSystem
-        try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(updated), to: package.documentPath) }
+        try fs.checked.writeAtomically(PackageJSON.encode(updated), to: package.documentPath)
         let renamed = metadata.title != updated.title
         metadata = updated
         eventHub.send(.pagesChanged)
         let (root, id, title) = (package.libraryRootPath, package.id, updated.title)
         LibraryEventHubs.send(root, renamed ? .renamed(id, title: title) : .changed(id))
         do {
-            try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(Manifest(updated)), to: package.manifestPath) }
+            try fs.checked.writeAtomically(PackageJSON.encode(Manifest(updated)), to: package.manifestPath)
             metadataDirty = false
         } catch {
             metadataDirty = true

@@ -109,10 +109,8 @@ extension DocumentSession {
         let fs = fileSystem
         let doc = PackageJSON.encode(metadata)
         let manifest = PackageJSON.encode(Manifest(metadata))
-        try StoreError.io { () throws(FileError) in
-            try fs.writeAtomically(doc, to: package.documentPath)
-            try fs.writeAtomically(manifest, to: package.manifestPath)
-        }
+        try fs.checked.writeAtomically(doc, to: package.documentPath)
+        try fs.checked.writeAtomically(manifest, to: package.manifestPath)
         metadataDirty = false
         let (root, id) = (package.libraryRootPath, package.id)
         LibraryEventHubs.send(root, .changed(id))
@@ -127,10 +125,8 @@ extension DocumentSession {
         let orphans = assets.filter { !referenced.contains($0.key) }
         guard !orphans.isEmpty else { return }
         let fs = fileSystem
-        try StoreError.io { () throws(FileError) in
-            for (id, ext) in orphans { try fs.removeIfPresent(package.assetPath(id, ext: ext)) }
-            try fs.syncDirectory(package.assetsPath)
-        }
+        for (id, ext) in orphans { try fs.checked.removeIfPresent(package.assetPath(id, ext: ext)) }
+        try fs.checked.syncDirectory(package.assetsPath)
         // Their checksums go too (a checksum of a missing asset is harmless, so this may fail).
         if var sums = metadata.assetChecksums, orphans.keys.contains(where: { sums[$0.uuidString] != nil }) {
             for id in orphans.keys { sums[id.uuidString] = nil }

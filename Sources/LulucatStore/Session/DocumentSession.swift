@@ -123,7 +123,7 @@ public actor DocumentSession {
                             options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
         let fs = fileSystem
         if Task.isCancelled { throw .cancelled }
-        guard let info = try StoreError.io({ () throws(FileError) in try fs.info(package.path) }) else {
+        guard let info = try fs.checked.info(package.path) else {
             throw .documentNotFound(package.path)
         }
         guard info.kind == .directory else { throw .unexpectedFileKind(path: package.path, found: info.kind) }
@@ -134,14 +134,14 @@ public actor DocumentSession {
             let metadata = try PackageReader.readDocument(package, fileSystem: fs)
             try removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
             try EngineMigration.cleanUpInterrupted(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
-            try StoreError.io { () throws(FileError) in
+            do {
                 var created = false
-                for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] where try fs.info(dir)?.kind != .directory {
-                    try fs.ensureDirectory(dir)  // throws when a file or link is in its place
+                for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] where try fs.checked.info(dir)?.kind != .directory {
+                    try fs.checked.ensureDirectory(dir)  // throws when a file or link is in its place
                     created = true
                 }
                 // A recreated folder must survive a crash before anything is written into it.
-                if created { try fs.syncDirectory(package.path) }
+                if created { try fs.checked.syncDirectory(package.path) }
             }
             let engine = try makeEngine(metadata, package: package, fileSystem: fs, journal: options.journal)
             session = DocumentSession(package: package, fileSystem: fs, options: options,
@@ -172,15 +172,15 @@ public actor DocumentSession {
 
     static func removeStaleTemporaries(_ package: DocumentPackage, fileSystem fs: any FileSystem, findings: inout [Finding]) throws(StoreError) {
         for dir in [package.path, package.pagesPath, package.assetsPath, package.thumbnailsPath] {
-            guard try StoreError.io({ () throws(FileError) in try fs.info(dir)?.kind == .directory }) else { continue }
-            let names = try StoreError.io { () throws(FileError) in try fs.contentsOfDirectory(dir) }
+            guard try fs.checked.info(dir)?.kind == .directory else { continue }
+            let names = try fs.checked.contentsOfDirectory(dir)
             var removed = false
             for name in names where name.hasPrefix(temporaryFilePrefix) {
-                try StoreError.io { () throws(FileError) in try fs.removeIfPresent(dir + "/" + name) }
+                try fs.checked.removeIfPresent(dir + "/" + name)
                 findings.append(Finding(.repaired, dir + "/" + name, "removed a stale temporary file"))
                 removed = true
             }
-            if removed { try StoreError.io { () throws(FileError) in try fs.syncDirectory(dir) } }
+            if removed { try fs.checked.syncDirectory(dir) }
         }
     }
 
@@ -190,7 +190,7 @@ public actor DocumentSession {
         var report = findings
         let fs = fileSystem
         let markerPath = package.path + "/" + DocumentSession.sessionMarkerName
-        let uncleanShutdown = try StoreError.io { () throws(FileError) in try fs.fileExists(markerPath) }
+        let uncleanShutdown = try fs.checked.fileExists(markerPath)
         if uncleanShutdown {
             // The last session did not close: its saved pages are the truth for counts and sizes.
             var changed = false
@@ -210,7 +210,7 @@ public actor DocumentSession {
         let expected = Manifest(metadata)
         let current = PackageReader.readManifest(package, fileSystem: fs)
         if current != expected {
-            try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(expected), to: package.manifestPath) }
+            try fs.checked.writeAtomically(PackageJSON.encode(expected), to: package.manifestPath)
             report.append(Finding(.repaired, package.manifestPath, current == nil ? "manifest was missing or corrupt; rebuilt from document.json" : "manifest disagreed with document.json; rebuilt"))
         }
         let layout = try PackageReader.scanPages(package, fileSystem: fs)
@@ -220,7 +220,7 @@ public actor DocumentSession {
             report.append(Finding(.warning, package.pagePath(id), "page file is not listed in document.json; kept (lnote repair moves it to recovered/)"))
         }
         if !uncleanShutdown {
-            try StoreError.io { () throws(FileError) in try fs.writeAtomically([UInt8](), to: markerPath) }
+            try fs.checked.writeAtomically([UInt8](), to: markerPath)
         }
         openReport = report
     }

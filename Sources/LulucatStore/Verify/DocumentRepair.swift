@@ -23,7 +23,7 @@ public struct DocumentRepair: Sendable {
         try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
         try EngineMigration.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
         for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
-            try StoreError.io { () throws(FileError) in try fs.ensureDirectory(dir) }
+            try fs.checked.ensureDirectory(dir)
         }
         // The engine's form first (a SQLite document's damaged database is rebuilt from every row
         // that reads, the damaged file kept in recovered/; one that cannot be opened at all throws
@@ -34,20 +34,20 @@ public struct DocumentRepair: Sendable {
 
         func moveAside(_ page: UUID) throws(StoreError) -> String? {
             let from = package.pagePath(page)
-            guard try StoreError.io({ () throws(FileError) in try fs.info(from) }) != nil else { return nil }
+            guard try fs.checked.info(from) != nil else { return nil }
             let to = package.recoveredPath + "/" + page.uuidString + ".content"
-            try StoreError.io { () throws(FileError) in
-                try fs.ensureDirectory(package.recoveredPath)
-                if try fs.info(to) != nil { try fs.rename(to, to: to + "." + UUID().uuidString) }
-                try fs.rename(from, to: to)
+            do {
+                try fs.checked.ensureDirectory(package.recoveredPath)
+                if try fs.checked.info(to) != nil { try fs.checked.rename(to, to: to + "." + UUID().uuidString) }
+                try fs.checked.rename(from, to: to)
                 // A journal document's page is its snapshot and its journal: they move together.
                 let journal = package.journalPath(page), journalTo = package.recoveredPath + "/" + page.uuidString + ".journal"
-                if try fs.info(journal) != nil {
-                    if try fs.info(journalTo) != nil { try fs.rename(journalTo, to: journalTo + "." + UUID().uuidString) }
-                    try fs.rename(journal, to: journalTo)
+                if try fs.checked.info(journal) != nil {
+                    if try fs.checked.info(journalTo) != nil { try fs.checked.rename(journalTo, to: journalTo + "." + UUID().uuidString) }
+                    try fs.checked.rename(journal, to: journalTo)
                 }
-                try fs.syncDirectory(package.recoveredPath)
-                try fs.syncDirectory(package.pagesPath)
+                try fs.checked.syncDirectory(package.recoveredPath)
+                try fs.checked.syncDirectory(package.pagesPath)
             }
             return to
         }
@@ -90,11 +90,11 @@ public struct DocumentRepair: Sendable {
         if changed {
             doc.pages = kept
             doc.modified = Date.storeNow()
-            try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(doc), to: package.documentPath) }
+            try fs.checked.writeAtomically(PackageJSON.encode(doc), to: package.documentPath)
         }
         let expected = Manifest(doc)
         if PackageReader.readManifest(package, fileSystem: fs) != expected {
-            try StoreError.io { () throws(FileError) in try fs.writeAtomically(PackageJSON.encode(expected), to: package.manifestPath) }
+            try fs.checked.writeAtomically(PackageJSON.encode(expected), to: package.manifestPath)
             findings.append(Finding(.repaired, package.manifestPath, "rebuilt from document.json"))
         }
         // Pages moved to recovered/ keep their images: an undecodable page by what document.json
@@ -103,18 +103,16 @@ public struct DocumentRepair: Sendable {
             .union(PackageReader.assetsOfKeptPages(package, unlisted: [], engine: engine, fileSystem: fs))
         let (assets, _) = try PackageReader.scanAssets(package, fileSystem: fs)
         for (id, ext) in assets.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where !referenced.contains(id) {
-            try StoreError.io { () throws(FileError) in try fs.removeIfPresent(package.assetPath(id, ext: ext)) }
+            try fs.checked.removeIfPresent(package.assetPath(id, ext: ext))
             findings.append(Finding(.repaired, package.assetPath(id, ext: ext), "orphan asset removed"))
         }
         let marker = package.path + "/" + DocumentSession.sessionMarkerName
-        if try StoreError.io({ () throws(FileError) in try fs.fileExists(marker) }) {
-            try StoreError.io { () throws(FileError) in try fs.removeIfPresent(marker) }
+        if try fs.checked.fileExists(marker) {
+            try fs.checked.removeIfPresent(marker)
             findings.append(Finding(.repaired, marker, "cleared the open-session marker of a session that did not close"))
         }
-        try StoreError.io { () throws(FileError) in
-            try fs.syncDirectory(package.assetsPath)
-            try fs.syncDirectory(package.path)
-        }
+        try fs.checked.syncDirectory(package.assetsPath)
+        try fs.checked.syncDirectory(package.path)
         return findings
     }
 }

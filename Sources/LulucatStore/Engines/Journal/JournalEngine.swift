@@ -127,7 +127,7 @@ package final class JournalEngine: StorageEngine {
 
     func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
         let (bytes, strokes) = try encodeSnapshot(id, content, reusing: nil)
-        try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(bytes, to: package.pagePath(id)) }
+        try fileSystem.checked.writeAtomically(bytes, to: package.pagePath(id))
         _ = strokes
         pages[id] = PageJournal(snapshot: SnapshotIdentity(snapshot: bytes))
     }
@@ -196,7 +196,7 @@ package final class JournalEngine: StorageEngine {
     private func openForWriting(_ path: String, _ p: inout PageJournal) throws(StoreError) -> FileDescriptor {
         if let fd = p.fd { return fd }
         let fs = fileSystem
-        let fd = try StoreError.io { () throws(FileError) in try fs.open(path, .readWrite) }
+        let fd = try fs.checked.open(path, .readWrite)
         p.fd = fd
         p.position = 0
         p.allocated = (try? fs.size(fd)) ?? p.allocated
@@ -221,11 +221,9 @@ package final class JournalEngine: StorageEngine {
             let lower = min(tail.lowerBound, p.writeOffset)
             let zeros = [UInt8](repeating: 0, count: max(0, tail.upperBound - lower))
             p.position = -1  // unknown until the zeros are written
-            try StoreError.io { () throws(FileError) in
-                try fs.seek(fd, to: lower)
-                try fs.write(fd, zeros)
-                try fs.syncData(fd)
-            }
+            try fs.checked.seek(fd, to: lower)
+            try fs.checked.write(fd, zeros)
+            try fs.checked.syncData(fd)
             p.position = lower + zeros.count
             p.allocated = max(p.allocated, p.position)
             p.tailToClear = nil
@@ -236,12 +234,12 @@ package final class JournalEngine: StorageEngine {
     private func keepAside(_ id: UUID) throws(StoreError) {
         let fs = fileSystem
         let source = package.journalPath(id)
-        try StoreError.io { () throws(FileError) in
-            guard try fs.fileExists(source) else { return }
-            let bytes = try fs.readFile(source)
+        let files = fs.checked
+        if try files.fileExists(source) {
+            let bytes = try files.readFile(source)
             var n = 1
-            while try fs.info(source + ".corrupt-\(n)") != nil { n += 1 }
-            try fs.writeAtomically(bytes, to: source + ".corrupt-\(n)")
+            while try files.info(source + ".corrupt-\(n)") != nil { n += 1 }
+            try files.writeAtomically(bytes, to: source + ".corrupt-\(n)")
             findings.append(Finding(.repaired, source, "damaged journal kept aside as \(splitPath(source).1).corrupt-\(n); the page continues from the frames before the damage"))
         }
     }
@@ -257,7 +255,7 @@ package final class JournalEngine: StorageEngine {
         if preallocate && options.preallocationChunk > bytes.count {
             bytes.append(contentsOf: repeatElement(0, count: options.preallocationChunk - bytes.count))
         }
-        try StoreError.io { () throws(FileError) in try fs.writeAtomically(bytes, to: package.journalPath(id)) }
+        try fs.checked.writeAtomically(bytes, to: package.journalPath(id))
         p.header = header
         p.lastGeneration = generation
         p.frameCount = 0
@@ -290,7 +288,7 @@ package final class JournalEngine: StorageEngine {
                 return nil
             }
         } else {
-            try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(bytes, to: package.pagePath(id)) }
+            try fileSystem.checked.writeAtomically(bytes, to: package.pagePath(id))
             p.snapshot = identity
             // The old journal is stale from here on: if the new one cannot be written now, the
             // next save must start it before appending, or its frames would land in a journal
@@ -325,7 +323,7 @@ package final class JournalEngine: StorageEngine {
         }
         // A stale journal (a compaction that stopped before its new journal) is replaced.
         let fs = fileSystem
-        if p.header == nil, try StoreError.io({ () throws(FileError) in try fs.fileExists(package.journalPath(id)) }) {
+        if p.header == nil, try fs.checked.fileExists(package.journalPath(id)) {
             try startJournal(id, &p, preallocate: false)
             return true
         }
@@ -343,11 +341,9 @@ package final class JournalEngine: StorageEngine {
     func removePage(_ id: UUID) throws(StoreError) {
         if let fd = pages[id]?.fd { try? fileSystem.close(fd) }
         pages[id] = nil
-        try StoreError.io { () throws(FileError) in
-            try fileSystem.removeIfPresent(package.journalPath(id))
-            try fileSystem.removeIfPresent(package.pagePath(id))
-            try fileSystem.syncDirectory(package.pagesPath)
-        }
+        try fileSystem.checked.removeIfPresent(package.journalPath(id))
+        try fileSystem.checked.removeIfPresent(package.pagePath(id))
+        try fileSystem.checked.syncDirectory(package.pagesPath)
     }
 
     /// The page closed: its journal is merged into its snapshot (when `compactOnClose`) and its
@@ -382,7 +378,7 @@ package final class JournalEngine: StorageEngine {
 extension JournalEngine {
     /// The files of the journal form in `package`: the snapshot files and `pages/<id>.journal`.
     static func formFiles(in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Set<String> {
-        guard try StoreError.io({ () throws(FileError) in try fs.info(package.pagesPath)?.kind == .directory }) else { return [] }
+        guard try fs.checked.info(package.pagesPath)?.kind == .directory else { return [] }
         let scan = try PackageReader.scanPages(package, fileSystem: fs)
         return Set(scan.pageFiles.map(package.pagePath)).union(scan.journalFiles.map(package.journalPath))
     }

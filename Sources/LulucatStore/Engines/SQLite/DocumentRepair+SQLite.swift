@@ -64,7 +64,7 @@ extension DocumentRepair {
 
         let staging = package.path + "/" + temporaryFilePrefix + "repair-" + SQLiteContentStore.fileName
         for suffix in [""] + SQLiteEngine.sideFileSuffixes {
-            try StoreError.io { () throws(FileError) in try fs.removeIfPresent(staging + suffix) }
+            try fs.checked.removeIfPresent(staging + suffix)
         }
         try SQLiteEngine.mapped { () throws(SQLiteEngineError) in
             let fresh = try SQLiteContentStore(path: staging, mode: .openOrCreate, fileSystem: fs)

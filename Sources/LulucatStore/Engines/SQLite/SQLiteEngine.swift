@@ -154,7 +154,7 @@ extension SQLiteEngine {
         var files = Set<String>()
         let db = package.contentDatabasePath
         for path in [db] + sideFileSuffixes.map({ db + $0 })
-        where try StoreError.io({ () throws(FileError) in try fs.info(path) }) != nil {
+        where try fs.checked.info(path) != nil {
             files.insert(path)
         }
         return files
@@ -199,7 +199,7 @@ extension SQLiteEngine {
             }
             try store.close()
         }
-        let wal = try StoreError.io { () throws(FileError) in try fs.info(path + "-wal") }
+        let wal = try fs.checked.info(path + "-wal")
         if let wal, wal.size > 0 {
             throw .contentDatabase(.database(file: path, SQLiteError(extendedCode: 1, message: "the WAL still holds \(wal.size) bytes after a TRUNCATE checkpoint; the document is open elsewhere", path: path)))
         }

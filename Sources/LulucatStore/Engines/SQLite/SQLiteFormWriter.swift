@@ -16,9 +16,7 @@ final class SQLiteFormWriter: FormWriter {
         self.fileSystem = fileSystem
         stagingPath = package.path + "/" + temporaryFilePrefix + "migrate-" + SQLiteContentStore.fileName
         // A leftover of an earlier attempt would be reopened as if it were ours.
-        try StoreError.io { () throws(FileError) in
-            for path in [stagingPath] + SQLiteEngine.sideFileSuffixes.map({ stagingPath + $0 }) { try fileSystem.removeIfPresent(path) }
-        }
+        for path in [stagingPath] + SQLiteEngine.sideFileSuffixes.map({ stagingPath + $0 }) { try fileSystem.checked.removeIfPresent(path) }
         store = try SQLiteEngine.mapped { () throws(SQLiteEngineError) in try SQLiteContentStore(path: stagingPath, mode: .openOrCreate, fileSystem: fileSystem) }
     }
 
@@ -34,13 +32,11 @@ final class SQLiteFormWriter: FormWriter {
         // close() checkpoints (TRUNCATE, checked) and SQLite removes the -wal and -shm: one file.
         try SQLiteEngine.mapped { () throws(SQLiteEngineError) in try store.close() }
         let fs = fileSystem, db = package.contentDatabasePath, staging = stagingPath
-        try StoreError.io { () throws(FileError) in
-            // Side files at the final name can only be leftovers (document.json names another
-            // engine); a stale WAL there would be replayed into the new database.
-            for suffix in SQLiteEngine.sideFileSuffixes { try fs.removeIfPresent(db + suffix) }
-            try fs.rename(staging, to: db)
-            try fs.syncDirectory(package.path)
-        }
+        // Side files at the final name can only be leftovers (document.json names another
+        // engine); a stale WAL there would be replayed into the new database.
+        for suffix in SQLiteEngine.sideFileSuffixes { try fs.checked.removeIfPresent(db + suffix) }
+        try fs.checked.rename(staging, to: db)
+        try fs.checked.syncDirectory(package.path)
     }
 
     func abandon() {

@@ -65,15 +65,13 @@ package final class SnapshotEngine: StorageEngine {
         guard encoded.bytes.count <= PackageLimits.maxPageFileSize else {
             throw .invalidArgument("page \(id) would be \(encoded.bytes.count) bytes, more than a page may hold (\(PackageLimits.maxPageFileSize)); split it into pages")
         }
-        try StoreError.io { () throws(FileError) in try fileSystem.writeAtomically(encoded.bytes, to: package.pagePath(id)) }
+        try fileSystem.checked.writeAtomically(encoded.bytes, to: package.pagePath(id))
         return encoded.strokes
     }
 
     func removePage(_ id: UUID) throws(StoreError) {
-        try StoreError.io { () throws(FileError) in
-            try fileSystem.removeIfPresent(package.pagePath(id))
-            try fileSystem.syncDirectory(package.pagesPath)
-        }
+        try fileSystem.checked.removeIfPresent(package.pagePath(id))
+        try fileSystem.checked.syncDirectory(package.pagesPath)
     }
 
     func close() throws(StoreError) {}
@@ -83,7 +81,7 @@ package final class SnapshotEngine: StorageEngine {
 extension SnapshotEngine {
     /// The files of the snapshot form in `package`: `pages/<id>.content`, as absolute paths.
     static func formFiles(in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Set<String> {
-        guard try StoreError.io({ () throws(FileError) in try fs.info(package.pagesPath)?.kind == .directory }) else { return [] }
+        guard try fs.checked.info(package.pagesPath)?.kind == .directory else { return [] }
         return Set(try PackageReader.scanPages(package, fileSystem: fs).pageFiles.map(package.pagePath))
     }
 }
