@@ -62,4 +62,44 @@ import Testing
         #expect(try lnote(["remote", "--encrypt", "--library", a]).status == 64)
         #expect(try lnote(["remote", "add", remote, "--encrypt", "secret", "--library", a]).status == 64)
     }
+
+    /// On a terminal (a pseudo-terminal from util-linux `script`), the passphrase is asked with
+    /// echo off: what the terminal shows holds the prompt and not the passphrase, and the
+    /// passphrase typed is the one that was used (another library joins with it).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs util-linux script for a terminal"))
+    func thePassphraseIsAskedOnTheTerminalWithoutEcho() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-tty-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = dir + "/a", b = dir + "/b", remote = dir + "/remote"
+        let secret = "typed on a terminal 42"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.arguments = ["-q", "-e", "-c", "'\(try lnoteURL().path)' remote add '\(remote)' --encrypt --library '\(a)'", "/dev/null"]
+        var env = ProcessInfo.processInfo.environment
+        env["LNOTE_PASSPHRASE"] = nil
+        p.environment = env
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = output
+        try p.run()
+        // Wait for the prompt, then a moment for echo to be off, then type.
+        var shown = Data()
+        let deadline = Date().addingTimeInterval(120)
+        while !String(decoding: shown, as: UTF8.self).contains("Passphrase"), Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            shown.append(chunk)
+        }
+        #expect(String(decoding: shown, as: UTF8.self).contains("Passphrase of the encrypted remote: "))
+        Thread.sleep(forTimeInterval: 1)
+        input.fileHandleForWriting.write(Data((secret + "\n").utf8))
+        shown.append(output.fileHandleForReading.readDataToEndOfFile())
+        p.waitUntilExit()
+        let text = String(decoding: shown, as: UTF8.self)
+        #expect(p.terminationStatus == 0, "\(text)")
+        #expect(!text.contains(secret), "the passphrase was echoed: \(text)")
+        #expect(text.contains("new library key"), "\(text)")
+        #expect(try lnote(["remote", "add", remote, "--encrypt", "--library", b], environment: ["LNOTE_PASSPHRASE": secret]).status == 0)
+    }
 }

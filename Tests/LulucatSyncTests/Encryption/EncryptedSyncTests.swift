@@ -219,9 +219,11 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         // The blobs some head names (a page blob replaced since is garbage no round reads).
         let key = try LocalEncryption.readKey(a)
         var named = Set<String>()
+        var headsByDocument: [UUID: [String]] = [:]
         for path in heads {
             let name = String(path.dropFirst(6))
             let (d, _) = try #require(try key.openSealedHeadName(name))
+            headsByDocument[d, default: []].append(path)
             let plain = try key.open(kind: .head, document: d, name: name, sealed: original[path]!)
             let head = try Head.decode(Array(plain.dropFirst(8)))
             for b in head.pages.values.map(\.blob) + head.assets.values.map(\.blob) {
@@ -288,6 +290,14 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
                     try Data(original[y]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + x))
                     try Data(original[x]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + y))
                 }
+            }
+        }
+        // The two devices' heads of one document swapped.
+        for pair in headsByDocument.values {
+            #expect(pair.count == 2)
+            try await attempt("the two devices' heads of one document swapped") {
+                try Data(original[pair[1]]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + pair[0]))
+                try Data(original[pair[0]]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + pair[1]))
             }
         }
         // A head moved to another head's name, the other left in place.
