@@ -93,4 +93,32 @@ struct ProductBoundaryTests {
         #expect(dev.stdout.contains("  bench") && dev.stdout.contains("  crashcheck"), "\(dev.stdout)")
         #expect(try lnoteDev(["nope"]).status == 64)
     }
+
+    /// Adding an engine is its folder plus the engine table (Sources/LulucatStore/Engines/
+    /// Engines.swift): no other file of the store names a concrete engine type or chooses by an
+    /// engine's case. Read from the sources, so a new shortcut fails here by file and line.
+    @Test("only the engines' folder knows the engines")
+    func onlyTheEnginesFolderKnowsTheEngines() throws {
+        let store = packageRoot.appendingPathComponent("Sources/LulucatStore")
+        let engines = store.appendingPathComponent("Engines").path + "/"
+        let concrete = try Regex(#"\b(SQLiteEngine|JournalEngine|SnapshotEngine|SQLiteContentStore)\b(?!Error)"#)
+        let choosing = try Regex(#"(==|!=|case|\?\?)\s*\.(snapshot|journal|sqlite)\b|\b(as[?!]?|is)\s+(SQLite|Journal|Snapshot)Engine\b"#)
+        var offenders: [String] = []
+        var files = 0
+        let walker = FileManager.default.enumerator(atPath: store.path)
+        while let relative = walker?.nextObject() as? String {
+            guard relative.hasSuffix(".swift") else { continue }
+            let path = store.path + "/" + relative
+            guard !path.hasPrefix(engines) else { continue }
+            files += 1
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("//") { continue }
+                if code.contains(concrete) || code.contains(choosing) { offenders.append("\(relative):\(n + 1): \(code)") }
+            }
+        }
+        #expect(files > 20, "the store's sources were not found under \(store.path)")
+        #expect(offenders.isEmpty, "outside Engines/: \(offenders.joined(separator: "\n"))")
+    }
 }

@@ -8,6 +8,17 @@
 import Foundation
 import LulucatInk
 
+/// The storage engine that fills a package's page content (its raw value is document.json's
+/// `engine` field).
+public enum EngineKind: String, Codable, Sendable, CaseIterable {
+    /// Level 0: one `.content` snapshot file per page.
+    case snapshot
+    /// Level 1: snapshot plus a per-page append-only journal.
+    case journal
+    /// Level 2: a SQLite database in the package.
+    case sqlite
+}
+
 extension EngineKind {
     /// The engine a session (or verify, repair, migration) works through for a document of this kind.
     func makeEngine(_ package: DocumentPackage, codec: SampleCodecID, fileSystem: any FileSystem,
@@ -82,6 +93,13 @@ extension EngineKind {
         switch self {
         case .snapshot, .journal: return package.pagePath(page)
         case .sqlite: return package.contentDatabasePath
+        }
+    }
+
+    /// Whether migration can read and write this engine's form in this build.
+    var isMigratable: Bool {
+        switch self {
+        case .snapshot, .journal, .sqlite: return true
         }
     }
 

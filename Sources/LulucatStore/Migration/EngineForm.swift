@@ -7,14 +7,6 @@ import LulucatInk
 
 /// The page-holding files of one engine inside a package.
 enum EngineForm {
-    /// Engines migration can read and write in this build. The journal engine's form is the
-    /// snapshot files plus `pages/*.journal`; writing it from another engine is writing snapshot
-    /// files (a page with no journal is a valid journal page), from snapshot there is nothing to
-    /// write, and leaving it for the snapshot engine is compacting every page (the journal
-    /// engine's `compact`) so the snapshot files alone hold it. See docs/sqlite-engine.md,
-    /// "Migration", and docs/journal-format.md.
-    static let migratable: Set<EngineKind> = [.snapshot, .journal, .sqlite]
-
     /// Every file of another engine's form that `keeping`'s form does not own: what an
     /// interrupted migration leaves beside the form document.json names.
     static func leftovers(keeping: EngineKind, in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> [String] {

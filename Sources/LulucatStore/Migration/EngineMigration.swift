@@ -104,7 +104,7 @@ public struct EngineMigration: Sendable {
         var report = MigrationReport(document: package.id, from: source, to: target, migrated: false,
                                      pages: doc.pages.count, elements: 0, assets: 0, seconds: 0, findings: findings)
         guard source != target else { return report }
-        for engine in [source, target] where !EngineForm.migratable.contains(engine) {
+        for engine in [source, target] where !engine.isMigratable {
             throw StoreError.invalidArgument("the \(engine.rawValue) engine cannot be migrated in this build")
         }
         for dir in [package.pagesPath, package.assetsPath] { try fs.checked.ensureDirectory(dir) }

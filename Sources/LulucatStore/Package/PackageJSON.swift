@@ -4,16 +4,6 @@
 import Foundation
 import LulucatInk
 
-/// The storage engine that fills a package's page content.
-public enum EngineKind: String, Codable, Sendable, CaseIterable {
-    /// Level 0: one `.content` snapshot file per page.
-    case snapshot
-    /// Level 1: snapshot plus a per-page append-only journal.
-    case journal
-    /// Level 2: a SQLite database in the package.
-    case sqlite
-}
-
 /// One page as document.json lists it.
 public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
     public var id: UUID
