@@ -190,7 +190,8 @@ struct ChannelMapper {
                 default: oty = i; otyScale = scale
                 }
             default:
-                dropped.append(c.name)
+                // Unnamed values past a format's channels are said once by the interpreter.
+                if !c.name.hasPrefix("#") { dropped.append(c.name) }
             }
         }
         var evenlyOver: Double?

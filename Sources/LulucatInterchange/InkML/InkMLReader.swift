@@ -54,8 +54,12 @@ public enum InkMLReader {
         guard data.count <= limits.maxFileBytes else {
             throw InkMLError(.tooLarge, "the file is \(data.count) bytes, more than the limit of \(limits.maxFileBytes)")
         }
-        let root = try XMLTree.parse(data, maxElements: limits.maxElements)
-        var interpreter = InkMLInterpreter(root: root, limits: limits)
+        let parsed = try XMLTree.parse(data, maxElements: limits.maxElements)
+        var interpreter = InkMLInterpreter(root: parsed.ink, limits: limits)
+        if !parsed.undeclaredPrefixes.isEmpty {
+            let list = parsed.undeclaredPrefixes.map { "\($0):" }.joined(separator: ", ")
+            interpreter.preface("the file uses the namespace prefix(es) \(list) without declaring them; inkml: is read as InkML, any other as a foreign namespace")
+        }
         interpreter.microsoftInk = XMLTree.offset(of: Array("schemas.microsoft.com/ink".utf8), in: data) != nil
         try interpreter.run()
         return interpreter.document()
@@ -706,6 +710,9 @@ struct InkMLInterpreter {
         referenceDepth += 1
     }
 
+    /// A warning about the file as a whole, before the walk.
+    mutating func preface(_ message: String) { warn("preface-\(message)", message) }
+
     /// Says `message` once per `key`; past 100 warnings a last one says the rest were not listed.
     private mutating func warn(_ key: String, _ message: String) {
         guard warnings.count <= Self.maxWarnings, warned.insert(key).inserted else { return }
@@ -720,15 +727,29 @@ struct InkMLInterpreter {
                                       points range: ClosedRange<Int>? = nil) throws(InkMLError) {
         let type = node.attribute("type") ?? "penDown"
         if type == "penUp" { skippedPenUp += 1; return }
-        let format = context.format
+        var format = context.format
         var text = node.text
         let remaining = limits.maxPoints - totalPoints
         let parsed: TraceParser
-        let result: Result<TraceParser, TraceParser.Failure> = text.withUTF8 { utf8 in
-            Result { () throws(TraceParser.Failure) in
-                try TraceParser.parse(UnsafeRawBufferPointer(utf8), format: format,
-                                      maxPoints: min(remaining, PageFile.maxSamplesPerStroke))
+        var extraChannels = 0
+        var result: Result<TraceParser, TraceParser.Failure>
+        repeat {
+            let f = format
+            result = text.withUTF8 { utf8 in
+                Result { () throws(TraceParser.Failure) in
+                    try TraceParser.parse(UnsafeRawBufferPointer(utf8), format: f,
+                                          maxPoints: min(remaining, PageFile.maxSamplesPerStroke))
+                }
             }
+            // Points with more values than the format declares (CROHME files with X Y T under
+            // the default X Y format): the values past the declared channels are read into
+            // unnamed trailing channels and dropped, rather than the trace refused.
+            guard case .failure(let e) = result, e.tooManyValues, extraChannels < 8 else { break }
+            extraChannels += 1
+            format.channels.append(ChannelSpec(name: "#extra\(extraChannels)", intermittent: true))
+        } while true
+        if extraChannels > 0, case .success = result {
+            warn("extra-values", "points have more values than their trace format's \(context.format.channels.count) channels (first in the trace at line \(node.line)); the values past the declared channels are dropped")
         }
         switch result {
         case .success(let p):

@@ -185,3 +185,50 @@ enum RealInkML {
         InkMLDocument(pages: [PageContent(canvasSize: doc.page.canvasSize, elements: doc.strokes.prefix(n).map { .stroke($0) })], warnings: [])
     }
 }
+
+/// What real producers get wrong that loses nothing to accept: undeclared prefixes, points with
+/// more values than the format declares.
+@Suite struct InkMLProducerQuirksTests {
+    @Test func undeclaredInkMLPrefixIsDeclared() throws {
+        let doc = try InkMLReader.read(Data("<inkml:ink><inkml:trace>1 2, 3 4</inkml:trace></inkml:ink>".utf8))
+        #expect(doc.strokes.count == 1 && doc.sampleCount == 2)
+        #expect(doc.warnings.contains { $0.contains("inkml:") && $0.contains("without declaring") }, "\(doc.warnings)")
+        // An undeclared vendor prefix (EMMA's, on elements and attributes) is foreign: skipped.
+        let emma = try InkMLReader.read(Data("""
+            <?xml version="1.0"?>
+            <!-- a comment first -->
+            <inkml:ink xmlns:inkml="http://www.w3.org/2003/InkML"><inkml:traceGroup><inkml:annotationXML>
+            <emma:emma version="1.0"><emma:interpretation emma:medium="tactile"><emma:literal>Hi</emma:literal></emma:interpretation></emma:emma>
+            </inkml:annotationXML><inkml:trace>1 2, 3 4, 5 6</inkml:trace></inkml:traceGroup></inkml:ink>
+            """.utf8))
+        #expect(emma.strokes.count == 1 && emma.sampleCount == 3)
+        #expect(emma.warnings.contains { $0.contains("emma:") }, "\(emma.warnings)")
+        // Still not well-formed: the error stands.
+        #expect(throws: InkMLError.self) { try InkMLReader.read(Data("<inkml:ink><inkml:trace>1 2</inkml:ink>".utf8)) }
+        do {
+            _ = try InkMLReader.read(Data("<inkml:ink><inkml:trace>1 2</inkml:ink>".utf8))
+        } catch {
+            #expect(error.kind == .malformedXML)
+        }
+    }
+
+    @Test func extraValuesAreDroppedNotTheTrace() throws {
+        let doc = try InkMLReader.read(Data("""
+            <ink xmlns="http://www.w3.org/2003/InkML"><trace id="0">1 2 100, 3 4 110</trace><trace id="1">5 6</trace></ink>
+            """.utf8))
+        #expect(doc.strokes.map(\.samples.count) == [2, 1])
+        #expect(doc.warnings.contains { $0.contains("more values") && $0.contains("dropped") }, "\(doc.warnings)")
+        #expect(!doc.warnings.contains { $0.contains("#extra") }, "\(doc.warnings)")
+        // The shape is the one of X and Y alone.
+        let plain = try InkMLReader.read(Data("<ink><trace>1 2, 3 4</trace><trace>5 6</trace></ink>".utf8))
+        #expect(doc.strokes.map { $0.samples.map { [$0.x, $0.y] } } == plain.strokes.map { $0.samples.map { [$0.x, $0.y] } })
+        // Far more values than channels is still refused, with the point named.
+        do {
+            _ = try InkMLReader.read(Data("<ink><trace>1 2 3 4 5 6 7 8 9 10 11</trace></ink>".utf8))
+            Issue.record("read")
+        } catch {
+            #expect(error.kind == .invalidTrace)
+            #expect(error.detail.contains("more values"), "\(error.detail)")
+        }
+    }
+}
