@@ -24,6 +24,7 @@ enum RealInkML {
     /// Every fixture with the scale its producer implies (a file not listed here fails the test).
     static let scales: [String: Scale] = [
         "crohme/RIT_2014_19.inkml": .unitless,
+        "crohme/ISICAL_2014_23_em_51-excerpt.inkml": .unitless,
         "crohme/formulaire001-equation001.inkml": .unitless,
         "crohme/IVC_2014_501_em_18-excerpt.inkml": .unitless,
         "crohme/Nakagawa-10065.inkml": .unitless,
@@ -203,6 +204,23 @@ enum RealInkML {
             """.utf8))
         #expect(emma.strokes.count == 1 && emma.sampleCount == 3)
         #expect(emma.warnings.contains { $0.contains("emma:") }, "\(emma.warnings)")
+        // CROHME files rewritten for OneNote by a public script (an `inkml:` header pasted into
+        // a default-namespace <ink>): read, its prefix declared.
+        let pasted = try InkMLReader.read(Data("""
+            <ink xmlns="http://www.w3.org/2003/InkML">
+                <inkml:definitions><inkml:context xml:id="ctx0"><inkml:inkSource xml:id="inkSrc0"><inkml:traceFormat>
+                <inkml:channel name="X" type="integer" max="3000" units="in"/><inkml:channel name="Y" type="integer" max="3000" units="in"/>
+                <inkml:channel name="F" type="integer" max="3000" units="dev"/></inkml:traceFormat><inkml:channelProperties>
+                <inkml:channelProperty channel="X" name="resolution" value="500" units="1/in"/>
+                <inkml:channelProperty channel="Y" name="resolution" value="500" units="1/in"/>
+                <inkml:channelProperty channel="F" name="resolution" value="0" units="1/dev"/></inkml:channelProperties></inkml:inkSource>
+                <inkml:timestamp xml:id="ts0" timeString="2011-02-22T00:21:40.232"/></inkml:context>
+                <inkml:brush xml:id="br0"><inkml:brushProperty name="width" value="0.006667" units="cm"/></inkml:brush></inkml:definitions>
+            <annotation type="UI">2011_IVC_DEPT_F01_E01</annotation>
+            <trace contextRef="#ctx0" brushRef="#br0" id="0">1000 500 10, 1500 1000 20</trace></ink>
+            """.utf8))
+        #expect(pasted.strokes.count == 1 && pasted.sampleCount == 2)
+        #expect(pasted.warnings.contains { $0.contains("inkml:") }, "\(pasted.warnings)")
         // Still not well-formed: the error stands.
         #expect(throws: InkMLError.self) { try InkMLReader.read(Data("<inkml:ink><inkml:trace>1 2</inkml:ink>".utf8)) }
         do {
