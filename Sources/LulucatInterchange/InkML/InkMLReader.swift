@@ -559,8 +559,9 @@ struct InkMLInterpreter {
         return try traceFormat(try lookup(ref, at: node, expecting: "traceFormat"))
     }
 
-    private func traceFormat(_ node: XMLElementNode) throws(InkMLError) -> TraceFormat {
+    private mutating func traceFormat(_ node: XMLElementNode) throws(InkMLError) -> TraceFormat {
         var channels: [ChannelSpec] = []
+        var mappedChannels: [(String, String, Int)] = []
         func add(_ c: XMLElementNode, intermittent: Bool) throws(InkMLError) {
             guard let name = c.attribute("name"), !name.isEmpty else {
                 throw InkMLError(.invalidTrace, line: c.line, column: c.column, "a <channel> has no name")
@@ -579,6 +580,9 @@ struct InkMLInterpreter {
             spec.defaultValue = c.attribute("default").flatMap { $0 == "T" ? 1 : $0 == "F" ? 0 : InkMLNumber.parse($0) }
             spec.intermittent = intermittent
             spec.respectTo = c.attribute("respectTo")
+            if let m = c.child(named: "mapping"), m.attribute("type") != "identity" {
+                mappedChannels.append((name, m.attribute("type") ?? "unknown", c.line))
+            }
             channels.append(spec)
         }
         for child in node.children {
@@ -586,6 +590,11 @@ struct InkMLInterpreter {
             if child.name == "intermittentChannels" {
                 for c in child.children(named: "channel") { try add(c, intermittent: true) }
             }
+        }
+        // A channel's own <mapping> (of its values onto others) is not applied: said, and the
+        // values read as written.
+        for (name, type, line) in mappedChannels {
+            warn("channel-mapping-\(name)", "channel \(name) has a mapping of type \"\(type)\" (line \(line)), which is not applied; its values are read as written")
         }
         // <traceFormat/> with no channels means the default format.
         return channels.isEmpty ? .default : TraceFormat(channels: channels)

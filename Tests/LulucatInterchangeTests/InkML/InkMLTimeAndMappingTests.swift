@@ -74,6 +74,16 @@ import LulucatInk
         #expect(product.warnings.contains { $0.contains("product") && $0.contains("not applied") }, "\(product.warnings)")
     }
 
+    @Test func channelMappingsAreReported() throws {
+        let doc = try Self.read("""
+            <ink><traceFormat><channel name="X" units="pt"><mapping type="affine"><affine>2 0 0, 0 1 0</affine></mapping></channel>
+            <channel name="Y" units="pt"><mapping type="identity"/></channel></traceFormat><trace>1 2</trace></ink>
+            """)
+        #expect(xy(doc) == [[10, 20]])
+        #expect(doc.warnings.contains { $0.contains("channel X") && $0.contains("not applied") }, "\(doc.warnings)")
+        #expect(!doc.warnings.contains { $0.contains("channel Y") }, "\(doc.warnings)")
+    }
+
     // MARK: - Time
 
     @Test func isoTimestrings() {
