@@ -35,6 +35,10 @@ struct RawStroke {
     var diameterInPoints = false
     var time: [UInt32] = [], pressure: [UInt16] = []
     var azimuth: [UInt16]?, altitude: [UInt16]?
+    /// The T value (in ms) of the first sample, when the trace has T: where `time` counts from.
+    var startTime: Double?
+    /// A continuation's start, in ms after the start of the stroke it continues (when known).
+    var continuationOffset: Double?
 
     /// Points `range` of the trace (a view's from/to).
     func slice(_ r: ClosedRange<Int>) -> RawStroke {
@@ -43,6 +47,7 @@ struct RawStroke {
         o.diameterInPoints = diameterInPoints
         let t0 = time[r.lowerBound]
         o.time = time[r].map { $0 >= t0 ? $0 - t0 : 0 }
+        o.startTime = startTime.map { $0 + Double(t0) }
         o.pressure = Array(pressure[r])
         o.azimuth = azimuth.map { Array($0[r]) }
         o.altitude = altitude.map { Array($0[r]) }
@@ -81,6 +86,8 @@ struct ChannelMapper {
     private var t: Int?, tScale = 1.0
     /// Milliseconds between samples when there is no T channel but the ink source gives a rate.
     private let sampleInterval: Double?
+    /// The trace's `duration` (ms), for times when there is no T channel and no sample rate.
+    private let duration: Double?
     private var f: Int?, fScale = ChannelScale(factor: 1), fHasRange = false
     private var w: Int?, wScale = 1.0, wInPoints = false
     private var oa: Int?, oe: Int?, oaScale = 1.0, oeScale = 1.0
@@ -104,7 +111,7 @@ struct ChannelMapper {
     ///     `transform`) are canvas coordinates in those units.
     init(format: TraceFormat, ink: Ink, at node: XMLElementNode, inkSpace: Bool = false,
          transform: PlaneMap? = nil, canvasScale: (x: Double, y: Double)? = nil,
-         sampleRate: Double? = nil) throws(InkMLError) {
+         sampleRate: Double? = nil, duration: Double? = nil) throws(InkMLError) {
         self.ink = ink
         guard let x = format.index(of: "X"), let y = format.index(of: "Y") else {
             throw InkMLError(.invalidTrace, line: node.line, column: node.column,
@@ -183,12 +190,18 @@ struct ChannelMapper {
                 default: oty = i; otyScale = scale
                 }
             default:
-                dropped.append(c.name)
+                // Unnamed values past a format's channels are said once by the interpreter.
+                if !c.name.hasPrefix("#") { dropped.append(c.name) }
             }
         }
+        var evenlyOver: Double?
         if !hasT, let rate = sampleRate {
             sampleInterval = 1000 / rate
             warnings.append(("T-rate", "no T channel: sample times are derived from the ink source's sample rate (\(InkMLNumber.format(rate)) per second)"))
+        } else if !hasT, let duration {
+            sampleInterval = nil
+            evenlyOver = duration
+            warnings.append(("T-duration", "no T channel and no sample rate: sample times are spread evenly over each trace's duration"))
         } else {
             sampleInterval = nil
             if !hasT {
@@ -199,6 +212,7 @@ struct ChannelMapper {
             let meaning = Self.knownMeanings[name].map { " (\($0))" } ?? ""
             warnings.append(("channel-\(name)", "channel \(name)\(meaning) has no place in our samples; its values are dropped"))
         }
+        self.duration = evenlyOver
         self.warnings = warnings
     }
 
@@ -214,6 +228,7 @@ struct ChannelMapper {
         if w != nil { out.diameter = []; out.diameterInPoints = wInPoints }
         var lastX = Double.nan, lastY = Double.nan, lastT = Double.nan, lastF = Double.nan, lastW = Double.nan
         var firstT = Double.nan
+        let durationStep = duration.map { n > 1 ? $0 / Double(n - 1) : 0 }
         if oa != nil || otx != nil && oty != nil { out.azimuth = [] }
         if oe != nil || otx != nil && oty != nil { out.altitude = [] }
         for i in 0..<n {
@@ -234,6 +249,8 @@ struct ChannelMapper {
                 time = Quantize.milliseconds(lastT - firstT)
             } else if let sampleInterval {
                 time = Quantize.milliseconds(Double(i) * sampleInterval)
+            } else if let durationStep {
+                time = Quantize.milliseconds(Double(i) * durationStep)
             }
             out.time.append(time)
             var pressure: UInt16 = 1000
@@ -256,6 +273,7 @@ struct ChannelMapper {
                 out.altitude?.append(alt)
             }
         }
+        if !firstT.isNaN { out.startTime = firstT }
         return out
     }
 

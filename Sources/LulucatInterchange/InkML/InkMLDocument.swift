@@ -11,6 +11,10 @@ public struct InkMLDocument: Sendable {
     /// grown to hold the ink.
     public var pages: [PageContent]
     public var warnings: [String]
+    /// When each stroke of `strokes` began, in milliseconds since 1970-01-01T00:00:00Z, when
+    /// the file anchors it to a timestamp (docs/inkml.md, "Time"); nil where it does not.
+    /// Empty when the document was not read from a file.
+    public var strokeStartTimes: [Double?]
 
     /// The first page (the only one of files from other writers).
     public var page: PageContent { pages.first ?? PageContent() }
@@ -19,8 +23,9 @@ public struct InkMLDocument: Sendable {
     public var strokes: [Stroke] { pages.flatMap(\.strokes) }
     public var sampleCount: Int { pages.reduce(0) { $0 + $1.sampleCount } }
 
-    public init(pages: [PageContent], warnings: [String]) {
+    public init(pages: [PageContent], warnings: [String], strokeStartTimes: [Double?] = []) {
         self.pages = pages.isEmpty ? [PageContent()] : pages
         self.warnings = warnings
+        self.strokeStartTimes = strokeStartTimes
     }
 }

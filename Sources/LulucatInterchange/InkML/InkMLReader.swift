@@ -17,18 +17,22 @@ import LulucatInk
 ///   OTx/OTy (tilts, converted to azimuth and altitude). Any other channel is dropped with one
 ///   warning per name. Units: m, cm, mm, in, pt, pc, px (96/in), himetric; s, ms; deg, rad.
 ///   An integer channel with a `resolution` channel property counts 1/resolution of the
-///   property's unit. Without T, every sample has time 0; without F, pressure 1,000 (nominal);
-///   without W, the radius is half the brush width.
+///   property's unit. Without T, times come from the ink source's sample rate, else the
+///   trace's `duration`, else are 0; without F, pressure 1,000 (nominal); without W, the
+///   radius is half the brush width.
 /// - Trace values [3.2.1]: see `TraceParser` (`!`, `'`, `"`, `*`, `?`, `T`/`F`, `#hex`).
 /// - `<traceGroup>` nesting with inherited `contextRef`/`brushRef`; `<traceView>` of a whole
-///   trace or group (`from`/`to` ranges are skipped with a warning); `type="penUp"` traces are
+///   trace or group, or of the points `from`/`to` select; `type="penUp"` traces are
 ///   skipped (hover, not ink); `continuation="middle|end"` traces are appended to the stroke of
 ///   their `priorRef`.
 /// - `<brush>` [4.3] with `brushProperty` width (with units), color `#RRGGBB`, transparency
 ///   (0 opaque ... 255), `rasterOp="maskPen"` (a highlighter) and our own `tool`.
 ///
-/// Not applied: canvas transforms, timestamps and `timeOffset` (a stroke's times are relative
-/// to its first sample, so absolute times are not needed).
+/// - Canvas transforms: affine, product and referenced mappings; lookup and MathML mappings
+///   are reported and not applied.
+/// - Time: timestamps (`time`, `timeString`, `timestampRef` + `timeOffset`), a trace's
+///   `timeOffset`, T's `respectTo`: stroke start times (`InkMLDocument.strokeStartTimes`) and
+///   the gap before a continuation (docs/inkml.md, "Time").
 ///
 /// ```swift
 /// let doc = try InkMLReader.read(try Data(contentsOf: url))
@@ -50,8 +54,12 @@ public enum InkMLReader {
         guard data.count <= limits.maxFileBytes else {
             throw InkMLError(.tooLarge, "the file is \(data.count) bytes, more than the limit of \(limits.maxFileBytes)")
         }
-        let root = try XMLTree.parse(data, maxElements: limits.maxElements)
-        var interpreter = InkMLInterpreter(root: root, limits: limits)
+        let parsed = try XMLTree.parse(data, maxElements: limits.maxElements)
+        var interpreter = InkMLInterpreter(root: parsed.ink, limits: limits)
+        if !parsed.undeclaredPrefixes.isEmpty {
+            let list = parsed.undeclaredPrefixes.map { "\($0):" }.joined(separator: ", ")
+            interpreter.preface("the file uses the namespace prefix(es) \(list) without declaring them; inkml: is read as InkML, any other as a foreign namespace")
+        }
         interpreter.microsoftInk = XMLTree.offset(of: Array("schemas.microsoft.com/ink".utf8), in: data) != nil
         try interpreter.run()
         return interpreter.document()
@@ -73,6 +81,8 @@ struct InkMLInterpreter {
         /// Points per unit of the context's `<canvas>` X and Y, when it gives them lengths: the
         /// units of the trace values once mapped to the canvas.
         var canvasScale: (x: Double, y: Double)?
+        /// The context's `<timestamp>`: milliseconds since 1970-01-01T00:00:00Z.
+        var timestamp: Double?
     }
 
     /// The ink a brush gives, and whether it named a width.
@@ -118,6 +128,11 @@ struct InkMLInterpreter {
     /// Index into `strokes` where each of our page groups starts (empty: one page).
     private var pageStarts: [Int] = []
     private var pageCanvases: [QuantizedSize?] = []
+    /// When each stroke began (index into `strokes`): milliseconds, since 1970 (UTC) when
+    /// `anchored` (a timestamp gives the clock), else on the file's own clock (T values or
+    /// `timeOffset`s without a timestamp).
+    private var strokeStarts: [Int: (ms: Double, anchored: Bool)] = [:]
+    private var timestampCache: [ObjectIdentifier: Double?] = [:]
 
     init(root: XMLElementNode, limits: InkMLReader.Limits) {
         self.root = root
@@ -149,7 +164,11 @@ struct InkMLInterpreter {
             }
             pages.append(PageContent(canvasSize: size, elements: slice.map { .stroke($0) }))
         }
-        return InkMLDocument(pages: pages, warnings: warnings)
+        let startTimes = strokes.indices.map { i -> Double? in
+            guard let s = strokeStarts[i], s.anchored else { return nil }
+            return s.ms
+        }
+        return InkMLDocument(pages: pages, warnings: warnings, strokeStartTimes: startTimes)
     }
 
     /// Fits the strokes whose X and Y have no units to the page, all by one scale and offset
@@ -171,7 +190,7 @@ struct InkMLInterpreter {
         }
         for (index, parts) in unitlessParts {
             var stroke = parts[0].stroke(fit: fit)
-            for p in parts.dropFirst() { stroke.append(continuing: p.stroke(fit: fit)) }
+            for p in parts.dropFirst() { stroke.append(continuing: p.stroke(fit: fit), after: p.continuationOffset) }
             strokes[index] = stroke
         }
         unitlessParts = [:]
@@ -421,6 +440,11 @@ struct InkMLInterpreter {
         }
         if let ref = node.attribute("brushRef") { context.brush = try brushByReference(ref, at: node) }
         if let b = node.child(named: "brush") { context.brush = try resolveBrush(b) }
+        if let ts = node.child(named: "timestamp") { context.timestamp = timestamp(ts, depth: 0) }
+        else if let ref = node.attribute("timestampRef") {
+            if let ts = try? lookup(ref, at: node, expecting: "timestamp") { context.timestamp = timestamp(ts, depth: 0) }
+            else { warn("timestampRef-\(ref)", "a context refers to the timestamp \"\(ref)\", which is not in the file; its times are not anchored") }
+        }
         var transformNode = node.child(named: "canvasTransform")
         if transformNode == nil, let ref = node.attribute("canvasTransformRef") {
             transformNode = try lookup(ref, at: node, expecting: "canvasTransform")
@@ -442,32 +466,80 @@ struct InkMLInterpreter {
         return context
     }
 
-    /// A canvas transform's mapping of X and Y (InkML 1.0 §4.2.5): `affine` or `matrix` with
-    /// rows `a b c, d e f` (or `a b, d e`; a third row of a 3 x 3 matrix is ignored), or
-    /// `identity`. Any other mapping, or one with values that are not finite numbers or that
-    /// collapse the plane, is not applied (a warning says so).
+    /// A canvas transform's mapping of X and Y (InkML 1.0 §4.2.5): its first `<mapping>` (the
+    /// forward one; a second is the inverse), see `mapping(_:depth:)`. Nil when the mapping is
+    /// the identity or cannot be applied (a warning then says so and coordinates are read as
+    /// written).
     private mutating func canvasTransform(_ node: XMLElementNode) -> PlaneMap? {
         guard let mapping = node.child(named: "mapping") else { return nil }
-        let type = mapping.attribute("type") ?? "unknown"
-        if type == "identity" { return nil }
-        guard type == "affine" || type == "matrix", let values = mapping.child(named: type == "affine" ? "affine" : "matrix") ?? mapping.child(named: "matrix") ?? mapping.child(named: "affine") else {
-            warn("canvasTransform-\(type)", "a canvas transform of type \"\(type)\" (line \(node.line)) is not applied; coordinates are read as written")
-            return nil
-        }
-        let rows = values.text.split(separator: ",").map { row in
-            row.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { InkMLNumber.parse(String($0)) }
-        }
-        var map: PlaneMap?
-        if rows.count >= 2, rows[0].count == rows[1].count, rows[0].count == 2 || rows[0].count == 3,
-           rows[0].allSatisfy({ $0 != nil }), rows[1].allSatisfy({ $0 != nil }) {
-            let r0 = rows[0].map { $0! }, r1 = rows[1].map { $0! }
-            map = PlaneMap(a: r0[0], b: r0[1], c: r0.count == 3 ? r0[2] : 0, d: r1[0], e: r1[1], f: r1.count == 3 ? r1[2] : 0)
-        }
-        guard let map, map.isFinite, map.lengthScale > 1e-9, map.lengthScale < 1e9 else {
-            warn("canvasTransform-bad", "a canvas transform (line \(node.line)) whose values cannot be read is not applied")
-            return nil
-        }
+        guard let map = self.mapping(mapping, depth: 0), map != .identity else { return nil }
         return map
+    }
+
+    /// A `<mapping>` of X and Y, or nil (with a warning) when it cannot be applied:
+    /// - `identity`;
+    /// - `affine` (or `matrix`): an `<affine>` or `<matrix>` child with rows `a b c, d e f` (or
+    ///   `a b, d e`; a third row of a 3 x 3 matrix is ignored);
+    /// - `product`: its child mappings composed, the first applied first (a child that cannot
+    ///   be applied makes the whole product not applied);
+    /// - `mappingRef="#id"`: the mapping of that id.
+    /// `lookup` (tables), `mathml` (formulas) and `unknown` are not applied; neither is a map
+    /// with values that are not finite numbers or that collapse the plane.
+    private mutating func mapping(_ node: XMLElementNode, depth: Int) -> PlaneMap? {
+        guard depth < 16 else {
+            warn("mapping-deep", "mappings nested or referring to one another more than 16 deep (line \(node.line)) are not applied")
+            return nil
+        }
+        if let ref = node.attribute("mappingRef") {
+            guard let target = try? lookup(ref, at: node, expecting: "mapping") else {
+                warn("mapping-ref-\(ref)", "a mapping refers to \"\(ref)\" (line \(node.line)), which is not a mapping in the file; it is not applied")
+                return nil
+            }
+            return mapping(target, depth: depth + 1)
+        }
+        let type = node.attribute("type") ?? "unknown"
+        switch type {
+        case "identity":
+            return .identity
+        case "affine", "matrix":
+            guard let values = node.child(named: "affine") ?? node.child(named: "matrix") else {
+                warn("mapping-bad", "an affine mapping (line \(node.line)) without values is not applied")
+                return nil
+            }
+            let rows = values.text.split(separator: ",").map { row in
+                row.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { InkMLNumber.parse(String($0)) }
+            }
+            var map: PlaneMap?
+            if rows.count >= 2, rows[0].count == rows[1].count, rows[0].count == 2 || rows[0].count == 3,
+               rows[0].allSatisfy({ $0 != nil }), rows[1].allSatisfy({ $0 != nil }) {
+                let r0 = rows[0].map { $0! }, r1 = rows[1].map { $0! }
+                map = PlaneMap(a: r0[0], b: r0[1], c: r0.count == 3 ? r0[2] : 0, d: r1[0], e: r1[1], f: r1.count == 3 ? r1[2] : 0)
+            }
+            guard let map, map.isFinite, map.lengthScale > 1e-9, map.lengthScale < 1e9 else {
+                warn("canvasTransform-bad", "a mapping (line \(node.line)) whose values cannot be read is not applied; coordinates are read as written")
+                return nil
+            }
+            return map
+        case "product":
+            var map = PlaneMap.identity
+            let parts = node.children(named: "mapping")
+            for part in parts {
+                guard let m = mapping(part, depth: depth + 1) else {
+                    warn("mapping-product", "a product mapping (line \(node.line)) with a part that cannot be applied is not applied; coordinates are read as written")
+                    return nil
+                }
+                map = map.then(m)
+            }
+            guard map.isFinite, map.lengthScale > 1e-9, map.lengthScale < 1e9 else {
+                warn("canvasTransform-bad", "a product mapping (line \(node.line)) that collapses the plane is not applied")
+                return nil
+            }
+            return map
+        default:
+            let what = type == "lookup" ? "a lookup table" : type == "mathml" ? "a MathML formula" : "of type \"\(type)\""
+            warn("canvasTransform-\(type)", "a mapping \(what) (line \(node.line)) is not applied; coordinates are read as written (then fitted to the page if they have no units)")
+            return nil
+        }
     }
 
     private func channelProperties(of source: XMLElementNode) -> [String: (Double, String?)] {
@@ -487,8 +559,9 @@ struct InkMLInterpreter {
         return try traceFormat(try lookup(ref, at: node, expecting: "traceFormat"))
     }
 
-    private func traceFormat(_ node: XMLElementNode) throws(InkMLError) -> TraceFormat {
+    private mutating func traceFormat(_ node: XMLElementNode) throws(InkMLError) -> TraceFormat {
         var channels: [ChannelSpec] = []
+        var mappedChannels: [(String, String, Int)] = []
         func add(_ c: XMLElementNode, intermittent: Bool) throws(InkMLError) {
             guard let name = c.attribute("name"), !name.isEmpty else {
                 throw InkMLError(.invalidTrace, line: c.line, column: c.column, "a <channel> has no name")
@@ -506,6 +579,10 @@ struct InkMLInterpreter {
             spec.negative = c.attribute("orientation") == "-ve"
             spec.defaultValue = c.attribute("default").flatMap { $0 == "T" ? 1 : $0 == "F" ? 0 : InkMLNumber.parse($0) }
             spec.intermittent = intermittent
+            spec.respectTo = c.attribute("respectTo")
+            if let m = c.child(named: "mapping"), m.attribute("type") != "identity" {
+                mappedChannels.append((name, m.attribute("type") ?? "unknown", c.line))
+            }
             channels.append(spec)
         }
         for child in node.children {
@@ -513,6 +590,11 @@ struct InkMLInterpreter {
             if child.name == "intermittentChannels" {
                 for c in child.children(named: "channel") { try add(c, intermittent: true) }
             }
+        }
+        // A channel's own <mapping> (of its values onto others) is not applied: said, and the
+        // values read as written.
+        for (name, type, line) in mappedChannels {
+            warn("channel-mapping-\(name)", "channel \(name) has a mapping of type \"\(type)\" (line \(line)), which is not applied; its values are read as written")
         }
         // <traceFormat/> with no channels means the default format.
         return channels.isEmpty ? .default : TraceFormat(channels: channels)
@@ -637,6 +719,9 @@ struct InkMLInterpreter {
         referenceDepth += 1
     }
 
+    /// A warning about the file as a whole, before the walk.
+    mutating func preface(_ message: String) { warn("preface-\(message)", message) }
+
     /// Says `message` once per `key`; past 100 warnings a last one says the rest were not listed.
     private mutating func warn(_ key: String, _ message: String) {
         guard warnings.count <= Self.maxWarnings, warned.insert(key).inserted else { return }
@@ -651,15 +736,29 @@ struct InkMLInterpreter {
                                       points range: ClosedRange<Int>? = nil) throws(InkMLError) {
         let type = node.attribute("type") ?? "penDown"
         if type == "penUp" { skippedPenUp += 1; return }
-        let format = context.format
+        var format = context.format
         var text = node.text
         let remaining = limits.maxPoints - totalPoints
         let parsed: TraceParser
-        let result: Result<TraceParser, TraceParser.Failure> = text.withUTF8 { utf8 in
-            Result { () throws(TraceParser.Failure) in
-                try TraceParser.parse(UnsafeRawBufferPointer(utf8), format: format,
-                                      maxPoints: min(remaining, PageFile.maxSamplesPerStroke))
+        var extraChannels = 0
+        var result: Result<TraceParser, TraceParser.Failure>
+        repeat {
+            let f = format
+            result = text.withUTF8 { utf8 in
+                Result { () throws(TraceParser.Failure) in
+                    try TraceParser.parse(UnsafeRawBufferPointer(utf8), format: f,
+                                          maxPoints: min(remaining, PageFile.maxSamplesPerStroke))
+                }
             }
+            // Points with more values than the format declares (CROHME files with X Y T under
+            // the default X Y format): the values past the declared channels are read into
+            // unnamed trailing channels and dropped, rather than the trace refused.
+            guard case .failure(let e) = result, e.tooManyValues, extraChannels < 8 else { break }
+            extraChannels += 1
+            format.channels.append(ChannelSpec(name: "#extra\(extraChannels)", intermittent: true))
+        } while true
+        if extraChannels > 0, case .success = result {
+            warn("extra-values", "points have more values than their trace format's \(context.format.channels.count) channels (first in the trace at line \(node.line)); the values past the declared channels are dropped")
         }
         switch result {
         case .success(let p):
@@ -675,9 +774,10 @@ struct InkMLInterpreter {
             warn("empty-trace", "trace(s) without points skipped (first at line \(node.line))")
             return
         }
+        let duration = node.attribute("duration").flatMap { InkMLNumber.parse($0, in: 0...1e12) }
         var mapper = try ChannelMapper(format: format, ink: brush.ink, at: node, inkSpace: inkSpace(context),
                                        transform: context.transform, canvasScale: context.canvasScale,
-                                       sampleRate: context.sampleRate)
+                                       sampleRate: context.sampleRate, duration: duration)
         var raw = try mapper.raw(from: parsed, at: node)
         for (key, message) in mapper.warnings { warn(key, message) }
         if let range {
@@ -686,8 +786,9 @@ struct InkMLInterpreter {
             guard lo <= hi else { return }
             raw = raw.slice(lo...hi)
         }
+        let start = startTime(of: node, raw: raw, context: context)
         if mapper.unitless {
-            try addUnitless(raw, node: node)
+            try addUnitless(raw, node: node, start: start)
             return
         }
         let stroke = raw.stroke()
@@ -703,14 +804,133 @@ struct InkMLInterpreter {
                     if let id = node.id { strokeIndexByTraceID[id] = strokes.count - 1 }
                     return
                 }
-                strokes[index].append(continuing: stroke)
+                strokes[index].append(continuing: stroke, after: continuationOffset(index, start))
                 if let id = node.id { strokeIndexByTraceID[id] = index }
                 return
             }
             warn("continuation", "a continued trace whose priorRef is not an imported trace is kept as its own stroke")
         }
         strokes.append(stroke)
+        if let start { strokeStarts[strokes.count - 1] = start }
         if let id = node.id { strokeIndexByTraceID[id] = strokes.count - 1 }
+    }
+
+    /// When a trace began (docs/inkml.md, "Time"): its first T value, counted from the T
+    /// channel's `respectTo` timestamp or else the context's; else its `timeOffset` from the
+    /// context's timestamp; nil when the file says neither.
+    private mutating func startTime(of node: XMLElementNode, raw: RawStroke, context: Context) -> (ms: Double, anchored: Bool)? {
+        var anchor = context.timestamp
+        if let t = context.format.index(of: "T"), let ref = context.format.channels[t].respectTo {
+            if let ts = try? lookup(ref, at: node, expecting: "timestamp") { anchor = timestamp(ts, depth: 0) }
+            else {
+                warn("respectTo-\(ref)", "channel T counts from \"\(ref)\", which is not a timestamp in the file; stroke start times are not anchored")
+                anchor = nil
+            }
+        }
+        if let first = raw.startTime {
+            return (first + (anchor ?? 0), anchor != nil)
+        }
+        if let offset = node.attribute("timeOffset").flatMap({ InkMLNumber.parse($0, in: -1e15...1e15) }) {
+            return (offset + (context.timestamp ?? 0), context.timestamp != nil)
+        }
+        return nil
+    }
+
+    /// Milliseconds from the start of stroke `index` to the start of its continuation, when
+    /// both are known on one clock.
+    private func continuationOffset(_ index: Int, _ start: (ms: Double, anchored: Bool)?) -> Double? {
+        guard let start, let first = strokeStarts[index], first.anchored == start.anchored, start.ms >= first.ms else { return nil }
+        return start.ms - first.ms
+    }
+
+    /// The time a `<timestamp>` names (InkML 1.0 §4.4): `time` (ms since 1970, UTC), else
+    /// `timeString` (ISO 8601; UTC when it gives no zone), else `timestampRef` plus `timeOffset`
+    /// (ms). Nil, with a warning, when it says none of them readably.
+    mutating func timestamp(_ node: XMLElementNode, depth: Int) -> Double? {
+        let key = ObjectIdentifier(node)
+        if let cached = timestampCache[key] { return cached }
+        timestampCache[key] = .some(nil) // a cycle of references ends here
+        var value: Double?
+        if let t = node.attribute("time"), let v = InkMLNumber.parse(t, in: -1e15...1e15) {
+            value = v
+        } else if let t = node.attribute("timeString") {
+            value = Self.isoMilliseconds(t)
+            if value == nil { warn("timeString-\(t)", "the timestamp \"\(t)\" (line \(node.line)) is not an ISO 8601 date and time; times are not anchored") }
+        } else if let ref = node.attribute("timestampRef"), depth < 64 {
+            let offset = node.attribute("timeOffset").flatMap { InkMLNumber.parse($0, in: -1e15...1e15) } ?? 0
+            if let target = try? lookup(ref, at: node, expecting: "timestamp"), let base = timestamp(target, depth: depth + 1) {
+                value = base + offset
+            } else {
+                warn("timestampRef-\(ref)", "a timestamp refers to \"\(ref)\", which is not a readable timestamp in the file; times are not anchored")
+            }
+        }
+        timestampCache[key] = .some(value)
+        return value
+    }
+
+    /// `YYYY-MM-DDThh:mm:ss[.fff][Z|+hh:mm|-hh:mm]` (a space for the T; seconds optional) in
+    /// milliseconds since 1970-01-01T00:00:00Z; no zone is UTC.
+    static func isoMilliseconds(_ s: String) -> Double? {
+        let b = Array(s.trimmingCharacters(in: .whitespaces).utf8)
+        var i = 0
+        func number(_ digits: Int) -> Int? {
+            guard i + digits <= b.count else { return nil }
+            var v = 0
+            for k in 0..<digits {
+                let c = b[i + k]
+                guard c >= 48 && c <= 57 else { return nil }
+                v = v * 10 + Int(c - 48)
+            }
+            i += digits
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < b.count, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
+              (1...12).contains(month), (1...31).contains(day) else { return nil }
+        var hour = 0, minute = 0, second = 0, fraction = 0.0
+        if i < b.count, b[i] == 84 || b[i] == 116 || b[i] == 32 {
+            i += 1
+            guard let h = number(2), expect(58), let m = number(2), h <= 24, m <= 59 else { return nil }
+            hour = h; minute = m
+            if expect(58) {
+                guard let sec = number(2), sec <= 60 else { return nil }
+                second = sec
+                if i < b.count, b[i] == 46 || b[i] == 44 {
+                    i += 1
+                    var scale = 0.1
+                    let begin = i
+                    while i < b.count, b[i] >= 48, b[i] <= 57 { fraction += Double(b[i] - 48) * scale; scale /= 10; i += 1 }
+                    guard i > begin else { return nil }
+                }
+            }
+        }
+        var zone = 0
+        if i < b.count {
+            if b[i] == 90 || b[i] == 122 { i += 1 }
+            else if b[i] == 43 || b[i] == 45 {
+                let sign = b[i] == 45 ? -1 : 1
+                i += 1
+                guard let zh = number(2) else { return nil }
+                _ = expect(58)
+                let zm = number(2) ?? 0
+                zone = sign * (zh * 60 + zm)
+            }
+        }
+        guard i == b.count else { return nil }
+        // Days from 1970-01-01 in the proleptic Gregorian calendar.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - zone * 60)
+        return (seconds + fraction) * 1000
     }
 
     /// Windows ink space: the trace's format is its ink source's, the ink source gives X and Y
@@ -732,11 +952,14 @@ struct InkMLInterpreter {
     }
 
     /// A stroke (or a continuation) whose X and Y have no units, fitted when the walk is done.
-    private mutating func addUnitless(_ raw: RawStroke, node: XMLElementNode) throws(InkMLError) {
+    private mutating func addUnitless(_ raw: RawStroke, node: XMLElementNode,
+                                      start: (ms: Double, anchored: Bool)?) throws(InkMLError) {
         let continuation = node.attribute("continuation")
         if continuation == "middle" || continuation == "end", let prior = node.attribute("priorRef") {
             let priorID = prior.hasPrefix("#") ? String(prior.dropFirst()) : prior
             if let index = strokeIndexByTraceID[priorID], unitlessParts[index] != nil {
+                var raw = raw
+                raw.continuationOffset = continuationOffset(index, start)
                 unitlessParts[index]!.append(raw)
                 if let id = node.id { strokeIndexByTraceID[id] = index }
                 return
@@ -745,6 +968,7 @@ struct InkMLInterpreter {
         }
         strokes.append(Stroke(ink: raw.ink, samples: []))
         unitlessParts[strokes.count - 1] = [raw]
+        if let start { strokeStarts[strokes.count - 1] = start }
         if let id = node.id { strokeIndexByTraceID[id] = strokes.count - 1 }
     }
 
@@ -762,13 +986,15 @@ struct InkMLInterpreter {
 
 extension Stroke {
     /// Appends a continuation's samples, its times shifted onto this stroke's clock when it has
-    /// times of its own.
-    mutating func append(continuing other: Stroke) {
-        let shift = samples.last?.time ?? 0
-        let zeroTimes = other.samples.allSatisfy { $0.time == 0 }
+    /// times of its own: by `offset` (ms from this stroke's start to the continuation's, when
+    /// the file's times say it), else by this stroke's last time (so a part without times of
+    /// its own sits at the time the stroke had reached).
+    mutating func append(continuing other: Stroke, after offset: Double? = nil) {
+        let shift = offset.map { Quantize.milliseconds($0) } ?? samples.last?.time ?? 0
         samples += other.samples.map { s in
             var s = s
-            if !zeroTimes { s.time = s.time &+ shift }
+            // Untimed parts too: they begin where the stroke has got to, so times never go back.
+            s.time = s.time &+ shift
             return s
         }
         func merge(_ a: [UInt16]?, _ b: [UInt16]?) -> [UInt16]? {

@@ -20,6 +20,8 @@ struct ChannelSpec: Sendable {
     /// `<channelProperty name="resolution">`: counts per `resolutionUnits`.
     var resolution: Double?
     var resolutionUnits: String?
+    /// `respectTo` of a T channel: the timestamp its values count from.
+    var respectTo: String?
 }
 
 /// The channels of a trace format: regular ones, present in every point, then intermittent

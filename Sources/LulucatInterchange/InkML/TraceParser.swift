@@ -24,6 +24,8 @@ struct TraceParser {
         var message: String
         /// The trace passed the point bound (not a syntax error).
         var tooMany = false
+        /// A point has more values than the format has channels.
+        var tooManyValues = false
     }
 
     /// Columns of raw values, one per channel of the format, all of the same length; NaN where a
@@ -74,7 +76,8 @@ struct TraceParser {
                     skipSpace()
                     if position == text.count || text[position] == UInt8(ascii: ",") { break }
                     guard valueCount < total else {
-                        throw Failure(offset: position, message: "point \(pointIndex + 1) has more values than the \(total) channels of its trace format")
+                        throw Failure(offset: position, message: "point \(pointIndex + 1) has more values than the \(total) channels of its trace format",
+                                      tooManyValues: true)
                     }
                     try readValue(channel: valueCount)
                     valueCount += 1

@@ -47,11 +47,87 @@ enum XMLTree {
     /// The elements whose text the reader uses; the text of any other is dropped while parsing.
     static let textElements: Set<String> = ["trace", "annotation", "affine", "matrix"]
 
-    static func parse(_ data: Data, maxElements: Int) throws(InkMLError) -> XMLElementNode {
+    /// The `<ink>` element and the namespace prefixes the file used without declaring them.
+    struct Parsed {
+        var ink: XMLElementNode
+        /// Prefixes declared for the file because it used them undeclared (`inkml:` as the
+        /// InkML namespace, any other as a foreign one); empty for a well-formed file.
+        var undeclaredPrefixes: [String] = []
+    }
+
+    /// libxml2's "namespace prefix is not defined" (XML_NS_ERR_UNDEFINED_NAMESPACE).
+    static let undefinedPrefixError = 201
+
+    static func parse(_ data: Data, maxElements: Int) throws(InkMLError) -> Parsed {
         // Checked on the bytes the parser gets, which are UTF-8 declared as UTF-8, so no other
         // encoding can slip markup past the check.
         let text = try utf8(data)
         try refuseUnsafeMarkup(text)
+        var code: Int?
+        do {
+            return Parsed(ink: try parseOnce(text, maxElements: maxElements, code: &code))
+        } catch {
+            // Some producers write `inkml:` elements (or `emma:` attributes) without declaring
+            // the prefix, which XML's namespaces make an error: declare what is missing on the
+            // root element and read again (docs/inkml.md, "Elements").
+            guard code == undefinedPrefixError else { throw error }
+            let prefixes = undeclaredPrefixes(text)
+            guard !prefixes.isEmpty, let patched = declaring(prefixes, in: text) else { throw error }
+            var again: Int?
+            guard let ink = try? parseOnce(patched, maxElements: maxElements, code: &again) else { throw error }
+            return Parsed(ink: ink, undeclaredPrefixes: prefixes)
+        }
+    }
+
+    /// Prefixes of element and attribute names (`<p:name`, `</p:name`, ` p:name=`) that no
+    /// `xmlns:p` declares, in order of first use (`xml` and `xmlns` are predefined).
+    static func undeclaredPrefixes(_ text: Data) -> [String] {
+        let s = String(decoding: text, as: UTF8.self)
+        guard let use = try? NSRegularExpression(pattern: "(?:</?|\\s)([A-Za-z_][A-Za-z0-9_.-]*):[A-Za-z_][A-Za-z0-9_.-]*(?=[\\s/>=])"),
+              let declaration = try? NSRegularExpression(pattern: "xmlns:([A-Za-z_][A-Za-z0-9_.-]*)\\s*=") else { return [] }
+        let ns = s as NSString
+        let range = NSRange(location: 0, length: ns.length)
+        let declared = Set(declaration.matches(in: s, range: range).map { ns.substring(with: $0.range(at: 1)) })
+        var out: [String] = []
+        for m in use.matches(in: s, range: range) {
+            let p = ns.substring(with: m.range(at: 1))
+            if p != "xml", p != "xmlns", !declared.contains(p), !out.contains(p) { out.append(p) }
+            if out.count >= 32 { break }
+        }
+        return out
+    }
+
+    /// `text` with `xmlns:p` declarations added to its root start tag: the InkML namespace for
+    /// `inkml`, a placeholder (foreign, so skipped inside `<ink>`) for any other prefix.
+    static func declaring(_ prefixes: [String], in text: Data) -> Data? {
+        let b = [UInt8](text)
+        var i = 0
+        // The root start tag: the first `<` that opens an element (not `<?`, `<!`, `</`).
+        while i + 1 < b.count {
+            if b[i] == UInt8(ascii: "<") {
+                let c = b[i + 1]
+                if c == UInt8(ascii: "?") || c == UInt8(ascii: "!") {
+                    // Skip to the end of the declaration, comment or doctype.
+                    let close: [UInt8] = c == UInt8(ascii: "?") ? Array("?>".utf8) : (b[i...].starts(with: Array("<!--".utf8)) ? Array("-->".utf8) : Array(">".utf8))
+                    var j = i + 2
+                    while j + close.count <= b.count, !b[j..<(j + close.count)].elementsEqual(close) { j += 1 }
+                    i = j + close.count
+                    continue
+                }
+                break
+            }
+            i += 1
+        }
+        guard i + 1 < b.count else { return nil }
+        var j = i + 1
+        while j < b.count, b[j] != 0x20, b[j] != 0x09, b[j] != 0x0A, b[j] != 0x0D, b[j] != UInt8(ascii: ">"), b[j] != UInt8(ascii: "/") { j += 1 }
+        let declarations = prefixes.map { p in
+            " xmlns:\(p)=\"\(p == "inkml" ? inkMLNamespace : "urn:lulucat:undeclared:\(p)")\""
+        }.joined()
+        return Data(b[..<j]) + Data(declarations.utf8) + Data(b[j...])
+    }
+
+    private static func parseOnce(_ text: Data, maxElements: Int, code: inout Int?) throws(InkMLError) -> XMLElementNode {
         // Pushed to libxml2 in chunks (a stream): given the whole file at once, libxml2 refuses
         // anything over 10 MB ("huge input lookup"), far below our documented limit.
         let parser = XMLParser(stream: InputStream(data: text))
@@ -64,9 +140,10 @@ enum XMLTree {
         if let error = builder.failure { throw error }
         // swift-corelibs-foundation may return true after a fatal error: trust the error first.
         if let error = builder.parseError ?? parser.parserError {
-            let code = (error as NSError).code
+            let errorCode = (error as NSError).code
+            code = errorCode
             throw InkMLError(.malformedXML, line: builder.errorLine ?? parser.lineNumber, column: builder.errorColumn ?? parser.columnNumber,
-                             "the file is not well-formed XML (\(describe(code)))")
+                             "the file is not well-formed XML (\(describe(errorCode)))")
         }
         guard ok, let root = builder.root else {
             throw InkMLError(.malformedXML, line: parser.lineNumber, column: parser.columnNumber, "the file is not well-formed XML")
@@ -177,6 +254,7 @@ enum XMLTree {
         case 73: return "\">\" expected"
         case 76: return "an end tag does not match its start tag"
         case 85: return "extra content after the document element"
+        case 201: return "a namespace prefix is used without being declared"
         default: return "XML parser error \(code)"
         }
     }
