@@ -8,6 +8,11 @@ protocol StorageEngine: AnyObject {
     var kind: EngineKind { get }
     /// Loads a page's content; the only read that touches stroke data.
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent
+    /// Checks a page as `loadPage` would read it and says what it holds, without keeping its
+    /// elements (verify and import check pages they do not edit). Defaults to `loadPage`; the
+    /// snapshot engine, and the journal engine for a page without a journal, decode one element
+    /// at a time, so checking a page costs its file's bytes, not its decoded strokes too.
+    func checkPage(_ id: UUID) throws(StoreError) -> PageSummary
     /// Loads a page with what an engine keeps to save it faster next time (coded strokes).
     func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?)
     /// Makes a new page durable, before document.json lists it.
@@ -45,6 +50,7 @@ protocol StorageEngine: AnyObject {
 }
 
 extension StorageEngine {
+    func checkPage(_ id: UUID) throws(StoreError) -> PageSummary { PageSummary(try loadPage(id)) }
     var findings: [Finding] { [] }
     func compact(_ id: UUID) throws(StoreError) -> Bool { false }
     func pageUnloaded(_ id: UUID) {}
