@@ -5,6 +5,9 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct ConsistentFilesTests {
     static func library() throws -> (Library, DocumentPackage, UUID, String) {
@@ -36,6 +39,24 @@ import LulucatInk
         try library.withConsistentFiles(package.id) { p, _ in
             let lock = try p.lockForWriting(library.fileSystem)
             library.fileSystem.unlock(lock)
+        }
+    }
+
+    /// manifest.json is a cache: a package without it is still read (found by re-checking issue 18
+    /// against the binary: `lnote export` failed on such a package); a FIFO in its place is not.
+    @Test func aMissingManifestIsLeftOutAndAFIFOManifestIsRefused() throws {
+        let (library, package, page, root) = try Self.library()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.removeItem(atPath: package.manifestPath)
+        let files = try library.withConsistentFiles(package.id) { p, files in
+            try files.map { try library.fileSystem.readFile(p.path + "/" + $0).count }.count == files.count ? files : []
+        }
+        #expect(files == ["document.json", "pages/\(page.uuidString).content"])
+        #expect(mkfifo(package.manifestPath, 0o644) == 0)
+        #expect(throws: (any Error).self) {
+            try library.withConsistentFiles(package.id) { p, files in
+                for f in files { _ = try library.fileSystem.readFile(p.path + "/" + f) }
+            }
         }
     }
 
