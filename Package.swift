@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(name: "lnote-dev",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
-                                         "LulucatCrypto", "LnoteCommandLine"]),
+                                         "LulucatInterchangeTesting", "LulucatCrypto", "LnoteCommandLine"]),
 
         .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatSQLiteTests", dependencies: ["LulucatSQLite"]),

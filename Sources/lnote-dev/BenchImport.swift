@@ -24,7 +24,12 @@ enum ImportBench {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let json = args.flag("json")
         func say(_ s: String) { if !json { print(s) } }
-        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).path
+        // The child is `lnote` (lnote-dev has no import or list command), built beside lnote-dev:
+        // swift build -c release --product lnote.
+        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("lnote").path
+        guard FileManager.default.isExecutableFile(atPath: exe) else {
+            throw UsageError("bench import runs \(exe), which is not there: build it too (swift build -c release --product lnote)")
+        }
 
         let source = Library(root: base + "/source")
         var cases: [(String, String)] = []

@@ -5,6 +5,6 @@ import Foundation
 @_exported import LnoteCommandLine
 
 let lnoteDev = Tool(name: "lnote-dev",
-                    banner: "lnote-dev: the benchmarks and the crash checker of LulucatStore (release builds give honest figures).",
-                    commands: [BenchCommand.self, CrashCheckCommand.self])
+                    banner: "lnote-dev: the benchmarks, the crash checker and the hostile run of LulucatStore (release builds give honest figures).",
+                    commands: [BenchCommand.self, CrashCheckCommand.self, HostileCommand.self])
 exit(await lnoteDev.run(Array(CommandLine.arguments.dropFirst())))

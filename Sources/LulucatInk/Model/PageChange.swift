@@ -121,8 +121,13 @@ extension PageContent {
             elements.replaceSubrange(i...i, with: pieces)
         case .update(let new):
             var positions: [Int] = []
+            // A few elements are found by a scan each; more by one pass over the page (a select-all
+            // transform of n elements would otherwise cost n scans of the page).
+            let first = new.count <= PageChange.scansPerChange ? nil : firstIndices(of: Set(new.map(\.id)))
             for e in new {
-                guard let i = index(of: e.id) else { throw PageChangeError("update names element \(e.id), which the page does not have") }
+                guard let i = first.map({ $0[e.id] }) ?? index(of: e.id) else {
+                    throw PageChangeError("update names element \(e.id), which the page does not have")
+                }
                 positions.append(i)
             }
             guard Set(positions).count == positions.count else { throw PageChangeError("update names an element twice") }
@@ -152,8 +157,37 @@ extension PageContent {
     private func checkNew(_ new: [Element], replacing: UUID?) throws(PageChangeError) {
         let ids = new.map(\.id)
         guard Set(ids).count == ids.count else { throw PageChangeError("new elements repeat an id") }
-        for id in ids where id != replacing && index(of: id) != nil {
+        let present = ids.count <= PageChange.scansPerChange ? nil : firstIndices(of: Set(ids))
+        for id in ids where id != replacing && (present.map { $0[id] } ?? index(of: id)) != nil {
             throw PageChangeError("element \(id) is already on the page")
+        }
+    }
+
+    /// The index of the first element with each of `ids` the page has, in one pass.
+    private func firstIndices(of ids: Set<UUID>) -> [UUID: Int] {
+        var found: [UUID: Int] = [:]
+        for (i, e) in elements.enumerated() where ids.contains(e.id) && found[e.id] == nil { found[e.id] = i }
+        return found
+    }
+}
+
+extension PageChange {
+    /// Elements of a change that `apply` looks up by a scan each; beyond it, by one pass.
+    static let scansPerChange = 8
+
+    /// An upper bound on the elements `PageContent.apply` visits for this change on a page of
+    /// `elements` elements. A replay of untrusted changes (an imported journal) adds these up
+    /// against a budget: a change costs up to a few passes over the page, so a journal of many
+    /// small frames on a page of many elements is quadratic in the bytes that hold it.
+    public func scanCost(onPageOf elements: Int) -> Int {
+        func lookups(_ n: Int) -> Int { n <= PageChange.scansPerChange ? n * elements : elements + n }
+        switch self {
+        case .append(let new): return lookups(new.count) + new.count
+        case .delete(let ids): return elements + ids.count
+        case .replace(_, let pieces): return elements + lookups(pieces.count) + pieces.count
+        case .update(let new): return lookups(new.count) + new.count
+        case .move(let ids, _): return 2 * elements + ids.count
+        case .resize: return 1
         }
     }
 }

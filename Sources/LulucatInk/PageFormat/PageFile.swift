@@ -175,6 +175,37 @@ public enum PageFile {
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer, recording parts: inout [UUID: Range<Int>]?) throws(PageFormatError) -> PageContent {
+        var elements: [Element] = []
+        let header = try walk(bytes, recording: &parts, reserve: { elements.reserveCapacity($0) }) { elements.append($0) }
+        return PageContent(canvasSize: header.canvasSize, elements: elements)
+    }
+
+    /// What a page file holds, checked exactly as `decode` checks it (magic, version, codec, CRC,
+    /// every element and sample), without keeping its elements: each is decoded, counted and
+    /// dropped, so the memory it takes is one element's, not the page's. Import and verify use
+    /// it on pages they only check (export-format.md §6).
+    public static func check(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) -> PageSummary {
+        var parts: [UUID: Range<Int>]? = nil
+        var summary = PageSummary(canvasSize: QuantizedSize(width: 0, height: 0), elementCount: 0, sampleCount: 0, assetIDs: [])
+        let header = try walk(bytes, recording: &parts, reserve: { _ in }) { element in
+            summary.elementCount += 1
+            switch element {
+            case .stroke(let s): summary.sampleCount += s.samples.count
+            case .image(let i): summary.assetIDs.insert(i.assetID)
+            case .unknown: break
+            }
+        }
+        summary.canvasSize = header.canvasSize
+        return summary
+    }
+
+    public static func check(_ bytes: [UInt8]) throws(PageFormatError) -> PageSummary {
+        try bytes.withUnsafeBytes { raw in Result { () throws(PageFormatError) in try check(raw) } }.get()
+    }
+
+    /// Checks the header and CRC, then decodes the elements in order, handing each to `visit`.
+    private static func walk(_ bytes: UnsafeRawBufferPointer, recording parts: inout [UUID: Range<Int>]?,
+                             reserve: (Int) -> Void, visit: (Element) -> Void) throws(PageFormatError) -> Header {
         let header = try readHeader(bytes)
         try verifyChecksum(bytes)
         var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<bytes.count - trailerSize]), base: headerSize)
@@ -191,8 +222,7 @@ public enum PageFile {
         }
 
         let elementCount = try r.readCount(limit: r.remaining / 2, "element count")
-        var elements: [Element] = []
-        elements.reserveCapacity(elementCount)
+        reserve(elementCount)
         for _ in 0..<elementCount {
             let kindOffset = r.fileOffset
             let kind = try r.readUInt8()
@@ -223,7 +253,7 @@ public enum PageFile {
                 if channels.contains(.altitude) { stroke.altitude = it.next() }
                 if channels.contains(.opacity) { stroke.opacity = it.next() }
                 parts?[id] = partStart..<p.fileOffset
-                elements.append(.stroke(stroke))
+                visit(.stroke(stroke))
             case Kind.image:
                 let image = ImageElement(
                     id: try p.readUUID(), assetID: try p.readUUID(),
@@ -233,18 +263,18 @@ public enum PageFile {
                 guard p.isAtEnd else {
                     throw .invalidField(offset: p.fileOffset, "\(p.remaining) bytes left over after image \(image.id)")
                 }
-                elements.append(.image(image))
+                visit(.image(image))
             default:
                 guard length >= 16 else {
                     throw .invalidField(offset: kindOffset, "element of unknown kind \(kind) is shorter than its 16-byte id")
                 }
-                elements.append(.unknown(try! UnknownElement(kind: kind, payload: Data(p.buffer))))
+                visit(.unknown(try! UnknownElement(kind: kind, payload: Data(p.buffer))))
             }
         }
         guard r.isAtEnd else {
             throw .invalidField(offset: r.fileOffset, "\(r.remaining) bytes left over after the last element")
         }
-        return PageContent(canvasSize: header.canvasSize, elements: elements)
+        return header
     }
 
     public static func decode(_ bytes: [UInt8]) throws(PageFormatError) -> PageContent {
@@ -287,6 +317,28 @@ public enum PageFile {
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt32.self))
         let computed = CRC32C.checksum(body)
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
+    }
+}
+
+/// What `PageFile.check` reports of a valid page: what document.json records of it, and its size.
+public struct PageSummary: Hashable, Sendable {
+    public var canvasSize: QuantizedSize
+    public var elementCount: Int
+    public var sampleCount: Int
+    /// Asset ids the page's images show.
+    public var assetIDs: Set<UUID>
+
+    public init(canvasSize: QuantizedSize, elementCount: Int, sampleCount: Int, assetIDs: Set<UUID>) {
+        self.canvasSize = canvasSize
+        self.elementCount = elementCount
+        self.sampleCount = sampleCount
+        self.assetIDs = assetIDs
+    }
+
+    /// The summary of decoded content.
+    public init(_ content: PageContent) {
+        self.init(canvasSize: content.canvasSize, elementCount: content.elements.count,
+                  sampleCount: content.sampleCount, assetIDs: content.assetIDs)
     }
 }
 

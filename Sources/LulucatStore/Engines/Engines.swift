@@ -136,15 +136,12 @@ extension EngineKind {
         }
     }
 
-    /// Checks that the files can be copied as they are without the lock (on a read-only place,
-    /// where none can be taken): a SQLite WAL holding changes makes the database file stale.
-    func checkCopyableWithoutLock(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) {
+    /// Whether the files must be prepared (`prepareForCopy`, under the lock) before they can be
+    /// copied as they are: a SQLite WAL holding changes makes the database file alone stale.
+    func needsPreparationForCopy(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Bool {
         switch self {
-        case .snapshot, .journal: return
-        case .sqlite:
-            if let wal = try fs.checked.info(package.contentDatabasePath + "-wal"), wal.size > 0 {
-                throw StoreError.invalidArgument("\(package.path) is read-only and its SQLite WAL holds changes not yet in content.sqlite; open it once where it can be written")
-            }
+        case .snapshot, .journal: return false
+        case .sqlite: return (try fs.checked.info(package.contentDatabasePath + "-wal")?.size ?? 0) > 0
         }
     }
 

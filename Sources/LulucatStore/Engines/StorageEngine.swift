@@ -8,6 +8,11 @@ protocol StorageEngine: AnyObject {
     var kind: EngineKind { get }
     /// Loads a page's content; the only read that touches stroke data.
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent
+    /// Checks a page as `loadPage` would read it and says what it holds, without keeping its
+    /// elements (verify and import check pages they do not edit). Defaults to `loadPage`; the
+    /// snapshot engine, and the journal engine for a page without a journal, decode one element
+    /// at a time, so checking a page costs its file's bytes, not its decoded strokes too.
+    func checkPage(_ id: UUID) throws(StoreError) -> PageSummary
     /// Loads a page with what an engine keeps to save it faster next time (coded strokes).
     func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?)
     /// Makes a new page durable, before document.json lists it.
@@ -46,13 +51,19 @@ protocol StorageEngine: AnyObject {
     /// place, for an engine whose pages are snapshot files plus something more (the journal's);
     /// nil where the snapshot form must be written from scratch.
     func compactingFormWriter() -> (any FormWriter)?
+    /// Bounds the work of reading a page from untrusted files (import, verify of an import): an
+    /// engine whose reads can cost more than the bytes read (the journal's replay) refuses a page
+    /// over `budget`; nil is no bound.
+    func limitReadCost(_ budget: Int?)
 }
 
 extension StorageEngine {
+    func checkPage(_ id: UUID) throws(StoreError) -> PageSummary { PageSummary(try loadPage(id)) }
     var findings: [Finding] { [] }
     func compact(_ id: UUID) throws(StoreError) -> Bool { false }
     func pageUnloaded(_ id: UUID) {}
     func closeWithoutTidying() {}
     var rewriteFallbacks: Int { 0 }
     func compactingFormWriter() -> (any FormWriter)? { nil }
+    func limitReadCost(_ budget: Int?) {}
 }

@@ -14,6 +14,28 @@ public struct FileInfo: Sendable, Equatable {
     public init(kind: FileKind, size: Int) { self.kind = kind; self.size = size }
 }
 
+/// What `FileSystem.stamp` reports: equal stamps mean the file was not written meanwhile.
+public struct FileStamp: Sendable, Equatable {
+    public var kind: FileKind
+    public var size: Int
+    public var inode: UInt64
+    public var modifiedNanoseconds: Int64
+    public var changedNanoseconds: Int64
+    public init(kind: FileKind, size: Int, inode: UInt64 = 0, modifiedNanoseconds: Int64 = 0, changedNanoseconds: Int64 = 0) {
+        self.kind = kind
+        self.size = size
+        self.inode = inode
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.changedNanoseconds = changedNanoseconds
+    }
+}
+
+extension FileSystem {
+    public func stamp(_ path: String) throws(FileError) -> FileStamp? {
+        try info(path).map { FileStamp(kind: $0.kind, size: $0.size) }
+    }
+}
+
 /// An open file of a `FileSystem`, named by its descriptor number.
 public struct FileDescriptor: Hashable, Sendable {
     public var rawValue: Int32
@@ -64,6 +86,11 @@ public protocol FileSystem: Sendable {
     func contentsOfDirectory(_ path: String) throws(FileError) -> [String]
     /// The facts of a path, or nil when nothing is there.
     func info(_ path: String) throws(FileError) -> FileInfo?
+    /// What changes whenever the file at `path` is written, replaced or renamed over (inode,
+    /// size, modification and change times), or nil when nothing is there or the file system
+    /// cannot say. A reader that takes no lock compares it before and after (`withConsistentFiles`).
+    /// Defaults to `info` (kind and size only).
+    func stamp(_ path: String) throws(FileError) -> FileStamp?
 
     /// Takes an exclusive advisory lock on `path` (created if missing) without waiting.
     /// - Throws: `FileError` with EWOULDBLOCK when another holder has it.

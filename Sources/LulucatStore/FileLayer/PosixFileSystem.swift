@@ -171,6 +171,28 @@ public struct PosixFileSystem: FileSystem {
         return FileInfo(kind: Self.kind(st.st_mode), size: Int(st.st_size))
     }
 
+    public func stamp(_ path: String) throws(FileError) -> FileStamp? {
+        let dir: Int32, name: String
+        do { (dir, name) = try walkToParent(path, "stat") } catch {
+            if error.found == nil && (error.errno == ENOENT || error.errno == ENOTDIR) { return nil }
+            throw error
+        }
+        defer { closeQuietly(dir) }
+        var st = stat()
+        if fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == -1 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw FileError("stat", path: path, errno: errno)
+        }
+        func ns(_ t: timespec) -> Int64 { Int64(t.tv_sec) &* 1_000_000_000 &+ Int64(t.tv_nsec) }
+        #if canImport(Darwin)
+        let (m, c) = (st.st_mtimespec, st.st_ctimespec)
+        #else
+        let (m, c) = (st.st_mtim, st.st_ctim)
+        #endif
+        return FileStamp(kind: Self.kind(st.st_mode), size: Int(st.st_size), inode: UInt64(st.st_ino),
+                         modifiedNanoseconds: ns(m), changedNanoseconds: ns(c))
+    }
+
     public func lock(_ path: String) throws(FileError) -> FileDescriptor {
         let (dir, name) = try walkToParent(path, "open lock")
         defer { closeQuietly(dir) }

@@ -20,29 +20,70 @@ extension StoreError {
 }
 
 extension Library {
-    /// Calls `body` with the package and its files (relative paths) while holding the document's
-    /// lock, so no session changes it while it is read (an export sees one consistent state).
+    /// Calls `body` with the package and its files (relative paths), and returns what it returns
+    /// only if none of those files changed while it ran (an export sees one consistent state).
     ///
-    /// On a read-only place (a read-only volume, a folder this user cannot write) no lock can be
-    /// taken and none is needed, since no writer can change the package there: the files are read
-    /// without it (a SQLite document is not checkpointed; one whose WAL still holds changes is
-    /// refused, as its database file alone would be stale).
+    /// No lock is taken: a session may hold the document open, in this process or another, and
+    /// go on saving while it is read. Each file's stamp (inode, size, modification and change
+    /// times) and the list of files are taken before and after `body`; when anything changed
+    /// (a save landed meanwhile), `body` runs again, up to `consistentReadAttempts` times, then
+    /// the read fails (an error naming the attempts) and nothing is returned. Snapshot files are replaced
+    /// by rename and journals only grow, so equal stamps mean the bytes `body` read belong
+    /// together. A failure of `body` while the files changed (a page removed under it) is retried
+    /// the same way. Works on a read-only place too.
+    ///
+    /// A SQLite document whose WAL holds changes is checkpointed first, which needs the
+    /// document's lock, held only for the checkpoint: when a session holds it, or the place is
+    /// read-only, the read is refused (its database file alone would be stale; export it when the
+    /// session has closed, or from where it can be written).
     public func withConsistentFiles<T>(_ id: UUID, _ body: (DocumentPackage, [String]) throws -> T) throws -> T {
         let fs = fileSystem
         let package = self.package(id)
-        var lock: FileDescriptor?
-        do { lock = try package.lockForWriting(fs) } catch {
-            guard case .file(let e) = error, e.errno == EROFS || e.errno == EACCES || e.errno == EPERM else { throw error }
+        var lastError: (any Error)?
+        for _ in 0..<Library.consistentReadAttempts {
+            let doc = try PackageReader.readDocument(package, fileSystem: fs)
+            if try doc.engine.needsPreparationForCopy(package, fileSystem: fs) {
+                let lock: FileDescriptor
+                do { lock = try package.lockForWriting(fs) } catch {
+                    if case .file(let e) = error, e.errno == EROFS || e.errno == EACCES || e.errno == EPERM {
+                        throw StoreError.invalidArgument("\(package.path) is read-only and its SQLite WAL holds changes not yet in content.sqlite; open it once where it can be written")
+                    }
+                    if case .documentInUse = error {
+                        throw StoreError.invalidArgument("\(package.path) is a SQLite document open in a session whose WAL holds changes not yet in content.sqlite; export it when the session has closed")
+                    }
+                    throw error
+                }
+                defer { fs.unlock(lock) }
+                try doc.engine.prepareForCopy(package, fileSystem: fs)
+            }
+            let files = try packageFiles(package)
+            let before = try stamps(package, files)
+            let result: T
+            do { result = try body(package, files) } catch {
+                let now = try? stamps(package, (try? packageFiles(package)) ?? [])
+                guard let now, now != before else { throw error }
+                lastError = error
+                continue
+            }
+            let afterFiles = try packageFiles(package)
+            if afterFiles == files, try stamps(package, afterFiles) == before { return result }
         }
-        defer { if let lock { fs.unlock(lock) } }
-        let doc = try PackageReader.readDocument(package, fileSystem: fs)
-        if lock != nil {
-            try doc.engine.prepareForCopy(package, fileSystem: fs)
-        } else {
-            try doc.engine.checkCopyableWithoutLock(package, fileSystem: fs)
-        }
-        let files = ["document.json", "manifest.json"] + (try PackageReader.contentFiles(package, fileSystem: fs))
-        return try body(package, files)
+        throw StoreError.invalidArgument("\(package.path) changed while it was read, \(Library.consistentReadAttempts) times (a session is saving it)\(lastError.map { "; last: \($0)" } ?? ""); try again")
+    }
+
+    /// How many times `withConsistentFiles` reads a document that keeps changing under it.
+    public static let consistentReadAttempts = 5
+
+    /// document.json, manifest.json unless it is missing (a cache, rebuilt by every open and
+    /// import), and the content files.
+    private func packageFiles(_ package: DocumentPackage) throws(StoreError) -> [String] {
+        let manifest = try fileSystem.checked.info(package.manifestPath) != nil
+        return ["document.json"] + (manifest ? ["manifest.json"] : []) + (try PackageReader.contentFiles(package, fileSystem: fileSystem))
+    }
+
+    /// The stamps of `files` (package-relative), nil for one that is not there.
+    private func stamps(_ package: DocumentPackage, _ files: [String]) throws(StoreError) -> [FileStamp?] {
+        try StoreError.io { () throws(FileError) in try files.map { f throws(FileError) in try fileSystem.stamp(package.path + "/" + f) } }
     }
 
     /// Whether `path` (relative to a package) is a file of the package layout.
@@ -55,60 +96,6 @@ extension Library {
         case "assets": return DocumentPackage.parseName(String(parts[1]), extensions: DocumentPackage.assetExtensions) != nil
         case "thumbnails": return DocumentPackage.parseName(String(parts[1]), extensions: ["jpg"]) != nil
         default: return false
-        }
-    }
-
-    /// Imports a package from elsewhere. `fill` writes its files through the function it is given
-    /// (relative path, bytes) into a staging folder; then the package is checked as `lnote verify`
-    /// checks it and only a valid one is renamed into the library. A document id already in the
-    /// library (or its trash) gets a new id. On any failure nothing is left behind.
-    public func importPackage(_ fill: (_ write: (String, Data) throws -> Void) throws -> Void) throws -> ImportResult {
-        try prepare()
-        let fs = fileSystem
-        let stagingID = UUID()
-        let staging = DocumentPackage(unchecked: root + "/" + temporaryFilePrefix + "import-" + stagingID.uuidString, id: stagingID)
-        do {
-            try fs.checked.makeDirectory(staging.path)
-            for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.checked.makeDirectory(dir) }
-            var written = Set<String>()
-            try fill { path, data in
-                guard Library.isPackageFile(path) else { throw StoreError.invalidArgument("'\(path)' is not a file of a document package") }
-                guard written.insert(path).inserted else { throw StoreError.invalidArgument("'\(path)' appears twice") }
-                try fs.checked.writeAtomically(data, to: staging.path + "/" + path)
-            }
-            // The archive's document.json names the document; it must parse before anything else.
-            let docBytes: [UInt8]
-            do { docBytes = try fs.readFile(staging.documentPath, limit: PackageJSON.maxFileSize) } catch {
-                throw StoreError.corruptFile(path: "document.json", reason: "the imported package has none")
-            }
-            var doc = try PackageJSON.decodeDocument(docBytes, path: "document.json (imported)")
-            // Page metadata in document.json is derived from the pages (a document exported from a
-            // session that was killed may lag them): brought in line, as an open after a crash does.
-            let staged = DocumentPackage(unchecked: staging.path, id: doc.id)
-            if let engine = try? DocumentSession.makeEngine(doc, package: staged, fileSystem: fs) {
-                for i in doc.pages.indices {
-                    if let content = try? engine.loadPage(doc.pages[i].id) { _ = doc.pages[i].reconcile(with: content) }
-                }
-                try? engine.close()
-            }
-            let taken = try fs.info(package(doc.id).path) != nil
-                || (try fs.info(trashPath + "/" + DocumentPackage.directoryName(doc.id)) != nil)
-            if taken { doc.id = UUID() }
-            // The manifest is a cache: always rebuilt from the imported truth.
-            try fs.checked.writeAtomically(PackageJSON.encode(doc), to: staging.documentPath)
-            try fs.checked.writeAtomically(PackageJSON.encode(Manifest(doc)), to: staging.manifestPath)
-            let check = DocumentPackage(unchecked: staging.path, id: doc.id)
-            let findings = DocumentVerifier(fileSystem: fs).verify(check)
-            let errors = findings.filter { $0.severity == .error }
-            guard errors.isEmpty else { throw StoreError.importRejected(errors) }
-            let final = package(doc.id)
-            try fs.checked.syncDirectory(staging.path)
-            try fs.checked.rename(staging.path, to: final.path)
-            try fs.checked.syncDirectory(root)
-            return ImportResult(package: final, renumbered: taken, findings: findings)
-        } catch {
-            try? fs.removeTree(staging.path)
-            throw error
         }
     }
 }
@@ -128,6 +115,15 @@ public enum ImportLimits {
     public static let maxThumbnailSize: UInt64 = 16 << 20
     /// The SQLite engine's database, whole.
     public static let maxDatabaseSize: UInt64 = 4 << 30 - 1
+    /// Most elements replaying one page's journal may visit (`PageChange.scanCost` summed over its
+    /// frames; an append counts its elements): 2^28, a second or two. Each delete, replace,
+    /// update or move passes over the page, so a journal of many small frames on a page of many
+    /// elements costs frames x elements; a 76 KB archive could otherwise hold hours of it. The
+    /// journal engine compacts after 4,096 frames, so a document it wrote stays within this for
+    /// pages of up to 32,000 elements whatever its frames did; a journal past it is refused with
+    /// the import, nothing written (open and close the document where it was written: that
+    /// compacts it).
+    public static let maxReplayScan = 1 << 28
 }
 
 /// One file an import may bring in: its package-relative path, its declared size, and a function
@@ -177,7 +173,7 @@ extension Library {
                 guard doc.engine.rootFiles.contains(root) else { skip("the document does not use the engine that keeps this file"); continue }
                 try tooLarge(ImportLimits.maxDatabaseSize)
             case "pages":
-                guard let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: ["content", "journal"]), listedPages.contains(id) else {
+                guard let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: EngineKind.allPageFileExtensions), listedPages.contains(id) else {
                     skip("a page document.json does not list"); continue
                 }
                 try tooLarge(UInt64(file.path.hasSuffix(".journal") ? PackageLimits.maxJournalFileSize : PackageLimits.maxPageFileSize))
@@ -219,15 +215,19 @@ extension Library {
             // session that was killed may lag them): brought in line, as an open after a crash does.
             let staged = DocumentPackage(unchecked: staging.path, id: doc.id)
             if let engine = try? DocumentSession.makeEngine(doc, package: staged, fileSystem: fs) {
+                engine.limitReadCost(ImportLimits.maxReplayScan)
                 for i in doc.pages.indices {
-                    if let content = try? engine.loadPage(doc.pages[i].id) { _ = doc.pages[i].reconcile(with: content) }
+                    if let content = try? engine.checkPage(doc.pages[i].id) { _ = doc.pages[i].reconcile(with: content) }
                 }
                 try? engine.close()
             }
             var renumbered = false
             func taken(_ id: UUID) throws(StoreError) -> Bool {
-                if try fs.checked.info(package(id).path) != nil { return true }
-                return try fs.checked.info(trashPath + "/" + DocumentPackage.directoryName(id)) != nil
+                try StoreError.io { () throws(FileError) in
+                    let inLibrary = try fs.info(package(id).path) != nil
+                    let inTrash = try fs.info(trashPath + "/" + DocumentPackage.directoryName(id)) != nil
+                    return inLibrary || inTrash
+                }
             }
             if try taken(doc.id) { doc.id = UUID(); renumbered = true }
             for attempt in 0..<3 {
@@ -236,7 +236,7 @@ extension Library {
                 try fs.checked.writeAtomically(PackageJSON.encode(Manifest(doc)), to: staging.manifestPath)
                 if attempt == 0 {
                     let check = DocumentPackage(unchecked: staging.path, id: doc.id)
-                    findings += DocumentVerifier(fileSystem: fs).verify(check)
+                    findings += DocumentVerifier(fileSystem: fs, replayScanBudget: ImportLimits.maxReplayScan).verify(check)
                     let errors = findings.filter { $0.severity == .error }
                     guard errors.isEmpty else { throw StoreError.importRejected(errors) }
                 }

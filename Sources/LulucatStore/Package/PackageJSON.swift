@@ -31,9 +31,13 @@ public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
     /// Brings the element count, canvas size and asset list in line with the page's content (the
     /// truth). Returns whether anything changed.
     mutating func reconcile(with content: PageContent) -> Bool {
+        reconcile(with: PageSummary(canvasSize: content.canvasSize, elementCount: content.elements.count, sampleCount: 0, assetIDs: content.assetIDs))
+    }
+
+    mutating func reconcile(with content: PageSummary) -> Bool {
         let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
-        guard elementCount != content.elements.count || canvasSize != content.canvasSize || self.assets != assets else { return false }
-        elementCount = content.elements.count
+        guard elementCount != content.elementCount || canvasSize != content.canvasSize || self.assets != assets else { return false }
+        elementCount = content.elementCount
         width = content.canvasSize.width
         height = content.canvasSize.height
         self.assets = assets

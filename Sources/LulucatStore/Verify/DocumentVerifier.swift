@@ -7,7 +7,13 @@ import LulucatInk
 /// agree, every referenced asset exists, the manifest agrees, no link where a file should be.
 public struct DocumentVerifier: Sendable {
     public let fileSystem: any FileSystem
-    public init(fileSystem: any FileSystem = PosixFileSystem()) { self.fileSystem = fileSystem }
+    /// Most elements the replay of one page's journal may visit (an import's verification sets
+    /// `ImportLimits.maxReplayScan`); nil for no limit.
+    public var replayScanBudget: Int?
+    public init(fileSystem: any FileSystem = PosixFileSystem(), replayScanBudget: Int? = nil) {
+        self.fileSystem = fileSystem
+        self.replayScanBudget = replayScanBudget
+    }
 
     /// What was found; an `.error` finding means the document is damaged (or stale, after a crash,
     /// until its next open repairs it).
@@ -56,7 +62,10 @@ public struct DocumentVerifier: Sendable {
         func pagePath(_ page: UUID) -> String { doc.engine.findingPath(for: page, in: package) }
         let engine: (any StorageEngine)?
         if !databaseOpens { engine = nil } else {
-            do { engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs) } catch {
+            do {
+                engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
+                engine?.limitReadCost(replayScanBudget)
+            } catch {
                 add(.error, package.documentPath, "\(error)")
                 engine = nil
             }
@@ -71,10 +80,10 @@ public struct DocumentVerifier: Sendable {
                     return findings
                 }
                 do {
-                    let content = try engine.loadPage(entry.id)
+                    let content = try engine.checkPage(entry.id)
                     let level: Finding.Severity = wasOpen ? .warning : .error
-                    if content.elements.count != entry.elementCount {
-                        add(level, pagePath(entry.id), "page \(entry.id) holds \(content.elements.count) elements but document.json says \(entry.elementCount)")
+                    if content.elementCount != entry.elementCount {
+                        add(level, pagePath(entry.id), "page \(entry.id) holds \(content.elementCount) elements but document.json says \(entry.elementCount)")
                     }
                     if content.canvasSize != entry.canvasSize {
                         add(level, pagePath(entry.id), "page \(entry.id) canvas is \(content.canvasSize.width)x\(content.canvasSize.height) but document.json says \(entry.width)x\(entry.height)")

@@ -9,6 +9,7 @@ import Testing
 import LulucatInk
 @testable import LulucatStore
 @testable import LulucatInterchange
+import LulucatStoreTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -177,7 +178,20 @@ struct Plant: CustomStringConvertible {
         var otherID = doc
         otherID.id = UUID()
         let badTime = Data(String(decoding: docBytes, as: UTF8.self).replacingOccurrences(of: "Z\"", with: "+99:99\"").utf8)
+        // A journal of 20,000 moves on a page of 20,000 strokes: 8 x 10^8 element visits to
+        // replay, over the import's budget (ImportLimits.maxReplayScan), held in a small archive.
+        let journalPackage = try source.createDocument(title: "Moves", engine: .journal)
+        var journalDoc = try DocumentMetadata.read(journalPackage)
+        let journalPage = journalDoc.pages[0].id
+        let moves = try HostileJournal(elements: 20_000, frames: 20_000)
+        journalDoc.pages[0].elementCount = 20_000
+        let movesZip = try zip([("document.json", Data(PackageJSON.encode(journalDoc))),
+                                ("pages/\(journalPage.uuidString).content", Data(moves.snapshot)),
+                                ("pages/\(journalPage.uuidString).journal", Data(moves.journal))])
+        #expect(moves.scanCost > 2 * ImportLimits.maxReplayScan)
+        #expect(movesZip.count < 256 << 10)
         let corpus: [(String, Data, Bool)] = [  // (what, archive, may import)
+            ("a journal of 20,000 moves on a page of 20,000 strokes", movesZip, false),
             ("4,000 orphan assets of 64 KiB zeros", try zip([("document.json", docBytes), ("pages/\(page.uuidString).content", pageBytes)]
                 + (0..<4000).map { _ in ("assets/\(UUID().uuidString).png", Data(count: 64 << 10)) }), true),
             ("2,000 unlisted pages", try zip([("document.json", docBytes), ("pages/\(page.uuidString).content", pageBytes)]

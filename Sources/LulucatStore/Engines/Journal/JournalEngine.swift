@@ -64,10 +64,26 @@ package final class JournalEngine: StorageEngine {
         for f in new where !findings.contains(f) { findings.append(f) }
     }
 
+    /// Most elements a replay of one page's journal may visit (`JournalReplay.scanBudget`); nil,
+    /// the default, for no limit. An import sets `ImportLimits.maxReplayScan`.
+    var replayScanBudget: Int?
+    func limitReadCost(_ budget: Int?) { replayScanBudget = budget }
+
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
-        let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem)
+        let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem, scanBudget: replayScanBudget)
+        if replay.overBudget, let budget = replayScanBudget {
+            throw .invalidArgument("replaying the journal of page \(id) visits more than \(budget) elements (more frames on a page of more elements than the journal engine ever leaves uncompacted): refused")
+        }
         record(replay.findings)
         return replay.content
+    }
+
+    /// A page without a journal is its snapshot: checked one element at a time. With a journal,
+    /// the replay needs the whole page.
+    func checkPage(_ id: UUID) throws(StoreError) -> PageSummary {
+        let journal = try fileSystem.checked.info(package.journalPath(id))
+        guard journal == nil else { return PageSummary(try loadPage(id)) }
+        return try SnapshotEngine.checkSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem)
     }
 
     package func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {

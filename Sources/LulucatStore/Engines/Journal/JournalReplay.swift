@@ -34,9 +34,17 @@ package struct JournalReplay {
     /// The journal file's size.
     package var fileSize = 0
     package var findings: [Finding] = []
+    /// Elements the replay's changes visited (`PageChange.scanCost`, appends by their count): a
+    /// journal of many small frames on a page of many elements costs frames x elements.
+    package var scanned = 0
+    /// When set (an import), the replay stops before a frame that would take `scanned` past it and
+    /// says so in `overBudget`; the page is then not usable (the reader refuses it, nothing lost).
+    package var scanBudget: Int?
+    package var overBudget = false
 
     /// Reads `pages/<id>.content` and `pages/<id>.journal` and replays.
-    package static func read(_ package: DocumentPackage, page id: UUID, fileSystem fs: any FileSystem) throws(StoreError) -> JournalReplay {
+    package static func read(_ package: DocumentPackage, page id: UUID, fileSystem fs: any FileSystem,
+                             scanBudget: Int? = nil) throws(StoreError) -> JournalReplay {
         let snapshotPath = package.pagePath(id)
         let snapshotBytes = try SnapshotEngine.readBytes(snapshotPath, page: id, fileSystem: fs)
         var content: PageContent
@@ -54,14 +62,15 @@ package struct JournalReplay {
             if error.errno == ELOOP { throw .unexpectedFileKind(path: error.found != nil ? error.path : path, found: .symlink) }
             throw .file(error)
         }
-        return replaying(bytes, path: path, on: content, encoded: encoded, snapshot: identity)
+        return replaying(bytes, path: path, on: content, encoded: encoded, snapshot: identity, scanBudget: scanBudget)
     }
 
     /// Replays journal bytes (read from `path`) on top of a decoded snapshot: what `read` does once
     /// both files are read. Never throws: whatever the bytes, the result says what they were.
     package static func replaying(_ bytes: [UInt8], path: String, on content: PageContent, encoded: EncodedStrokes,
-                          snapshot identity: SnapshotIdentity) -> JournalReplay {
+                          snapshot identity: SnapshotIdentity, scanBudget: Int? = nil) -> JournalReplay {
         var replay = JournalReplay(content: content, encoded: encoded, snapshot: identity, journal: .current)
+        replay.scanBudget = scanBudget
         replay.fileSize = bytes.count
         bytes.withUnsafeBytes { raw in replay.apply(raw, path: path) }
         return replay
@@ -105,14 +114,28 @@ package struct JournalReplay {
             return
         }
         let scan = JournalScan(bytes, generation: header.generation)
+        let changes = JournalChangeCodec(codec: header.codec)
+        // With a budget, what the whole journal would cost is added up first, from the decoded
+        // frames alone (decoding is linear in the bytes), so a journal over it costs no replay.
+        if let scanBudget {
+            let cost = JournalReplay.estimatedScan(scan.frames + scan.later, bytes, changes: changes, elements: content.elements.count)
+            if cost > scanBudget {
+                scanned = cost
+                overBudget = true
+                return
+            }
+        }
         // The ids on the page, so that replaying appends checks them in constant time (PageContent's
         // own check scans the page: quadratic over a journal of thousands of strokes).
         var ids = Set(content.elements.map(\.id))
-        let changes = JournalChangeCodec(codec: header.codec)
         for frame in scan.frames {
             let decoded: [PageChange]
             do {
                 decoded = try changes.decodeFrame(type: frame.type, UnsafeRawBufferPointer(rebasing: bytes[frame.payload]), fileOffset: frame.payload.lowerBound)
+                guard charge(decoded) else {
+                    validEnd = frame.extent.lowerBound
+                    return
+                }
                 if decoded.count == 1 {
                     // In place: `apply` leaves the content unchanged when it throws, and a copy
                     // per frame would copy the page's element array once per frame.
@@ -158,6 +181,56 @@ package struct JournalReplay {
         }
     }
 
+    /// What applying every frame that decodes would visit, counting the page's elements as the
+    /// changes would leave them (an upper bound: a frame that does not apply stops the replay).
+    private static func estimatedScan(_ frames: [JournalScan.Frame], _ bytes: UnsafeRawBufferPointer,
+                                      changes: JournalChangeCodec, elements start: Int) -> Int {
+        var elements = start
+        var total = 0
+        for frame in frames {
+            guard let decoded = try? changes.decodeFrame(type: frame.type, UnsafeRawBufferPointer(rebasing: bytes[frame.payload]),
+                                                         fileOffset: frame.payload.lowerBound) else { continue }
+            let (cost, after) = scanCost(of: decoded, elements: elements)
+            total = total > Int.max / 2 ? total : total + cost
+            elements = after
+        }
+        return total
+    }
+
+    /// What applying `changes` in order to a page of `elements` elements visits, and the
+    /// elements it leaves.
+    private static func scanCost(of changes: [PageChange], elements start: Int) -> (cost: Int, elements: Int) {
+        var elements = start
+        var cost = 0
+        for change in changes {
+            switch change {
+            case .append(let new):
+                cost += new.count  // checked against `ids`, not by a scan
+                elements += new.count
+            case .delete(let gone):
+                cost += change.scanCost(onPageOf: elements)
+                elements = max(0, elements - gone.count)
+            case .replace(_, let pieces):
+                cost += change.scanCost(onPageOf: elements)
+                elements += pieces.count - 1
+            default:
+                cost += change.scanCost(onPageOf: elements)
+            }
+        }
+        return (cost, elements)
+    }
+
+    /// Adds what applying `changes` visits to `scanned`; false (and `overBudget`) when that
+    /// passes the budget, before any of them is applied.
+    private mutating func charge(_ changes: [PageChange]) -> Bool {
+        scanned += JournalReplay.scanCost(of: changes, elements: content.elements.count).cost
+        if let scanBudget, scanned > scanBudget {
+            overBudget = true
+            return false
+        }
+        return true
+    }
+
     /// Applies the valid frames found after damage, change by change: a change that does not
     /// apply (it names an element a lost frame added) is skipped, the others are kept. Returns the
     /// frames applied and the changes skipped.
@@ -170,6 +243,7 @@ package struct JournalReplay {
                 notApplied += 1
                 continue
             }
+            guard charge(decoded) else { break }
             for change in decoded {
                 do throws(PageChangeError) {
                     try JournalReplay.apply(change, to: &content, ids: &ids)

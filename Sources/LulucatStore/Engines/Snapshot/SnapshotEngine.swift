@@ -20,6 +20,10 @@ package final class SnapshotEngine: StorageEngine {
         try SnapshotEngine.readSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem)
     }
 
+    func checkPage(_ id: UUID) throws(StoreError) -> PageSummary {
+        try SnapshotEngine.checkSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem)
+    }
+
     func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
         let path = package.pagePath(id)
         let bytes = try SnapshotEngine.readBytes(path, page: id, fileSystem: fileSystem)
@@ -46,6 +50,12 @@ package final class SnapshotEngine: StorageEngine {
     package static func readSnapshot(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> PageContent {
         let bytes = try readBytes(path, page: page, fileSystem: fileSystem)
         do { return try PageFile.decode(bytes) } catch { throw .corruptPage(page: page, path: path, error) }
+    }
+
+    /// Reads and checks one snapshot file, keeping only its summary (`PageFile.check`).
+    package static func checkSnapshot(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> PageSummary {
+        let bytes = try readBytes(path, page: page, fileSystem: fileSystem)
+        do { return try PageFile.check(bytes) } catch { throw .corruptPage(page: page, path: path, error) }
     }
 
     func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
