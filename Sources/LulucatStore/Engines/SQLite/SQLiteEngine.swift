@@ -183,6 +183,17 @@ extension SQLiteEngine {
     /// never copied: a copy carries `content.sqlite` alone, after `checkpointForCopy`.
     static let sideFileSuffixes = ["-wal", "-shm", "-journal"]
 
+    /// The same for a document open in this session (duplicate of an open document): a TRUNCATE
+    /// checkpoint on the session's own connection, which stays open.
+    func checkpointForCopy(fileSystem: any FileSystem) throws(StoreError) {
+        try Self.mapped { () throws(SQLiteEngineError) in try store.checkpointTruncate() }
+        let path = store.path
+        let wal = try StoreError.io { () throws(FileError) in try fileSystem.info(path + "-wal") }
+        if let wal, wal.size > 0 {
+            throw .contentDatabase(.database(file: path, SQLiteError(extendedCode: 1, message: "the WAL still holds \(wal.size) bytes after a TRUNCATE checkpoint; the document is open elsewhere", path: path)))
+        }
+    }
+
     /// Makes `content.sqlite` hold everything by itself before a copy or export: a TRUNCATE
     /// checkpoint whose result row is checked (every WAL frame copied), then a close. The caller
     /// holds the document's lock.
