@@ -55,6 +55,9 @@ protocol StorageEngine: AnyObject {
     /// engine whose reads can cost more than the bytes read (the journal's replay) refuses a page
     /// over `budget`; nil is no bound.
     func limitReadCost(_ budget: Int?)
+    /// Makes the package's files whole by themselves while this engine holds it open, so they
+    /// can be copied as they are (a SQLite database checkpointed into its one file).
+    func prepareForCopyWhileOpen() throws(StoreError)
 }
 
 extension StorageEngine {
@@ -66,4 +69,5 @@ extension StorageEngine {
     var rewriteFallbacks: Int { 0 }
     func compactingFormWriter() -> (any FormWriter)? { nil }
     func limitReadCost(_ budget: Int?) {}
+    func prepareForCopyWhileOpen() throws(StoreError) {}
 }

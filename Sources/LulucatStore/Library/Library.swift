@@ -220,8 +220,16 @@ public struct Library: Sendable {
 
     // MARK: Rename, duplicate, delete
 
-    /// Renames a document that no session has open.
+    /// Renames a document; one open in this process is renamed through its session.
     public func rename(_ id: UUID, to title: String) async throws(StoreError) {
+        if let open = OpenSessions.shared.session(at: package(id).path), await open.share() {
+            do { try await open.rename(to: title) } catch {
+                try? await open.close()
+                throw error
+            }
+            try await open.close()  // the share taken above: saves, and leaves the session to its holders
+            return
+        }
         let session = try await open(id, options: SessionOptions(autosaveDelay: nil))
         do { try await session.rename(to: title) } catch {
             await session.abandon()
@@ -232,7 +240,8 @@ public struct Library: Sendable {
         do { try await session.close() } catch { await session.abandon() }
     }
 
-    /// Makes a complete, consistent copy of a document under a new id.
+    /// Makes a complete, consistent copy of a document under a new id (one no session has open;
+    /// `duplicateDocument` also copies an open one).
     @discardableResult
     public func duplicate(_ id: UUID, title: String? = nil) throws(StoreError) -> DocumentPackage {
         let fs = fileSystem
@@ -240,8 +249,15 @@ public struct Library: Sendable {
         // Holding the lock keeps a writer from changing the package while it is copied.
         let lock = try source.lockForWriting(fs)
         defer { fs.unlock(lock) }
+        try PackageReader.readDocument(source, fileSystem: fs).engine.prepareForCopy(source, fileSystem: fs)
+        return try copyDocument(source, title: title)
+    }
+
+    /// Copies a package whose writer is held still (its lock taken, or its session quiet) and
+    /// whose SQLite database, if any, holds everything by itself.
+    func copyDocument(_ source: DocumentPackage, title: String?) throws(StoreError) -> DocumentPackage {
+        let fs = fileSystem
         var doc = try PackageReader.readDocument(source, fileSystem: fs)
-        try doc.engine.prepareForCopy(source, fileSystem: fs)
         let newID = UUID()
         let now = Date.storeNow()
         doc.id = newID

@@ -22,9 +22,18 @@ extension DocumentSession {
     /// returned before is durable when `close()` returns. If saving fails the session stays open,
     /// autosave keeps retrying, and `close()` can be called again. A second `close()` while one is
     /// under way waits for it.
+    ///
+    /// A session shared by several holders (`Library.openShared`, a second window) closes at its
+    /// last holder's `close()`; an earlier holder's `close()` saves everything (a flush) and leaves
+    /// the session open for the others.
     public func close() async throws(StoreError) {
         while isClosing { await withCheckedContinuation { closeWaiters.append($0) } }
         guard !isClosed else { return }
+        if holders > 1 {
+            try flush()
+            holders -= 1
+            return
+        }
         isClosing = true
         defer {
             isClosing = false
@@ -47,6 +56,7 @@ extension DocumentSession {
         idleTask?.cancel()
         idleTask = nil
         loaded = [:]
+        OpenSessions.shared.remove(self)
         if let fd = lockFD { fs.unlock(fd) }
         lockFD = nil
         eventHub.finish(with: .closed)

@@ -148,6 +148,7 @@ extension DocumentSession {
         autosaveTask?.cancel()
         idleTask?.cancel()
         isClosed = true
+        OpenSessions.shared.remove(self)
         if let fd = lockFD { fileSystem.unlock(fd) }
         lockFD = nil
         await thumbnailWriter?.stop()

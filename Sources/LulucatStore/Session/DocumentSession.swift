@@ -39,6 +39,8 @@ public actor DocumentSession {
     /// The delay before the next autosave retry after failed saves (nil after a save succeeds).
     var retryDelay: Duration?
     var saveSequence: UInt64 = 0
+    /// Holders sharing this session (Library.openShared, OpenSessions.swift); `close()` closes at the last.
+    var holders = 1
     /// The subscribers of `events()` (SessionEvents.swift).
     nonisolated let eventHub = EventHub<SessionEvent>(absorbs: SessionEvent.absorbs)
     /// Writes thumbnails off the saving path (nil when the options turn them off).
@@ -101,7 +103,11 @@ public actor DocumentSession {
     deinit {
         autosaveTask?.cancel()
         idleTask?.cancel()
-        defer { eventHub.finish(with: .closed) }
+        defer {
+            eventHub.finish(with: .closed)
+            // Last: passing `self` on ends the deinit's access to the actor's state.
+            OpenSessions.shared.remove(path: package.path, ObjectIdentifier(self))
+        }
         guard !isClosed, let lock = lockFD else { return }
         // Queued thumbnails are not written into a package this session no longer holds.
         if let writer = thumbnailWriter { Task { await writer.stop() } }
@@ -162,6 +168,7 @@ public actor DocumentSession {
             do { try await session.close() } catch { await session.abandon() }
             throw .cancelled
         }
+        OpenSessions.shared.register(session)
         return session
     }
 

@@ -10,6 +10,7 @@ import LulucatSQLite
 final class SQLiteEngine: StorageEngine {
     let package: DocumentPackage
     let store: SQLiteContentStore
+    let fileSystem: any FileSystem
     var kind: EngineKind { .sqlite }
     var savesPagesTogether: Bool { true }
     /// How many saves fell back to rewriting their pages because the recorded changes did not
@@ -22,6 +23,7 @@ final class SQLiteEngine: StorageEngine {
     ///   the file.
     init(package: DocumentPackage, fileSystem: any FileSystem, configuration: SQLiteContentStore.Configuration = .init()) throws(StoreError) {
         self.package = package
+        self.fileSystem = fileSystem
         do {
             store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting, configuration: configuration,
                                            fileSystem: fileSystem)
@@ -182,6 +184,19 @@ extension SQLiteEngine {
     /// The files SQLite keeps beside the database while it is open or after a crash. They are
     /// never copied: a copy carries `content.sqlite` alone, after `checkpointForCopy`.
     static let sideFileSuffixes = ["-wal", "-shm", "-journal"]
+
+    /// The same for a document open in this session (duplicate of an open document): a TRUNCATE
+    /// checkpoint on the session's own connection, which stays open.
+    func prepareForCopyWhileOpen() throws(StoreError) { try checkpointForCopy(fileSystem: fileSystem) }
+
+    func checkpointForCopy(fileSystem: any FileSystem) throws(StoreError) {
+        try Self.mapped { () throws(SQLiteEngineError) in try store.checkpointTruncate() }
+        let path = store.path
+        let wal = try StoreError.io { () throws(FileError) in try fileSystem.info(path + "-wal") }
+        if let wal, wal.size > 0 {
+            throw .contentDatabase(.database(file: path, SQLiteError(extendedCode: 1, message: "the WAL still holds \(wal.size) bytes after a TRUNCATE checkpoint; the document is open elsewhere", path: path)))
+        }
+    }
 
     /// Makes `content.sqlite` hold everything by itself before a copy or export: a TRUNCATE
     /// checkpoint whose result row is checked (every WAL frame copied), then a close. The caller

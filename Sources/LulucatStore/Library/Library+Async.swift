@@ -1,0 +1,83 @@
+// The library as an app calls it: every operation that does file I/O (listing, creating, copying,
+// trashing: fsyncs among them) is async and runs off the caller's actor, so none blocks the main
+// thread; documents open in this process are shared, copied, renamed and trashed through their
+// session instead of failing with documentInUse.
+
+import Foundation
+import LulucatInk
+
+extension Library {
+    /// Opens a document, or hands out the session this process already has open for it (a second
+    /// window): the session is shared, and closes when every holder has called `close()`.
+    ///
+    /// - Throws: `StoreError.documentInUse` only when another process has it open.
+    @concurrent
+    public func openShared(_ id: UUID, options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
+        for _ in 0..<2 {
+            if let open = OpenSessions.shared.session(at: package(id).path), await open.share() { return open }
+            do { return try await open(id, options: options) } catch {
+                // Another task of this process opened it in between: share that one.
+                guard case .documentInUse = error, OpenSessions.shared.session(at: package(id).path) != nil else { throw error }
+            }
+        }
+        throw .documentInUse(path: package(id).path)
+    }
+
+    /// The documents, sorted as `list()` sorts them, read off the caller's actor.
+    @concurrent
+    public func documents() async throws(StoreError) -> [LibraryEntry] {
+        try list()
+    }
+
+    /// The documents in the trash.
+    @concurrent
+    public func documentsInTrash() async throws(StoreError) -> [LibraryEntry] {
+        try trashedDocuments()
+    }
+
+    /// Creates a document (`createDocument`) off the caller's actor.
+    @concurrent @discardableResult
+    public func newDocument(title: String, engine: EngineKind = .snapshot, codec: SampleCodecID = .compact,
+                            firstPage canvas: QuantizedSize? = .letter) async throws(StoreError) -> DocumentPackage {
+        try createDocument(title: title, engine: engine, codec: codec, firstPage: canvas)
+    }
+
+    /// Copies a document under a new id, also one open in this process: its session saves every
+    /// accepted edit and stays still while the files are copied (its SQLite database checkpointed).
+    @concurrent @discardableResult
+    public func duplicateDocument(_ id: UUID, title: String? = nil) async throws(StoreError) -> DocumentPackage {
+        let source = package(id)
+        if let open = OpenSessions.shared.session(at: source.path) {
+            let library = self
+            do {
+                return try await open.withSavedPackage { () throws(StoreError) in try library.copyDocument(source, title: title) }
+            } catch {
+                // Closed in between: copy it as a closed document.
+                guard case .sessionClosed = error else { throw error }
+            }
+        }
+        return try duplicate(id, title: title)
+    }
+
+    /// Moves a document to the trash, also one open in this process: its session saves and closes
+    /// first (for every holder; their events end with `.closed`), then the package moves.
+    @concurrent
+    public func trashDocument(_ id: UUID) async throws(StoreError) {
+        if let open = OpenSessions.shared.session(at: package(id).path) {
+            try await open.closeForEveryHolder()
+        }
+        try moveToTrash(id)
+    }
+
+    /// Brings a document back from the trash.
+    @concurrent
+    public func restoreDocument(_ id: UUID) async throws(StoreError) {
+        try restoreFromTrash(id)
+    }
+
+    /// Deletes the documents in the trash for good.
+    @concurrent
+    public func deleteTrashedDocuments() async throws(StoreError) {
+        try emptyTrash()
+    }
+}
