@@ -128,7 +128,10 @@ public struct LibrarySync: Sendable {
             if changed[id] != nil || base == nil { work.append(id); continue }
             let live = base!.documentState.isLive
             let entry = localByID[id]
-            if !base!.published || (entry == nil) == live || (entry != nil && entry!.modified.milliseconds != base!.docModified) {
+            var modified = entry?.modified.milliseconds
+            // Open in this process: its edits are in memory before the manifest has them.
+            if entry != nil, let s = library.openSession(id) { modified = await s.document.modified.milliseconds }
+            if !base!.published || (entry == nil) == live || (entry != nil && modified != base!.docModified) {
                 work.append(id)
             }
         }
