@@ -98,6 +98,7 @@ struct DocumentRound {
         let remoteChanged = remoteStates.contains { merged != recorded && $0.1 != baseState }
 
         // 4. Apply here.
+        if appHeld, let hook = options.beforeApplyingToOpenSession { await hook(id) }
         if !merged.isLive {
             if appHeld {
                 // A document open in the app is not moved away under it: applied when it is closed.

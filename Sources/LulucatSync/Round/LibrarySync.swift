@@ -10,6 +10,9 @@ public struct SyncOptions: Sendable {
     public var trashLimit: Int
     /// Options of the sessions the round opens (thumbnails, journal thresholds).
     public var session: SessionOptions
+    /// For tests: runs after a document open in this process was read and joined and before the
+    /// join is applied to it, where an app's edits race the round.
+    var beforeApplyingToOpenSession: (@Sendable (UUID) async -> Void)?
 
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil)) {
         self.trashLimit = trashLimit

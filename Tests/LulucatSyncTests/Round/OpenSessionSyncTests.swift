@@ -18,6 +18,13 @@ private final class EventLog: @unchecked Sendable {
     }
 }
 
+private final class IDBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var set = Set<UUID>()
+    func add(_ ids: [UUID]) { lock.withLock { set.formUnion(ids) } }
+    var ids: Set<UUID> { lock.withLock { set } }
+}
+
 private func follow(_ s: DocumentSession) async -> (EventLog, Task<Void, Never>) {
     let log = EventLog()
     let stream = await s.events()
@@ -96,6 +103,48 @@ private func elements(_ s: DocumentSession) async throws -> Set<UUID> {
         try await h.converge()
         let c = try await h.checkConverged()
         #expect(c.documents[doc]!.allElements.isSuperset(of: mine + theirs + later))
+    }
+
+    /// The app draws on a page the merge changes and on one it does not, erases a stroke and
+    /// edits a page another device removed, all between the round's read and its apply.
+    @Test func editsBetweenTheReadAndTheApplyAreKept() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        let doc = try await newDocument(h.libraries[0], engine: .journal, pages: 3, seed: 41)
+        try await h.converge()
+        let a = try await h.libraries[0].open(doc, options: quietSession)
+        let pages = await a.pageIDs()
+        // B draws on page 0 and removes page 2.
+        let theirs = try await edit(h.libraries[1], doc) { s in
+            var r = TestRandom(seed: 42)
+            let ids = try await append(2, to: s, page: 0, &r)
+            try await s.removePage(pages[2])
+            return ids
+        }
+        try await h.sync(1)
+        let victim = try await a.content(of: pages[1]).elements[0].id
+        let drawn = IDBox()
+        var options = testSyncOptions
+        options.beforeApplyingToOpenSession = { _ in
+            var r = TestRandom(seed: 43)
+            do {
+                for p in pages { drawn.add(try await append(1, to: a, page: pages.firstIndex(of: p)!, &r)) }
+                try await a.apply([.delete([victim])], to: pages[1])
+            } catch { Issue.record("the app's edit failed: \(error)") }
+        }
+        let r = try await h.libraries[0].sync(with: h.remotes[0], options: options)
+        #expect(r.skipped.isEmpty && r.problems.isEmpty, "\(r)")
+        let held = try await elements(a)
+        #expect(held.isSuperset(of: drawn.ids), "strokes drawn during the round were lost: \(drawn.ids.subtracting(held).count)")
+        #expect(held.isSuperset(of: theirs))
+        #expect(!held.contains(victim), "a stroke erased during the round came back")
+        #expect(await a.pageIDs().contains(pages[2]), "a page edited here while another device removed it stays (edit wins)")
+        try await a.close()
+        try await h.converge()
+        let c = try await h.checkConverged()
+        let all = c.documents[doc]!.allElements
+        #expect(all.isSuperset(of: drawn.ids.union(theirs)))
+        #expect(!all.contains(victim))
+        #expect(c.documents[doc]!.pages.contains(pages[2]))
     }
 
     /// Strokes drawn and erased in the app while the round runs, over seeded interleavings: none is
