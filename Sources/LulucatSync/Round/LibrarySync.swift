@@ -13,10 +13,15 @@ public struct SyncOptions: Sendable {
     /// For tests: runs after a document open in this process was read and joined and before the
     /// join is applied to it, where an app's edits race the round.
     var beforeApplyingToOpenSession: (@Sendable (UUID) async -> Void)?
+    /// Garbage collection of unreferenced blobs (§8), at the end of a round that did work, when
+    /// due; nil: never in a round (`LibrarySync.collectGarbage` still can).
+    public var garbage: GarbageOptions?
 
-    public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil)) {
+    public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
+                garbage: GarbageOptions? = GarbageOptions()) {
         self.trashLimit = trashLimit
         self.session = session
+        self.garbage = garbage
     }
 }
 
@@ -46,6 +51,8 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     public var skipped: [UUID: String] = [:]
     /// Problems that kept a head or a page out of the merge (both kept).
     public var problems: [String] = []
+    /// The garbage collection this round ran, if it ran one.
+    public var garbage: GarbageReport?
 
     public var description: String {
         var s = "\(documentsChecked) documents checked: \(documentsPulled) pulled, \(documentsPushed) pushed, "
@@ -202,6 +209,11 @@ public struct LibrarySync: Sendable {
             }
         }
         progress(SyncProgress(done: work.count, total: work.count, document: nil))
+        // Garbage, once a day at most, only in a round that had work (a round where nothing
+        // changed stays one request). Its failure leaves the blobs; the round stands.
+        if let g = options.garbage, report.skipped.isEmpty, garbageDue(g) {
+            do { report.garbage = try await collectGarbage(g) } catch { report.problems.append("garbage collection: \(error)") }
+        }
         return finish(report, stats0)
     }
 
