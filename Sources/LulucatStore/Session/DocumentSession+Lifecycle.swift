@@ -51,7 +51,7 @@ extension DocumentSession {
         loaded = [:]
         if let fd = lockFD { fs.unlock(fd) }
         lockFD = nil
-        OpenSessions.unregister(path: package.path, identity: ObjectIdentifier(self))
+        SessionRegistry.unregister(path: package.path, identity: ObjectIdentifier(self))
         eventHub.finish(with: .closed)
     }
 

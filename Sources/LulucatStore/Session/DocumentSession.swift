@@ -87,7 +87,7 @@ public actor DocumentSession {
     /// A session released without `close()` saves what it accepted and releases its lock here
     /// (DocumentSession+Lifecycle.swift). Nothing else can reach the actor's state any more.
     deinit {
-        OpenSessions.removeReleased(path: package.path)
+        SessionRegistry.removeReleased(path: package.path)
         autosaveTask?.cancel()
         idleTask?.cancel()
         defer { eventHub.finish(with: .closed) }
@@ -151,7 +151,7 @@ public actor DocumentSession {
             do { try await session.close() } catch { await session.abandon() }
             throw .cancelled
         }
-        OpenSessions.register(session)
+        SessionRegistry.register(session)
         return session
     }
 

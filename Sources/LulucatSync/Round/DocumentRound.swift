@@ -48,6 +48,8 @@ struct DocumentRound {
     /// the apply (the others are read again next round).
     var appliedModified: [UUID: Int64] = [:]
     var uncertainPages: Set<UUID> = []
+    /// The base this round saved last (for the index).
+    var savedBase: Base?
 
     mutating func run(_ report: inout SyncReport) async throws {
         if localPresent, let s = library.openSession(id), !(await s.closing) {
@@ -155,23 +157,27 @@ struct DocumentRound {
         var next = Base(head: head, states: newStates, docModified: docModified, pageModified: pageModified, published: false)
         let needsPublish = base == nil || !(base!.published) || base!.head != head
         if needsPublish {
-            do {
-                for (path, bytes) in uploads {
-                    try await put(path, bytes)
-                    report.blobsUploaded += 1
-                }
-                try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
-            } catch {
-                // Applied here, not yet published: the next round publishes it even if nothing
-                // else changes. (A crash before this line leaves the old base: the applied pages
-                // then read as local changes and join to the same state.)
-                try? sync.store.save(next, previous: base)
-                throw error
+            // The base first, durably, unpublished: a head on the remote is never ahead of the
+            // base its stamps came from (a crash after the head's PUT must not reuse its stamp).
+            try sync.store.save(next, previous: base, durable: true)
+            for (path, bytes) in uploads {
+                // A failure leaves the base unpublished: the next round publishes it even if
+                // nothing else changes.
+                try await put(path, bytes)
+                report.blobsUploaded += 1
             }
+            try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
             report.pagesPushed += pageBlobs
+            let unpublished = next
+            next.published = true
+            // Not synced: rolled back, the same head is published again.
+            try sync.store.save(next, previous: unpublished, durable: false)
+        } else {
+            next.published = true
+            // The same head as the base's: a rollback only makes the next round read the pages again.
+            try sync.store.save(next, previous: base, durable: false)
         }
-        next.published = true
-        try sync.store.save(next, previous: base)
+        savedBase = next
         if localChanged { report.documentsPushed += 1 }
         if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }
         if localChanged && !remoteStates.isEmpty { report.documentsMerged += 1 }

@@ -131,21 +131,36 @@ public struct LibrarySync: Sendable {
         let baseIDs = Set(store.baseIDs())
         var work: [UUID] = []
         var bases: [UUID: Base] = [:]
+        // The index tells, without reading a base, whether its document needs work; a base is
+        // read only when its entry is missing or describes another version of the file.
+        var index = store.index()
+        var indexChanged = false
         for id in Set(localByID.keys).union(baseIDs).union(changed.keys).sorted(by: { $0.uuidString < $1.uuidString }) {
             report.documentsChecked += 1
-            let base = baseIDs.contains(id) ? store.base(id) : nil
-            if let base { bases[id] = base }
-            if changed[id] != nil || base == nil { work.append(id); continue }
-            let live = base!.documentState.isLive
+            if changed[id] != nil || !baseIDs.contains(id) { work.append(id); continue }
+            var summary = index[id]
+            if summary == nil || summary!.file != store.baseFileIdentity(id) {
+                guard let base = store.base(id) else { work.append(id); continue }
+                bases[id] = base
+                summary = store.indexEntry(for: base)
+                index[id] = summary
+                indexChanged = true
+                if summary == nil { work.append(id); continue }
+            }
             let entry = localByID[id]
             var modified = entry?.modified.milliseconds
             // Open in this process: its edits are in memory before the manifest has them.
             if entry != nil, let s = library.openSession(id) { modified = await s.document.modified.milliseconds }
-            if !base!.published || (entry == nil) == live || (entry != nil && modified != base!.docModified) {
+            if !summary!.published || (entry == nil) == summary!.live || (entry != nil && modified != summary!.docModified) {
                 work.append(id)
             }
         }
-        if work.isEmpty { return finish(report, stats0) }
+        if work.isEmpty {
+            if indexChanged { try? store.saveIndex(index) }
+            return finish(report, stats0)
+        }
+        // The bases of the documents at work (those of changed heads too, for the deletion stop).
+        for id in work where bases[id] == nil && baseIDs.contains(id) { bases[id] = store.base(id) }
 
         // 3. The changed heads.
         var heads: [UUID: [(name: String, etag: String?, head: Head)]] = [:]
@@ -199,6 +214,8 @@ public struct LibrarySync: Sendable {
                 try await round.run(&report)
                 for h in round.joinedHeads { if let e = h.etag { seen[h.name] = e } }
                 try store.saveSeen(seen)
+                if let b = round.savedBase { index[doc] = store.indexEntry(for: b) } else { index[doc] = nil }
+                indexChanged = true
             } catch let e as StoreError {
                 if case .documentInUse = e { report.skipped[doc] = "open in a session; synced when it is closed" }
                 else { report.skipped[doc] = "\(e)" }
@@ -209,6 +226,9 @@ public struct LibrarySync: Sendable {
             }
         }
         progress(SyncProgress(done: work.count, total: work.count, document: nil))
+        // Entries of documents skipped this round are dropped: their bases are read next time.
+        for doc in report.skipped.keys { index[doc] = nil }
+        if indexChanged || !report.skipped.isEmpty { try? store.saveIndex(index) }
         // Garbage, once a day at most, only in a round that had work (a round where nothing
         // changed stays one request). Its failure leaves the blobs; the round stands.
         if let g = options.garbage, report.skipped.isEmpty, garbageDue(g) {

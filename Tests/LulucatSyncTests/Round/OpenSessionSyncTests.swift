@@ -86,8 +86,9 @@ private func elements(_ s: DocumentSession) async throws -> Set<UUID> {
         #expect(held.isSuperset(of: mine), "the session's own unsaved strokes must stay")
         #expect(held.isSuperset(of: theirs), "the merged strokes must reach the open session")
         #expect(await a.dirtyPageIDs.isEmpty, "the merged page is saved through the session")
-        try await Task.sleep(for: .milliseconds(60))
         let pages = await a.pageIDs()
+        // Events arrive a few milliseconds later, in batches: a bounded wait.
+        for _ in 0..<200 where !log.changedPages.isSuperset(of: pages) { try await Task.sleep(for: .milliseconds(25)) }
         #expect(log.changedPages.isSuperset(of: pages), "the canvas hears of every merged page: \(log.changedPages)")
         // Strokes drawn after the round go out with the next one, while the session stays open.
         let later = try await append(2, to: a, page: 1, &rng)

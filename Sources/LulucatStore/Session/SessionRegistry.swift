@@ -1,11 +1,11 @@
 // The sessions open in this process, by package: a sync round that finds a document open merges
-// into it through its session (the one writer) instead of skipping it.
+// into it through its session (the one writer) instead of skipping it (Library.openSession).
 
 import Foundation
 import LulucatInk
 
 /// Open sessions by package path. Weak: a session released without `close()` leaves by itself.
-enum OpenSessions {
+enum SessionRegistry {
     private final class Entry {
         weak var session: DocumentSession?
         let identity: ObjectIdentifier
@@ -53,6 +53,6 @@ extension Library {
     /// into it instead of opening the document). A session in another process is not found here:
     /// `open` then throws `StoreError.documentInUse`.
     public func openSession(_ id: UUID) -> DocumentSession? {
-        OpenSessions.session(at: package(id).path)
+        SessionRegistry.session(at: package(id).path)
     }
 }
