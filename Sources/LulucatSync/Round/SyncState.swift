@@ -119,10 +119,15 @@ struct SyncStateStore {
               let pm = o["pageModified"] as? [String: NSNumber] else { return nil }
         var pageModified: [UUID: Int64] = [:]
         for (k, v) in pm { if let p = UUID(strictString: k) { pageModified[p] = v.int64Value } }
+        // Each page state must be the one this base was saved with: a crash between writing the
+        // states and the base file leaves newer states beside an older head, which would name
+        // blobs that lack them (the base is then unusable, and the document is merged as new).
+        let digests = o["stateDigests"] as? [String: String]
         var states: [UUID: PageState] = [:]
         for page in head.pages.keys {
             guard let bytes = try? fs.readFile(statePath(id, page: page), limit: PageBlob.maxBytes),
                   let st = try? PageBlob.decodeState(bytes) else { return nil }
+            if let digests, digests[page.uuidString] != Self.stateDigest(bytes) { return nil }
             states[page] = st
         }
         return Base(head: head, states: states, docModified: docModified, pageModified: pageModified, published: published)
@@ -140,9 +145,14 @@ struct SyncStateStore {
         }
         var pm: [String: Int64] = [:]
         for (k, v) in base.pageModified { pm[k.uuidString] = v }
+        var digests: [String: String] = [:]
+        for (page, st) in base.states { digests[page.uuidString] = Self.stateDigest(PageBlob.encodeState(st)) }
         try writeJSON(["head": Data(base.head.encode()).base64EncodedString(), "docModified": base.docModified,
-                       "pageModified": pm, "published": base.published], to: basePath(id), durable: durable)
+                       "pageModified": pm, "published": base.published, "stateDigests": digests], to: basePath(id), durable: durable)
     }
+
+    /// FNV-1a 64 of a page state file, in hex: which state a base was saved with.
+    static func stateDigest(_ bytes: [UInt8]) -> String { String(fnv1a64(bytes), radix: 16) }
 
     // MARK: The index of bases
 
