@@ -92,6 +92,6 @@ let package = Package(
         .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev"]),
         .testTarget(name: "LulucatSyncTests",
-                    dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk", "LulucatCrypto"]),
+                    dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk", "LulucatCrypto", "LulucatStoreTesting"]),
     ]
 )

@@ -1,7 +1,7 @@
 // The sync bench of issue 16, against a local Apache with mod_dav (self-contained: meant to move
 // into the dev executable). Release build: swift build -c release --product LulucatSyncBench
 //
-//   LulucatSyncBench [--rounds N] [--documents N] [--strokes N] [--samples N] [--seed S]
+//   LulucatSyncBench [--rounds N] [--documents N] [--strokes N] [--samples N] [--pairs N] [--seed S] [--only pages|many|rounds]
 //   LulucatSyncBench --encrypted [--runs N]: encrypted ÷ plain time (EncryptedBench.swift)
 
 import Foundation
@@ -186,10 +186,17 @@ func noChangeRound(_ server: ApacheServer, documents: Int) async throws {
     try await remote.makeFolder("")
     _ = try await lib.sync(with: remote, options: options)
     let clock = ContinuousClock()
-    let t0 = clock.now
-    let r = try await lib.sync(with: remote, options: options)
-    let t = clock.now - t0
-    say("nothing changed, \(documents) documents: \(r.requests) request(s), \(r.bytesSent) bytes sent, \(String(format: "%.1f", ms(t))) ms")
+    var times: [Double] = [], requests: [Int] = [], sent = 0
+    for _ in 0..<5 {
+        let t0 = clock.now
+        let r = try await lib.sync(with: remote, options: options)
+        times.append(ms(clock.now - t0))
+        requests.append(r.requests)
+        sent = r.bytesSent
+    }
+    let sorted = times.sorted()
+    say("nothing changed, \(documents) documents, 5 rounds: requests \(requests.map(String.init).joined(separator: ", ")), \(sent) bytes sent a round, "
+          + "median \(String(format: "%.1f", sorted[2])) ms (\(times.map { String(format: "%.1f", $0) }.joined(separator: " ")))")
 }
 
 // MARK: Bytes and time for one edited page
@@ -209,25 +216,38 @@ func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: In
     let remote = try WebDAVRemote(url: server.url.appendingPathComponent(folder), credentials: nil, timeout: 120)
     try await remote.makeFolder("")
     _ = try await lib.sync(with: remote, options: options)
-    let compact = try await withSession(lib, doc) { s -> Int in
-        let p = await s.pageIDs()[0]
-        try await s.append(stroke(&rng, samples: samples), to: p)
-        return try PageFile.encode(try await s.content(of: p), codec: .compact).count
-    }
-    let clock = ContinuousClock()
-    let t0 = clock.now
-    let r = try await lib.sync(with: remote, options: options)
-    let syncTime = clock.now - t0
     let plain = try WebDAVRemote(url: server.url, credentials: nil, timeout: 120)
-    var bytes = [UInt8](repeating: 0, count: r.bytesSent)
-    for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
-    let t1 = clock.now
-    try await plain.put("plain-\(pages)", bytes)
-    let putTime = clock.now - t1
-    say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples): \(r.bytesSent) bytes sent in \(r.requests) requests "
-          + "/ \(compact) bytes compact page = \(String(format: "%.3f", Double(r.bytesSent) / Double(compact))); "
-          + "time \(String(format: "%.1f", ms(syncTime))) ms / plain PUT of the same bytes \(String(format: "%.1f", ms(putTime))) ms "
-          + "= \(String(format: "%.2f", ms(syncTime) / ms(putTime)))")
+    let clock = ContinuousClock()
+    // Paired runs: each edits the page, syncs it, then PUTs as many random bytes as that sync
+    // sent, to the same server; the figure is the median of the pairs' ratios (the machine is
+    // shared, so one pair says little).
+    var ratios: [Double] = [], syncs: [Double] = [], puts: [Double] = []
+    var last: (sent: Int, requests: Int, compact: Int) = (0, 0, 0)
+    for pair in 0..<arg("pairs", 9) {
+        let compact = try await withSession(lib, doc) { s -> Int in
+            let p = await s.pageIDs()[0]
+            try await s.append(stroke(&rng, samples: samples), to: p)
+            return try PageFile.encode(try await s.content(of: p), codec: .compact).count
+        }
+        let t0 = clock.now
+        let r = try await lib.sync(with: remote, options: options)
+        let syncTime = clock.now - t0
+        var bytes = [UInt8](repeating: 0, count: r.bytesSent)
+        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
+        let t1 = clock.now
+        try await plain.put("plain-\(pages)-\(pair)", bytes)
+        let putTime = clock.now - t1
+        syncs.append(ms(syncTime))
+        puts.append(ms(putTime))
+        ratios.append(ms(syncTime) / ms(putTime))
+        last = (r.bytesSent, r.requests, compact)
+    }
+    func median(_ v: [Double]) -> Double { let s = v.sorted(); return s.isEmpty ? 0 : (s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2) }
+    say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples): \(last.sent) bytes sent in \(last.requests) requests "
+          + "/ \(last.compact) bytes compact page = \(String(format: "%.3f", Double(last.sent) / Double(last.compact))); "
+          + "over \(ratios.count) paired runs, median sync \(String(format: "%.1f", median(syncs))) ms, median PUT of the same bytes "
+          + "\(String(format: "%.1f", median(puts))) ms, median of the pairs' ratios \(String(format: "%.2f", median(ratios))) "
+          + "(ratios \(ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))")
 }
 
 // MARK: Main
@@ -251,10 +271,13 @@ if CommandLine.arguments.contains("--encrypted") {
     exit(0)
 }
 do {
-    try await oneEditedPage(server, pages: 2, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
-    try await oneEditedPage(server, pages: 200, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
-    try await noChangeRound(server, documents: arg("documents", 1000))
-    try await randomizedRounds(server, rounds: arg("rounds", 100), seed: seed)
+    let only: String? = CommandLine.arguments.firstIndex(of: "--only").flatMap { $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil }
+    if only == nil || only == "pages" {
+        try await oneEditedPage(server, pages: 2, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
+        try await oneEditedPage(server, pages: 200, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
+    }
+    if only == nil || only == "many" { try await noChangeRound(server, documents: arg("documents", 1000)) }
+    if only == nil || only == "rounds" { try await randomizedRounds(server, rounds: arg("rounds", 100), seed: seed) }
 } catch {
     say("bench failed: \(error)")
     server.stop()

@@ -61,11 +61,15 @@ public final class ApacheServer: @unchecked Sendable {
         port = try ApacheServer.freePort()
         let conf = ApacheServer.template.replacingOccurrences(of: "@DIR@", with: dir).replacingOccurrences(of: "@PORT@", with: String(port))
         try conf.write(toFile: dir + "/httpd.conf", atomically: true, encoding: .utf8)
-        let root = getuid() == 0
-        if root {
+        if getuid() == 0 {
             // Workers run as nobody: they must own what they write.
             for sub in ["root", "root/notes", "lock"] { chown(dir + "/" + sub, 65534, 65534) }
         }
+        try start(binary)
+    }
+
+    private func start(_ binary: String) throws {
+        let root = getuid() == 0
         let status = try ApacheServer.run(binary, ["-f", dir + "/httpd.conf", "-k", "start"] + (root ? [] : ["-D", "NOTROOT"]))
         guard status == 0 else { throw TestFailure("apache2 did not start (\(status)): \(log())") }
         // Bounded wait for the PID file and the port.
@@ -95,11 +99,36 @@ public final class ApacheServer: @unchecked Sendable {
         return out
     }
 
+    /// Kills the server at once (SIGKILL to its process group: the parent and every worker, in
+    /// the middle of whatever they write), as a power cut or an OOM kill would. Bounded wait.
+    public func kill() {
+        guard pid > 0 else { return }
+        signal(-pid, SIGKILL)
+        signal(pid, SIGKILL)
+        for _ in 0..<100 {
+            if signal(pid, 0) != 0 && !ApacheServer.canConnect(port) { break }
+            usleep(50_000)
+        }
+        pid = 0
+        try? FileManager.default.removeItem(atPath: dir + "/run/httpd.pid")
+    }
+
+    /// Starts the killed server again, on the same port with the same files.
+    public func restart() throws {
+        guard pid == 0, let binary = ApacheServer.binary else { return }
+        // The port may linger a moment after the kill: bounded retries.
+        var lastError: Error?
+        for _ in 0..<20 {
+            do { try start(binary); return } catch { lastError = error; usleep(250_000) }
+        }
+        throw lastError ?? TestFailure("apache2 did not restart")
+    }
+
     public func stop() {
         guard pid > 0 else { return }
-        kill(pid, SIGTERM)
+        signal(pid, SIGTERM)
         for _ in 0..<100 {
-            if kill(pid, 0) != 0 { break }
+            if signal(pid, 0) != 0 { break }
             usleep(50_000)
         }
         pid = 0
@@ -162,6 +191,10 @@ public final class ApacheServer: @unchecked Sendable {
         }
     }
 }
+
+/// kill(2), under a name the server's own `kill()` does not hide.
+@discardableResult
+private func signal(_ pid: pid_t, _ sig: Int32) -> Int32 { kill(pid, sig) }
 
 public struct TestFailure: Error, CustomStringConvertible {
     public var description: String

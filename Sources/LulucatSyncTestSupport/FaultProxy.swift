@@ -15,6 +15,9 @@ public final class FaultProxy: @unchecked Sendable {
         case dropReplyAfterCommit
         /// Answers 307 to the same URL on the server, forwarding nothing.
         case redirect307
+        /// Forwards the headers and half the body, then holds both connections open until
+        /// `releaseStalled()` (the test kills the server meanwhile), then closes them.
+        case stallUpload
     }
 
     public let port: Int
@@ -57,6 +60,13 @@ public final class FaultProxy: @unchecked Sendable {
     public var pendingFaults: Int { lock.withLock { faults.count } }
 
     public func clearFaults() { lock.withLock { faults.removeAll() } }
+
+    private var stalled = 0
+    private var released = false
+    /// Uploads held by `stallUpload` now.
+    public var stalledUploads: Int { lock.withLock { stalled } }
+    /// Lets every held upload end (its connections are closed, the client sees a dropped write).
+    public func releaseStalled() { lock.withLock { released = true } }
 
     public func stop() {
         lock.withLock { stopped = true }
@@ -117,6 +127,17 @@ public final class FaultProxy: @unchecked Sendable {
         let forwardedHead = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
         guard let server = connectUpstream() else { return }
         defer { close(server) }
+        if case .stallUpload = fault {
+            sendAll(server, forwardedHead + body.prefix(body.count / 2))
+            lock.withLock { stalled += 1 }
+            // Bounded: 30 s at most, then the connections close as if released.
+            for _ in 0..<600 {
+                if lock.withLock({ released }) { break }
+                usleep(50_000)
+            }
+            lock.withLock { stalled -= 1 }
+            return
+        }
         if case .cutUpload = fault {
             sendAll(server, forwardedHead + body.prefix(body.count / 2))
             usleep(100_000)

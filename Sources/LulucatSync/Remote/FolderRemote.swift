@@ -1,5 +1,6 @@
-// A remote that is a mounted folder (a USB drive, a Syncthing folder; iCloud Drive on Apple would
-// go through NSFileCoordinator, not written yet). Writes are our atomic durable writes.
+// A remote that is a mounted folder (a USB drive, a Syncthing folder, iCloud Drive's container on
+// Apple, where every access goes through NSFileCoordinator: FileCoordination.swift). Writes are our
+// atomic durable writes.
 
 import Foundation
 import LulucatStore
@@ -46,9 +47,11 @@ public struct FolderRemote: Remote {
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
         let p = try absolute(path)
         do {
-            guard let info = try fs.info(p), info.kind == .file else { throw RemoteError.notFound(path) }
-            guard info.size <= maxBytes else { throw RemoteError.invalidResponse(path, "\(info.size) bytes, more than \(maxBytes)") }
-            let bytes = try fs.readFile(p, limit: maxBytes)
+            let bytes = try FileCoordination.run(p, .reading) { p in
+                guard let info = try fs.info(p), info.kind == .file else { throw RemoteError.notFound(path) }
+                guard info.size <= maxBytes else { throw RemoteError.invalidResponse(path, "\(info.size) bytes, more than \(maxBytes)") }
+                return try fs.readFile(p, limit: maxBytes)
+            }
             statistics.record(sent: 0, received: bytes.count)
             return (bytes, nil)
         } catch let e as RemoteError { throw e } catch { throw .failed(path, "\(error)") }
@@ -58,13 +61,13 @@ public struct FolderRemote: Remote {
         let p = try absolute(path)
         statistics.record(sent: bytes.count, received: 0)
         // A failed local write leaves the old file or the new one (rename is the commit point).
-        do { try fs.writeAtomically(bytes, to: p) } catch { throw .ambiguous(path, "\(error)") }
+        do { try FileCoordination.run(p, .writing) { p in try fs.writeAtomically(bytes, to: p) } } catch { throw .ambiguous(path, "\(error)") }
     }
 
     public func delete(_ path: String) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: 0, received: 0)
-        do { try fs.removeIfPresent(p) } catch { throw .ambiguous(path, "\(error)") }
+        do { try FileCoordination.run(p, .deleting) { p in try fs.removeIfPresent(p) } } catch { throw .ambiguous(path, "\(error)") }
     }
 
     public func makeFolder(_ path: String) async throws(RemoteError) {

@@ -39,8 +39,27 @@ struct DocumentRound {
     var localPrints: [UUID: [UUID: UInt64]] = [:]
     /// The document's session while the round holds it.
     var session: DocumentSession?
+    /// The session is the app's (the document was open in this process): the round merges into
+    /// it, keeps what is edited there meanwhile, and never closes it.
+    var appHeld = false
+    /// Each page's and the document's `modified` (ms) when `readLocal` read them.
+    var readPageModified: [UUID: Int64] = [:]
+    var readDocModified: Int64 = 0
+    /// Of an app's session, the pages whose `modified` is known to match the merged state after
+    /// the apply (the others are read again next round).
+    var appliedModified: [UUID: Int64] = [:]
+    var uncertainPages: Set<UUID> = []
+    /// The base this round saved last (for the index).
+    var savedBase: Base?
 
     mutating func run(_ report: inout SyncReport) async throws {
+        if localPresent, let s = library.openSession(id), !(await s.closing) {
+            // Open in this process: merged through its session, which stays the app's.
+            session = s
+            appHeld = true
+            try await runLocked(&report)
+            return
+        }
         session = localPresent ? try await library.open(id, options: options.session) : nil
         do {
             try await runLocked(&report)
@@ -82,7 +101,12 @@ struct DocumentRound {
         let remoteChanged = remoteStates.contains { merged != recorded && $0.1 != baseState }
 
         // 4. Apply here.
+        if appHeld, let hook = options.beforeApplyingToOpenSession { await hook(id) }
         if !merged.isLive {
+            if appHeld {
+                // A document open in the app is not moved away under it: applied when it is closed.
+                throw SyncError.local("open in a session and deleted on another device; moved to the trash when it is closed")
+            }
             if let s = session {
                 try await s.close()
                 session = nil
@@ -112,7 +136,21 @@ struct DocumentRound {
         let (head, newStates, uploads, pageBlobs) = try await headAndBlobs(for: merged, base: base, remoteStates: remoteStates)
         var pageModified: [UUID: Int64] = [:]
         var docModified: Int64 = 0
-        if let s = session {
+        if let s = session, appHeld {
+            // The app's session: its one writer saves (with whatever was edited meanwhile). A page
+            // counts as unchanged since this state only when the apply said so or nothing was
+            // applied to it; the others (and the document) are read again next round.
+            try await s.flush()
+            let entries = await s.pageEntries()
+            for e in entries {
+                if uncertainPages.contains(e.id) { pageModified[e.id] = -1 }
+                else if let m = appliedModified[e.id] { pageModified[e.id] = m }
+                else if let m = readPageModified[e.id] { pageModified[e.id] = m }
+                else { pageModified[e.id] = -1 }
+            }
+            let untouched = uncertainPages.isEmpty && appliedModified.isEmpty && Set(entries.map(\.id)) == Set(readPageModified.keys)
+            docModified = untouched ? readDocModified : -1
+        } else if let s = session {
             try await s.save()
             for e in await s.pageEntries() { pageModified[e.id] = e.modified.milliseconds }
             docModified = await s.document.modified.milliseconds
@@ -120,23 +158,27 @@ struct DocumentRound {
         var next = Base(head: head, states: newStates, docModified: docModified, pageModified: pageModified, published: false)
         let needsPublish = base == nil || !(base!.published) || base!.head != head
         if needsPublish {
-            do {
-                for (path, bytes) in uploads {
-                    try await put(path, bytes)
-                    report.blobsUploaded += 1
-                }
-                try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
-            } catch {
-                // Applied here, not yet published: the next round publishes it even if nothing
-                // else changes. (A crash before this line leaves the old base: the applied pages
-                // then read as local changes and join to the same state.)
-                try? sync.store.save(next, previous: base)
-                throw error
+            // The base first, durably, unpublished: a head on the remote is never ahead of the
+            // base its stamps came from (a crash after the head's PUT must not reuse its stamp).
+            try sync.store.save(next, previous: base, durable: true)
+            for (path, bytes) in uploads {
+                // A failure leaves the base unpublished: the next round publishes it even if
+                // nothing else changes.
+                try await put(path, bytes)
+                report.blobsUploaded += 1
             }
+            try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
             report.pagesPushed += pageBlobs
+            let unpublished = next
+            next.published = true
+            // Not synced: rolled back, the same head is published again.
+            try sync.store.save(next, previous: unpublished, durable: false)
+        } else {
+            next.published = true
+            // The same head as the base's: a rollback only makes the next round read the pages again.
+            try sync.store.save(next, previous: base, durable: false)
         }
-        next.published = true
-        try sync.store.save(next, previous: base)
+        savedBase = next
         if localChanged { report.documentsPushed += 1 }
         if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }
         if localChanged && !remoteStates.isEmpty { report.documentsMerged += 1 }
@@ -182,8 +224,10 @@ struct DocumentRound {
     /// The document as it is here, reading only the pages that changed since the base.
     mutating func readLocal(_ s: DocumentSession) async throws -> LocalDocument {
         let doc = await s.document
+        readDocModified = doc.modified.milliseconds
         var pages: [LocalPage] = []
         for e in doc.pages {
+            readPageModified[e.id] = e.modified.milliseconds
             let canvas = e.canvasSize
             if let b = base, b.pageModified[e.id] == e.modified.milliseconds, let rec = b.head.pages[e.id],
                rec.fields.value.width == canvas.width, rec.fields.value.height == canvas.height, b.states[e.id] != nil {
@@ -283,31 +327,73 @@ struct DocumentRound {
         var written = 0
         let order = merged.orderedLivePageIDs
         let live = Set(order)
-        for p in await s.pageIDs() where !live.contains(p) { try await s.removePage(p); written += 1 }
         let localPages = Dictionary(localDoc.pages.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        /// A page as this round read it (what the merge took as this device's), as ids and fingerprints.
+        func seen(_ lp: LocalPage) -> [(id: UUID, fingerprint: UInt64)] {
+            lp.elements ?? base?.states[lp.id].map { st in st.orderedIDs.map { ($0, st.elements[$0]!.fingerprint) } } ?? []
+        }
+        let fingerprint: @Sendable (Element) -> UInt64 = { PageBlob.fingerprint($0) }
+        for p in await s.pageIDs() where !live.contains(p) {
+            if appHeld {
+                // Only a page this round read, and unchanged since: one added or edited in the
+                // app meanwhile stays (an edit wins over a removal; the next round publishes it).
+                guard let lp = localPages[p] else { continue }
+                if try await s.removeSyncedPage(p, seen: (seen(lp), lp.canvas), fingerprint: fingerprint) { written += 1 }
+                else { uncertainPages.insert(p) }
+            } else {
+                try await s.removePage(p)
+                written += 1
+            }
+        }
         for (i, pid) in order.enumerated() {
             let rec = merged.pages[pid]!
             let canvas = QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height)
             let wanted = rec.state.orderedIDs.map { ($0, rec.state.elements[$0]!.fingerprint) }
             if let lp = localPages[pid] {
-                let have = lp.elements ?? base?.states[pid].map { st in st.orderedIDs.map { ($0, st.elements[$0]!.fingerprint) } } ?? []
+                let have = seen(lp)
                 if lp.canvas == canvas && have.map(\.0) == wanted.map(\.0) && have.map(\.1) == wanted.map(\.1) { continue }
                 let content = try await self.content(of: pid, in: merged)
                 try await ensureAssets(content, merged, s)
-                try await s.replaceSyncedContent(of: pid, with: content)
+                if appHeld {
+                    guard await s.pageIDs().contains(pid) else { continue }  // removed in the app meanwhile
+                    if let m = try await s.mergeSyncedContent(of: pid, seen: (have, lp.canvas), merged: content, fingerprint: fingerprint) {
+                        appliedModified[pid] = m.milliseconds
+                    } else {
+                        uncertainPages.insert(pid)
+                    }
+                } else {
+                    try await s.mergeSyncedContent(of: pid, seen: nil, merged: content, fingerprint: fingerprint)
+                }
             } else {
                 let content = try await self.content(of: pid, in: merged)
                 try await ensureAssets(content, merged, s)
                 let at = min(i, await s.pageIDs().count)
                 try await s.insertSyncedPage(id: pid, content: content, at: at)
+                if appHeld { uncertainPages.insert(pid) }
             }
             written += 1
         }
-        for (i, pid) in order.enumerated() {
+        if appHeld {
+            // Pages added in the app meanwhile keep their places; the merged pages take the
+            // places merged pages hold, in the merged order.
             let ids = await s.pageIDs()
-            if ids[i] != pid { try await s.movePage(pid, to: i) }
+            let slots = ids.indices.filter { live.contains(ids[$0]) }
+            let placed = order.filter { Set(ids).contains($0) }
+            var want = ids
+            for (k, slot) in slots.enumerated() where k < placed.count { want[slot] = placed[k] }
+            for (i, pid) in want.enumerated() {
+                let now = await s.pageIDs()
+                if i < now.count, now[i] != pid, now.contains(pid) { try await s.movePage(pid, to: i) }
+            }
+            let title = await s.title
+            if title != merged.title.value && title == localDoc.title { try await s.rename(to: merged.title.value) }
+        } else {
+            for (i, pid) in order.enumerated() {
+                let ids = await s.pageIDs()
+                if ids[i] != pid { try await s.movePage(pid, to: i) }
+            }
+            if await s.title != merged.title.value { try await s.rename(to: merged.title.value) }
         }
-        if await s.title != merged.title.value { try await s.rename(to: merged.title.value) }
         return written
     }
 

@@ -10,10 +10,18 @@ public struct SyncOptions: Sendable {
     public var trashLimit: Int
     /// Options of the sessions the round opens (thumbnails, journal thresholds).
     public var session: SessionOptions
+    /// For tests: runs after a document open in this process was read and joined and before the
+    /// join is applied to it, where an app's edits race the round.
+    var beforeApplyingToOpenSession: (@Sendable (UUID) async -> Void)?
+    /// Garbage collection of unreferenced blobs (§8), at the end of a round that did work, when
+    /// due; nil: never in a round (`LibrarySync.collectGarbage` still can).
+    public var garbage: GarbageOptions?
 
-    public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil)) {
+    public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
+                garbage: GarbageOptions? = GarbageOptions()) {
         self.trashLimit = trashLimit
         self.session = session
+        self.garbage = garbage
     }
 }
 
@@ -43,6 +51,8 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     public var skipped: [UUID: String] = [:]
     /// Problems that kept a head or a page out of the merge (both kept).
     public var problems: [String] = []
+    /// The garbage collection this round ran, if it ran one.
+    public var garbage: GarbageReport?
 
     public var description: String {
         var s = "\(documentsChecked) documents checked: \(documentsPulled) pulled, \(documentsPushed) pushed, "
@@ -121,18 +131,36 @@ public struct LibrarySync: Sendable {
         let baseIDs = Set(store.baseIDs())
         var work: [UUID] = []
         var bases: [UUID: Base] = [:]
+        // The index tells, without reading a base, whether its document needs work; a base is
+        // read only when its entry is missing or describes another version of the file.
+        var index = store.index()
+        var indexChanged = false
         for id in Set(localByID.keys).union(baseIDs).union(changed.keys).sorted(by: { $0.uuidString < $1.uuidString }) {
             report.documentsChecked += 1
-            let base = baseIDs.contains(id) ? store.base(id) : nil
-            if let base { bases[id] = base }
-            if changed[id] != nil || base == nil { work.append(id); continue }
-            let live = base!.documentState.isLive
+            if changed[id] != nil || !baseIDs.contains(id) { work.append(id); continue }
+            var summary = index[id]
+            if summary == nil || summary!.file != store.baseFileIdentity(id) {
+                guard let base = store.base(id) else { work.append(id); continue }
+                bases[id] = base
+                summary = store.indexEntry(for: base)
+                index[id] = summary
+                indexChanged = true
+                if summary == nil { work.append(id); continue }
+            }
             let entry = localByID[id]
-            if !base!.published || (entry == nil) == live || (entry != nil && entry!.modified.milliseconds != base!.docModified) {
+            var modified = entry?.modified.milliseconds
+            // Open in this process: its edits are in memory before the manifest has them.
+            if entry != nil, let s = library.openSession(id) { modified = await s.document.modified.milliseconds }
+            if !summary!.published || (entry == nil) == summary!.live || (entry != nil && modified != summary!.docModified) {
                 work.append(id)
             }
         }
-        if work.isEmpty { return finish(report, stats0) }
+        if work.isEmpty {
+            if indexChanged { try? store.saveIndex(index) }
+            return finish(report, stats0)
+        }
+        // The bases of the documents at work (those of changed heads too, for the deletion stop).
+        for id in work where bases[id] == nil && baseIDs.contains(id) { bases[id] = store.base(id) }
 
         // 3. The changed heads.
         var heads: [UUID: [(name: String, etag: String?, head: Head)]] = [:]
@@ -186,6 +214,8 @@ public struct LibrarySync: Sendable {
                 try await round.run(&report)
                 for h in round.joinedHeads { if let e = h.etag { seen[h.name] = e } }
                 try store.saveSeen(seen)
+                if let b = round.savedBase { index[doc] = store.indexEntry(for: b) } else { index[doc] = nil }
+                indexChanged = true
             } catch let e as StoreError {
                 if case .documentInUse = e { report.skipped[doc] = "open in a session; synced when it is closed" }
                 else { report.skipped[doc] = "\(e)" }
@@ -196,6 +226,14 @@ public struct LibrarySync: Sendable {
             }
         }
         progress(SyncProgress(done: work.count, total: work.count, document: nil))
+        // Entries of documents skipped this round are dropped: their bases are read next time.
+        for doc in report.skipped.keys { index[doc] = nil }
+        if indexChanged || !report.skipped.isEmpty { try? store.saveIndex(index) }
+        // Garbage, once a day at most, only in a round that had work (a round where nothing
+        // changed stays one request). Its failure leaves the blobs; the round stands.
+        if let g = options.garbage, report.skipped.isEmpty, garbageDue(g) {
+            do { report.garbage = try await collectGarbage(g) } catch { report.problems.append("garbage collection: \(error)") }
+        }
         return finish(report, stats0)
     }
 

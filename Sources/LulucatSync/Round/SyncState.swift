@@ -57,9 +57,28 @@ struct SyncStateStore {
         return id
     }
 
-    func writeJSON(_ object: Any, to path: String) throws {
+    /// `durable`: synced before and after the rename (the atomic durable write). Without it the
+    /// file is still replaced whole (a temporary file renamed over it), but a power cut may bring
+    /// back the previous version: only for files whose rollback the next round repairs by itself
+    /// (seen.json, the index, a base marked published, §6).
+    func writeJSON(_ object: Any, to path: String, durable: Bool = true) throws {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
-        try fs.writeAtomically(Array(data) + [10], to: path)
+        if durable { try fs.writeAtomically(Array(data) + [10], to: path) } else { try writeQuickly(Array(data) + [10], to: path) }
+    }
+
+    /// Replaces a file whole, without syncing (see `writeJSON`).
+    func writeQuickly(_ bytes: [UInt8], to path: String) throws {
+        let (dir, name) = (String(path[..<path.lastIndex(of: "/")!]), String(path[path.index(after: path.lastIndex(of: "/")!)...]))
+        let temp = dir + "/" + temporaryFilePrefix + UUID().uuidString + "-" + name
+        let fd = try fs.open(temp, .createExclusive)
+        do {
+            try fs.write(fd, bytes)
+            try fs.close(fd)
+            try fs.rename(temp, to: path)
+        } catch {
+            try? fs.unlink(temp)
+            throw error
+        }
     }
 
     func readJSON(_ path: String) -> [String: Any]? {
@@ -74,7 +93,8 @@ struct SyncStateStore {
     }
 
     func saveSeen(_ seen: [String: String]) throws {
-        try writeJSON(seen, to: folder + "/seen.json")
+        // A rollback re-reads heads already joined: the join is idempotent.
+        try writeJSON(seen, to: folder + "/seen.json", durable: false)
     }
 
     // MARK: Bases
@@ -99,26 +119,92 @@ struct SyncStateStore {
               let pm = o["pageModified"] as? [String: NSNumber] else { return nil }
         var pageModified: [UUID: Int64] = [:]
         for (k, v) in pm { if let p = UUID(strictString: k) { pageModified[p] = v.int64Value } }
+        // Each page state must be the one this base was saved with: a crash between writing the
+        // states and the base file leaves newer states beside an older head, which would name
+        // blobs that lack them (the base is then unusable, and the document is merged as new).
+        let digests = o["stateDigests"] as? [String: String]
         var states: [UUID: PageState] = [:]
         for page in head.pages.keys {
             guard let bytes = try? fs.readFile(statePath(id, page: page), limit: PageBlob.maxBytes),
                   let st = try? PageBlob.decodeState(bytes) else { return nil }
+            if let digests, digests[page.uuidString] != Self.stateDigest(bytes) { return nil }
             states[page] = st
         }
         return Base(head: head, states: states, docModified: docModified, pageModified: pageModified, published: published)
     }
 
-    /// Saves a base; page states are written only where they differ from `previous`.
-    func save(_ base: Base, previous: Base?) throws {
+    /// Saves a base; page states are written (durably) only where they differ from `previous`.
+    /// `durable`: the base file too (see the round for when a rollback is harmless).
+    func save(_ base: Base, previous: Base?, durable: Bool) throws {
         let id = base.head.document
-        try fs.ensureDirectory(statesFolder(id))
+        if previous == nil || base.states.contains(where: { previous!.states[$0.key] != $0.value }) {
+            try fs.ensureDirectory(statesFolder(id))
+        }
         for (page, st) in base.states where previous?.states[page] != st {
             try fs.writeAtomically(PageBlob.encodeState(st), to: statePath(id, page: page))
         }
         var pm: [String: Int64] = [:]
         for (k, v) in base.pageModified { pm[k.uuidString] = v }
+        var digests: [String: String] = [:]
+        for (page, st) in base.states { digests[page.uuidString] = Self.stateDigest(PageBlob.encodeState(st)) }
         try writeJSON(["head": Data(base.head.encode()).base64EncodedString(), "docModified": base.docModified,
-                       "pageModified": pm, "published": base.published], to: basePath(id))
+                       "pageModified": pm, "published": base.published, "stateDigests": digests], to: basePath(id), durable: durable)
+    }
+
+    /// FNV-1a 64 of a page state file, in hex: which state a base was saved with.
+    static func stateDigest(_ bytes: [UInt8]) -> String { String(fnv1a64(bytes), radix: 16) }
+
+    // MARK: The index of bases
+
+    /// What a round needs of a base to tell whether its document needs work, kept for every base
+    /// in one file (`.sync/index.json`) so a round where few documents changed reads only those
+    /// bases. An entry counts only while its base file is the one it describes (same inode, size
+    /// and modification time); otherwise the base itself is read. A stale or lost index costs
+    /// reads, never a skipped document.
+    struct IndexEntry: Equatable {
+        var docModified: Int64
+        var published: Bool
+        var live: Bool
+        var file: String
+    }
+
+    var indexPath: String { folder + "/index.json" }
+
+    func index() -> [UUID: IndexEntry] {
+        guard let o = readJSON(indexPath) as? [String: [String: Any]] else { return [:] }
+        var out: [UUID: IndexEntry] = [:]
+        for (k, v) in o {
+            guard let id = UUID(strictString: k), let m = (v["docModified"] as? NSNumber)?.int64Value,
+                  let p = v["published"] as? Bool, let l = v["live"] as? Bool, let f = v["file"] as? String else { continue }
+            out[id] = IndexEntry(docModified: m, published: p, live: l, file: f)
+        }
+        return out
+    }
+
+    func saveIndex(_ entries: [UUID: IndexEntry]) throws {
+        var o: [String: Any] = [:]
+        for (id, e) in entries {
+            o[id.uuidString] = ["docModified": e.docModified, "published": e.published, "live": e.live, "file": e.file]
+        }
+        try writeJSON(o, to: indexPath, durable: false)
+    }
+
+    /// The identity of a base file now (inode, size, modification time in ns), or nil.
+    func baseFileIdentity(_ id: UUID) -> String? {
+        var st = stat()
+        guard lstat(basePath(id), &st) == 0 else { return nil }
+        #if canImport(Darwin)
+        let ns = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+        #else
+        let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        #endif
+        return "\(st.st_ino)-\(st.st_size)-\(ns)"
+    }
+
+    func indexEntry(for base: Base) -> IndexEntry? {
+        baseFileIdentity(base.head.document).map {
+            IndexEntry(docModified: base.docModified, published: base.published, live: base.documentState.isLive, file: $0)
+        }
     }
 }
 

@@ -75,6 +75,30 @@ struct FaultTests {
         try await finish(h, doc, expect: strokes + [added, addedB])
     }
 
+    /// The server dies (SIGKILL to every Apache process) while half a blob or head is uploaded,
+    /// then starts again on the same port with the same files.
+    @Test(arguments: ["/blobs/", "/heads/"])
+    func serverKilledMidUploadAndRestarted(path: String) async throws {
+        let (h, proxy, doc, strokes) = try await setUp()
+        defer { proxy.stop(); h.stop() }
+        let added = try await addStroke(h.libraries[0], doc, seed: 20)
+        proxy.inject(.stallUpload, method: "PUT", pathContains: path)
+        let lib = h.libraries[0], remote = h.remotes[0]
+        let round = Task { try await lib.sync(with: remote, options: testSyncOptions) }
+        for _ in 0..<400 where proxy.stalledUploads == 0 { try await Task.sleep(for: .milliseconds(25)) }
+        #expect(proxy.stalledUploads == 1, "the upload did not reach the server")
+        h.server!.kill()
+        proxy.releaseStalled()
+        let r = try await round.value
+        #expect(r.skipped[doc] != nil, "a write cut by a dying server must not pass for done: \(r)")
+        try h.server!.restart()
+        // Fresh clients: a kept-alive connection to the dead server is gone.
+        h.remotes[1] = try WebDAVRemote(url: h.server!.url, credentials: nil, timeout: 10)
+        let addedB = try await addStroke(h.libraries[1], doc, seed: 21)
+        try await h.checkBlobs()
+        try await finish(h, doc, expect: strokes + [added, addedB])
+    }
+
     @Test func aPageRemovedHereAfterItsBlobFailedToUploadDoesNotStickTheDocument() async throws {
         let (h, proxy, doc, strokes) = try await setUp()
         defer { proxy.stop(); h.stop() }

@@ -199,16 +199,18 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         #expect(try h.libraries[1].trashedDocuments().count == 4)
     }
 
-    @Test func anOpenDocumentIsSkippedAndSyncedWhenClosed() async throws {
+    @Test func aDocumentOpenInAnotherProcessIsSkippedAndSyncedWhenClosed() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let (doc, _) = try await makeDocument(h.libraries[0], title: "Open", seed: 9)
         try await h.converge()
         let added = try await addStrokes(h.libraries[0], doc, page: 0, count: 1, seed: 90)
         try await h.sync(0)
-        let s = try await h.libraries[1].open(doc, options: quietSession)
+        // Another process's session: its writer lock, and no session of this process to merge into.
+        let lib = h.libraries[1]
+        let lock = try lib.fileSystem.lock(lib.package(doc).lockPath)
         let r = try await h.libraries[1].sync(with: h.remotes[1], options: testSyncOptions)
         #expect(r.skipped[doc] != nil)
-        try await s.close()
+        lib.fileSystem.unlock(lock)
         try await h.sync(1)
         let c = try await h.checkConverged()
         #expect(c.documents[doc]!.allElements.isSuperset(of: added))

@@ -192,7 +192,7 @@ extension SQLiteEngine {
     func checkpointForCopy(fileSystem: any FileSystem) throws(StoreError) {
         try Self.mapped { () throws(SQLiteEngineError) in try store.checkpointTruncate() }
         let path = store.path
-        let wal = try StoreError.io { () throws(FileError) in try fileSystem.info(path + "-wal") }
+        let wal = try fileSystem.checked.info(path + "-wal")
         if let wal, wal.size > 0 {
             throw .contentDatabase(.database(file: path, SQLiteError(extendedCode: 1, message: "the WAL still holds \(wal.size) bytes after a TRUNCATE checkpoint; the document is open elsewhere", path: path)))
         }

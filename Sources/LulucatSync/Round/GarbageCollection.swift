@@ -1,0 +1,152 @@
+// Garbage collection of blobs no head names (docs/sync.md §8): a blob is deleted only after this
+// device has seen it unreferenced, with one unchanged ETag, for the whole grace period.
+
+import Foundation
+import LulucatStore
+
+/// When and how blobs are collected. The clock is this device's only (never compared with another's).
+public struct GarbageOptions: Sendable {
+    /// How long a blob must stay unreferenced, with one ETag, before it is deleted.
+    public var grace: TimeInterval
+    /// A round that did work collects when the last collection is older than this.
+    public var interval: TimeInterval
+    /// This device's clock (tests pass a fake one).
+    public var now: @Sendable () -> Date
+
+    public init(grace: TimeInterval = 7 * 86_400, interval: TimeInterval = 86_400, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.grace = grace
+        self.interval = interval
+        self.now = now
+    }
+}
+
+/// What a collection did.
+public struct GarbageReport: Sendable, CustomStringConvertible {
+    public var blobsListed = 0
+    public var referenced = 0
+    /// Unreferenced, still inside the grace period (or just seen again with a new ETag).
+    public var waiting = 0
+    public var deleted: [String] = []
+    /// Why nothing was deleted, when something kept the collection from knowing every reference.
+    public var stopped: String?
+
+    public var description: String {
+        if let s = stopped { return "garbage collection stopped, nothing deleted: \(s)" }
+        return "\(blobsListed) blobs: \(referenced) referenced, \(waiting) unreferenced within the grace period, \(deleted.count) deleted"
+    }
+}
+
+extension LibrarySync {
+    static let garbageFile = "garbage.json"
+
+    /// Reads every head (all of them: a blob is garbage only when none names it) and the blob
+    /// listing, and deletes the blobs this device has seen unreferenced, with the same ETag, for
+    /// `grace`. Any head that cannot be read or parsed stops the collection before any delete.
+    public func collectGarbage(_ options: GarbageOptions = GarbageOptions()) async throws -> GarbageReport {
+        var report = GarbageReport()
+        let now = options.now()
+        var referenced = Set<String>()
+        // Our own bases, published or not: an unpublished head may name blobs already uploaded.
+        for id in store.baseIDs() {
+            guard let b = store.baseHead(id) else {
+                report.stopped = "the local state of document \(id) cannot be read"
+                return report
+            }
+            for p in b.pages.values { referenced.insert(p.blob.hex) }
+            for a in b.assets.values { referenced.insert(a.blob.hex) }
+        }
+        let heads: [RemoteEntry]
+        do { heads = try await remote.list(Self.headsFolder) } catch { throw SyncError.remote(error) }
+        for e in heads where !e.isFolder {
+            guard Head.parseFileName(e.name) != nil else { continue }
+            let bytes: [UInt8]
+            do { bytes = try await remote.get(Self.headsFolder + "/" + e.name, maxBytes: Head.maxBytes).bytes } catch {
+                if case .notFound = error { continue }  // replaced or removed since the listing
+                report.stopped = "head \(e.name): \(error)"
+                return report
+            }
+            guard let head = try? Head.decode(bytes) else {
+                report.stopped = "head \(e.name) cannot be read (damaged or newer); it may name blobs"
+                return report
+            }
+            for p in head.pages.values { referenced.insert(p.blob.hex) }
+            for a in head.assets.values { referenced.insert(a.blob.hex) }
+        }
+        let blobs: [RemoteEntry]
+        do { blobs = try await remote.list(Self.blobsFolder) } catch {
+            if case .notFound = error { return report }
+            throw SyncError.remote(error)
+        }
+        var pending = store.garbage()
+        var still: [String: GarbageEntry] = [:]
+        for e in blobs where !e.isFolder {
+            guard BlobName(hex: e.name) != nil else { continue }
+            report.blobsListed += 1
+            if referenced.contains(e.name) { report.referenced += 1; continue }
+            let etag = RemotePath.normalizedETag(e.etag)
+            if let p = pending[e.name], p.etag == etag, etag != nil, now.timeIntervalSince(p.since) >= options.grace {
+                do { try await remote.delete(Self.blobsFolder + "/" + e.name) } catch {
+                    // Maybe deleted: listed again next time, or gone.
+                    still[e.name] = p
+                    continue
+                }
+                report.deleted.append(e.name)
+                continue
+            }
+            // First seen unreferenced, or written again since (a new ETag): the grace starts now.
+            if let p = pending[e.name], p.etag == etag, etag != nil { still[e.name] = p } else { still[e.name] = GarbageEntry(since: now, etag: etag) }
+            report.waiting += 1
+        }
+        pending = still
+        try store.saveGarbage(pending, lastRun: now)
+        return report
+    }
+
+    /// Whether a collection is due (the last one is older than `interval`, or there was none).
+    func garbageDue(_ options: GarbageOptions) -> Bool {
+        guard let last = store.garbageLastRun() else { return true }
+        return options.now().timeIntervalSince(last) >= options.interval
+    }
+}
+
+/// A blob seen unreferenced: since when (this device's clock) and with which ETag.
+struct GarbageEntry: Equatable {
+    var since: Date
+    var etag: String?
+}
+
+extension SyncStateStore {
+    var garbagePath: String { folder + "/" + LibrarySync.garbageFile }
+
+    func garbage() -> [String: GarbageEntry] {
+        guard let o = readJSON(garbagePath), let blobs = o["blobs"] as? [String: [String: Any]] else { return [:] }
+        var out: [String: GarbageEntry] = [:]
+        for (name, v) in blobs {
+            guard BlobName(hex: name) != nil, let since = (v["since"] as? NSNumber)?.int64Value else { continue }
+            out[name] = GarbageEntry(since: Date(timeIntervalSince1970: Double(since) / 1000), etag: v["etag"] as? String)
+        }
+        return out
+    }
+
+    func garbageLastRun() -> Date? {
+        guard let o = readJSON(garbagePath), let ms = (o["lastRun"] as? NSNumber)?.int64Value else { return nil }
+        return Date(timeIntervalSince1970: Double(ms) / 1000)
+    }
+
+    func saveGarbage(_ entries: [String: GarbageEntry], lastRun: Date) throws {
+        var blobs: [String: Any] = [:]
+        for (name, e) in entries {
+            var v: [String: Any] = ["since": e.since.milliseconds]
+            if let t = e.etag { v["etag"] = t }
+            blobs[name] = v
+        }
+        try writeJSON(["lastRun": lastRun.milliseconds, "blobs": blobs], to: garbagePath)
+    }
+
+    /// A base's head alone (its page states are not needed to know which blobs it names).
+    func baseHead(_ id: UUID) -> Head? {
+        guard let o = readJSON(basePath(id)), let hs = o["head"] as? String, let hb = Data(base64Encoded: hs),
+              let head = try? Head.decode(Array(hb)), head.document == id else { return nil }
+        return head
+    }
+}
