@@ -138,7 +138,7 @@ package final class JournalEngine: StorageEngine {
         defer { pages[id] = p }
         guard !changes.isEmpty else { return reusing }
         let encoded: (type: UInt8, payload: [UInt8])
-        do { encoded = try JournalChangeCodec(codec: p.header?.codec ?? frameCodec).encodeSave(changes) } catch {
+        do { encoded = try JournalChangeCodec(codec: p.header?.codec ?? frameCodec, version: p.header?.version ?? JournalFormat.version).encodeSave(changes) } catch {
             throw .invalidArgument("page \(id): \(error)")
         }
         guard encoded.payload.count <= JournalFormat.maxPayload else {

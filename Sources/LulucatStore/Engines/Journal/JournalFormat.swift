@@ -28,7 +28,10 @@ package struct SnapshotIdentity: Equatable, Sendable {
 package enum JournalFormat {
     /// "LNJL".
     static let magic: [UInt8] = [0x4C, 0x4E, 0x4A, 0x4C]
-    static let version: UInt16 = 1
+    /// The version this build writes: 2 codes elements as checked records (`ElementCodec`).
+    /// Version 1 journals are read, and appended to in their own version until the next generation.
+    static let version: UInt16 = 2
+    static let versions: ClosedRange<UInt16> = 1...2
     package static let headerSize = 32
     /// length u32 + CRC u32 + type u8.
     package static let frameHeaderSize = 9
@@ -53,18 +56,20 @@ package enum JournalFormat {
         package var codec: SampleCodecID
         package var generation: UInt64
         package var base: SnapshotIdentity
+        package var version: UInt16
 
-        package init(codec: SampleCodecID, generation: UInt64, base: SnapshotIdentity) {
+        package init(codec: SampleCodecID, generation: UInt64, base: SnapshotIdentity, version: UInt16 = JournalFormat.version) {
             self.codec = codec
             self.generation = generation
             self.base = base
+            self.version = version
         }
     }
 
     package static func encodeHeader(_ h: Header) -> [UInt8] {
         var w = ByteWriter(capacity: headerSize)
         w.writeBytes(magic)
-        w.writeUInt16(version)
+        w.writeUInt16(h.version)
         w.writeUInt8(h.codec.rawValue)
         w.writeUInt8(0)
         w.writeUInt64(h.generation)
@@ -84,7 +89,7 @@ package enum JournalFormat {
         var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[4..<28]), base: 4)
         do {
             let version = try r.readUInt16()
-            guard version == self.version else { throw JournalFormatError.unsupportedVersion(version) }
+            guard versions.contains(version) else { throw JournalFormatError.unsupportedVersion(version) }
             let codecByte = try r.readUInt8()
             guard let codec = SampleCodecID(rawValue: codecByte) else { throw JournalFormatError.badHeader("unknown sample codec \(codecByte)") }
             let flags = try r.readUInt8()
@@ -95,7 +100,7 @@ package enum JournalFormat {
             guard generation < UInt64.max else { throw JournalFormatError.badHeader("generation \(generation) leaves no next generation") }
             let length = try r.readUInt64()
             let crc = try r.readUInt32()
-            return Header(codec: codec, generation: generation, base: SnapshotIdentity(length: length, crc: crc))
+            return Header(codec: codec, generation: generation, base: SnapshotIdentity(length: length, crc: crc), version: version)
         } catch let e as JournalFormatError {
             throw e
         } catch {
@@ -139,7 +144,7 @@ package enum JournalFormatError: Error, Equatable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .badHeader(let s): return "journal header is invalid: \(s)"
-        case .unsupportedVersion(let v): return "journal format version \(v) is not one this build reads (\(JournalFormat.version))"
+        case .unsupportedVersion(let v): return "journal format version \(v) is not one this build reads (\(JournalFormat.versions.lowerBound)...\(JournalFormat.versions.upperBound))"
         }
     }
 }

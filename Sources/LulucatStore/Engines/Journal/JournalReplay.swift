@@ -108,7 +108,7 @@ package struct JournalReplay {
         // The ids on the page, so that replaying appends checks them in constant time (PageContent's
         // own check scans the page: quadratic over a journal of thousands of strokes).
         var ids = Set(content.elements.map(\.id))
-        let changes = JournalChangeCodec(codec: header.codec)
+        let changes = JournalChangeCodec(codec: header.codec, version: header.version)
         for frame in scan.frames {
             let decoded: [PageChange]
             do {
