@@ -42,6 +42,11 @@ protocol StorageEngine: AnyObject {
     /// Saves that could not be applied as changes and rewrote the whole page instead (the SQLite
     /// engine counts them; engines that always write whole pages report 0, the default).
     var rewriteFallbacks: Int { get }
+    /// A page that does not load (`corruptPage`): every element whose own bytes still check, with
+    /// a finding saying how many were salvaged and lost. With `keep` the damaged bytes are first
+    /// kept durably in `recovered/`, and the next save of the page writes what was salvaged; without
+    /// it nothing is written (verify). Nil: this engine salvages another way (SQLite: repair).
+    func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage?
 }
 
 extension StorageEngine {
@@ -50,4 +55,5 @@ extension StorageEngine {
     func pageUnloaded(_ id: UUID) {}
     func closeWithoutTidying() {}
     var rewriteFallbacks: Int { 0 }
+    func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage? { nil }
 }
