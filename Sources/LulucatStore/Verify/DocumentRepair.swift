@@ -35,6 +35,11 @@ public struct DocumentRepair: Sendable {
         // file kept in recovered/); one that cannot be opened at all throws here, before anything
         // else changes.
         if doc.engine == .sqlite { try rebuildDamagedDatabase(package, doc, findings: &findings) }
+        // While pages are rewritten document.json may lag them: the open-session marker says so,
+        // so that a crash before the end leaves a document the next open reconciles.
+        let marker = package.path + "/" + DocumentSession.sessionMarkerName
+        let hadMarker = try StoreError.io { () throws(FileError) in try fs.fileExists(marker) }
+        if !hadMarker { try StoreError.io { () throws(FileError) in try fs.writeAtomically([UInt8](), to: marker) } }
         let engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
         defer { engine.closeWithoutTidying() }
 
@@ -84,6 +89,11 @@ public struct DocumentRepair: Sendable {
                     kept.append(entry)
                     continue
                 }
+                // Only damage moves a page: an I/O error reading it stops the repair, changing nothing more.
+                switch error {
+                case .corruptPage, .missingPage: break
+                default: throw error
+                }
                 // A damaged page keeps its place with every element that checks: the damaged file
                 // is kept in recovered/ first, then the page is written with what was salvaged.
                 if case .corruptPage = error, let s = try engine.salvagePage(entry.id, canvas: entry.canvasSize, keep: true) {
@@ -131,10 +141,9 @@ public struct DocumentRepair: Sendable {
             try StoreError.io { () throws(FileError) in try fs.removeIfPresent(package.assetPath(id, ext: ext)) }
             findings.append(Finding(.repaired, package.assetPath(id, ext: ext), "orphan asset removed"))
         }
-        let marker = package.path + "/" + DocumentSession.sessionMarkerName
         if try StoreError.io({ () throws(FileError) in try fs.fileExists(marker) }) {
             try StoreError.io { () throws(FileError) in try fs.removeIfPresent(marker) }
-            findings.append(Finding(.repaired, marker, "cleared the open-session marker of a session that did not close"))
+            if hadMarker { findings.append(Finding(.repaired, marker, "cleared the open-session marker of a session that did not close")) }
         }
         try StoreError.io { () throws(FileError) in
             try fs.syncDirectory(package.assetsPath)
