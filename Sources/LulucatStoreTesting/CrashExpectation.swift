@@ -13,6 +13,9 @@ public struct ExpectedDocument: Sendable, Equatable {
     public var pages: [(id: UUID, content: PageContent)]
     /// Asset files the pages' images show, with their exact bytes.
     public var assets: [UUID: [UInt8]]
+    /// Files that must survive byte for byte in `pages/` or `recovered/` (a page file repair moves
+    /// aside, a damaged page's original bytes kept by salvage), under any name.
+    public var keptBytes: [[UInt8]] = []
 
     public init(id: UUID, title: String, pages: [(id: UUID, content: PageContent)] = [], assets: [UUID: [UInt8]] = [:]) {
         self.id = id
@@ -107,11 +110,24 @@ public enum CrashChecker {
     static func checkDocument(_ package: DocumentPackage, fs: SimulatedFileSystem, candidates: [ExpectedDocument],
                               strictOrder: Bool) async -> [String] {
         let name = "document \(package.id)"
+        var problems: [String] = []
+        // What repair moves aside, or salvage keeps, is in pages/ or recovered/ in every state.
+        let mustKeep = candidates.first?.keptBytes.filter { blob in candidates.allSatisfy { $0.keptBytes.contains(blob) } } ?? []
+        if !mustKeep.isEmpty {
+            var present: [[UInt8]] = []
+            for dir in [package.pagesPath, package.recoveredPath] {
+                for file in (try? fs.contentsOfDirectory(dir)) ?? [] {
+                    if let bytes = try? fs.readFile(dir + "/" + file) { present.append(bytes) }
+                }
+            }
+            for (i, blob) in mustKeep.enumerated() where !present.contains(blob) {
+                problems.append("\(name): kept file \(i + 1) (\(blob.count) bytes) is in neither pages/ nor recovered/")
+            }
+        }
         let session: DocumentSession
         do { session = try await DocumentSession.open(package, fileSystem: fs, options: SessionOptions(autosaveDelay: nil)) } catch {
-            return ["\(name) does not open: \(error)"]
+            return problems + ["\(name) does not open: \(error)"]
         }
-        var problems: [String] = []
         let title = await session.title
         let order = await session.pageIDs()
         var contents: [UUID: PageContent] = [:]

@@ -9,7 +9,7 @@ extension CrashFlow {
     /// Every flow, in the order `lnote-dev crashcheck` reports them.
     public static let all: [CrashFlow] = [
         createDocument, savePages, insertImage, pageStructure, rename, duplicate, delete, closeRemovesOrphans, manifestRepair,
-        importPackage, workday, journalSaves, migration, sqliteSaves, sqliteDuplicate, sqliteMigration,
+        importPackage, workday, journalSaves, migration, sqliteSaves, sqliteDuplicate, sqliteMigration, repairSalvage,
     ]
 
     static let noAutosave = SessionOptions(autosaveDelay: nil)
@@ -372,6 +372,37 @@ extension CrashFlow {
             }
             try await close(s, steps)
         }
+    })
+
+    /// `lnote repair` of a document with a damaged page (salvaged in place, its original bytes kept
+    /// in recovered/) and a page file document.json does not list (moved to recovered/): recovered/
+    /// is made durable before anything goes in, so the moved file is never in no folder.
+    public static let repairSalvage = CrashFlow(name: "repair: salvage and move aside", setUp: { library in
+        var e = ExpectedLibrary()
+        var doc = try await makeDocument(library, title: "Water damage", pages: [(6, 0), (2, 0)], seed: 14)
+        let fs = library.fileSystem
+        let package = library.package(doc.id)
+        // Bytes flipped in the middle of the first page: its other records still check.
+        let damagedPage = doc.pages[0].id
+        var bytes = try fs.readFile(package.pagePath(damagedPage))
+        for i in (bytes.count / 2)..<(bytes.count / 2 + 12) { bytes[i] ^= 0x5A }
+        try fs.writeAtomically(bytes, to: package.pagePath(damagedPage))
+        let salvaged = PageFile.salvage(bytes, canvasSize: doc.pages[0].content.canvasSize).content
+        guard salvaged.elements.count < doc.pages[0].content.elements.count, !salvaged.elements.isEmpty else {
+            throw FlowError("the damage should cost some elements of the page, not all: \(salvaged.elements.count)")
+        }
+        doc.pages[0].content = salvaged
+        // A page file no page list names.
+        let stray = try PageFile.encode(SampleContent.page(seed: 1400, strokes: 3))
+        try fs.writeAtomically(stray, to: package.pagePath(SampleContent.uuid(14, 99)))
+        doc.keptBytes = [bytes, stray]
+        e.documents[doc.id] = doc
+        return e
+    }, run: { library, steps in
+        let id = steps.expected.documents.keys.first!
+        try await steps.step("repair") { _ = try DocumentRepair(fileSystem: library.fileSystem).repair(library.package(id)) }
+        let s = try await open(library, steps, id)
+        try await close(s, steps)
     })
 
     public static let importPackage = CrashFlow(name: "import", setUp: oneDocument(title: "From a friend", pages: [(2, 1), (1, 0)], seed: 11), run: { library, steps in

@@ -199,7 +199,8 @@ public enum JournalFuzz {
         }
         let full = writtenJournal(snapshot: snapshots[0], codec: .compact, frameCodec: .fixed16, chunk: 0)
         out.append(("preallocated", writtenJournal(snapshot: snapshots[0], codec: .compact, frameCodec: .compact, chunk: 4096)))
-        out.append(("torn-tail", Array(full.dropLast(7))))
+        // Cut inside the last frame (past its end mark, which format 2 writes after every frame).
+        out.append(("torn-tail", Array(full.dropLast(JournalFormat.frameHeaderSize + 7))))
         out.append(("header-only", Array(full.prefix(JournalFormat.headerSize))))
         var stale = JournalFormat.encodeHeader(JournalFormat.Header(codec: .fixed16, generation: 3,
                                                                      base: SnapshotIdentity(length: 123, crc: 0xABCD)))

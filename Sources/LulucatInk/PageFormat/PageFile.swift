@@ -7,57 +7,47 @@ import Foundation
 public enum PageFile {
     /// "LNPG".
     public static let magic: [UInt8] = [0x4C, 0x4E, 0x50, 0x47]
-    /// The format version this build writes and the newest it reads.
-    public static let version: UInt16 = 1
+    /// The format version this build writes and the newest it reads. Version 1 (an ink table,
+    /// elements without their own checks) is still read, and written on request for the encodings
+    /// that hash or exchange pages (`PageContent.contentHash`, sync's page blobs).
+    public static let version: UInt16 = 2
+    /// The fixed part of every version's header (magic, version, codec, flags, canvas size).
     public static let headerSize = 16
+    /// Version 2's header: the 16 bytes, the element count (u32) and the header's CRC32C (u32).
+    public static let checkedHeaderSize = 24
     public static let trailerSize = 4
 
     /// Element kind bytes.
-    public enum Kind {
-        public static let stroke: UInt8 = 1
-        public static let image: UInt8 = 2
-    }
+    public typealias Kind = ElementCodec.Kind
 
     /// Most samples one stroke may hold (about 73 minutes at 240 Hz).
     public static let maxSamplesPerStroke = 1 << 20
-    /// Most distinct inks a page may hold.
+    /// Most distinct inks a page may hold (version 1's ink table).
     public static let maxInks = 1 << 16
 
     // MARK: Encoding
 
     /// The bytes of a page content file holding `content`, its samples coded with `codec`.
     ///
-    /// - Throws: `PageFormatError.unencodable` when a stroke's optional channel lengths differ from
-    ///   its sample count, a stroke holds more than `maxSamplesPerStroke` samples, or an unknown
-    ///   element claims a known kind.
-    public static func encode(_ content: PageContent, codec: SampleCodecID = .compact) throws(PageFormatError) -> [UInt8] {
-        try encode(content, codec: codec, reusing: nil).bytes
+    /// - Throws: `PageFormatError.unencodable` for an element `ElementCodec.check` refuses, or (version
+    ///   1) more than `maxInks` distinct inks.
+    public static func encode(_ content: PageContent, codec: SampleCodecID = .compact, version: UInt16 = version) throws(PageFormatError) -> [UInt8] {
+        try encode(content, codec: codec, reusing: nil, version: version).bytes
     }
 
     /// Encodes a page, copying the coded samples of strokes `reusing` already holds instead of
     /// coding them again, and returns the coded strokes of the new file for the next save.
-    public static func encode(_ content: PageContent, codec: SampleCodecID, reusing cache: EncodedStrokes?)
+    public static func encode(_ content: PageContent, codec: SampleCodecID, reusing cache: EncodedStrokes?, version: UInt16 = version)
         throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
+        precondition(version == 1 || version == 2, "page format version \(version)")
         let reuse = cache?.codec == codec ? cache : nil
-        var inks: [Ink] = []
-        var inkIndex: [Ink: Int] = [:]
-        var estimate = headerSize + trailerSize + 16
+        var estimate = checkedHeaderSize + trailerSize + 16
         for element in content.elements {
-            guard case .stroke(let s) = element else { continue }
-            guard s.channelsAreConsistent else {
-                throw .unencodable("stroke \(s.id) has an optional channel whose length differs from its \(s.samples.count) samples")
+            try ElementCodec.check(element)
+            if case .stroke(let s) = element {
+                estimate += 40 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
             }
-            guard s.samples.count <= maxSamplesPerStroke else {
-                throw .unencodable("stroke \(s.id) has \(s.samples.count) samples, more than \(maxSamplesPerStroke)")
-            }
-            if inkIndex[s.ink] == nil {
-                inkIndex[s.ink] = inks.count
-                inks.append(s.ink)
-            }
-            estimate += 32 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
         }
-        guard inks.count <= maxInks else { throw .unencodable("page has \(inks.count) distinct inks, more than \(maxInks)") }
-
         var w = ByteWriter(capacity: estimate)
         w.writeBytes(magic)
         w.writeUInt16(version)
@@ -65,85 +55,74 @@ public enum PageFile {
         w.writeUInt8(0)  // flags, reserved
         w.writeInt32(content.canvasSize.width)
         w.writeInt32(content.canvasSize.height)
-
-        w.writeVarint(inks.count)
-        for ink in inks {
-            w.writeUInt8(ink.tool.rawValue)
-            w.writeUInt8(ink.color.r); w.writeUInt8(ink.color.g); w.writeUInt8(ink.color.b); w.writeUInt8(ink.color.a)
-            w.writeUInt16(ink.width)
-        }
-
-        w.writeVarint(content.elements.count)
-        var payload = ByteWriter(capacity: 1024)
         var parts: [UUID: Range<Int>] = [:]
         parts.reserveCapacity(content.elements.count)
-        for element in content.elements {
-            let kind: UInt8
-            switch element {
-            case .stroke(let s):
-                let ink = inkIndex[s.ink]!
-                if let reuse, let part = reuse.parts[s.id] {
+        if version == 1 {
+            try encodeVersion1(content, codec: codec, reuse: reuse, into: &w, parts: &parts)
+        } else {
+            guard content.elements.count <= Int(UInt32.max) else { throw .unencodable("too many elements") }
+            w.writeUInt32(UInt32(content.elements.count))
+            w.writeUInt32(CRC32C.checksum(w.bytes))
+            for element in content.elements {
+                if case .stroke(let s) = element, let reuse, let part = reuse.parts[s.id] {
                     // An unchanged stroke: copy its coded samples from the last file.
-                    w.writeUInt8(Kind.stroke)
-                    w.writeVarint(16 + varintSize(UInt64(ink)) + part.count)
-                    w.writeUUID(s.id)
-                    w.writeVarint(ink)
-                    let start = w.count
-                    reuse.bytes.withUnsafeBytes { w.writeBytes(UnsafeRawBufferPointer(rebasing: $0[part])) }
-                    parts[s.id] = start..<w.count
+                    parts[s.id] = reuse.bytes.withUnsafeBytes {
+                        ElementCodec.writeStrokeRecord(id: s.id, ink: s.ink, coded: UnsafeRawBufferPointer(rebasing: $0[part]), into: &w)
+                    }
                     continue
                 }
-                kind = Kind.stroke
-                payload = ByteWriter(capacity: max(payload.bytes.capacity, 64))
-                encodeStroke(s, inkIndex: ink, codec: codec, into: &payload)
-                w.writeUInt8(kind)
-                w.writeVarint(payload.count)
-                let partStart = w.count + 16 + varintSize(UInt64(ink))
-                w.writeBytes(payload.bytes)
-                parts[s.id] = partStart..<w.count
-                continue
-            case .image(let image):
-                kind = Kind.image
-                payload = ByteWriter(capacity: 64)
-                encodeImage(image, into: &payload)
-            case .unknown(let u):
-                // Read back as a stroke or image, such a payload would change meaning or fail.
-                guard u.kind != Kind.stroke && u.kind != Kind.image else {
-                    throw .unencodable("unknown element \(u.id) claims kind \(u.kind), which is a known kind")
-                }
-                kind = u.kind
-                payload = ByteWriter(capacity: u.payload.count)
-                payload.writeBytes(u.payload)
+                if let part = try ElementCodec.writeRecord(element, codec: codec, into: &w) { parts[element.id] = part }
             }
-            w.writeUInt8(kind)
-            w.writeVarint(payload.count)
-            w.writeBytes(payload.bytes)
         }
         let crc = CRC32C.checksum(w.bytes)
         w.writeUInt32(crc)
         return (w.bytes, EncodedStrokes(codec: codec, bytes: w.bytes, parts: parts))
     }
 
+    /// Version 1 after the header: the ink table, the element count, the elements framed without checks.
+    static func encodeVersion1(_ content: PageContent, codec: SampleCodecID, reuse: EncodedStrokes?,
+                               into w: inout ByteWriter, parts: inout [UUID: Range<Int>]) throws(PageFormatError) {
+        var inks: [Ink] = []
+        var inkIndex: [Ink: Int] = [:]
+        for element in content.elements {
+            guard case .stroke(let s) = element, inkIndex[s.ink] == nil else { continue }
+            inkIndex[s.ink] = inks.count
+            inks.append(s.ink)
+        }
+        guard inks.count <= maxInks else { throw .unencodable("page has \(inks.count) distinct inks, more than \(maxInks)") }
+        w.writeVarint(inks.count)
+        for ink in inks { ElementCodec.writeInk(ink, into: &w) }
+        w.writeVarint(content.elements.count)
+        for element in content.elements {
+            guard case .stroke(let s) = element else {
+                try ElementCodec.writeFramed(element, inkIndex: nil, codec: codec, into: &w)
+                continue
+            }
+            let ink = inkIndex[s.ink]!
+            if let reuse, let part = reuse.parts[s.id] {
+                w.writeUInt8(Kind.stroke)
+                w.writeVarint(16 + varintSize(UInt64(ink)) + part.count)
+                w.writeUUID(s.id)
+                w.writeVarint(ink)
+                let start = w.count
+                reuse.bytes.withUnsafeBytes { w.writeBytes(UnsafeRawBufferPointer(rebasing: $0[part])) }
+                parts[s.id] = start..<w.count
+                continue
+            }
+            var payload = ByteWriter(capacity: 64)
+            let part = try ElementCodec.writePayload(element, inkIndex: ink, codec: codec, into: &payload)!
+            w.writeUInt8(Kind.stroke)
+            w.writeVarint(payload.count)
+            let shift = w.count
+            w.writeBytes(payload.bytes)
+            parts[s.id] = (part.lowerBound + shift)..<(part.upperBound + shift)
+        }
+    }
+
     static func varintSize(_ v: UInt64) -> Int {
         var n = 1, x = v
         while x >= 0x80 { x >>= 7; n += 1 }
         return n
-    }
-
-    static func encodeStroke(_ s: Stroke, inkIndex: Int, codec: SampleCodecID, into w: inout ByteWriter) {
-        w.writeUUID(s.id)
-        w.writeVarint(inkIndex)
-        w.writeUInt8(s.channels.rawValue)
-        w.writeVarint(s.samples.count)
-        codec.codec.encode(s, into: &w)
-    }
-
-    static func encodeImage(_ i: ImageElement, into w: inout ByteWriter) {
-        w.writeUUID(i.id)
-        w.writeUUID(i.assetID)
-        w.writeInt32(i.frame.x); w.writeInt32(i.frame.y)
-        w.writeInt32(i.frame.width); w.writeInt32(i.frame.height)
-        w.writeInt32(i.rotation)
     }
 
     // MARK: Decoding
@@ -153,6 +132,8 @@ public enum PageFile {
         public var version: UInt16
         public var codec: SampleCodecID
         public var canvasSize: QuantizedSize
+        /// Version 2: how many elements follow (checked by `verifyHeaderChecksum`).
+        public var elementCount: Int?
     }
 
     /// Decodes a page content file, checking its magic, version, codec and CRC32C first.
@@ -208,68 +189,43 @@ public enum PageFile {
                              reserve: (Int) -> Void, visit: (Element) -> Void) throws(PageFormatError) -> Header {
         let header = try readHeader(bytes)
         try verifyChecksum(bytes)
+        if header.version >= 2 {
+            // The whole file checks, so its records do too: they are not checked again.
+            try verifyHeaderChecksum(bytes)
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[checkedHeaderSize..<bytes.count - trailerSize]), base: checkedHeaderSize)
+            let count = header.elementCount ?? 0
+            guard count <= r.remaining / ElementCodec.minimumRecord else {
+                throw .invalidField(offset: 16, "element count \(count) but only \(r.remaining) bytes of elements")
+            }
+            reserve(count)
+            var part: Range<Int>?
+            for _ in 0..<count {
+                part = nil
+                let element = try ElementCodec.readRecord(&r, codec: header.codec, verify: false, part: &part)
+                if let part { parts?[element.id] = part }
+                visit(element)
+            }
+            guard r.isAtEnd else {
+                throw .invalidField(offset: r.fileOffset, "\(r.remaining) bytes left over after the last element")
+            }
+            return header
+        }
         var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<bytes.count - trailerSize]), base: headerSize)
-        let codec = header.codec.codec
 
         // Each ink takes 7 bytes and each element at least 2, so these counts are bounded by the bytes.
         let inkCount = try r.readCount(limit: min(maxInks, r.remaining / 7), "ink count")
         var inks: [Ink] = []
         inks.reserveCapacity(inkCount)
-        for _ in 0..<inkCount {
-            let tool = Tool(rawValue: try r.readUInt8())
-            let color = RGBA8(r: try r.readUInt8(), g: try r.readUInt8(), b: try r.readUInt8(), a: try r.readUInt8())
-            inks.append(Ink(tool: tool, color: color, width: try r.readUInt16()))
-        }
+        for _ in 0..<inkCount { inks.append(try ElementCodec.readInk(&r)) }
 
         let elementCount = try r.readCount(limit: r.remaining / 2, "element count")
         reserve(elementCount)
+        var part: Range<Int>?
         for _ in 0..<elementCount {
-            let kindOffset = r.fileOffset
-            let kind = try r.readUInt8()
-            let length = try r.readCount(limit: r.remaining, "element length")
-            var p = try r.readSlice(length)
-            switch kind {
-            case Kind.stroke:
-                let id = try p.readUUID()
-                let inkOffset = p.fileOffset
-                let ink = try p.readCount(limit: Int.max, "ink index")
-                guard ink < inks.count else {
-                    throw .invalidField(offset: inkOffset, "ink index \(ink) but the page has \(inks.count) inks")
-                }
-                let channelOffset = p.fileOffset
-                let channels = OptionalChannels(rawValue: try p.readUInt8())
-                guard OptionalChannels.all.isSuperset(of: channels) else {
-                    throw .invalidField(offset: channelOffset, "unknown optional channel bits 0x\(String(channels.rawValue, radix: 16))")
-                }
-                let partStart = channelOffset
-                let count = try p.readCount(limit: maxSamplesPerStroke, "sample count")
-                let (samples, values) = try codec.decode(count: count, channels: channels, from: &p)
-                guard p.isAtEnd else {
-                    throw .invalidField(offset: p.fileOffset, "\(p.remaining) bytes left over after the samples of stroke \(id)")
-                }
-                var it = values.makeIterator()
-                var stroke = Stroke(id: id, ink: inks[ink], samples: samples)
-                if channels.contains(.azimuth) { stroke.azimuth = it.next() }
-                if channels.contains(.altitude) { stroke.altitude = it.next() }
-                if channels.contains(.opacity) { stroke.opacity = it.next() }
-                parts?[id] = partStart..<p.fileOffset
-                visit(.stroke(stroke))
-            case Kind.image:
-                let image = ImageElement(
-                    id: try p.readUUID(), assetID: try p.readUUID(),
-                    frame: QuantizedRect(x: try p.readInt32(), y: try p.readInt32(),
-                                         width: try p.readInt32(), height: try p.readInt32()),
-                    rotation: try p.readInt32())
-                guard p.isAtEnd else {
-                    throw .invalidField(offset: p.fileOffset, "\(p.remaining) bytes left over after image \(image.id)")
-                }
-                visit(.image(image))
-            default:
-                guard length >= 16 else {
-                    throw .invalidField(offset: kindOffset, "element of unknown kind \(kind) is shorter than its 16-byte id")
-                }
-                visit(.unknown(try! UnknownElement(kind: kind, payload: Data(p.buffer))))
-            }
+            part = nil
+            let element = try ElementCodec.readFramed(&r, inks: inks, codec: header.codec, part: &part)
+            if let part { parts?[element.id] = part }
+            visit(element)
         }
         guard r.isAtEnd else {
             throw .invalidField(offset: r.fileOffset, "\(r.remaining) bytes left over after the last element")
@@ -305,10 +261,22 @@ public enum PageFile {
         guard size.width >= 0, size.height >= 0 else {
             throw .invalidField(offset: 8, "negative canvas size \(size.width) x \(size.height)")
         }
-        guard bytes.count >= headerSize + trailerSize else {
-            throw .truncated(offset: bytes.count, needed: headerSize + trailerSize - bytes.count, available: 0)
+        let fixed = version >= 2 ? checkedHeaderSize : headerSize
+        guard bytes.count >= fixed + trailerSize else {
+            throw .truncated(offset: bytes.count, needed: fixed + trailerSize - bytes.count, available: 0)
         }
-        return Header(version: version, codec: codec, canvasSize: size)
+        let count = version >= 2 ? Int(try r.readUInt32()) : nil
+        return Header(version: version, codec: codec, canvasSize: size, elementCount: count)
+    }
+
+    /// Version 2: checks the header's own CRC32C (bytes 20..<24, over bytes 0..<20).
+    public static func verifyHeaderChecksum(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) {
+        guard bytes.count >= checkedHeaderSize else {
+            throw .truncated(offset: bytes.count, needed: checkedHeaderSize - bytes.count, available: 0)
+        }
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt32.self))
+        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<20]))
+        guard stored == computed else { throw .invalidField(offset: 20, "the header's CRC32C is 0x\(String(computed, radix: 16)) but it says 0x\(String(stored, radix: 16))") }
     }
 
     /// Checks the CRC32C trailer over everything before it.
@@ -339,6 +307,80 @@ public struct PageSummary: Hashable, Sendable {
     public init(_ content: PageContent) {
         self.init(canvasSize: content.canvasSize, elementCount: content.elements.count,
                   sampleCount: content.sampleCount, assetIDs: content.assetIDs)
+    }
+}
+
+// MARK: Salvage
+
+extension PageFile {
+    /// What a damaged page file still holds: every element whose own record checks.
+    public struct Salvage: Sendable, Equatable {
+        public var content: PageContent
+        /// How many elements the file says it holds, when its header checks (else unknown).
+        public var expected: Int?
+        /// Whether the header (canvas size, codec, element count) checked.
+        public var headerIntact: Bool
+        /// Whether the file decoded whole (nothing was lost).
+        public var intact: Bool
+        public var salvaged: Int { content.elements.count }
+        /// Elements lost: `expected − salvaged` when the header says how many there were.
+        public var lost: Int? { expected.map { max(0, $0 - salvaged) } }
+    }
+
+    /// Most payload bytes a salvage checksums while searching for records (a file of garbage
+    /// cannot make it take long).
+    public static let salvageBudget = 256 << 20
+
+    /// Every element of a page file whose own bytes still parse and check, in file order.
+    ///
+    /// A file that decodes is returned whole. A damaged version-2 file gives each record whose
+    /// header check and CRC32C match at any offset (the damage may have moved the framing), decoded
+    /// with the header's codec (or, with a damaged header, whichever codec decodes it exactly). A
+    /// damaged version-1 file gives nothing: its elements carry no checks of their own, and an
+    /// unchecked element could be a changed one. Never throws; never returns an element whose bytes
+    /// did not check.
+    ///
+    /// - Parameter fallback: the canvas size when the header is damaged (document.json's).
+    public static func salvage(_ bytes: [UInt8], canvasSize fallback: QuantizedSize) -> Salvage {
+        if let content = try? decode(bytes) {
+            return Salvage(content: content, expected: content.elements.count, headerIntact: true, intact: true)
+        }
+        return bytes.withUnsafeBytes { raw in
+            var header: Header?
+            if let h = try? readHeader(raw), h.version >= 2, (try? verifyHeaderChecksum(raw)) != nil { header = h }
+            var codecs: [SampleCodecID]
+            if let header { codecs = [header.codec] } else {
+                codecs = raw.count > 6 ? SampleCodecID(rawValue: raw[6]).map { [$0] } ?? [] : []
+                for c in [SampleCodecID.compact, .fixed16] where !codecs.contains(c) { codecs.append(c) }
+            }
+            var result = Salvage(content: PageContent(canvasSize: header?.canvasSize ?? fallback), expected: header?.elementCount,
+                                 headerIntact: header != nil, intact: false)
+            var seen = Set<UUID>()
+            var budget = salvageBudget
+            var offset = header != nil ? checkedHeaderSize : 0
+            while offset < raw.count, budget > 0 {
+                guard let record = ElementCodec.record(in: raw, at: offset, verify: true, budget: &budget) else {
+                    offset += 1
+                    continue
+                }
+                var element: Element?
+                for codec in codecs {
+                    var p = ByteReader(UnsafeRawBufferPointer(rebasing: raw[record.payload]), base: record.payload.lowerBound)
+                    var part: Range<Int>?
+                    if let e = try? ElementCodec.readPayload(kind: record.kind, &p, inks: nil, codec: codec, part: &part) {
+                        element = e
+                        break
+                    }
+                }
+                guard let element, seen.insert(element.id).inserted else {
+                    offset += 1
+                    continue
+                }
+                result.content.elements.append(element)
+                offset = record.end
+            }
+            return result
+        }
     }
 }
 

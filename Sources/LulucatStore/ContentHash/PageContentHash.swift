@@ -4,14 +4,15 @@
 import LulucatInk
 
 extension PageContent {
-    /// The lowercase hex SHA-256 of `PageFile.encode(self, codec: .fixed16)`.
+    /// The lowercase hex SHA-256 of `PageFile.encode(self, codec: .fixed16, version: 1)` (the hash is
+    /// defined on page format version 1, so it does not change when the page format does).
     ///
     /// Two pages have the same hash exactly when they hold the same canvas size and the same
     /// elements in the same order (ids, inks, every sample and channel value, unknown payloads).
     ///
     /// - Throws: `PageFormatError.unencodable` for a page no engine could store.
     public func contentHash() throws(PageFormatError) -> String {
-        let digest = SHA256.hash(try PageFile.encode(self, codec: .fixed16))
+        let digest = SHA256.hash(try PageFile.encode(self, codec: .fixed16, version: 1))
         return digest.map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex

@@ -58,6 +58,11 @@ protocol StorageEngine: AnyObject {
     /// Makes the package's files whole by themselves while this engine holds it open, so they
     /// can be copied as they are (a SQLite database checkpointed into its one file).
     func prepareForCopyWhileOpen() throws(StoreError)
+    /// A page that does not load (`corruptPage`): every element whose own bytes still check, with
+    /// a finding saying how many were salvaged and lost. With `keep` the damaged bytes are first
+    /// kept durably in `recovered/`, and the next save of the page writes what was salvaged; without
+    /// it nothing is written (verify). Nil: this engine salvages another way (SQLite: repair).
+    func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage?
 }
 
 extension StorageEngine {
@@ -70,4 +75,5 @@ extension StorageEngine {
     func compactingFormWriter() -> (any FormWriter)? { nil }
     func limitReadCost(_ budget: Int?) {}
     func prepareForCopyWhileOpen() throws(StoreError) {}
+    func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage? { nil }
 }

@@ -96,9 +96,19 @@ extension PackageReader {
         for id in unlisted {
             if let content = try? engine.loadPage(id) { assets.formUnion(content.assetIDs) }
         }
-        for name in (try? fs.contentsOfDirectory(package.recoveredPath)) ?? [] where name.hasSuffix(".content") {
-            if let bytes = try? fs.readFile(package.recoveredPath + "/" + name), let content = try? PageFile.decode(bytes) {
-                assets.formUnion(content.assetIDs)
+        var damaged: [[UInt8]] = []
+        for name in (try? fs.contentsOfDirectory(package.recoveredPath)) ?? [] where name.contains(".content") {
+            guard let bytes = try? fs.readFile(package.recoveredPath + "/" + name) else { continue }
+            if let content = try? PageFile.decode(bytes) { assets.formUnion(content.assetIDs) } else { damaged.append(bytes) }
+        }
+        // A damaged page kept in recovered/ may show an image whose record no longer checks: every
+        // asset whose 16 id bytes still appear in such a file is kept (restore-page may need it).
+        if !damaged.isEmpty, let onDisk = try? scanAssets(package, fileSystem: fs) {
+            for id in onDisk.assets.keys where !assets.contains(id) {
+                let needle = withUnsafeBytes(of: id.uuid) { Array($0) }
+                if damaged.contains(where: { bytes in
+                    bytes.count >= 16 && (0...(bytes.count - 16)).contains { i in bytes[i] == needle[0] && bytes[i..<(i + 16)].elementsEqual(needle) }
+                }) { assets.insert(id) }
             }
         }
         return assets

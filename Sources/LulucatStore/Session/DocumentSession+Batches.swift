@@ -54,6 +54,10 @@ extension DocumentSession {
         for case .stroke(let s) in elements where !s.channelsAreConsistent {
             throw .invalidArgument("stroke \(s.id) has an optional channel whose length differs from its samples")
         }
+        // What no engine may store (an unknown element under a known kind, ...): ElementCodec's rule.
+        for element in elements {
+            do { try ElementCodec.check(element) } catch { throw .invalidArgument("\(error)") }
+        }
     }
 
     /// The changes that undo `change` applied to `content` (which it must fit).

@@ -8,6 +8,8 @@ extension DocumentSession {
     func edit(_ page: UUID, _ change: PageChange) throws(StoreError) {
         try checkWritable()
         try checkAssets(of: change)
+        // What no engine may store is refused here, the same way on every engine (ElementCodec).
+        try Self.checkChannels(change)
         var p = try load(page)
         // Out of the dictionary while it changes, so its element array is referenced once and the
         // change applies in place instead of copying the page (2,000 strokes) on every stroke.

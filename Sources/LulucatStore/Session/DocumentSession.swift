@@ -272,13 +272,33 @@ public actor DocumentSession {
             loaded[page] = p
             return p
         }
-        let content: PageContent, encoded: EncodedStrokes?
-        do { (content, encoded) = try engine.loadPageForEditing(page) } catch { throw explainFailure(error) }
+        var content: PageContent, encoded: EncodedStrokes?
+        var salvaged = false
+        do { (content, encoded) = try engine.loadPageForEditing(page) } catch {
+            // A damaged page keeps its place with every element whose own bytes check; the damaged
+            // bytes are kept in recovered/ first, and the next save writes what was salvaged.
+            guard case .corruptPage = error else { throw explainFailure(error) }
+            let i = try pageIndex(page)
+            guard let s = try engine.salvagePage(page, canvas: metadata.pages[i].canvasSize, keep: true) else { throw explainFailure(error) }
+            content = s.content
+            encoded = nil
+            salvaged = true
+            let finding = Finding(s.finding.severity, s.finding.path, "page \(i + 1): " + s.finding.message)
+            openReport.append(finding)
+            eventHub.send(.findings([finding]))
+        }
         // Damage found while loading (what was salvaged and lost) joins the open report.
         for f in engine.findings where (f.severity == .error || f.severity == .repaired) && !openReport.contains(f) {
             openReport.append(f)
+            eventHub.send(.findings([f]))
         }
-        let p = LoadedPage(content: content, lastUse: useClock, encoded: encoded)
+        var p = LoadedPage(content: content, lastUse: useClock, encoded: encoded)
+        if salvaged {
+            let i = try pageIndex(page)
+            p.dirty = true
+            if metadata.pages[i].reconcile(with: content) { metadataDirty = true }
+            scheduleAutosave()
+        }
         loaded[page] = p
         evictCleanPages(keeping: page)
         return p

@@ -1,5 +1,7 @@
 // `lnote repair`: brings a damaged package back to a consistent state without deleting any data:
-// undecodable and unlisted pages are moved to recovered/, never removed.
+// a damaged page keeps its place with every element that checks (its damaged file kept in
+// recovered/), unlisted and unsalvageable pages are moved to recovered/, never removed, and a
+// corrupt document.json is rebuilt from the manifest and the page files.
 
 import Foundation
 import LulucatInk
@@ -12,23 +14,32 @@ public struct DocumentRepair: Sendable {
     public init(fileSystem: any FileSystem = PosixFileSystem()) { self.fileSystem = fileSystem }
 
     /// - Throws: `StoreError.documentInUse` when a session has the document open;
-    ///   `StoreError.corruptFile` when document.json itself cannot be read (it is never rewritten
-    ///   from a guess: restore it from a backup or export).
+    ///   `StoreError.corruptFile` when document.json cannot be read and cannot be rebuilt (no
+    ///   readable manifest naming this document).
     public func repair(_ package: DocumentPackage) throws(StoreError) -> [Finding] {
         let fs = fileSystem
         let lock = try package.lockForWriting(fs)
         defer { fs.unlock(lock) }
         var findings: [Finding] = []
-        var doc = try PackageReader.readDocument(package, fileSystem: fs)
+        var doc: DocumentMetadata
+        do { doc = try PackageReader.readDocument(package, fileSystem: fs) } catch {
+            guard case .corruptFile = error else { throw error }
+            doc = try rebuildDocument(package, because: error, findings: &findings)
+        }
         try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
         try EngineMigration.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
         for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
             try fs.checked.ensureDirectory(dir)
         }
-        // The engine's form first (a SQLite document's damaged database is rebuilt from every row
-        // that reads, the damaged file kept in recovered/; one that cannot be opened at all throws
-        // here, before anything else changes).
+        // A SQLite document's damaged database is rebuilt from every row that reads (the damaged
+        // file kept in recovered/); one that cannot be opened at all throws here, before anything
+        // else changes.
         try doc.engine.repairForm(package, doc, repair: self, findings: &findings)
+        // While pages are rewritten document.json may lag them: the open-session marker says so,
+        // so that a crash before the end leaves a document the next open reconciles.
+        let marker = package.path + "/" + DocumentSession.sessionMarkerName
+        let hadMarker = try fs.checked.fileExists(marker)
+        if !hadMarker { try fs.checked.writeAtomically([UInt8](), to: marker) }
         let engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
         defer { engine.closeWithoutTidying() }
 
@@ -37,7 +48,8 @@ public struct DocumentRepair: Sendable {
             guard try fs.checked.info(from) != nil else { return nil }
             let to = package.recoveredPath + "/" + page.uuidString + ".content"
             do {
-                try fs.checked.ensureDirectory(package.recoveredPath)
+                // recovered/ exists durably (the package folder synced) before anything goes in.
+                try SnapshotEngine.ensureRecovered(package, fileSystem: fs)
                 if try fs.checked.info(to) != nil { try fs.checked.rename(to, to: to + "." + UUID().uuidString) }
                 try fs.checked.rename(from, to: to)
                 // A journal document's page is its snapshot and its journal: they move together.
@@ -48,6 +60,11 @@ public struct DocumentRepair: Sendable {
                 }
                 try fs.checked.syncDirectory(package.recoveredPath)
                 try fs.checked.syncDirectory(package.pagesPath)
+                // Its thumbnail shows a page the document no longer lists.
+                if try fs.checked.info(package.thumbnailPath(page)) != nil {
+                    try fs.checked.removeIfPresent(package.thumbnailPath(page))
+                    try fs.checked.syncDirectory(package.thumbnailsPath)
+                }
             }
             return to
         }
@@ -69,6 +86,24 @@ public struct DocumentRepair: Sendable {
                     // Its bytes stay in the engine's one file; taking the page out of the list
                     // would only hide them. It stays listed and the error stays visible to verify.
                     findings.append(Finding(.error, doc.engine.findingPath(for: entry.id, in: package), "page \(index + 1) (\(entry.id)) cannot be read (\(error)); kept in the page list, its rows untouched"))
+                    kept.append(entry)
+                    continue
+                }
+                // Only damage moves a page: an I/O error reading it stops the repair, changing nothing more.
+                switch error {
+                case .corruptPage, .missingPage: break
+                default: throw error
+                }
+                // A damaged page keeps its place with every element that checks: the damaged file
+                // is kept in recovered/ first, then the page is written with what was salvaged.
+                if case .corruptPage = error, let s = try engine.salvagePage(entry.id, canvas: entry.canvasSize, keep: true) {
+                    _ = try engine.savePage(entry.id, content: s.content, changes: [], reusing: nil)
+                    droppedAssets.formUnion(entry.assets)
+                    let before = entry.elementCount
+                    _ = entry.reconcile(with: s.content)
+                    changed = true
+                    let lost = s.salvage.lost ?? max(0, before - s.content.elements.count)
+                    findings.append(Finding(.repaired, package.pagePath(entry.id), "page \(index + 1) was damaged: \(s.content.elements.count) element\(s.content.elements.count == 1 ? "" : "s") salvaged, \(lost) lost; the damaged file is kept as \(s.keptAt ?? "?") (lnote restore-page puts it back)"))
                     kept.append(entry)
                     continue
                 }
@@ -106,13 +141,66 @@ public struct DocumentRepair: Sendable {
             try fs.checked.removeIfPresent(package.assetPath(id, ext: ext))
             findings.append(Finding(.repaired, package.assetPath(id, ext: ext), "orphan asset removed"))
         }
-        let marker = package.path + "/" + DocumentSession.sessionMarkerName
         if try fs.checked.fileExists(marker) {
             try fs.checked.removeIfPresent(marker)
-            findings.append(Finding(.repaired, marker, "cleared the open-session marker of a session that did not close"))
+            if hadMarker { findings.append(Finding(.repaired, marker, "cleared the open-session marker of a session that did not close")) }
         }
         try fs.checked.syncDirectory(package.assetsPath)
         try fs.checked.syncDirectory(package.path)
         return findings
+    }
+
+    /// document.json from the manifest (id, title, dates, the first page) and the page files
+    /// (each page's canvas, element count and images; the engine from the files present). The page
+    /// order after the first is not recorded anywhere else: the other pages follow in id order,
+    /// and the finding says so. The corrupt file is kept in recovered/ first.
+    func rebuildDocument(_ package: DocumentPackage, because error: StoreError,
+                         findings: inout [Finding]) throws(StoreError) -> DocumentMetadata {
+        let fs = fileSystem
+        guard let manifest = PackageReader.readManifest(package, fileSystem: fs), manifest.id == package.id else {
+            throw .corruptFile(path: package.documentPath, reason: "\(error); it cannot be rebuilt: the manifest is missing, corrupt or names another document")
+        }
+        let scan = try PackageReader.scanPages(package, fileSystem: fs)
+        let sqlite = try fs.checked.info(package.contentDatabasePath) != nil
+        guard !sqlite else {
+            throw .corruptFile(path: package.documentPath, reason: "\(error); rebuilding it from a SQLite document's database is not supported yet")
+        }
+        let engine: EngineKind = scan.journalFiles.isEmpty ? .snapshot : .journal
+        var pages: [PageEntry] = []
+        var codec: SampleCodecID?
+        for id in scan.pageFiles {
+            let path = package.pagePath(id)
+            let modified = manifest.modified
+            let bytes = try SnapshotEngine.readBytes(path, page: id, fileSystem: fs)
+            let content: PageContent
+            if engine == .journal, let replay = try? JournalReplay.read(package, page: id, fileSystem: fs) {
+                content = replay.content
+            } else {
+                content = PageFile.salvage(bytes, canvasSize: .letter).content
+            }
+            if codec == nil { codec = bytes.withUnsafeBytes { try? PageFile.readHeader($0) }?.codec }
+            var entry = PageEntry(id: id, canvas: content.canvasSize, created: modified, modified: modified, elementCount: 0)
+            _ = entry.reconcile(with: content)
+            pages.append(entry)
+        }
+        pages.sort { a, b in
+            if a.id == manifest.coverPageID { return b.id != manifest.coverPageID }
+            if b.id == manifest.coverPageID { return false }
+            return a.id.uuidString < b.id.uuidString
+        }
+        var doc = DocumentMetadata(id: manifest.id, title: manifest.title, created: manifest.created, modified: Date.storeNow(),
+                                   engine: engine, codec: codec ?? .compact, pages: pages)
+        doc.assetChecksums = nil
+        if let bytes = try? fs.readFile(package.documentPath, limit: PackageJSON.maxFileSize) {
+            let kept = try SnapshotEngine.keepInRecovered(bytes, name: "document.json", package: package, fileSystem: fs)
+            findings.append(Finding(.repaired, package.documentPath, "the corrupt document.json is kept as \(kept)"))
+        }
+        try fs.checked.writeAtomically(PackageJSON.encode(doc), to: package.documentPath)
+        let missing = manifest.pageCount - pages.count
+        findings.append(Finding(missing > 0 ? .error : .repaired, package.documentPath,
+            "rebuilt from the manifest and \(pages.count) page file\(pages.count == 1 ? "" : "s") (\(error))"
+            + (pages.count > 1 ? "; the order of the pages after the first was recorded only in document.json: they follow in id order" : "")
+            + (missing > 0 ? "; the manifest counted \(manifest.pageCount) pages: \(missing) have no page file" : "")))
+        return doc
     }
 }

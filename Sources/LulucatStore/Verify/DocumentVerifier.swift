@@ -94,7 +94,13 @@ public struct DocumentVerifier: Sendable {
                     }
                     for a in assets { referenced[a] = entry.id }
                 } catch {
-                    add(.error, pagePath(entry.id), "\(error)")
+                    // How much of a damaged page salvage would keep, and how much is lost (read only).
+                    if case .corruptPage = error, let s = try? engine.salvagePage(entry.id, canvas: entry.canvasSize, keep: false) {
+                        let lost = s.salvage.lost ?? max(0, entry.elementCount - s.content.elements.count)
+                        add(.error, pagePath(entry.id), "\(error); \(lost) of \(max(entry.elementCount, s.salvage.expected ?? 0)) elements lost, \(s.content.elements.count) can be salvaged (lnote repair)")
+                    } else {
+                        add(.error, pagePath(entry.id), "\(error)")
+                    }
                 }
             }
             // A torn journal tail, a stale journal, a damaged one.

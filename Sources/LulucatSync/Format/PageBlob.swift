@@ -28,7 +28,7 @@ public enum PageBlob {
     /// The fingerprint of one element: FNV-1a 64 of its bytes in a one-element fixed16 page file.
     public static func fingerprint(_ element: Element) -> UInt64 {
         let bytes = (try? PageFile.encode(PageContent(canvasSize: QuantizedSize(width: 0, height: 0), elements: [element]),
-                                          codec: .fixed16)) ?? []
+                                          codec: .fixed16, version: 1)) ?? []
         return fnv1a64(bytes)
     }
 
@@ -44,7 +44,7 @@ public enum PageBlob {
             guard let e = elements[id] else { throw SyncFormatError.invalid(0, "no content for element \(id)") }
             content.elements.append(e)
         }
-        let file = try PageFile.encode(content, codec: .compact, reusing: reusing).bytes
+        let file = try PageFile.encode(content, codec: .compact, reusing: reusing, version: 1).bytes
         var w = SyncWriter()
         w.raw(magic)
         w.uint16(version)

@@ -6,7 +6,8 @@ import Testing
 import LulucatHandwriting
 
 @Suite struct PageFileTests {
-    /// docs/page-format.md, "Worked example", compact codec.
+    /// docs/page-format.md, "Worked example" of version 1, compact codec (still read; written on
+    /// request for content hashes and sync blobs).
     static let goldenCompact: [UInt8] = [
         0x4C, 0x4E, 0x50, 0x47, 0x01, 0x00, 0x01, 0x00, 0xE8, 0x17, 0x00, 0x00, 0xF0, 0x1E, 0x00, 0x00,
         0x01, 0x00, 0x00, 0x00, 0x00, 0xFF, 0x14, 0x00,
@@ -23,7 +24,7 @@ import LulucatHandwriting
         0xAC, 0x47, 0xFF, 0x42,
     ]
 
-    /// docs/page-format.md, "Worked example", fixed16 codec.
+    /// docs/page-format.md, "Worked example" of version 1, fixed16 codec.
     static let goldenFixed16: [UInt8] = [
         0x4C, 0x4E, 0x50, 0x47, 0x01, 0x00, 0x00, 0x00, 0xE8, 0x17, 0x00, 0x00, 0xF0, 0x1E, 0x00, 0x00,
         0x01, 0x00, 0x00, 0x00, 0x00, 0xFF, 0x14, 0x00,
@@ -43,8 +44,8 @@ import LulucatHandwriting
     ]
 
     @Test func goldenBytes() throws {
-        #expect(try PageFile.encode(PageFileExample.page, codec: .compact) == Self.goldenCompact)
-        #expect(try PageFile.encode(PageFileExample.page, codec: .fixed16) == Self.goldenFixed16)
+        #expect(try PageFile.encode(PageFileExample.page, codec: .compact, version: 1) == Self.goldenCompact)
+        #expect(try PageFile.encode(PageFileExample.page, codec: .fixed16, version: 1) == Self.goldenFixed16)
         #expect(try PageFile.decode(Self.goldenCompact) == PageFileExample.page)
         #expect(try PageFile.decode(Self.goldenFixed16) == PageFileExample.page)
         #expect(CRC32C.checksum(Array(Self.goldenCompact.dropLast(4))) == 0x42FF_47AC)
@@ -81,7 +82,7 @@ import LulucatHandwriting
         handMade = (handMade + [0, 0, 0, 0]).withFixedChecksum()
         let read = try PageFile.decode(handMade)
         #expect(read.elements.count == 3)
-        #expect(try PageFile.encode(read, codec: .compact) == handMade)
+        #expect(try PageFile.encode(read, codec: .compact, version: 1) == handMade)
     }
 
     @Test func anUnknownElementCannotPoseAsAKnownKind() throws {
@@ -123,8 +124,8 @@ import LulucatHandwriting
         b[0] = 0x4D
         #expect(throws: PageFormatError.badMagic) { try PageFile.decode(b.withFixedChecksum()) }
         b = Self.goldenCompact
-        b[4] = 2
-        #expect(throws: PageFormatError.unsupportedVersion(2)) { try PageFile.decode(b.withFixedChecksum()) }
+        b[4] = 3
+        #expect(throws: PageFormatError.unsupportedVersion(3)) { try PageFile.decode(b.withFixedChecksum()) }
         b = Self.goldenCompact
         b[6] = 9
         #expect(throws: PageFormatError.unknownCodec(9)) { try PageFile.decode(b.withFixedChecksum()) }

@@ -35,6 +35,6 @@ import LulucatInk
         resized.canvasSize = .letter
         #expect(try resized.contentHash() != page.contentHash())
         // The hash is of the canonical fixed16 page encoding, so any engine can recompute it.
-        #expect(try page.contentHash() == hex(SHA256.hash(PageFile.encode(page, codec: .fixed16))))
+        #expect(try page.contentHash() == hex(SHA256.hash(PageFile.encode(page, codec: .fixed16, version: 1))))
     }
 }

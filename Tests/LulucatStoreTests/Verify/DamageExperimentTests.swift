@@ -116,11 +116,15 @@ import LulucatHandwriting
         if !unreported.isEmpty { print("  unreported: " + unreported.joined(separator: "; ")) }
         #expect(total.silentCorruption == 0, "\(lines)")
         #expect(unreported.filter { !$0.hasPrefix("journal") }.isEmpty, "\(unreported)")
-        // A journal cut short, or damaged in its last frame only, reads as a torn tail (a save a
-        // crash cut short, reported as info): the format cannot tell it from a crash, and the
-        // session was abandoned, so document.json's count is not trusted either. Known, not fixed.
-        withKnownIssue("a journal's last frames lost to damage read as a torn tail", isIntermittent: true) {
+        // A journal's end mark (format 2) makes zeros or a cut right after a valid frame, and damage
+        // followed by a later save's end mark, reported errors. Still indistinguishable from a frame
+        // a crash tore (whose later sectors did not persist): the last frame cut or zeroed from
+        // inside it on, with nothing after (docs/journal-format.md, End mark). Known, not fixed.
+        withKnownIssue("a journal's last frame cut or zeroed from inside it reads as a torn tail", isIntermittent: true) {
             #expect(unreported.filter { $0.hasPrefix("journal") }.isEmpty, "\(unreported)")
         }
+        // A damaged snapshot page keeps the elements whose records the damage did not touch (a
+        // truncation costs the records after the cut, a zeroed block all of a small page's).
+        #expect(total.recovered > total.written / 2, "\(lines)")
     }
 }

@@ -33,11 +33,14 @@ import LulucatInk
         let actions = try DocumentRepair().repair(package)
         #expect(actions.count >= 6)
         #expect(DocumentVerifier().verify(package).isEmpty)
-        // Nothing was deleted: the damaged and the stray page are in recovered/.
+        // Nothing was deleted: the damaged page's file and the stray page are in recovered/; the
+        // damaged page keeps its place with what checks (its one stroke's record was hit: none).
         #expect(readBytes(package.recoveredPath + "/" + bad.uuidString + ".content")! == bytes)
         #expect(FileManager.default.fileExists(atPath: package.recoveredPath + "/" + stray.uuidString + ".content"))
+        #expect(actions.contains { $0.path == package.pagePath(bad) && $0.message.contains("0 elements salvaged, 1 lost") })
         let doc = try DocumentMetadata.read(package)
-        #expect(doc.pages.map(\.id) == [good])
+        #expect(doc.pages.map(\.id) == [good, bad])
+        #expect(doc.pages[1].elementCount == 0)
         #expect(FileManager.default.fileExists(atPath: package.assetPath(strayAsset, ext: "png")))
         #expect(!FileManager.default.fileExists(atPath: package.assetPath(orphan, ext: "png")))
         // Nor does the next session's close remove the recovered page's image.
@@ -55,7 +58,20 @@ import LulucatInk
         let session = try await library.open(package.id)
         #expect(throws: StoreError.self) { try DocumentRepair().repair(package) }
         try await session.close()
+        let before = try DocumentMetadata.read(package)
+        // A corrupt document.json with the manifest intact is rebuilt from it and the page files,
+        // the corrupt file kept in recovered/.
         try Data("{".utf8).write(to: URL(fileURLWithPath: package.documentPath))
+        let findings = try DocumentRepair().repair(package)
+        #expect(findings.contains { $0.path == package.documentPath && $0.message.contains("rebuilt from the manifest") })
+        let rebuilt = try DocumentMetadata.read(package)
+        #expect(rebuilt.id == before.id && rebuilt.title == before.title && rebuilt.pages.map(\.id) == before.pages.map(\.id))
+        #expect(rebuilt.pages.map(\.elementCount) == before.pages.map(\.elementCount))
+        #expect(readBytes(package.recoveredPath + "/document.json")! == Array("{".utf8))
+        #expect(!DocumentVerifier().verify(package).contains { $0.severity == .error })
+        // With the manifest corrupt too there is nothing to rebuild from: refused, nothing changed.
+        try Data("{".utf8).write(to: URL(fileURLWithPath: package.documentPath))
+        try Data("[".utf8).write(to: URL(fileURLWithPath: package.manifestPath))
         #expect(throws: StoreError.self) { try DocumentRepair().repair(package) }
         #expect(readBytes(package.documentPath)! == Array("{".utf8))
     }

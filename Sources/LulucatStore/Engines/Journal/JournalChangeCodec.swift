@@ -1,5 +1,6 @@
-// The payloads of journal frames: each `PageChange` as bytes and back. Elements are coded as in
-// the page format (kind, length, payload) with the stroke's ink written inline instead of an index.
+// The payloads of journal frames: each `PageChange` as bytes and back. Elements are coded by the
+// page format's `ElementCodec`: checked records in journal format 2, the older unchecked framing
+// (kind, length, payload) in format 1; the stroke's ink inline either way.
 
 import Foundation
 import LulucatInk
@@ -7,6 +8,8 @@ import LulucatInk
 /// Codes page changes as journal frame payloads. Decoding treats its input as untrusted.
 struct JournalChangeCodec {
     let codec: SampleCodecID
+    /// The journal's format version: 2 codes elements as checked records, 1 as the older framing.
+    var version: UInt16 = JournalFormat.version
 
     // MARK: Encoding
 
@@ -67,42 +70,7 @@ struct JournalChangeCodec {
     }
 
     func writeElements(_ elements: [Element], into w: inout ByteWriter) throws(PageFormatError) {
-        w.writeVarint(elements.count)
-        for element in elements {
-            var p = ByteWriter(capacity: 64)
-            let kind: UInt8
-            switch element {
-            case .stroke(let s):
-                guard s.channelsAreConsistent else {
-                    throw .unencodable("stroke \(s.id) has an optional channel whose length differs from its \(s.samples.count) samples")
-                }
-                guard s.samples.count <= PageFile.maxSamplesPerStroke else {
-                    throw .unencodable("stroke \(s.id) has \(s.samples.count) samples, more than \(PageFile.maxSamplesPerStroke)")
-                }
-                kind = PageFile.Kind.stroke
-                p.reserve(40 + s.samples.count * 16)
-                p.writeUUID(s.id)
-                p.writeUInt8(s.ink.tool.rawValue)
-                p.writeUInt8(s.ink.color.r); p.writeUInt8(s.ink.color.g); p.writeUInt8(s.ink.color.b); p.writeUInt8(s.ink.color.a)
-                p.writeUInt16(s.ink.width)
-                p.writeUInt8(s.channels.rawValue)
-                p.writeVarint(s.samples.count)
-                codec.encodeSamples(s, into: &p)
-            case .image(let i):
-                kind = PageFile.Kind.image
-                p.writeUUID(i.id)
-                p.writeUUID(i.assetID)
-                p.writeInt32(i.frame.x); p.writeInt32(i.frame.y)
-                p.writeInt32(i.frame.width); p.writeInt32(i.frame.height)
-                p.writeInt32(i.rotation)
-            case .unknown(let u):
-                kind = u.kind
-                p.writeBytes(u.payload)
-            }
-            w.writeUInt8(kind)
-            w.writeVarint(p.count)
-            w.writeBytes(p.bytes)
-        }
+        try ElementCodec.writeList(elements, codec: codec, checked: version >= 2, into: &w)
     }
 
     // MARK: Decoding
@@ -167,52 +135,6 @@ struct JournalChangeCodec {
     }
 
     func readElements(_ r: inout ByteReader) throws(PageFormatError) -> [Element] {
-        // Each element takes at least 2 bytes (kind and length).
-        let count = try r.readCount(limit: r.remaining / 2, "element count")
-        var elements: [Element] = []
-        elements.reserveCapacity(count)
-        for _ in 0..<count {
-            let kindOffset = r.fileOffset
-            let kind = try r.readUInt8()
-            let length = try r.readCount(limit: r.remaining, "element length")
-            var p = try r.readSlice(length)
-            switch kind {
-            case PageFile.Kind.stroke:
-                let id = try p.readUUID()
-                let tool = Tool(rawValue: try p.readUInt8())
-                let color = RGBA8(r: try p.readUInt8(), g: try p.readUInt8(), b: try p.readUInt8(), a: try p.readUInt8())
-                let ink = Ink(tool: tool, color: color, width: try p.readUInt16())
-                let channelOffset = p.fileOffset
-                let channels = OptionalChannels(rawValue: try p.readUInt8())
-                guard OptionalChannels.all.isSuperset(of: channels) else {
-                    throw .invalidField(offset: channelOffset, "unknown optional channel bits 0x\(String(channels.rawValue, radix: 16))")
-                }
-                let count = try p.readCount(limit: PageFile.maxSamplesPerStroke, "sample count")
-                let (samples, values) = try codec.decodeSamples(count: count, channels: channels, from: &p)
-                guard p.isAtEnd else {
-                    throw .invalidField(offset: p.fileOffset, "\(p.remaining) bytes left over after the samples of stroke \(id)")
-                }
-                var it = values.makeIterator()
-                var stroke = Stroke(id: id, ink: ink, samples: samples)
-                if channels.contains(.azimuth) { stroke.azimuth = it.next() }
-                if channels.contains(.altitude) { stroke.altitude = it.next() }
-                if channels.contains(.opacity) { stroke.opacity = it.next() }
-                elements.append(.stroke(stroke))
-            case PageFile.Kind.image:
-                let image = ImageElement(
-                    id: try p.readUUID(), assetID: try p.readUUID(),
-                    frame: QuantizedRect(x: try p.readInt32(), y: try p.readInt32(),
-                                         width: try p.readInt32(), height: try p.readInt32()),
-                    rotation: try p.readInt32())
-                guard p.isAtEnd else { throw .invalidField(offset: p.fileOffset, "\(p.remaining) bytes left over after image \(image.id)") }
-                elements.append(.image(image))
-            default:
-                guard length >= 16 else {
-                    throw .invalidField(offset: kindOffset, "element of unknown kind \(kind) is shorter than its 16-byte id")
-                }
-                elements.append(.unknown(try! UnknownElement(kind: kind, payload: Data(p.buffer))))
-            }
-        }
-        return elements
+        try ElementCodec.readList(&r, codec: codec, checked: version >= 2)
     }
 }

@@ -60,7 +60,7 @@ package final class JournalEngine: StorageEngine {
     // MARK: Loading
 
     /// Adds what a replay found, once: a page read again finds the same torn tail again.
-    private func record(_ new: [Finding]) {
+    func record(_ new: [Finding]) {
         for f in new where !findings.contains(f) { findings.append(f) }
     }
 
@@ -152,9 +152,14 @@ package final class JournalEngine: StorageEngine {
     package func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
         var p = try state(id)
         defer { pages[id] = p }
-        guard !changes.isEmpty else { return reusing }
+        if changes.isEmpty {
+            // Nothing to append; a salvaged page (damaged snapshot) is still written out whole.
+            guard p.damaged else { return reusing }
+            try prepareForWriting(id, &p)
+            return nil
+        }
         let encoded: (type: UInt8, payload: [UInt8])
-        do { encoded = try JournalChangeCodec(codec: p.header?.codec ?? frameCodec).encodeSave(changes) } catch {
+        do { encoded = try JournalChangeCodec(codec: p.header?.codec ?? frameCodec, version: p.header?.version ?? JournalFormat.version).encodeSave(changes) } catch {
             throw .invalidArgument("page \(id): \(error)")
         }
         guard encoded.payload.count <= JournalFormat.maxPayload else {
@@ -186,12 +191,17 @@ package final class JournalEngine: StorageEngine {
         let fd = try openForWriting(path, &p)
         let start = p.writeOffset
         var bytes = frame
+        if let header = p.header, header.version >= 2 {
+            // The end mark of the next frame number, in the same write (docs/journal-format.md).
+            bytes += JournalFormat.encodeEndMark(generation: header.generation, sequence: UInt64(p.frameCount + 1))
+        }
+        let written = bytes.count
         let chunk = options.preallocationChunk
-        if chunk > 0 && start + frame.count > p.allocated {
+        if chunk > 0 && start + written > p.allocated {
             // Grow by whole chunks in the same write, so the one sync that commits the new size
             // also commits the frame.
-            let target = ((start + frame.count + chunk - 1) / chunk) * chunk
-            bytes.append(contentsOf: repeatElement(0, count: target - start - frame.count))
+            let target = ((start + written + chunk - 1) / chunk) * chunk
+            bytes.append(contentsOf: repeatElement(0, count: target - start - written))
         }
         do {
             if p.position != start { try fs.seek(fd, to: start) }
@@ -201,7 +211,7 @@ package final class JournalEngine: StorageEngine {
             try fs.syncData(fd)
         } catch {
             // Whatever reached the file must not be mistaken for a frame: clear it before the next one.
-            let end = start + frame.count
+            let end = start + written
             p.tailToClear = p.tailToClear.map { min($0.lowerBound, start)..<max($0.upperBound, end) } ?? start..<end
             throw .file(error)
         }
@@ -235,7 +245,14 @@ package final class JournalEngine: StorageEngine {
             let fs = fileSystem
             let fd = try openForWriting(package.journalPath(id), &p)
             let lower = min(tail.lowerBound, p.writeOffset)
-            let zeros = [UInt8](repeating: 0, count: max(0, tail.upperBound - lower))
+            var zeros = [UInt8](repeating: 0, count: max(0, tail.upperBound - lower))
+            if let header = p.header, header.version >= 2, lower == p.writeOffset {
+                // The end mark goes back where the torn frame began: a crash before the next frame
+                // then leaves a journal that ends cleanly, not one that looks damaged.
+                let mark = JournalFormat.encodeEndMark(generation: header.generation, sequence: UInt64(p.frameCount))
+                if zeros.count < mark.count { zeros += [UInt8](repeating: 0, count: mark.count - zeros.count) }
+                zeros.replaceSubrange(0..<mark.count, with: mark)
+            }
             p.position = -1  // unknown until the zeros are written
             try fs.checked.seek(fd, to: lower)
             try fs.checked.write(fd, zeros)
@@ -268,6 +285,7 @@ package final class JournalEngine: StorageEngine {
         let generation = max(p.lastGeneration, p.header?.generation ?? 0) + 1
         let header = JournalFormat.Header(codec: frameCodec, generation: generation, base: p.snapshot)
         var bytes = JournalFormat.encodeHeader(header)
+        if header.version >= 2 { bytes += JournalFormat.encodeEndMark(generation: generation, sequence: 0) }
         if preallocate && options.preallocationChunk > bytes.count {
             bytes.append(contentsOf: repeatElement(0, count: options.preallocationChunk - bytes.count))
         }
@@ -397,5 +415,42 @@ extension JournalEngine {
         guard try fs.checked.info(package.pagesPath)?.kind == .directory else { return [] }
         let scan = try PackageReader.scanPages(package, fileSystem: fs)
         return Set(scan.pageFiles.map(package.pagePath)).union(scan.journalFiles.map(package.journalPath))
+    }
+}
+
+// MARK: Salvage
+
+extension JournalEngine {
+    /// A page whose snapshot does not decode: the snapshot's salvaged elements (SnapshotEngine's
+    /// salvage, the damaged file kept in recovered/ with `keep`), then the journal's frames replayed
+    /// on top as far as they apply. The journal is then treated as damaged: kept aside, and the page
+    /// compacted into a new snapshot, before anything else is written.
+    package func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage? {
+        var salvaged = try SnapshotEngine.salvage(id, canvas: canvas, package: package, fileSystem: fileSystem, keep: keep)
+        let snapshotBytes = try SnapshotEngine.readBytes(package.pagePath(id), page: id, fileSystem: fileSystem)
+        let identity = SnapshotIdentity(snapshot: snapshotBytes)
+        var content = salvaged.content
+        var encoded: EncodedStrokes?
+        var generation: UInt64 = 0
+        let path = package.journalPath(id)
+        if let base = try? PageFile.encode(content, codec: codec, reusing: nil),
+           let bytes = try? fileSystem.readFile(path, limit: JournalFormat.maxPayload * 4) {
+            let replay = JournalReplay.replaying(bytes, path: path, on: content, encoded: base.strokes, snapshot: identity)
+            record(replay.findings)
+            content = replay.content
+            encoded = replay.encoded
+            generation = replay.header?.generation ?? 0
+            if replay.frameCount > 0 {
+                salvaged.finding.message += "; \(replay.frameCount) journal frame\(replay.frameCount == 1 ? "" : "s") applied on top (the page holds \(content.elements.count) elements)"
+            }
+        }
+        salvaged.content = content
+        if keep {
+            var p = PageJournal(replayed: (content, encoded), snapshot: identity)
+            p.lastGeneration = generation
+            p.damaged = true
+            pages[id] = p
+        }
+        return salvaged
     }
 }

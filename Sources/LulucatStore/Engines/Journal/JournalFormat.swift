@@ -28,7 +28,10 @@ package struct SnapshotIdentity: Equatable, Sendable {
 package enum JournalFormat {
     /// "LNJL".
     static let magic: [UInt8] = [0x4C, 0x4E, 0x4A, 0x4C]
-    static let version: UInt16 = 1
+    /// The version this build writes: 2 codes elements as checked records (`ElementCodec`).
+    /// Version 1 journals are read, and appended to in their own version until the next generation.
+    static let version: UInt16 = 2
+    static let versions: ClosedRange<UInt16> = 1...2
     package static let headerSize = 32
     /// length u32 + CRC u32 + type u8.
     package static let frameHeaderSize = 9
@@ -53,18 +56,20 @@ package enum JournalFormat {
         package var codec: SampleCodecID
         package var generation: UInt64
         package var base: SnapshotIdentity
+        package var version: UInt16
 
-        package init(codec: SampleCodecID, generation: UInt64, base: SnapshotIdentity) {
+        package init(codec: SampleCodecID, generation: UInt64, base: SnapshotIdentity, version: UInt16 = JournalFormat.version) {
             self.codec = codec
             self.generation = generation
             self.base = base
+            self.version = version
         }
     }
 
     package static func encodeHeader(_ h: Header) -> [UInt8] {
         var w = ByteWriter(capacity: headerSize)
         w.writeBytes(magic)
-        w.writeUInt16(version)
+        w.writeUInt16(h.version)
         w.writeUInt8(h.codec.rawValue)
         w.writeUInt8(0)
         w.writeUInt64(h.generation)
@@ -84,7 +89,7 @@ package enum JournalFormat {
         var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[4..<28]), base: 4)
         do {
             let version = try r.readUInt16()
-            guard version == self.version else { throw JournalFormatError.unsupportedVersion(version) }
+            guard versions.contains(version) else { throw JournalFormatError.unsupportedVersion(version) }
             let codecByte = try r.readUInt8()
             guard let codec = SampleCodecID(rawValue: codecByte) else { throw JournalFormatError.badHeader("unknown sample codec \(codecByte)") }
             let flags = try r.readUInt8()
@@ -95,7 +100,7 @@ package enum JournalFormat {
             guard generation < UInt64.max else { throw JournalFormatError.badHeader("generation \(generation) leaves no next generation") }
             let length = try r.readUInt64()
             let crc = try r.readUInt32()
-            return Header(codec: codec, generation: generation, base: SnapshotIdentity(length: length, crc: crc))
+            return Header(codec: codec, generation: generation, base: SnapshotIdentity(length: length, crc: crc), version: version)
         } catch let e as JournalFormatError {
             throw e
         } catch {
@@ -114,6 +119,32 @@ package enum JournalFormat {
         prefix.writeUInt8(lengthAndType.1)
         let crc = CRC32C.checksum(prefix.bytes)
         return CRC32C.checksum(payload, continuing: crc)
+    }
+
+    /// Version 2: the 9 bytes a writer puts right after its last frame, in the same write: a frame
+    /// header with length 0, type 0xFF and the CRC a frame of that length and type would have as
+    /// frame number `sequence` (the number of frames before it). A journal that ends without it
+    /// (zeros, or the end of the file, right after a valid frame) lost saves to damage: a crash
+    /// tears only the frame being written, which overwrites the old end mark with nonzero bytes.
+    package static let endMarkType: UInt8 = 0xFF
+
+    package static func encodeEndMark(generation: UInt64, sequence: UInt64) -> [UInt8] {
+        let crc = frameChecksum(generation: generation, sequence: sequence, lengthAndType: (0, endMarkType),
+                                payload: UnsafeRawBufferPointer(start: nil, count: 0))
+        var w = ByteWriter(capacity: frameHeaderSize)
+        w.writeUInt32(0)
+        w.writeUInt32(crc)
+        w.writeUInt8(endMarkType)
+        return w.bytes
+    }
+
+    /// Whether the end mark for frame number `sequence` is at `offset`.
+    static func isEndMark(_ bytes: UnsafeRawBufferPointer, at offset: Int, generation: UInt64, sequence: UInt64) -> Bool {
+        guard offset >= 0, bytes.count - offset >= frameHeaderSize,
+              bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == 0, bytes[offset + 8] == endMarkType else { return false }
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+        return stored == frameChecksum(generation: generation, sequence: sequence, lengthAndType: (0, endMarkType),
+                                       payload: UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
     /// The bytes of one frame.
@@ -139,7 +170,7 @@ package enum JournalFormatError: Error, Equatable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .badHeader(let s): return "journal header is invalid: \(s)"
-        case .unsupportedVersion(let v): return "journal format version \(v) is not one this build reads (\(JournalFormat.version))"
+        case .unsupportedVersion(let v): return "journal format version \(v) is not one this build reads (\(JournalFormat.versions.lowerBound)...\(JournalFormat.versions.upperBound))"
         }
     }
 }
@@ -164,6 +195,11 @@ struct JournalScan {
         /// Nonzero bytes too many to search for valid frames within the work limit: treated as
         /// damage (kept aside), since valid frames could not be ruled out.
         case unsearched(at: Int)
+        /// Version 2: no end mark right after the last valid frame, and no valid frame after it,
+        /// but zeros or the end of the file there (a crash leaves the old end mark or the torn
+        /// frame's nonzero bytes), or an end mark of a later frame number further on: saves lost
+        /// to damage (zeroed or cut off), how many unknown (`laterEndMark`: at least that many).
+        case missingEnd(at: Int, laterEndMark: Int?)
     }
 
     /// Most payload bytes the search for frames after a bad one may checksum (about 10 ms with
@@ -182,8 +218,9 @@ struct JournalScan {
     var dataEnd: Int
     var tail: Tail = .clean
 
-    /// Walks the frames of a journal whose header is valid.
-    init(_ bytes: UnsafeRawBufferPointer, generation: UInt64) {
+    /// Walks the frames of a journal whose header is valid. `endMarks`: the journal is version 2,
+    /// whose writer ends every write with an end mark.
+    init(_ bytes: UnsafeRawBufferPointer, generation: UInt64, endMarks: Bool = false) {
         var offset = JournalFormat.headerSize
         var sequence: UInt64 = 0
         while let frame = JournalScan.frame(in: bytes, at: offset, generation: generation, sequence: sequence) {
@@ -195,6 +232,18 @@ struct JournalScan {
         var end = bytes.count
         while end > offset && bytes[end - 1] == 0 { end -= 1 }
         dataEnd = end
+        let marked = endMarks && JournalFormat.isEndMark(bytes, at: offset, generation: generation, sequence: sequence)
+        if marked && end <= offset + JournalFormat.frameHeaderSize { return }
+        if endMarks && !marked && end <= offset {
+            // Zeros or the end of the file where the end mark should be. Unless the end mark begins
+            // a 512-byte sector or crosses into the next within its first 8 bytes: a crash may then
+            // have persisted the frame's sector and not the next one, whose bytes were zeros.
+            let inSector = offset % 512
+            if inSector != 0 && inSector < 512 - (JournalFormat.frameHeaderSize - 1) {
+                tail = .missingEnd(at: offset, laterEndMark: nil)
+            }
+            return
+        }
         guard end > offset else { return }
         // Nonzero bytes after the valid frames. A crash tears at most the one frame being written
         // (a save is one frame), so a valid later frame means damage. Look for the next few
@@ -233,6 +282,21 @@ struct JournalScan {
                 bad += 1
             }
             cursor = next  // `end` is past the last nonzero byte: only zeros after it
+        }
+        if later.isEmpty && endMarks && !marked {
+            // Nonzero bytes and no valid frame after them: a torn frame, unless the end mark of a
+            // frame number two or more past it shows that a later save was written after this
+            // frame was acknowledged. (The end mark right after the torn frame proves nothing: a
+            // crash may persist its sector and not one in the middle of the frame.)
+            let limit = min(end, bytes.count - JournalFormat.frameHeaderSize)
+            var at = offset + 1
+            while at <= limit {
+                for skipped in 2...16 where JournalFormat.isEndMark(bytes, at: at, generation: generation, sequence: sequence + UInt64(skipped)) {
+                    tail = .missingEnd(at: offset, laterEndMark: skipped)
+                    return
+                }
+                at += 1
+            }
         }
         tail = later.isEmpty ? .torn(at: offset) : .corrupt(at: offset, validFramesAfter: later.count)
     }

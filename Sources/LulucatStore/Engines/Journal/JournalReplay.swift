@@ -113,8 +113,8 @@ package struct JournalReplay {
             findings.append(Finding(.info, path, "journal generation \(header.generation) names another snapshot: a compaction finished its snapshot but not the new journal; its frames are already in the snapshot"))
             return
         }
-        let scan = JournalScan(bytes, generation: header.generation)
-        let changes = JournalChangeCodec(codec: header.codec)
+        let scan = JournalScan(bytes, generation: header.generation, endMarks: header.version >= 2)
+        let changes = JournalChangeCodec(codec: header.codec, version: header.version)
         // With a budget, what the whole journal would cost is added up first, from the decoded
         // frames alone (decoding is linear in the bytes), so a journal over it costs no replay.
         if let scanBudget {
@@ -173,6 +173,10 @@ package struct JournalReplay {
         case .unsearched(let at):
             journal = .damaged("frame \(frameCount) at byte \(at) fails its check and too many bytes follow it to rule out valid frames")
             findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) fails its check and \(scan.dataEnd - at) nonzero bytes follow it, too many to search for valid frames: treated as damage; replay stopped at byte \(at) (the journal is kept aside when the page is next written)"))
+        case let .missingEnd(at, later):
+            journal = .damaged("the journal has no end mark after frame \(frameCount - 1) at byte \(at)")
+            let lost = later.map { "at least \($0) save\($0 == 1 ? "" : "s") lost" } ?? "saves after it lost (how many is unknown)"
+            findings.append(Finding(.error, path, "the journal's end mark is missing after its \(frameCount) valid frame\(frameCount == 1 ? "" : "s") (byte \(at)): its bytes there were zeroed, cut off or overwritten, not torn by a crash; \(lost); the page holds \(content.elements.count) element\(content.elements.count == 1 ? "" : "s") (the journal is kept aside when the page is next written)"))
         case let .corrupt(at, after):
             journal = .damaged("frame \(frameCount) at byte \(at) is damaged and \(after) valid frames follow it")
             let (kept, notApplied) = salvage(scan.later, bytes, changes: changes, ids: &ids)

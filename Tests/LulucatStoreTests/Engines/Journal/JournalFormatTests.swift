@@ -39,12 +39,21 @@ func everyChange(base: Stroke) -> [PageChange] {
         let bytes = JournalFormat.encodeHeader(header)
         #expect(bytes.count == 32)
         #expect(Array(bytes[0..<4]) == Array("LNJL".utf8))
-        #expect(Array(bytes[4..<8]) == [1, 0, 1, 0])
+        #expect(Array(bytes[4..<8]) == [2, 0, 1, 0])
         #expect(Array(bytes[8..<16]) == [8, 7, 6, 5, 4, 3, 2, 1])
         #expect(Array(bytes[16..<24]) == [0xC0, 0x27, 0x09, 0, 0, 0, 0, 0])
         #expect(Array(bytes[24..<28]) == [0xEF, 0xBE, 0xAD, 0xDE])
         #expect(Array(bytes[28..<32]) == withUnsafeBytes(of: CRC32C.checksum(Array(bytes[0..<28])).littleEndian) { Array($0) })
         #expect(try bytes.withUnsafeBytes { try JournalFormat.decodeHeader($0) } == header)
+        // A version-1 header (elements framed without their own checks) still reads, as version 1.
+        var old = header
+        old.version = 1
+        let oldBytes = JournalFormat.encodeHeader(old)
+        #expect(Array(oldBytes[4..<6]) == [1, 0])
+        #expect(try oldBytes.withUnsafeBytes { try JournalFormat.decodeHeader($0) }.version == 1)
+        var newer = header
+        newer.version = 3
+        #expect(throws: JournalFormatError.unsupportedVersion(3)) { try JournalFormat.encodeHeader(newer).withUnsafeBytes { try JournalFormat.decodeHeader($0) } }
         // Every single-byte change of the header is refused.
         for i in 0..<32 {
             var bad = bytes
@@ -53,9 +62,10 @@ func everyChange(base: Stroke) -> [PageChange] {
         }
     }
 
-    @Test func everyChangeRoundTrips() throws {
+    @Test(arguments: [UInt16(1), 2])
+    func everyChangeRoundTrips(_ version: UInt16) throws {
         for codec in SampleCodecID.allCases {
-            let c = JournalChangeCodec(codec: codec)
+            let c = JournalChangeCodec(codec: codec, version: version)
             let changes = everyChange(base: sampleStroke(30))
             for change in changes {
                 let (type, payload) = try c.encode(change)
@@ -68,6 +78,22 @@ func everyChange(base: Stroke) -> [PageChange] {
             let (single, _) = try c.encodeSave([changes[0]])
             #expect(single == JournalFormat.FrameType.append)
         }
+    }
+
+    /// One element codec: a version-2 append frame's element is byte for byte the page file's record
+    /// of the same element (docs/page-format.md's worked example, version 2, offsets 24..<71).
+    @Test func anAppendedElementIsThePageFilesRecord() throws {
+        let stroke = Stroke(id: UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!, ink: Ink(tool: .pen, color: .black, width: 20), samples: [
+            Sample(x: 1000, y: 2000, radius: 10, pressure: 500, time: 0),
+            Sample(x: 1003, y: 2001, radius: 10, pressure: 520, time: 4),
+            Sample(x: 1007, y: 2003, radius: 10, pressure: 530, time: 8),
+        ])
+        let page = try PageFile.encode(PageContent(canvasSize: .letter, elements: [.stroke(stroke)]), codec: .compact)
+        let (type, payload) = try JournalChangeCodec(codec: .compact).encode(.append([.stroke(stroke)]))
+        #expect(type == JournalFormat.FrameType.append)
+        #expect(payload == [1] + Array(page[PageFile.checkedHeaderSize..<page.count - PageFile.trailerSize]))
+        #expect(payload.count == 1 + 47)
+        #expect(Array(payload[1...4]) == [0x01, 0x27, 0x90, 0x05])
     }
 
     @Test func frameTypesAreTheChangeTypes() throws {
