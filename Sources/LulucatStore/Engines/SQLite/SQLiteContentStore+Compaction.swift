@@ -20,7 +20,7 @@ extension SQLiteContentStore {
         let recoded = try guarded { () throws -> Int in
             try connection.transaction(.immediate) { () throws -> Int in
                 // The partial index holds exactly the fixed16 rows: finding them reads no samples.
-                let find = try connection.prepare("SELECT rowid, page_id FROM strokes INDEXED BY strokes_fixed16 WHERE codec = 0")
+                let find = try connection.prepare("SELECT s.rowid, p.id FROM strokes AS s INDEXED BY strokes_fixed16 JOIN pages AS p ON p.key = s.page WHERE s.codec = 0")
                 var rows: [(Int64, UUID)] = []
                 while try find.step() {
                     guard find.byteCount(at: 1) == 16 else { continue }
@@ -71,15 +71,16 @@ extension SQLiteContentStore {
     }
 
     /// The bytes of each page's rows, for `lnote info`: per row its values as the checksum covers
-    /// them (§3.2, ids and BLOBs included) plus 8 for z and 4 for the crc; SQLite's own record and
+    /// them (§3.2, ids and BLOBs included) but the 16 bytes of the page id (a row stores the page's
+    /// integer key, counted as 1), plus 8 for z and 4 for the crc; SQLite's own record and
     /// b-tree overhead is not counted (the file's size is the document's total).
     package func storedBytes() throws(SQLiteEngineError) -> [UUID: Int] {
         try guarded {
             var bytes: [UUID: Int] = [:]
             for sql in [
-                "SELECT page_id, sum(length(samples) + 58) FROM strokes GROUP BY page_id",
-                "SELECT page_id, count(*) * 81 FROM images GROUP BY page_id",
-                "SELECT page_id, sum(length(payload) + 30) FROM unknown_elements GROUP BY page_id",
+                "SELECT p.id, sum(length(samples) + 42) FROM strokes JOIN pages AS p ON p.key = page GROUP BY page",
+                "SELECT p.id, count(*) * 65 FROM images JOIN pages AS p ON p.key = page GROUP BY page",
+                "SELECT p.id, sum(length(payload) + 14) FROM unknown_elements JOIN pages AS p ON p.key = page GROUP BY page",
                 "SELECT id, 29 FROM pages",
             ] {
                 let s = try connection.prepare(sql)
