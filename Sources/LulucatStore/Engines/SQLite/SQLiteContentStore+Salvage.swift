@@ -20,6 +20,9 @@ extension SQLiteContentStore {
         /// behind the damage were read from the other end where possible, but some may be missing
         /// without a trace.
         package var unreadableRanges: Int
+        /// The z of each element of `content`, in the same order (for merging with what a raw
+        /// pass over the file finds, SQLiteFileSalvage).
+        package var zOrder: [Int64] = []
 
         package var lostCount: Int { refusedRows.count }
         /// Whether nothing was lost: the page read as `loadPage` would read it.
@@ -115,6 +118,7 @@ extension SQLiteContentStore {
                 }
                 let ordered = rows.sorted { a, b in a.z != b.z ? a.z < b.z : a.table < b.table }
                 result.content.elements = ordered.map(\.element)
+                result.zOrder = ordered.map(\.z)
                 return result
             }
         }
