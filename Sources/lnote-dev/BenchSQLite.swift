@@ -22,7 +22,9 @@ struct SQLiteBench {
         WAL exists and is reused); full_fresh_db/normal_fresh_db: the first save into a new
         database; *_unbuffered: the same without the WAL write buffer. The floor is the same
         bytes written to one new file (one write a BLOB) and fsynced, and read back from it; also
-        overwritten in place and fsynced, and written to a new file with one writev. Medians of N
+        overwritten in place and fsynced, and written to a new file with one writev. Each commit
+        is also divided by the write+fsync floor of the bytes it actually wrote (write(2) bytes,
+        /proc/self/io), measured right after it: the median of those ratios. Medians of N
         repetitions (default 7), alternated.
         --strokes and --samples change the workload (one stroke size instead of both).
         --explore also measures other page sizes and a rollback journal.
@@ -127,6 +129,7 @@ struct SQLiteBench {
             variants.append(result)
             if variants.count == 1 {  // the top-level keys are the first (the seed's 3,400-sample) variant
                 for key in ["commit_vs_floor_full", "commit_vs_floor_normal", "read_vs_floor",
+                            "commit_vs_written_floor_full", "commit_vs_written_floor_full_fresh_db", "written_bytes_full",
                             "load_page_vs_floor", "commit_full_ms", "commit_normal_ms",
                             "commit_vs_floor_full_fresh_db", "commit_vs_floor_normal_fresh_db",
                             "commit_vs_floor_full_unbuffered", "commit_vs_floor_full_fresh_db_unbuffered",
@@ -232,6 +235,10 @@ struct SQLiteBench {
         var commits = [String: [Double]](), reads: [Double] = [], loads: [Double] = []
         var floorCPU: [Double] = [], commitCPU = [String: [Double]]()
         var walBytes = [String: Int]()
+        // Per commit: the bytes it handed to write(2) (the WAL's frames and headers, b-tree pages
+        // included), and its time over the write+fsync floor of exactly that many bytes, measured
+        // right after it in the same folder.
+        var writtenBytes = [String: [Int]](), writtenFloorRatios = [String: [Double]]()
         var run = 0
         for rep in 0..<repetitions {
             // Alternate the order so neither side always runs on a disk the other just flushed.
@@ -279,10 +286,19 @@ struct SQLiteBench {
                     try store.checkpointIdle()
                 }
                 let cpuBefore = threadCPUms()
-                commits[step, default: []].append(try milliseconds {
+                let writtenBefore = BytesWritten.sinceStart()
+                let commit = try milliseconds {
                     try store.applyChanges(to: page, [.append(w.elements)])
-                })
+                }
+                commits[step, default: []].append(commit)
                 commitCPU[step, default: []].append(threadCPUms() - cpuBefore)
+                if let before = writtenBefore, let after = BytesWritten.sinceStart(), after > before {
+                    let written = after - before
+                    writtenBytes[step, default: []].append(written)
+                    let file = (dir as NSString).appendingPathComponent("floor-written.bin")
+                    let floor = try milliseconds { try PlainFile.writeAndSync(PlainFile.chunks(w.blobs, total: written), to: file) }
+                    writtenFloorRatios[step, default: []].append(commit / floor)
+                }
                 walBytes[step] = (try? FileManager.default.attributesOfItem(atPath: store.path + "-wal"))?[.size] as? Int ?? 0
                 try store.close()
                 if step == "full_fresh_db" {
@@ -321,6 +337,10 @@ struct SQLiteBench {
             out["commit_vs_floor_\(name)"] = round3(m / floorW)
             out["commit_\(name)_cpu_ms"] = round3(median(commitCPU[name]!))
             out["wal_bytes_\(name)"] = walBytes[name]
+            if let written = writtenBytes[name], let ratios = writtenFloorRatios[name] {
+                out["written_bytes_\(name)"] = written.sorted()[written.count / 2]
+                out["commit_vs_written_floor_\(name)"] = round3(median(ratios))
+            }
         }
         if let full = commits["full"] { out["commit_full_vs_floor_overwrite"] = round3(median(full) / floorO) }
         if let fresh = commits["full_fresh_db"] { out["commit_full_fresh_db_vs_floor_writev"] = round3(median(fresh) / median(floorWritev)) }
@@ -343,7 +363,8 @@ struct SQLiteBench {
             print("  floor: write+fsync \(v["floor_write_ms"]!) ms (CPU \(v["floor_write_cpu_ms"]!) ms), read \(v["floor_read_ms"]!) ms; overwrite+fsync \(v["floor_overwrite_ms"]!) ms (full steady = \(v["commit_full_vs_floor_overwrite"] ?? "-") x); one writev+fsync \(v["floor_writev_ms"]!) ms (full fresh db = \(v["commit_full_fresh_db_vs_floor_writev"] ?? "-") x)")
             for key in v.keys.sorted() where key.hasPrefix("commit_vs_floor_") {
                 let name = String(key.dropFirst("commit_vs_floor_".count))
-                print("  commit \(name): \(v["commit_\(name)_ms"]!) ms = \(v[key]!) x floor (CPU \(v["commit_\(name)_cpu_ms"]!) ms)")
+                print("  commit \(name): \(v["commit_\(name)_ms"]!) ms = \(v[key]!) x floor (CPU \(v["commit_\(name)_cpu_ms"]!) ms)"
+                      + (v["commit_vs_written_floor_\(name)"].map { "; wrote \(v["written_bytes_\(name)"]!) bytes: \($0) x the write+fsync floor of those bytes (median of ratios)" } ?? ""))
             }
             if v["read_ms"] != nil { print("  read BLOBs: \(v["read_ms"]!) ms = \(v["read_vs_floor"]!) x floor; loadPage: \(v["load_page_ms"]!) ms = \(v["load_page_vs_floor"]!) x floor") }
         }
@@ -355,8 +376,33 @@ struct BenchFailure: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
+/// Bytes this process has handed to write(2) and its kind so far (`wchar` of /proc/self/io); nil
+/// where the kernel does not say (then the bench reports the floor of the BLOB bytes alone).
+enum BytesWritten {
+    static func sinceStart() -> Int? {
+        #if os(Linux)
+        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("wchar:") {
+            return Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
+        }
+        #endif
+        return nil
+    }
+}
+
 /// The floor: the same bytes in one plain file, written and fsynced, then read back.
 enum PlainFile {
+    /// `total` bytes as chunks: the BLOBs first (cut short, or followed by one chunk of filler).
+    static func chunks(_ blobs: [[UInt8]], total: Int) -> [[UInt8]] {
+        var out: [[UInt8]] = [], left = total
+        for blob in blobs where left > 0 {
+            out.append(blob.count <= left ? blob : Array(blob.prefix(left)))
+            left -= min(blob.count, left)
+        }
+        if left > 0 { out.append([UInt8](repeating: 0xA5, count: left)) }
+        return out
+    }
+
     static func writeAndSync(_ chunks: [[UInt8]], to path: String, overwrite: Bool = false) throws {
         let fd = overwrite ? open(path, O_WRONLY) : open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else { throw BenchFailure("cannot create \(path): errno \(errno)") }

@@ -36,10 +36,28 @@ extension DocumentRepair {
             try fs.syncDirectory(package.path)
             findings.append(Finding(.repaired, path, "put back from \(latest): an earlier rebuild was interrupted"))
         }
-        let store: SQLiteContentStore
-        do { store = try SQLiteContentStore(path: path, mode: .openExisting, fileSystem: fs) } catch { throw .contentDatabase(error) }
         var salvaged: [(UUID, SQLiteContentStore.SalvagedPage)] = []
         var damaged = false
+        let store: SQLiteContentStore
+        do { store = try SQLiteContentStore(path: path, mode: .openExisting, fileSystem: fs) } catch {
+            // SQLite cannot open it (a damaged header, a damaged schema page): the rows are read
+            // from the file's bytes alone (§5.5). Anything else (a newer schema, in use) is not
+            // damage and is left alone.
+            guard SQLiteContentStore.isDamage(error) else { throw .contentDatabase(error) }
+            let bytes = try StoreError.io { () throws(FileError) in try fs.readFile(path) }
+            let raw = SQLiteFileSalvage(bytes: bytes, knownPages: doc.pages.map(\.id))
+            guard !raw.pages.isEmpty else { throw .contentDatabase(error) }
+            var ids = doc.pages.map(\.id)
+            for id in raw.pages.keys.sorted(by: { $0.uuidString < $1.uuidString }) where !ids.contains(id) { ids.append(id) }
+            for id in ids {
+                guard let content = raw.content(of: id) else { continue }
+                salvaged.append((id, SQLiteContentStore.SalvagedPage(content: content, refusedRows: [], pageRowDamaged: raw.pages[id]?.canvas == nil,
+                                                                       unreadableRanges: 1)))
+            }
+            findings.append(Finding(.repaired, path, "SQLite cannot open the database (\(error)); every row was searched for in its \(bytes.count / max(raw.pageSize, 1)) pages of \(raw.pageSize) bytes"))
+            try writeRebuilt(package, doc, salvaged, findings: &findings)
+            return
+        }
         do throws(SQLiteEngineError) {
             let problems = (try? store.integrityProblems()) ?? ["quick_check could not run"]
             if !problems.isEmpty { damaged = true }
@@ -52,7 +70,12 @@ extension DocumentRepair {
                     salvaged.append((id, page))
                 } catch {
                     if case .pageNotFound = error { continue }
-                    throw error
+                    guard SQLiteContentStore.isDamage(error) else { throw error }
+                    // SQLite cannot even find the page's rows (its b-trees are damaged there):
+                    // what the raw pass below finds is all there is.
+                    damaged = true
+                    salvaged.append((id, SQLiteContentStore.SalvagedPage(content: PageContent(), refusedRows: [], pageRowDamaged: true,
+                                                                          unreadableRanges: 1)))
                 }
             }
         } catch {
@@ -61,6 +84,45 @@ extension DocumentRepair {
         }
         store.closeWithoutCheckpoint()
         guard damaged else { return }
+        // What SQLite could not reach (a damaged b-tree page hides the rows behind it): every row
+        // of the file's bytes that checks is added to its page, unless the page has it already.
+        if let bytes = try? fs.readFile(path) {
+            let raw = SQLiteFileSalvage(bytes: bytes, knownPages: doc.pages.map(\.id))
+            for (i, (id, page)) in salvaged.enumerated() {
+                guard let found = raw.pages[id] else { continue }
+                var have = Set(page.content.elements.map(\.id))
+                var rows = Array(zip(page.zOrder, page.content.elements)).map { (z: $0.0, element: $0.1) }
+                var added: Set<UUID> = []
+                for (z, element) in found.elements where have.insert(element.id).inserted {
+                    rows.append((z, element))
+                    added.insert(element.id)
+                }
+                if page.pageRowDamaged, let canvas = found.canvas {
+                    salvaged[i].1.content.canvasSize = canvas
+                    salvaged[i].1.pageRowDamaged = false
+                }
+                guard !added.isEmpty else { continue }
+                rows.sort { $0.z < $1.z }
+                var merged = salvaged[i].1
+                merged.content.elements = rows.map(\.element)
+                merged.zOrder = rows.map(\.z)
+                // Rows SQLite refused because it could not fetch them, now read: no longer lost.
+                // A refused row whose id could not be read stays counted as lost unless every
+                // element document.json lists for the page is there now.
+                let listed = doc.pages.first { $0.id == id }?.elementCount ?? Int.max
+                merged.refusedRows.removeAll { row in row.element.map(added.contains) ?? (rows.count >= listed) }
+                if merged.refusedRows.isEmpty, rows.count >= listed { merged.unreadableRanges = 0 }
+                salvaged[i].1 = merged
+            }
+        }
+        try writeRebuilt(package, doc, salvaged, findings: &findings)
+    }
+
+    /// Steps 1-5 of the rebuild: `salvaged` into a new database, the damaged one kept aside.
+    private func writeRebuilt(_ package: DocumentPackage, _ doc: DocumentMetadata, _ salvaged: [(UUID, SQLiteContentStore.SalvagedPage)],
+                              findings: inout [Finding]) throws(StoreError) {
+        let fs = fileSystem
+        let path = package.contentDatabasePath
 
         let staging = package.path + "/" + temporaryFilePrefix + "repair-" + SQLiteContentStore.fileName
         for suffix in [""] + SQLiteEngine.sideFileSuffixes {
@@ -95,7 +157,8 @@ extension DocumentRepair {
         }
         for (id, page) in salvaged where !page.isWhole {
             let position = doc.pages.firstIndex { $0.id == id }.map { "page \($0 + 1) (\(id))" } ?? "unlisted page \(id)"
-            let lost = page.lostCount
+            let listed = doc.pages.first { $0.id == id }?.elementCount ?? 0
+            let lost = max(page.lostCount, listed - page.content.elements.count, 0)
             findings.append(Finding(.repaired, path, "\(position): \(page.content.elements.count) element\(page.content.elements.count == 1 ? "" : "s") salvaged, \(lost) lost\(page.unreadableRanges > 0 ? " (and possibly more rows SQLite could not reach)" : "")\(page.pageRowDamaged ? "; its canvas size was lost (US Letter now)" : "")"))
         }
         findings.append(Finding(.repaired, path, "rebuilt from every row that reads and checks; the damaged database is kept as \(kept)"))

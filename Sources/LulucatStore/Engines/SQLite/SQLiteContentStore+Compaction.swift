@@ -20,17 +20,25 @@ extension SQLiteContentStore {
         let recoded = try guarded { () throws -> Int in
             try connection.transaction(.immediate) { () throws -> Int in
                 // The partial index holds exactly the fixed16 rows: finding them reads no samples.
-                let find = try connection.prepare("SELECT rowid, page_id FROM strokes INDEXED BY strokes_fixed16 WHERE codec = 0")
-                var rows: [(Int64, UUID)] = []
+                let find = try connection.prepare("SELECT s.rowid, p.id, p.key FROM strokes AS s INDEXED BY strokes_fixed16 JOIN pages AS p ON p.key = s.page WHERE s.codec = 0")
+                var rows: [(Int64, UUID, Int64)] = []
                 while try find.step() {
                     guard find.byteCount(at: 1) == 16 else { continue }
-                    rows.append((find.int64(at: 0), find.withBlob(at: 1) { UUID.read16($0) }))
+                    rows.append((find.int64(at: 0), find.withBlob(at: 1) { UUID.read16($0) }, find.int64(at: 2)))
                 }
                 guard !rows.isEmpty else { return 0 }
                 let read = try connection.prepare("SELECT \(Self.strokeColumns) FROM strokes WHERE rowid = ?1")
-                let write = try connection.prepare("UPDATE strokes SET samples = ?1, codec = ?2, crc = ?3 WHERE rowid = ?4")
+                // Each recoded row is deleted and inserted again (a new rowid, at the end of the
+                // table): the rows of one recoding land together on full pages and the pages the
+                // fixed16 rows held are left empty, so incremental_vacuum gives them back. An
+                // UPDATE in place would leave every page with a few small rows in it.
+                let remove = try connection.prepare("DELETE FROM strokes WHERE rowid = ?1")
+                let write = try connection.prepare("""
+                    INSERT INTO strokes (page, z, stroke_id, tool, rgba, width, channels, sample_count, codec, crc, samples)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                    """)
                 var count = 0
-                for (rowid, page) in rows {
+                for (rowid, page, key) in rows {
                     try read.bind(rowid, at: 1)
                     guard try read.step() else { try read.reset(); continue }
                     let decoded = try? decodeStroke(read, page: page)
@@ -40,10 +48,20 @@ extension SQLiteContentStore {
                     let fields = blob.withUnsafeBytes {
                         RowChecksum.stroke(stroke, page: page, codec: SampleCodecID.compact.rawValue, samples: $0)
                     }
-                    try write.bind(blob, at: 1)
-                    try write.bind(Int64(SampleCodecID.compact.rawValue), at: 2)
-                    try write.bind(RowChecksum.stored(fields: fields, z: z), at: 3)
-                    try write.bind(rowid, at: 4)
+                    try remove.bind(rowid, at: 1)
+                    try remove.run()
+                    let c = stroke.ink.color
+                    try write.bind(key, at: 1)
+                    try write.bind(z, at: 2)
+                    try write.bind(stroke.id.sqliteBytes, at: 3)
+                    try write.bind(Int64(stroke.ink.tool.rawValue), at: 4)
+                    try write.bind(Int64(c.r) << 24 | Int64(c.g) << 16 | Int64(c.b) << 8 | Int64(c.a), at: 5)
+                    try write.bind(Int64(stroke.ink.width), at: 6)
+                    try write.bind(Int64(stroke.channels.rawValue), at: 7)
+                    try write.bind(Int64(stroke.samples.count), at: 8)
+                    try write.bind(Int64(SampleCodecID.compact.rawValue), at: 9)
+                    try write.bind(RowChecksum.stored(fields: fields, z: z), at: 10)
+                    try write.bind(blob, at: 11)
                     try write.run()
                     count += 1
                 }
@@ -71,15 +89,16 @@ extension SQLiteContentStore {
     }
 
     /// The bytes of each page's rows, for `lnote info`: per row its values as the checksum covers
-    /// them (§3.2, ids and BLOBs included) plus 8 for z and 4 for the crc; SQLite's own record and
+    /// them (§3.2, ids and BLOBs included) but the 16 bytes of the page id (a row stores the page's
+    /// integer key, counted as 1), plus 8 for z and 4 for the crc; SQLite's own record and
     /// b-tree overhead is not counted (the file's size is the document's total).
     package func storedBytes() throws(SQLiteEngineError) -> [UUID: Int] {
         try guarded {
             var bytes: [UUID: Int] = [:]
             for sql in [
-                "SELECT page_id, sum(length(samples) + 58) FROM strokes GROUP BY page_id",
-                "SELECT page_id, count(*) * 81 FROM images GROUP BY page_id",
-                "SELECT page_id, sum(length(payload) + 30) FROM unknown_elements GROUP BY page_id",
+                "SELECT p.id, sum(length(samples) + 42) FROM strokes JOIN pages AS p ON p.key = page GROUP BY page",
+                "SELECT p.id, count(*) * 65 FROM images JOIN pages AS p ON p.key = page GROUP BY page",
+                "SELECT p.id, sum(length(payload) + 14) FROM unknown_elements JOIN pages AS p ON p.key = page GROUP BY page",
                 "SELECT id, 29 FROM pages",
             ] {
                 let s = try connection.prepare(sql)

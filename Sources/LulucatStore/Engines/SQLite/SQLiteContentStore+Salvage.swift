@@ -20,6 +20,9 @@ extension SQLiteContentStore {
         /// behind the damage were read from the other end where possible, but some may be missing
         /// without a trace.
         package var unreadableRanges: Int
+        /// The z of each element of `content`, in the same order (for merging with what a raw
+        /// pass over the file finds, SQLiteFileSalvage).
+        package var zOrder: [Int64] = []
 
         package var lostCount: Int { refusedRows.count }
         /// Whether nothing was lost: the page read as `loadPage` would read it.
@@ -32,7 +35,7 @@ extension SQLiteContentStore {
     }
 
     /// Reads every row of `page` that still reads and checks, row by row; never throws for a
-    /// damaged row. The page's rows are listed twice, through the `(page_id, z)` index and by
+    /// damaged row. The page's rows are listed twice, through the `(page, z)` index and by
     /// walking the table, each walk from the other end again when SQLite reports damage part way;
     /// then each row is read and checked on its own, so one damaged b-tree page costs the rows it
     /// holds.
@@ -50,13 +53,16 @@ extension SQLiteContentStore {
                     guard Self.isDamage(error) else { throw error }
                     if case .pageNotFound = error {
                         // The page row may be unreadable rather than absent: do its rows exist?
-                        guard try hasRows(page) else { throw error }
+                        guard let key = try pageKey(page), try hasRows(key) else { throw error }
                     }
                     result.pageRowDamaged = true
                 } catch let error as SQLiteError {
                     guard Self.isDamage(SQLiteEngineError(error, file: path)) else { throw error }
                     result.pageRowDamaged = true
                 }
+                // The key its rows name, read without checking the page's row (which may be the
+                // damaged one).
+                guard let key = try pageKey(page) else { throw SQLiteEngineError.pageNotFound(file: path, page: page) }
                 var rows: [(z: Int64, table: Int, element: Element)] = []
                 let tables: [(String, String, (Statement) throws(SQLiteEngineError) -> (Int64, Element))] = [
                     ("strokes", Self.strokeColumns, { s throws(SQLiteEngineError) in try self.decodeStroke(s, page: page) }),
@@ -64,33 +70,39 @@ extension SQLiteContentStore {
                     ("unknown_elements", Self.unknownColumns, { s throws(SQLiteEngineError) in try self.decodeUnknown(s, page: page) }),
                 ]
                 for (index, (table, columns, decode)) in tables.enumerated() {
-                    // Which rows: through the (page_id, z) index, and by a walk of the table itself
-                    // (a damaged index must not hide rows); each walk from both ends.
-                    var rowids = Set<Int64>()
+                    // Which rows. strokes (a rowid table): through the (page, z) index and by a
+                    // walk of the table itself (a damaged index must not hide rows), each row then
+                    // fetched by rowid. images and unknown_elements (WITHOUT ROWID, keyed by
+                    // (page, z)): a walk of the table, each row fetched by its key. Each walk from
+                    // both ends when SQLite stops part way.
+                    let byRowid = table == "strokes"
+                    var locators = Set<Int64>()
                     var broken = 0
-                    for (sql, bindPage) in [
-                        ("SELECT rowid, 1 FROM \(table) INDEXED BY \(table)_by_z WHERE page_id = ?1 ORDER BY z", true),
-                        ("SELECT rowid, page_id = ?1 FROM \(table) NOT INDEXED", true),
-                    ] {
+                    let walks = byRowid
+                        ? ["SELECT rowid, 1 FROM strokes INDEXED BY strokes_by_z WHERE page = ?1 ORDER BY z",
+                           "SELECT rowid, page = ?1 FROM strokes NOT INDEXED ORDER BY rowid"]
+                        : ["SELECT z, page = ?1 FROM \(table) ORDER BY page, z"]
+                    for sql in walks {
                         var walkBroken = false
                         for order in ["ASC", "DESC"] where order == "ASC" || walkBroken {
-                            let ordered = sql.hasSuffix("ORDER BY z") ? sql + " " + order : sql + " ORDER BY rowid " + order
-                            let s = try connection.prepare(ordered)
-                            if bindPage { try s.bind(page.sqliteBytes, at: 1) }
+                            let s = try connection.prepare(sql + " " + order)
+                            try s.bind(key, at: 1)
                             while true {
                                 let more: Bool
                                 do { more = try s.step() } catch { if order == "ASC" { walkBroken = true }; break }
                                 guard more else { break }
-                                if s.int64(at: 1) == 1 { rowids.insert(s.int64(at: 0)) }
+                                if s.int64(at: 1) == 1 { locators.insert(s.int64(at: 0)) }
                             }
                         }
                         if walkBroken { broken += 1 }
                     }
-                    if broken == 2 { result.unreadableRanges += 1 }  // both walks met damage: rows may be missing
+                    if broken == walks.count { result.unreadableRanges += broken > 0 ? 1 : 0 }  // every walk met damage: rows may be missing
                     // Each row on its own: a row that cannot be read or checked costs only itself.
-                    let fetch = try connection.prepare("SELECT \(columns) FROM \(table) WHERE rowid = ?1")
-                    for rowid in rowids.sorted() {
-                        try fetch.bind(rowid, at: 1)
+                    let fetch = try connection.prepare(byRowid ? "SELECT \(columns) FROM strokes WHERE rowid = ?2"
+                                                               : "SELECT \(columns) FROM \(table) WHERE page = ?1 AND z = ?2")
+                    for locator in locators.sorted() {
+                        try fetch.bind(key, at: 1)
+                        try fetch.bind(locator, at: 2)
                         defer { try? fetch.reset() }
                         let found: Bool
                         do { found = try fetch.step() } catch { result.refusedRows.append((table, nil)); continue }
@@ -106,6 +118,7 @@ extension SQLiteContentStore {
                 }
                 let ordered = rows.sorted { a, b in a.z != b.z ? a.z < b.z : a.table < b.table }
                 result.content.elements = ordered.map(\.element)
+                result.zOrder = ordered.map(\.z)
                 return result
             }
         }
@@ -119,10 +132,10 @@ extension SQLiteContentStore {
         }
     }
 
-    private func hasRows(_ page: UUID) throws -> Bool {
+    private func hasRows(_ key: Int64) throws -> Bool {
         for table in ["strokes", "images", "unknown_elements"] {
-            let s = try connection.prepare("SELECT 1 FROM \(table) WHERE page_id = ?1 LIMIT 1")
-            try s.bind(page.sqliteBytes, at: 1)
+            let s = try connection.prepare("SELECT 1 FROM \(table) WHERE page = ?1 LIMIT 1")
+            try s.bind(key, at: 1)
             if (try? s.step()) == true { return true }
         }
         return false

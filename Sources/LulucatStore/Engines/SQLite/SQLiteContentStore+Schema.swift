@@ -5,7 +5,7 @@ import LulucatSQLite
 
 extension SQLiteContentStore {
     /// The schema version this build writes and the newest it reads.
-    package static let schemaVersion: Int64 = 2
+    package static let schemaVersion: Int64 = 3
 
     /// Migration `i` takes the schema from version `i` to `i + 1`. Each runs in its own
     /// transaction together with the `user_version` bump, so a crash leaves one version or the next.
@@ -64,16 +64,87 @@ extension SQLiteContentStore {
         ALTER TABLE unknown_elements ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
         CREATE INDEX strokes_fixed16 ON strokes (page_id) WHERE codec = 0;
         """,
+        // 2 -> 3: small at rest. Pages get an integer key that the element rows name instead of
+        // the page's 16-byte id; the (page, id) indexes are gone (an id is found through the page's
+        // rows, read once a save: PageWriter.placements); each row's samples BLOB is its last
+        // column; images and unknown elements, small rows, are WITHOUT ROWID tables keyed by
+        // (page, z), so they need no index of their own. Checksums are unchanged (they cover the page's id, not its key) and carried
+        // over. A row whose page_id names no page row gets a page row of its own with crc 0 (a
+        // damaged page row: salvage keeps its elements), so no row is dropped by the copy.
+        """
+        CREATE TABLE pages_v3 (
+            key           INTEGER PRIMARY KEY,
+            id            BLOB    NOT NULL UNIQUE,
+            canvas_width  INTEGER NOT NULL,
+            canvas_height INTEGER NOT NULL,
+            crc           INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO pages_v3 (key, id, canvas_width, canvas_height, crc)
+            SELECT rowid, id, canvas_width, canvas_height, crc FROM pages ORDER BY rowid;
+        INSERT OR IGNORE INTO pages_v3 (id, canvas_width, canvas_height, crc)
+            SELECT page_id, 0, 0, 0 FROM (SELECT page_id FROM strokes UNION SELECT page_id FROM images
+                                          UNION SELECT page_id FROM unknown_elements);
+        CREATE TABLE strokes_v3 (
+            page         INTEGER NOT NULL,
+            z            INTEGER NOT NULL,
+            stroke_id    BLOB    NOT NULL,
+            tool         INTEGER NOT NULL,
+            rgba         INTEGER NOT NULL,
+            width        INTEGER NOT NULL,
+            channels     INTEGER NOT NULL,
+            sample_count INTEGER NOT NULL,
+            codec        INTEGER NOT NULL,
+            crc          INTEGER NOT NULL,
+            samples      BLOB    NOT NULL
+        ) STRICT;
+        INSERT INTO strokes_v3 SELECT p.key, s.z, s.stroke_id, s.tool, s.rgba, s.width, s.channels, s.sample_count,
+                                      s.codec, s.crc, s.samples
+            FROM strokes s JOIN pages_v3 p ON p.id = s.page_id ORDER BY p.key, s.z;
+        CREATE TABLE images_v3 (
+            page     INTEGER NOT NULL,
+            z        INTEGER NOT NULL,
+            image_id BLOB    NOT NULL,
+            asset_id BLOB    NOT NULL,
+            x        INTEGER NOT NULL,
+            y        INTEGER NOT NULL,
+            width    INTEGER NOT NULL,
+            height   INTEGER NOT NULL,
+            rotation INTEGER NOT NULL,
+            crc      INTEGER NOT NULL,
+            PRIMARY KEY (page, z)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO images_v3 SELECT p.key, s.z, s.image_id, s.asset_id, s.x, s.y, s.width, s.height, s.rotation, s.crc
+            FROM images s JOIN pages_v3 p ON p.id = s.page_id ORDER BY p.key, s.z;
+        CREATE TABLE unknown_elements_v3 (
+            page       INTEGER NOT NULL,
+            z          INTEGER NOT NULL,
+            element_id BLOB    NOT NULL,
+            kind       INTEGER NOT NULL,
+            crc        INTEGER NOT NULL,
+            payload    BLOB    NOT NULL,
+            PRIMARY KEY (page, z)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO unknown_elements_v3 SELECT p.key, s.z, s.element_id, s.kind, s.crc, s.payload
+            FROM unknown_elements s JOIN pages_v3 p ON p.id = s.page_id ORDER BY p.key, s.z;
+        DROP TABLE pages;
+        DROP TABLE strokes;
+        DROP TABLE images;
+        DROP TABLE unknown_elements;
+        ALTER TABLE pages_v3 RENAME TO pages;
+        ALTER TABLE strokes_v3 RENAME TO strokes;
+        ALTER TABLE images_v3 RENAME TO images;
+        ALTER TABLE unknown_elements_v3 RENAME TO unknown_elements;
+        CREATE UNIQUE INDEX strokes_by_z ON strokes (page, z);
+        CREATE INDEX strokes_fixed16 ON strokes (page) WHERE codec = 0;
+        """,
     ]
 
-    /// The tables and indexes version 2 must have (a version-1 file has them after its migration); anything else (a trigger, a view) is refused,
+    /// The tables and indexes version 3 must have (an older file has them after its migrations); anything else (a trigger, a view) is refused,
     /// because a database from another device must not run code of its own when we write to it.
     static let expectedObjects: Set<String> = [
         "table:pages", "index:sqlite_autoindex_pages_1",
-        "table:strokes", "index:strokes_by_z", "index:strokes_by_id",
-        "table:images", "index:images_by_z", "index:images_by_id",
-        "table:unknown_elements", "index:unknown_elements_by_z", "index:unknown_elements_by_id",
-        "index:strokes_fixed16",
+        "table:strokes", "index:strokes_by_z", "index:strokes_fixed16",
+        "table:images", "table:unknown_elements",
     ]
 
     /// Brings a new database to the current schema, or checks an existing one.
@@ -92,10 +163,12 @@ extension SQLiteContentStore {
             }
         }
         try checkSchemaObjects()
-        if found == 1 {
-            // A version-1 file was made without auto_vacuum: one VACUUM (atomic, through the WAL)
-            // rewrites it so the pages compactSamples frees can be given back.
-            try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        if found == 1 || found == 2 {
+            // An older file: one VACUUM (atomic, through the WAL) packs the tables migration 2 -> 3
+            // copied and gives back the pages of the old ones; a version-1 file was made without
+            // auto_vacuum, which this VACUUM turns on so the pages compactSamples frees can be given
+            // back. (A file keeps its page size: SQLite cannot change it in WAL mode.)
+            if found == 1 { try connection.execute("PRAGMA auto_vacuum = INCREMENTAL") }
             try connection.execute("VACUUM")
         }
     }

@@ -45,13 +45,13 @@ extension SQLiteContentStore {
                 for update in updates {
                     switch update {
                     case let .changes(page, changes):
-                        guard try canvasSize(page) != nil else { throw SQLiteEngineError.pageNotFound(file: path, page: page) }
-                        for change in changes { try writer.apply(change, to: page) }
+                        guard let (key, _) = try pageRow(page) else { throw SQLiteEngineError.pageNotFound(file: path, page: page) }
+                        for change in changes { try writer.apply(change, to: PageRef(id: page, key: key)) }
                     case let .replace(page, content):
                         try writer.replacePage(page, content)
                     case .delete(let page):
-                        guard try canvasSize(page) != nil else { throw SQLiteEngineError.pageNotFound(file: path, page: page) }
-                        try writer.deleteRows(of: page)
+                        guard let (key, _) = try pageRow(page) else { throw SQLiteEngineError.pageNotFound(file: path, page: page) }
+                        try writer.deleteRows(of: PageRef(id: page, key: key))
                         let s = try connection.prepare("DELETE FROM pages WHERE id = ?1")
                         try s.bind(page.sqliteBytes, at: 1)
                         try s.run()
@@ -77,6 +77,12 @@ extension SQLiteContentStore {
     }
 }
 
+/// A stored page: its id (which the row checksums cover) and its integer key (which its rows name).
+private struct PageRef {
+    var id: UUID
+    var key: Int64
+}
+
 /// Where an element sits: its table and its z.
 private struct Placement {
     enum Table: Int { case strokes = 0, images = 1, unknown = 2 }
@@ -91,69 +97,88 @@ private final class PageWriter {
     let insertStroke: Statement
     let insertImage: Statement
     let insertUnknown: Statement
-    let locate: Statement
     let below: Statement
     let above: Statement
     let top: Statement
+    /// Each page's elements by id, read once a save from the page's rows (schema 3 has no index by
+    /// id) and kept up to date by every insert, delete and move of this writer.
+    private var placementsByPage: [Int64: [UUID: Placement]] = [:]
 
     init(store: SQLiteContentStore) throws {
         self.store = store
         let c = store.connection
-        insertStroke = try c.prepare("INSERT INTO strokes (page_id, \(SQLiteContentStore.strokeColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
-        insertImage = try c.prepare("INSERT INTO images (page_id, \(SQLiteContentStore.imageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
-        insertUnknown = try c.prepare("INSERT INTO unknown_elements (page_id, \(SQLiteContentStore.unknownColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
-        locate = try c.prepare("""
-            SELECT 0, z FROM strokes WHERE page_id = ?1 AND stroke_id = ?2
-            UNION ALL SELECT 1, z FROM images WHERE page_id = ?1 AND image_id = ?2
-            UNION ALL SELECT 2, z FROM unknown_elements WHERE page_id = ?1 AND element_id = ?2
-            """)
+        insertStroke = try c.prepare("INSERT INTO strokes (page, \(SQLiteContentStore.strokeColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+        insertImage = try c.prepare("INSERT INTO images (page, \(SQLiteContentStore.imageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+        insertUnknown = try c.prepare("INSERT INTO unknown_elements (page, \(SQLiteContentStore.unknownColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         below = try c.prepare("""
-            SELECT max(m) FROM (SELECT max(z) AS m FROM strokes WHERE page_id = ?1 AND z < ?2
-            UNION ALL SELECT max(z) FROM images WHERE page_id = ?1 AND z < ?2
-            UNION ALL SELECT max(z) FROM unknown_elements WHERE page_id = ?1 AND z < ?2)
+            SELECT max(m) FROM (SELECT max(z) AS m FROM strokes WHERE page = ?1 AND z < ?2
+            UNION ALL SELECT max(z) FROM images WHERE page = ?1 AND z < ?2
+            UNION ALL SELECT max(z) FROM unknown_elements WHERE page = ?1 AND z < ?2)
             """)
         above = try c.prepare("""
-            SELECT min(m) FROM (SELECT min(z) AS m FROM strokes WHERE page_id = ?1 AND z > ?2
-            UNION ALL SELECT min(z) FROM images WHERE page_id = ?1 AND z > ?2
-            UNION ALL SELECT min(z) FROM unknown_elements WHERE page_id = ?1 AND z > ?2)
+            SELECT min(m) FROM (SELECT min(z) AS m FROM strokes WHERE page = ?1 AND z > ?2
+            UNION ALL SELECT min(z) FROM images WHERE page = ?1 AND z > ?2
+            UNION ALL SELECT min(z) FROM unknown_elements WHERE page = ?1 AND z > ?2)
             """)
         top = try c.prepare("""
-            SELECT max(m) FROM (SELECT max(z) AS m FROM strokes WHERE page_id = ?1
-            UNION ALL SELECT max(z) FROM images WHERE page_id = ?1
-            UNION ALL SELECT max(z) FROM unknown_elements WHERE page_id = ?1)
+            SELECT max(m) FROM (SELECT max(z) AS m FROM strokes WHERE page = ?1
+            UNION ALL SELECT max(z) FROM images WHERE page = ?1
+            UNION ALL SELECT max(z) FROM unknown_elements WHERE page = ?1)
             """)
     }
 
     // MARK: Queries
 
-    func placement(of id: UUID, on page: UUID) throws -> Placement? {
-        try locate.bind(page.sqliteBytes, at: 1)
-        try locate.bind(id.sqliteBytes, at: 2)
-        defer { try? locate.reset() }
-        guard try locate.step() else { return nil }
-        return Placement(table: Placement.Table(rawValue: Int(locate.int64(at: 0)))!, z: locate.int64(at: 1))
+    /// The page's elements by id: its rows' ids, read once a save (the first lookup of the page).
+    private func placements(_ page: PageRef) throws -> [UUID: Placement] {
+        if let known = placementsByPage[page.key] { return known }
+        var map: [UUID: Placement] = [:]
+        for table in [Placement.Table.strokes, .images, .unknown] {
+            let (name, column) = Self.tableAndID(table)
+            let s = try connection.prepare("SELECT z, \(column) FROM \(name) WHERE page = ?1")
+            try s.bind(page.key, at: 1)
+            while try s.step() {
+                let id = try RowReader(statement: s, file: store.path, table: name).uuid(1, column)
+                // Two rows with one id (only a damaged or foreign file): the first in z-order is
+                // the one the page shows (loadPage), so it is the one edits name.
+                let z = s.int64(at: 0)
+                if let seen = map[id], seen.z < z { continue }
+                map[id] = Placement(table: table, z: z)
+            }
+        }
+        placementsByPage[page.key] = map
+        return map
     }
 
+    /// Records a row this writer inserted, deleted (nil) or moved, in the page's loaded placements.
+    private func note(_ id: UUID, _ placement: Placement?, on page: PageRef) {
+        guard placementsByPage[page.key] != nil else { return }
+        placementsByPage[page.key]![id] = placement
+    }
+
+    func placement(of id: UUID, on page: PageRef) throws -> Placement? { try placements(page)[id] }
+
     /// A nullable integer from a one-row aggregate.
-    private func optionalInt(_ s: Statement, page: UUID, z: Int64?) throws -> Int64? {
-        try s.bind(page.sqliteBytes, at: 1)
+    private func optionalInt(_ s: Statement, page: PageRef, z: Int64?) throws -> Int64? {
+        try s.bind(page.key, at: 1)
         if let z { try s.bind(z, at: 2) }
         defer { try? s.reset() }
         try s.step()
         return s.isNull(at: 0) ? nil : s.int64(at: 0)
     }
 
-    func topZ(_ page: UUID) throws -> Int64? { try optionalInt(top, page: page, z: nil) }
-    func zBelow(_ z: Int64, on page: UUID) throws -> Int64? { try optionalInt(below, page: page, z: z) }
-    func zAbove(_ z: Int64, on page: UUID) throws -> Int64? { try optionalInt(above, page: page, z: z) }
+    func topZ(_ page: PageRef) throws -> Int64? { try optionalInt(top, page: page, z: nil) }
+    func zBelow(_ z: Int64, on page: PageRef) throws -> Int64? { try optionalInt(below, page: page, z: z) }
+    func zAbove(_ z: Int64, on page: PageRef) throws -> Int64? { try optionalInt(above, page: page, z: z) }
 
     // MARK: Rows
 
     /// Inserts one element row. A stroke's samples are written in `codec`: fixed16 on the commit
     /// path of a session's save (a copy of the samples' memory, so a save costs its bytes and one
     /// sync), compact for a page written whole; `compactSamples()` recodes fixed16 rows later.
-    func insert(_ element: Element, z: Int64, on page: UUID, codec: SampleCodecID = .fixed16) throws {
-        let key = page.sqliteBytes
+    func insert(_ element: Element, z: Int64, on ref: PageRef, codec: SampleCodecID = .fixed16) throws {
+        let key = ref.key, page = ref.id
+        defer { note(element.id, Placement(table: Self.table(of: element), z: z), on: ref) }
         switch element {
         case .stroke(let stroke):
             try StrokeBlob.validate(stroke)
@@ -201,31 +226,43 @@ private final class PageWriter {
         }
     }
 
-    func delete(_ id: UUID, from table: Placement.Table, on page: UUID) throws {
-        let (name, column) = Self.tableAndID(table)
-        let s = try connection.prepare("DELETE FROM \(name) WHERE page_id = ?1 AND \(column) = ?2")
-        try s.bind(page.sqliteBytes, at: 1)
-        try s.bind(id.sqliteBytes, at: 2)
+    func delete(_ id: UUID, at placement: Placement, on page: PageRef) throws {
+        let (name, _) = Self.tableAndID(placement.table)
+        let s = try connection.prepare("DELETE FROM \(name) WHERE page = ?1 AND z = ?2")
+        try s.bind(page.key, at: 1)
+        try s.bind(placement.z, at: 2)
         try s.run()
+        note(id, nil, on: page)
     }
 
     /// Moves one row to `z`, carrying its checksum over from the old z (RowChecksum): the row's
     /// other bytes are not read, so a row that was damaged stays detectably damaged.
-    func setZ(_ z: Int64, of id: UUID, in table: Placement.Table, on page: UUID) throws {
-        let (name, column) = Self.tableAndID(table)
-        let read = try connection.prepare("SELECT z, crc FROM \(name) WHERE page_id = ?1 AND \(column) = ?2")
-        try read.bind(page.sqliteBytes, at: 1)
-        try read.bind(id.sqliteBytes, at: 2)
-        guard try read.step() else { throw SQLiteEngineError.elementNotFound(file: store.path, page: page, element: id) }
-        let old = read.int64(at: 0)
-        let crc = RowChecksum.movingZ(UInt32(truncatingIfNeeded: read.int64(at: 1)), from: old, to: z)
+    func setZ(_ z: Int64, of id: UUID, on page: PageRef) throws {
+        guard let from = try placement(of: id, on: page) else {
+            throw SQLiteEngineError.elementNotFound(file: store.path, page: page.id, element: id)
+        }
+        let (name, _) = Self.tableAndID(from.table)
+        let read = try connection.prepare("SELECT crc FROM \(name) WHERE page = ?1 AND z = ?2")
+        try read.bind(page.key, at: 1)
+        try read.bind(from.z, at: 2)
+        guard try read.step() else { throw SQLiteEngineError.elementNotFound(file: store.path, page: page.id, element: id) }
+        let crc = RowChecksum.movingZ(UInt32(truncatingIfNeeded: read.int64(at: 0)), from: from.z, to: z)
         try read.reset()
-        let s = try connection.prepare("UPDATE \(name) SET z = ?3, crc = ?4 WHERE page_id = ?1 AND \(column) = ?2")
-        try s.bind(page.sqliteBytes, at: 1)
-        try s.bind(id.sqliteBytes, at: 2)
+        let s = try connection.prepare("UPDATE \(name) SET z = ?3, crc = ?4 WHERE page = ?1 AND z = ?2")
+        try s.bind(page.key, at: 1)
+        try s.bind(from.z, at: 2)
         try s.bind(z, at: 3)
         try s.bind(crc, at: 4)
         try s.run()
+        note(id, Placement(table: from.table, z: z), on: page)
+    }
+
+    static func table(of element: Element) -> Placement.Table {
+        switch element {
+        case .stroke: return .strokes
+        case .image: return .images
+        case .unknown: return .unknown
+        }
     }
 
     static func tableAndID(_ table: Placement.Table) -> (String, String) {
@@ -236,12 +273,13 @@ private final class PageWriter {
         }
     }
 
-    func deleteRows(of page: UUID) throws {
+    func deleteRows(of page: PageRef) throws {
         for table in ["strokes", "images", "unknown_elements"] {
-            let s = try connection.prepare("DELETE FROM \(table) WHERE page_id = ?1")
-            try s.bind(page.sqliteBytes, at: 1)
+            let s = try connection.prepare("DELETE FROM \(table) WHERE page = ?1")
+            try s.bind(page.key, at: 1)
             try s.run()
         }
+        placementsByPage[page.key] = [:]
     }
 
     // MARK: z allocation
@@ -262,46 +300,38 @@ private final class PageWriter {
 
     /// Gives every element of the page the z `zStep * (i + 1)` in its current order. Rare: only
     /// when repeated inserts in one place used up a gap. Rows move through negative values so the
-    /// unique (page_id, z) indexes never see two rows with one z.
-    func renumber(_ page: UUID) throws {
-        var order: [(Int64, Placement.Table, UUID)] = []
-        for table in [Placement.Table.strokes, .images, .unknown] {
-            let (name, column) = Self.tableAndID(table)
-            let s = try connection.prepare("SELECT z, \(column) FROM \(name) WHERE page_id = ?1")
-            try s.bind(page.sqliteBytes, at: 1)
-            while try s.step() {
-                order.append((s.int64(at: 0), table, try RowReader(statement: s, file: store.path, table: name).uuid(1, column)))
-            }
-        }
-        order.sort { $0.0 < $1.0 }
-        for (i, (_, table, id)) in order.enumerated() {
-            try setZ(-SQLiteContentStore.zStep * Int64(i + 1), of: id, in: table, on: page)
+    /// unique (page, z) indexes never see two rows with one z.
+    func renumber(_ page: PageRef) throws {
+        var order: [(Int64, UUID)] = try placements(page).map { ($0.value.z, $0.key) }
+        order.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.uuidString < $1.1.uuidString }
+        for (i, (_, id)) in order.enumerated() {
+            try setZ(-SQLiteContentStore.zStep * Int64(i + 1), of: id, on: page)
         }
         // Row by row (not one UPDATE ... SET z = -z) so each row's checksum follows its z.
-        for (i, (_, table, id)) in order.enumerated() {
-            try setZ(SQLiteContentStore.zStep * Int64(i + 1), of: id, in: table, on: page)
+        for (i, (_, id)) in order.enumerated() {
+            try setZ(SQLiteContentStore.zStep * Int64(i + 1), of: id, on: page)
         }
     }
 
     // MARK: Changes
 
-    func checkNew(_ elements: [Element], on page: UUID) throws {
+    func checkNew(_ elements: [Element], on page: PageRef) throws {
         var seen: Set<UUID> = []
         for element in elements {
             guard seen.insert(element.id).inserted, try placement(of: element.id, on: page) == nil else {
-                throw SQLiteEngineError.duplicateElement(file: store.path, page: page, element: element.id)
+                throw SQLiteEngineError.duplicateElement(file: store.path, page: page.id, element: element.id)
             }
         }
     }
 
-    func existing(_ id: UUID, on page: UUID) throws -> Placement {
+    func existing(_ id: UUID, on page: PageRef) throws -> Placement {
         guard let p = try placement(of: id, on: page) else {
-            throw SQLiteEngineError.elementNotFound(file: store.path, page: page, element: id)
+            throw SQLiteEngineError.elementNotFound(file: store.path, page: page.id, element: id)
         }
         return p
     }
 
-    func apply(_ change: SQLiteContentStore.Change, to page: UUID) throws {
+    func apply(_ change: SQLiteContentStore.Change, to page: PageRef) throws {
         switch change {
         case .append(let elements):
             try checkNew(elements, on: page)
@@ -309,11 +339,11 @@ private final class PageWriter {
             for (element, z) in zip(elements, z) { try insert(element, z: z, on: page) }
 
         case .delete(let ids):
-            for id in ids { try delete(id, from: try existing(id, on: page).table, on: page) }
+            for id in ids { try delete(id, at: try existing(id, on: page), on: page) }
 
         case let .replace(id, pieces):
             let old = try existing(id, on: page)
-            try delete(id, from: old.table, on: page)
+            try delete(id, at: old, on: page)
             try checkNew(pieces, on: page)
             if pieces.count == 1 {
                 try insert(pieces[0], z: old.z, on: page)  // a transform keeps its place exactly
@@ -324,14 +354,14 @@ private final class PageWriter {
 
         case let .move(ids, before):
             guard Set(ids).count == ids.count else {
-                throw SQLiteEngineError.duplicateElement(file: store.path, page: page, element: ids.first { id in ids.filter { $0 == id }.count > 1 }!)
+                throw SQLiteEngineError.duplicateElement(file: store.path, page: page.id, element: ids.first { id in ids.filter { $0 == id }.count > 1 }!)
             }
             let moving = try ids.map { (id: $0, from: try existing($0, on: page)) }
             if let before, ids.contains(before) {
-                throw SQLiteEngineError.invalidChange("cannot move element \(before) below itself on page \(page)")
+                throw SQLiteEngineError.invalidChange("cannot move element \(before) below itself on page \(page.id)")
             }
             // Park the moved rows at negative z so the gap below `before` counts only the others.
-            for (i, m) in moving.enumerated() { try setZ(-Int64(i + 1), of: m.id, in: m.from.table, on: page) }
+            for (i, m) in moving.enumerated() { try setZ(-Int64(i + 1), of: m.id, on: page) }
             func bounds() throws -> (Int64, Int64?) {
                 guard let before else { return (max(try topZ(page) ?? 0, 0), nil) }
                 let high = try existing(before, on: page).z
@@ -344,21 +374,21 @@ private final class PageWriter {
                 (low, high) = try bounds()
                 z = Self.slots(ids.count, above: low, below: high)
             }
-            guard let z else { throw SQLiteEngineError.invalidChange("no room left in the z-order of page \(page)") }
-            for (m, z) in zip(moving, z) { try setZ(z, of: m.id, in: m.from.table, on: page) }
+            guard let z else { throw SQLiteEngineError.invalidChange("no room left in the z-order of page \(page.id)") }
+            for (m, z) in zip(moving, z) { try setZ(z, of: m.id, on: page) }
 
         case .setCanvasSize(let size):
             let s = try connection.prepare("UPDATE pages SET canvas_width = ?2, canvas_height = ?3, crc = ?4 WHERE id = ?1")
-            try s.bind(page.sqliteBytes, at: 1)
+            try s.bind(page.id.sqliteBytes, at: 1)
             try s.bind(Int64(size.width), at: 2)
             try s.bind(Int64(size.height), at: 3)
-            try s.bind(Int64(RowChecksum.page(id: page, width: size.width, height: size.height)), at: 4)
+            try s.bind(Int64(RowChecksum.page(id: page.id, width: size.width, height: size.height)), at: 4)
             try s.run()
         }
     }
 
     /// Inserts `pieces` between two z values, renumbering the page once if the gap is too narrow.
-    private func insertBetween(_ pieces: [Element], low: Int64, high: Int64?, on page: UUID,
+    private func insertBetween(_ pieces: [Element], low: Int64, high: Int64?, on page: PageRef,
                                retry: () throws -> (Int64, Int64?)) throws {
         var z = Self.slots(pieces.count, above: low, below: high)
         if z == nil {
@@ -366,29 +396,21 @@ private final class PageWriter {
             let (low, high) = try retry()
             z = Self.slots(pieces.count, above: low, below: high)
         }
-        guard let z else { throw SQLiteEngineError.invalidChange("no room left in the z-order of page \(page)") }
+        guard let z else { throw SQLiteEngineError.invalidChange("no room left in the z-order of page \(page.id)") }
         for (element, z) in zip(pieces, z) { try insert(element, z: z, on: page) }
     }
 
     /// Renumbers the positive z values while `parked` rows sit at -1...-parked.
-    private func renumberKeepingParked(_ page: UUID, parked: Int) throws {
+    private func renumberKeepingParked(_ page: PageRef, parked: Int) throws {
         // Renumbering moves rows through negative z below -parked, then flips them back.
-        var order: [(Int64, Placement.Table, UUID)] = []
-        for table in [Placement.Table.strokes, .images, .unknown] {
-            let (name, column) = Self.tableAndID(table)
-            let s = try connection.prepare("SELECT z, \(column) FROM \(name) WHERE page_id = ?1 AND z > 0")
-            try s.bind(page.sqliteBytes, at: 1)
-            while try s.step() {
-                order.append((s.int64(at: 0), table, try RowReader(statement: s, file: store.path, table: name).uuid(1, column)))
-            }
-        }
-        order.sort { $0.0 < $1.0 }
+        var order: [(Int64, UUID)] = try placements(page).filter { $0.value.z > 0 }.map { ($0.value.z, $0.key) }
+        order.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.uuidString < $1.1.uuidString }
         let base = Int64(parked) + 1
-        for (i, (_, table, id)) in order.enumerated() {
-            try setZ(-(base + SQLiteContentStore.zStep * Int64(i + 1)), of: id, in: table, on: page)
+        for (i, (_, id)) in order.enumerated() {
+            try setZ(-(base + SQLiteContentStore.zStep * Int64(i + 1)), of: id, on: page)
         }
-        for (i, (_, table, id)) in order.enumerated() {
-            try setZ(SQLiteContentStore.zStep * Int64(i + 1), of: id, in: table, on: page)
+        for (i, (_, id)) in order.enumerated() {
+            try setZ(SQLiteContentStore.zStep * Int64(i + 1), of: id, on: page)
         }
     }
 
@@ -403,13 +425,15 @@ private final class PageWriter {
         try upsert.bind(Int64(content.canvasSize.height), at: 3)
         try upsert.bind(Int64(RowChecksum.page(id: page, width: content.canvasSize.width, height: content.canvasSize.height)), at: 4)
         try upsert.run()
-        try deleteRows(of: page)
+        guard let key = try store.pageKey(page) else { throw SQLiteEngineError.pageNotFound(file: store.path, page: page) }
+        let ref = PageRef(id: page, key: key)
+        try deleteRows(of: ref)
         var seen: Set<UUID> = []
         for (i, element) in content.elements.enumerated() {
             guard seen.insert(element.id).inserted else {
                 throw SQLiteEngineError.duplicateElement(file: store.path, page: page, element: element.id)
             }
-            try insert(element, z: SQLiteContentStore.zStep * Int64(i + 1), on: page, codec: .compact)
+            try insert(element, z: SQLiteContentStore.zStep * Int64(i + 1), on: ref, codec: .compact)
         }
     }
 }

@@ -31,11 +31,11 @@ package final class SQLiteContentStore {
     package struct Configuration: Sendable {
         /// FULL: a save that returned survives a power loss (the WAL is synced at each commit).
         package var synchronous: SynchronousLevel = .full
-        /// Page size of a new database. 16 KiB: a save writes fixed16 BLOBs, and a 3,400-sample
-        /// stroke fills 4 overflow pages instead of 14; 4 KiB pages make files at rest smaller (an
-        /// empty database 56 KiB instead of 224 KiB) but measured a slower commit, and speed comes
-        /// first (docs/sqlite-engine.md §3.3, §10).
-        package var pageSize: Int = 16_384
+        /// Page size of a new database. 4 KiB (schema 3): a document at rest is mostly small
+        /// compact rows, and every table or index costs at least one page (an empty database is 9
+        /// pages: 36 KiB, against 224 KiB at 16 KiB); the seed's commit, in fixed16 BLOBs that
+        /// overflow either way, stays within its bound (docs/sqlite-engine.md §3.3, §10).
+        package var pageSize: Int = 4_096
         /// After a checkpoint resets the WAL, the file is truncated back to at most this size.
         /// Kept equal to the autocheckpoint threshold: while a document is open, the WAL file
         /// keeps its blocks and the next save overwrites them instead of growing the file.
@@ -244,7 +244,11 @@ package final class SQLiteContentStore {
             // Small at rest: the fixed16 rows of this session's saves recoded (compact), their
             // pages released. Not an error when it cannot run (another writer): the rows are
             // valid as they are and the next close recodes them.
-            if configuration.compactsAtClose { _ = try? compactSamples() }
+            if configuration.compactsAtClose {
+                _ = try? compactSamples()
+                // Pages a deleted page or an erase freed (compactSamples releases its own).
+                if let free = try? freePageCount(), free > 0 { try? releaseFreePages() }
+            }
             do { try checkpointTruncate() } catch { first = error }
         }
         do { try connection.close() } catch { first = first ?? SQLiteEngineError(error, file: path) }

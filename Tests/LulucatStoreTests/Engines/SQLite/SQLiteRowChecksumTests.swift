@@ -26,7 +26,7 @@ let pythonStrokeRowWriter = """
         n = len(blob) // 16
         fields = crc32c(b"S" + page + sid + struct.pack("<BIHBBI", 0, 255, 20, 0, 0, n) + blob)
         crc = fields ^ crc32c(struct.pack("<q", z))
-        db.execute("INSERT INTO strokes (page_id, z, stroke_id, tool, rgba, width, channels, sample_count, samples, codec, crc) VALUES (?,?,?,0,255,20,0,?,?,0,?)",
+        db.execute("INSERT INTO strokes (page, z, stroke_id, tool, rgba, width, channels, sample_count, samples, codec, crc) VALUES ((SELECT key FROM pages WHERE id = ?),?,?,0,255,20,0,?,?,0,?)",
                    (page, z, sid, n, blob, crc))
 
     """
@@ -253,7 +253,7 @@ let pythonStrokeRowWriter = """
         try writeVersionOne()
         try db.close()
         let store = try SQLiteContentStore(packageDirectory: dir.url, mode: .openExisting)
-        #expect(try store.connection.userVersion() == 2)
+        #expect(try store.connection.userVersion() == SQLiteContentStore.schemaVersion)
         #expect(try store.loadPage(page) == content)
         #expect(try store.integrityProblems() == [])
         // From now on the old rows are checked too.
