@@ -163,3 +163,30 @@ extension EngineKind {
         }
     }
 }
+
+// MARK: - Rebuilding document.json
+
+extension EngineKind {
+    /// The engine whose files a package holds, for rebuilding its document.json (repair): the
+    /// journal's when any page has a journal, else the snapshot's. A SQLite document's database
+    /// is not read for this yet: refused with `error` named.
+    static func inferred(_ package: DocumentPackage, _ scan: PackageReader.PageScan, fileSystem fs: any FileSystem,
+                         because error: StoreError) throws(StoreError) -> EngineKind {
+        if try fs.checked.info(package.contentDatabasePath) != nil {
+            throw .corruptFile(path: package.documentPath, reason: "\(error); rebuilding it from a SQLite document's database is not supported yet")
+        }
+        return scan.journalFiles.isEmpty ? .snapshot : .journal
+    }
+
+    /// A page's content (every element that checks) and sample codec, read from its own files.
+    func pageForRebuild(_ id: UUID, in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> (PageContent, SampleCodecID?) {
+        let bytes = try SnapshotEngine.readBytes(package.pagePath(id), page: id, fileSystem: fs)
+        let content: PageContent
+        if self == .journal, let replay = try? JournalReplay.read(package, page: id, fileSystem: fs) {
+            content = replay.content
+        } else {
+            content = PageFile.salvage(bytes, canvasSize: .letter).content
+        }
+        return (content, bytes.withUnsafeBytes { try? PageFile.readHeader($0) }?.codec)
+    }
+}

@@ -49,7 +49,7 @@ public struct DocumentRepair: Sendable {
             let to = package.recoveredPath + "/" + page.uuidString + ".content"
             do {
                 // recovered/ exists durably (the package folder synced) before anything goes in.
-                try SnapshotEngine.ensureRecovered(package, fileSystem: fs)
+                try StoreError.io { () throws(FileError) in try package.ensureRecovered(fs) }
                 if try fs.checked.info(to) != nil { try fs.checked.rename(to, to: to + "." + UUID().uuidString) }
                 try fs.checked.rename(from, to: to)
                 // A journal document's page is its snapshot and its journal: they move together.
@@ -161,24 +161,13 @@ public struct DocumentRepair: Sendable {
             throw .corruptFile(path: package.documentPath, reason: "\(error); it cannot be rebuilt: the manifest is missing, corrupt or names another document")
         }
         let scan = try PackageReader.scanPages(package, fileSystem: fs)
-        let sqlite = try fs.checked.info(package.contentDatabasePath) != nil
-        guard !sqlite else {
-            throw .corruptFile(path: package.documentPath, reason: "\(error); rebuilding it from a SQLite document's database is not supported yet")
-        }
-        let engine: EngineKind = scan.journalFiles.isEmpty ? .snapshot : .journal
+        let engine = try EngineKind.inferred(package, scan, fileSystem: fs, because: error)
         var pages: [PageEntry] = []
         var codec: SampleCodecID?
         for id in scan.pageFiles {
-            let path = package.pagePath(id)
             let modified = manifest.modified
-            let bytes = try SnapshotEngine.readBytes(path, page: id, fileSystem: fs)
-            let content: PageContent
-            if engine == .journal, let replay = try? JournalReplay.read(package, page: id, fileSystem: fs) {
-                content = replay.content
-            } else {
-                content = PageFile.salvage(bytes, canvasSize: .letter).content
-            }
-            if codec == nil { codec = bytes.withUnsafeBytes { try? PageFile.readHeader($0) }?.codec }
+            let (content, pageCodec) = try engine.pageForRebuild(id, in: package, fileSystem: fs)
+            if codec == nil { codec = pageCodec }
             var entry = PageEntry(id: id, canvas: content.canvasSize, created: modified, modified: modified, elementCount: 0)
             _ = entry.reconcile(with: content)
             pages.append(entry)
@@ -192,7 +181,7 @@ public struct DocumentRepair: Sendable {
                                    engine: engine, codec: codec ?? .compact, pages: pages)
         doc.assetChecksums = nil
         if let bytes = try? fs.readFile(package.documentPath, limit: PackageJSON.maxFileSize) {
-            let kept = try SnapshotEngine.keepInRecovered(bytes, name: "document.json", package: package, fileSystem: fs)
+            let kept = try package.keepInRecovered(bytes, name: "document.json", fileSystem: fs)
             findings.append(Finding(.repaired, package.documentPath, "the corrupt document.json is kept as \(kept)"))
         }
         try fs.checked.writeAtomically(PackageJSON.encode(doc), to: package.documentPath)

@@ -237,7 +237,7 @@ public enum RemoteEncryption {
             guard var b = store.base(id), b.published else { continue }
             let previous = b
             b.published = false
-            try store.save(b, previous: previous)
+            try store.save(b, previous: previous, durable: true)
         }
         return created
     }

@@ -35,28 +35,13 @@ extension SnapshotEngine {
         return SalvagedPage(content: salvage.content, salvage: salvage, keptAt: keptAt, finding: Finding(severity, path, message))
     }
 
-    /// Writes `bytes` to `recovered/<name>` (the first free `<name>.<n>` if taken), durably: the
-    /// folder is created and the package folder synced before the file is written into it.
     package static func keepInRecovered(_ bytes: [UInt8], name: String, package: DocumentPackage,
                                         fileSystem fs: any FileSystem) throws(StoreError) -> String {
-        try StoreError.io { () throws(FileError) -> String in
-            try ensureRecovered(package, fileSystem: fs)
-            var target = package.recoveredPath + "/" + name
-            var n = 1
-            while try fs.info(target) != nil {
-                target = package.recoveredPath + "/" + name + ".\(n)"
-                n += 1
-            }
-            try fs.writeAtomically(bytes, to: target)
-            return target
-        }
+        try package.keepInRecovered(bytes, name: name, fileSystem: fs)
     }
 
-    /// Creates `recovered/` if needed and makes its entry durable (the package folder synced), so
-    /// that nothing renamed or written into it can be lost to a power cut with the folder.
     package static func ensureRecovered(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(FileError) {
-        try fs.ensureDirectory(package.recoveredPath)
-        try fs.syncDirectory(package.path)
+        try package.ensureRecovered(fs)
     }
 
     func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage? {
