@@ -366,8 +366,12 @@ public struct EncryptedLibrarySync: Sendable {
         }
         round.listing = plain
 
-        // 3. The round, on exactly what was checked.
-        var report = try await sync.sync(options: options, progress: progress)
+        // 3. The round, on exactly what was checked. Garbage collection lists blobs/, which an
+        // encrypted remote does not offer (sealed names say nothing of what is referenced): it
+        // does not run here (docs/encryption.md, not done).
+        var plainOptions = options
+        plainOptions.garbage = nil
+        var report = try await sync.sync(options: plainOptions, progress: progress)
         // The requests of the checks too.
         report = sync.finish(report, stats0)
         for (name, counter) in fetched { round.raiseHighest(name, counter) }
