@@ -134,8 +134,10 @@ package struct Tool: Sendable {
         }
         print("\(banner)\n")
         print("Usage: \(name) COMMAND [OPTIONS]\n\nCommands:")
-        print("  " + "help".padding(toLength: 12, withPad: " ", startingAt: 0) + "Show the commands, or one command's usage.")
-        for c in commands { print("  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.abstract) }
+        // The names' column is as wide as the longest name and two spaces, at least 12.
+        let width = max(12, (commands.map { $0.name.count }.max() ?? 0) + 2)
+        print("  " + "help".padding(toLength: width, withPad: " ", startingAt: 0) + "Show the commands, or one command's usage.")
+        for c in commands { print("  " + c.name.padding(toLength: width, withPad: " ", startingAt: 0) + c.abstract) }
         print("\nRun '\(name) COMMAND --help' for a command's options.")
     }
 

@@ -14,6 +14,7 @@ let commands: [any Command.Type] = [
     NewCommand.self,
     VerifyCommand.self,
     RepairCommand.self,
+    RestorePageCommand.self,
     MigrateCommand.self,
     RenderCommand.self,
     ThumbnailsCommand.self,

@@ -24,9 +24,11 @@ struct HelpCommand: Command {
         }
         print("lnote: the command-line tool of LulucatStore, the storage engine of Lulucat Notes.\n")
         print("Usage: lnote COMMAND [OPTIONS]\n\nCommands:")
+        // The names' column is as wide as the longest name and two spaces, at least 12.
+        let width = max(12, (commands.map { $0.name.count }.max() ?? 0) + 2)
         for c in commands {
             let alias = commandAliases.filter { $0.value == c.name }.keys.sorted().map { " (or \($0))" }.joined()
-            print("  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.abstract + alias)
+            print("  " + c.name.padding(toLength: width, withPad: " ", startingAt: 0) + c.abstract + alias)
         }
         print("\nGlobal options, before or after the command: --library DIR (else $LNOTE_LIBRARY, else \(defaultLibraryDescription)), --json.")
         print("Run 'lnote COMMAND --help' for a command's options; 'lnote --version' for the version.")
