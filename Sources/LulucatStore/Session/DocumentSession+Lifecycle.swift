@@ -59,7 +59,6 @@ extension DocumentSession {
         OpenSessions.shared.remove(self)
         if let fd = lockFD { fs.unlock(fd) }
         lockFD = nil
-        SessionRegistry.unregister(path: package.path, identity: ObjectIdentifier(self))
         eventHub.finish(with: .closed)
     }
 

@@ -144,7 +144,6 @@ extension DocumentSession {
     /// Queued thumbnails are dropped and one being written is waited for, so nothing of this
     /// session writes into the package after it returns (as after a kill).
     public func abandon() async {
-        SessionRegistry.unregister(path: package.path, identity: ObjectIdentifier(self))
         eventHub.finish(with: .closed)
         autosaveTask?.cancel()
         idleTask?.cancel()

@@ -101,7 +101,6 @@ public actor DocumentSession {
     /// A session released without `close()` saves what it accepted and releases its lock here
     /// (DocumentSession+Lifecycle.swift). Nothing else can reach the actor's state any more.
     deinit {
-        SessionRegistry.removeReleased(path: package.path)
         autosaveTask?.cancel()
         idleTask?.cancel()
         defer {
@@ -170,7 +169,6 @@ public actor DocumentSession {
             throw .cancelled
         }
         OpenSessions.shared.register(session)
-        SessionRegistry.register(session)
         return session
     }
 

@@ -1,6 +1,7 @@
 // The sessions open in this process, by package path: a second window of the app shares the
-// first one's session (Library.openShared) instead of getting documentInUse, and duplicate, rename
-// and trash of an open document go through the session that holds its lock.
+// first one's session (Library.openShared) instead of getting documentInUse, duplicate, rename
+// and trash of an open document go through the session that holds its lock, and a sync round
+// merges into an open document through its session (Library.openSession).
 
 import Foundation
 import LulucatInk
@@ -13,8 +14,12 @@ final class OpenSessions: @unchecked Sendable {
     private let lock = NSLock()
     private var sessions: [String: Weak] = [:]
 
+    /// Paths are compared in their standard form (no `.`, `..` or doubled slashes).
+    private static func key(_ path: String) -> String { (path as NSString).standardizingPath }
+
     func register(_ session: DocumentSession) {
-        lock.withLock { sessions[session.package.path] = Weak(session: session) }
+        let k = Self.key(session.package.path)
+        lock.withLock { sessions[k] = Weak(session: session) }
     }
 
     /// Forgets `session` (only it: a newer session of the same package stays).
@@ -23,15 +28,17 @@ final class OpenSessions: @unchecked Sendable {
     }
 
     func remove(path: String, _ id: ObjectIdentifier) {
+        let k = Self.key(path)
         lock.withLock {
-            guard let entry = sessions[path] else { return }
+            guard let entry = sessions[k] else { return }
             if let s = entry.session, ObjectIdentifier(s) != id { return }
-            sessions[path] = nil
+            sessions[k] = nil
         }
     }
 
     func session(at path: String) -> DocumentSession? {
-        lock.withLock { sessions[path]?.session }
+        let k = Self.key(path)
+        return lock.withLock { sessions[k]?.session }
     }
 }
 
@@ -62,5 +69,14 @@ extension DocumentSession {
     func closeForEveryHolder() async throws(StoreError) {
         holders = 1
         try await close()
+    }
+}
+
+extension Library {
+    /// The session that has the document open in this process, if one has (a sync round merges
+    /// into it instead of opening the document). A session in another process is not found here:
+    /// `open` then throws `StoreError.documentInUse`.
+    public func openSession(_ id: UUID) -> DocumentSession? {
+        OpenSessions.shared.session(at: package(id).path)
     }
 }
