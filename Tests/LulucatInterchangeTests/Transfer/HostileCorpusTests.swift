@@ -10,26 +10,13 @@ import LulucatInk
 @testable import LulucatStore
 @testable import LulucatInterchange
 import LulucatStoreTesting
+import LulucatInterchangeTesting
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Every file under `path` (links not followed) with its bytes or link target.
-func siblingSnapshot(_ path: String) -> [String: Data] {
-    var out: [String: Data] = [:]
-    let fm = FileManager.default
-    for rel in (fm.enumerator(atPath: path)?.allObjects as? [String]) ?? [] {
-        let p = path + "/" + rel
-        var st = stat()
-        guard lstat(p, &st) == 0 else { continue }
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: out[rel] = fm.contents(atPath: p) ?? Data()
-        case S_IFLNK: out[rel] = Data(((try? fm.destinationOfSymbolicLink(atPath: p)) ?? "").utf8)
-        default: out[rel] = Data("kind \(st.st_mode & S_IFMT)".utf8)
-        }
-    }
-    return out
-}
+/// Every file under `path` (links not followed) with its bytes or link target: the long run's own.
+func siblingSnapshot(_ path: String) -> [String: Data] { HostileRun.snapshot(path) }
 
 /// One hostile change to a package: what it plants, and which path the errors should name.
 struct Plant: CustomStringConvertible {
