@@ -18,7 +18,7 @@ let package = Package(
         .library(name: "LulucatCrypto", targets: ["LulucatCrypto"]),
         .executable(name: "lnote", targets: ["lnote"]),
         // No product vends the workshop (LulucatHandwriting, LulucatStoreTesting,
-        // LulucatInterchangeTesting) or lnote-dev: an app links the engine alone.
+        // LulucatInterchangeTesting, LulucatSyncTesting) or lnote-dev: an app links the engine alone.
     ],
     targets: [
         // Pure values and codecs: the ink model, the page content format, CRC32C. No I/O.
@@ -74,12 +74,16 @@ let package = Package(
                 dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
         // Apache with mod_dav and a fault proxy for the sync tests, and the sync bench.
         .target(name: "LulucatSyncTestSupport"),
+        // The sync tests' helpers and the client-crash check of a round, shared with lnote-dev crashcheck.
+        .target(name: "LulucatSyncTesting",
+                dependencies: ["LulucatSync", "LulucatStore", "LulucatInk", "LulucatStoreTesting"]),
         .executableTarget(name: "LulucatSyncBench",
                           dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk", "LulucatCrypto"]),
         .executableTarget(name: "lnote-dev",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
-                                         "LulucatInterchangeTesting", "LulucatCrypto", "LnoteCommandLine"]),
+                                         "LulucatInterchangeTesting", "LulucatCrypto", "LnoteCommandLine",
+                                         "LulucatSync", "LulucatSyncTesting"]),
 
         .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatSQLiteTests", dependencies: ["LulucatSQLite"]),
@@ -92,6 +96,7 @@ let package = Package(
         .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev"]),
         .testTarget(name: "LulucatSyncTests",
-                    dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk", "LulucatCrypto", "LulucatStoreTesting"]),
+                    dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
+                                   "LulucatCrypto", "LulucatStoreTesting"]),
     ]
 )

@@ -3,6 +3,7 @@
 import Foundation
 import LulucatStore
 import LulucatStoreTesting
+import LulucatSyncTesting
 
 struct CrashCheckCommand: Command {
     static let name = "crashcheck"
@@ -19,8 +20,9 @@ struct CrashCheckCommand: Command {
         exhaustive = a.flag("exhaustive")
         json = a.flag("json")
         flowName = a.value("flow")
-        if let f = flowName, !CrashFlow.all.contains(where: { $0.name == f }) {
-            throw UsageError("no flow named '\(f)'; flows: \(CrashFlow.all.map { "'\($0.name)'" }.joined(separator: ", "))")
+        let names = CrashFlow.all.map(\.name) + Self.syncFlows.map(\.name)
+        if let f = flowName, !names.contains(f) {
+            throw UsageError("no flow named '\(f)'; flows: \(names.map { "'\($0)'" }.joined(separator: ", "))")
         }
     }
 
@@ -52,6 +54,11 @@ struct CrashCheckCommand: Command {
         var seconds: Double
     }
 
+    /// A client crash anywhere in a sync round that merges a document, per engine (SyncCrashCheck):
+    /// each crash state, with the remote as it was then, must be finished by the next rounds with
+    /// nothing lost, converged and verify clean. Standard: every crash point once; exhaustive: every state.
+    static let syncFlows: [(name: String, engine: EngineKind)] = [("sync round (snapshot)", .snapshot), ("sync round (journal)", .journal)]
+
     func run() async throws {
         let started = Date()
         let limits: CrashEnumerationLimits = exhaustive ? .exhaustive : .standard
@@ -78,14 +85,31 @@ struct CrashCheckCommand: Command {
             figures.faultsInjected += f.faultsInjected
             figures.faultViolations += f.faultViolations
             if !json {
-                print(f.flow.padding(toLength: 28, withPad: " ", startingAt: 0)
-                      + pad(f.operations, 5) + pad(f.calls, 7) + pad(f.crashStatesChecked, 14) + pad(f.crashStateViolations, 12)
-                      + pad(f.faultRuns, 12) + pad(f.faultsInjected, 8) + pad(f.faultViolations, 8))
-                for e in f.examples { print("  ! " + e) }
+                printRow(f)
                 // A flow can take a minute: its row is shown when it ends, on a terminal or not.
                 fflush(nil)
             } else {
                 printError("crashcheck: \(f.flow) done (\(n + 1) of \(flows.count)), \(f.crashStatesChecked) crash states, \(f.crashStateViolations) violations")
+            }
+        }
+        let syncFlows = Self.syncFlows.filter { flowName == nil || $0.name == flowName }
+        for (n, flow) in syncFlows.enumerated() {
+            let r = try await SyncCrashCheck.run(engine: flow.engine, everyState: exhaustive)
+            var examples = Array(r.failures.prefix(3))
+            if r.documentsMerged != 1 { examples.append("the traced round merged \(r.documentsMerged) documents, not 1") }
+            let f = FlowFigures(flow: flow.name, operations: r.operations, calls: r.operations, crashStatesChecked: r.statesChecked,
+                                crashStatesEnumerated: r.distinctStates, crashStatesDuringRecovery: 0,
+                                crashStateViolations: r.failures.count + (r.documentsMerged == 1 ? 0 : 1),
+                                faultRuns: 0, faultsInjected: 0, faultViolations: 0, examples: examples)
+            figures.flows.append(f)
+            figures.operations += f.operations
+            figures.crashStatesChecked += f.crashStatesChecked
+            figures.crashStateViolations += f.crashStateViolations
+            if !json {
+                printRow(f)
+                fflush(nil)
+            } else {
+                printError("crashcheck: \(f.flow) done (\(n + 1) of \(syncFlows.count)), \(f.crashStatesChecked) crash states, \(f.crashStateViolations) violations")
             }
         }
         figures.seconds = Date().timeIntervalSince(started)
@@ -105,6 +129,13 @@ struct CrashCheckCommand: Command {
             print("crash states: \(figures.crashStatesChecked) checked, \(figures.crashStateViolations) violations")
         }
         if figures.crashStateViolations > 0 || figures.faultViolations > 0 { throw ExitCode(code: ExitStatus.failure) }
+    }
+
+    func printRow(_ f: FlowFigures) {
+        print(f.flow.padding(toLength: 28, withPad: " ", startingAt: 0)
+              + pad(f.operations, 5) + pad(f.calls, 7) + pad(f.crashStatesChecked, 14) + pad(f.crashStateViolations, 12)
+              + pad(f.faultRuns, 12) + pad(f.faultsInjected, 8) + pad(f.faultViolations, 8))
+        for e in f.examples { print("  ! " + e) }
     }
 
     func pad(_ n: Int, _ width: Int) -> String {

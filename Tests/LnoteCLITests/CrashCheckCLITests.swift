@@ -33,6 +33,17 @@ struct CrashCheckCLITests {
         #expect(!r.stdout.contains("crashStatesChecked"), "snake_case keys only")
     }
 
+    @Test("a client crash in a sync round is a flow of its own: every crash point recovered by the next rounds")
+    func syncFlow() throws {
+        let r = try lnoteDev(["crashcheck", "--flow", "sync round (snapshot)"])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let row = try #require(lines.first { $0.hasPrefix("sync round (snapshot) ") })
+        let columns = row.dropFirst("sync round (snapshot)".count).split(separator: " ").compactMap { Int($0) }
+        #expect(columns.count == 7 && columns[0] > 10 && columns[2] > 10 && columns[3] == 0, "\(row)")
+        #expect(lines.last?.hasSuffix(" checked, 0 violations") == true, "\(lines.last ?? "")")
+    }
+
     @Test("an unknown flow or argument is a usage error")
     func usage() throws {
         #expect(try lnoteDev(["crashcheck", "--flow", "nope"]).status == 64)

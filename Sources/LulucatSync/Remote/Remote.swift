@@ -69,7 +69,7 @@ public final class RemoteStatistics: @unchecked Sendable {
     public var bytesSent: Int { lock.withLock { _bytesSent } }
     public var bytesReceived: Int { lock.withLock { _bytesReceived } }
 
-    func record(sent: Int, received: Int) {
+    package func record(sent: Int, received: Int) {
         lock.withLock {
             _requests += 1
             _bytesSent += sent

@@ -8,6 +8,7 @@ import LulucatCrypto
 import LulucatInk
 import LulucatStore
 import LulucatSyncTestSupport
+import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
 

@@ -3,6 +3,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
 

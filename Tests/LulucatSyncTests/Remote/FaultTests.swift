@@ -5,6 +5,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
 import LulucatSyncTestSupport

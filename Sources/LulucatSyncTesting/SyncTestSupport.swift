@@ -1,23 +1,23 @@
-// Helpers for the sync tests: a seeded generator, strokes, temporary libraries, and what a
-// library holds, read back through the store.
+// Helpers for the sync tests and `lnote-dev crashcheck`'s sync flows (a target no product vends):
+// a seeded generator, strokes, temporary libraries, and what a library holds, read back through the store.
 
 import Foundation
 import LulucatInk
 import LulucatStore
-@testable import LulucatSync
+import LulucatSync
 
 /// SplitMix64: the tests' own seeded generator (bounded, repeatable runs).
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+public struct TestRandom: RandomNumberGenerator {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-    mutating func uuid() -> UUID {
+    public mutating func uuid() -> UUID {
         let a = next(), b = next()
         var u = UUID().uuid
         withUnsafeMutableBytes(of: &u) { p in
@@ -28,7 +28,7 @@ struct TestRandom: RandomNumberGenerator {
     }
 }
 
-func makeStroke(_ rng: inout TestRandom, samples n: Int = 20) -> Stroke {
+public func makeStroke(_ rng: inout TestRandom, samples n: Int = 20) -> Stroke {
     var x = Int32.random(in: 100...5000, using: &rng), y = Int32.random(in: 100...7000, using: &rng)
     var s: [Sample] = []
     for i in 0..<n {
@@ -39,7 +39,7 @@ func makeStroke(_ rng: inout TestRandom, samples n: Int = 20) -> Stroke {
     return Stroke(samples: s)
 }
 
-func temporaryFolder(_ label: String) -> String {
+public func temporaryFolder(_ label: String) -> String {
     let p = NSTemporaryDirectory() + "lulucat-sync-\(label)-\(UUID().uuidString.prefix(8))"
     try! FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
     return p
@@ -47,22 +47,22 @@ func temporaryFolder(_ label: String) -> String {
 
 /// What a library holds, compared across devices: per document its title and its pages in
 /// order, each as its elements' ids in z-order.
-struct LibraryContents: Equatable, CustomStringConvertible {
-    var documents: [UUID: DocumentContents]
-    var description: String {
+public struct LibraryContents: Equatable, CustomStringConvertible {
+    public var documents: [UUID: DocumentContents]
+    public var description: String {
         documents.sorted { $0.key.uuidString < $1.key.uuidString }.map { "\($0.key.uuidString.prefix(8)) \($0.value)" }.joined(separator: "\n")
     }
 }
 
-struct DocumentContents: Equatable, CustomStringConvertible {
-    var title: String
-    var pages: [UUID]
-    var elements: [[UUID]]
-    var description: String { "'\(title)' pages \(pages.map { String($0.uuidString.prefix(4)) }) elements \(elements.map(\.count))" }
-    var allElements: Set<UUID> { Set(elements.joined()) }
+public struct DocumentContents: Equatable, CustomStringConvertible {
+    public var title: String
+    public var pages: [UUID]
+    public var elements: [[UUID]]
+    public var description: String { "'\(title)' pages \(pages.map { String($0.uuidString.prefix(4)) }) elements \(elements.map(\.count))" }
+    public var allElements: Set<UUID> { Set(elements.joined()) }
 }
 
-func contents(of library: Library) async throws -> LibraryContents {
+public func contents(of library: Library) async throws -> LibraryContents {
     var docs: [UUID: DocumentContents] = [:]
     for e in try library.list() {
         let s = try await library.open(e.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
@@ -74,11 +74,11 @@ func contents(of library: Library) async throws -> LibraryContents {
     return LibraryContents(documents: docs)
 }
 
-let quietSession = SessionOptions(autosaveDelay: nil, thumbnails: nil)
-let testSyncOptions = SyncOptions(trashLimit: 5, session: quietSession)
+public let quietSession = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+public let testSyncOptions = SyncOptions(trashLimit: 5, session: quietSession)
 
 /// Runs `body` on an open session of the document and closes it.
-func edit<T>(_ library: Library, _ id: UUID, _ body: (DocumentSession) async throws -> T) async throws -> T {
+public func edit<T>(_ library: Library, _ id: UUID, _ body: (DocumentSession) async throws -> T) async throws -> T {
     let s = try await library.open(id, options: quietSession)
     do {
         let r = try await body(s)
