@@ -32,6 +32,10 @@ public final class ApacheServer: @unchecked Sendable {
     LoadModule dav_fs_module modules/mod_dav_fs.so
     LoadModule mime_module modules/mod_mime.so
     LoadModule alias_module modules/mod_alias.so
+    LoadModule auth_basic_module modules/mod_auth_basic.so
+    LoadModule authn_core_module modules/mod_authn_core.so
+    LoadModule authn_file_module modules/mod_authn_file.so
+    LoadModule authz_user_module modules/mod_authz_user.so
     LogFormat "%h \\"%r\\" %>s %b" dav
     CustomLog @DIR@/logs/access.log dav
     TypesConfig /etc/mime.types
@@ -42,7 +46,7 @@ public final class ApacheServer: @unchecked Sendable {
     Redirect 307 /moved/ http://127.0.0.1:@PORT@/notes/
     <Directory @DIR@/root>
       Dav On
-      Require all granted
+      @ACCESS@
       Options None
       AllowOverride None
     </Directory>
@@ -52,14 +56,25 @@ public final class ApacheServer: @unchecked Sendable {
     </IfDefine>
     """
 
-    public init() throws {
+    /// `basicAuth`: the one user and password HTTP Basic admits (every request needs them);
+    /// nil: no authentication.
+    public init(basicAuth: (user: String, password: String)? = nil) throws {
         guard let binary = ApacheServer.binary else { throw TestFailure("apache2 is not installed") }
         dir = NSTemporaryDirectory() + "lulucat-apache-" + UUID().uuidString.prefix(8)
         let fm = FileManager.default
         for sub in ["root/notes", "run", "logs", "lock"] { try fm.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
         chmod(dir, 0o755)
         port = try ApacheServer.freePort()
+        var access = "Require all granted"
+        if let auth = basicAuth {
+            // htpasswd's {SHA} form: base64 of the password's SHA-1.
+            let line = auth.user + ":{SHA}" + Data(sha1(Array(auth.password.utf8))).base64EncodedString() + "\n"
+            try line.write(toFile: dir + "/htpasswd", atomically: true, encoding: .utf8)
+            chmod(dir + "/htpasswd", 0o644)
+            access = "AuthType Basic\n  AuthName \"notes\"\n  AuthBasicProvider file\n  AuthUserFile \(dir)/htpasswd\n  Require valid-user"
+        }
         let conf = ApacheServer.template.replacingOccurrences(of: "@DIR@", with: dir).replacingOccurrences(of: "@PORT@", with: String(port))
+            .replacingOccurrences(of: "@ACCESS@", with: access)
         try conf.write(toFile: dir + "/httpd.conf", atomically: true, encoding: .utf8)
         if getuid() == 0 {
             // Workers run as nobody: they must own what they write.
@@ -190,6 +205,35 @@ public final class ApacheServer: @unchecked Sendable {
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
     }
+}
+
+/// SHA-1 (FIPS 180-4), only for htpasswd's {SHA} form in the test server's config.
+func sha1(_ message: [UInt8]) -> [UInt8] {
+    var h: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
+    var m = message + [0x80]
+    while m.count % 64 != 56 { m.append(0) }
+    let bits = UInt64(message.count) * 8
+    for i in (0..<8).reversed() { m.append(UInt8(truncatingIfNeeded: bits >> (UInt64(i) * 8))) }
+    var w = [UInt32](repeating: 0, count: 80)
+    for chunk in stride(from: 0, to: m.count, by: 64) {
+        for i in 0..<16 {
+            w[i] = m[chunk + 4 * i..<chunk + 4 * i + 4].reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        for i in 16..<80 { let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]; w[i] = x << 1 | x >> 31 }
+        var (a, b, c, d, e) = (h[0], h[1], h[2], h[3], h[4])
+        for i in 0..<80 {
+            let (f, k): (UInt32, UInt32) = switch i {
+            case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
+            case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
+            case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
+            default: (b ^ c ^ d, 0xCA62_C1D6)
+            }
+            let t = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
+            (e, d, c, b, a) = (d, c, b << 30 | b >> 2, a, t)
+        }
+        h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e
+    }
+    return h.flatMap { v in (0..<4).reversed().map { UInt8(truncatingIfNeeded: v >> (UInt32($0) * 8)) } }
 }
 
 /// kill(2), under a name the server's own `kill()` does not hide.

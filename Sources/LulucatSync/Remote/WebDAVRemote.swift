@@ -71,13 +71,20 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         }
         if let body { request.httpBody = Data(body) }
         let session = self.session
-        let result: Result<(Data, URLResponse), Error> = await withCheckedContinuation { cont in
+        let delegate = self.delegate
+        let (result, taskID): (Result<(Data, URLResponse), Error>, Int) = await withCheckedContinuation { cont in
+            let id = TaskIdentifier()
             let task = session.dataTask(with: request) { data, response, error in
-                if let error { cont.resume(returning: .failure(error)) }
-                else if let response { cont.resume(returning: .success((data ?? Data(), response))) }
-                else { cont.resume(returning: .failure(URLError(.badServerResponse))) }
+                if let error { cont.resume(returning: (.failure(error), id.value)) }
+                else if let response { cont.resume(returning: (.success((data ?? Data(), response)), id.value)) }
+                else { cont.resume(returning: (.failure(URLError(.badServerResponse)), id.value)) }
             }
+            id.value = task.taskIdentifier
             task.resume()
+        }
+        if delegate.wasChallenged(taskID) {
+            statistics.record(sent: 0, received: 0)
+            throw .failed(path, "\(method) answered 401: the server refused the credentials; check LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD")
         }
         switch result {
         case .failure(let error):
@@ -142,10 +149,32 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 }
 
+/// A task's identifier, set before the task can complete.
+private final class TaskIdentifier: @unchecked Sendable {
+    var value = 0
+}
+
 /// Refuses every redirect: the 3xx reply comes back to the caller, which fails the request.
 final class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         completionHandler(nil)
     }
+
+    /// A challenge (a 401 with WWW-Authenticate) is cancelled and remembered: credentials are sent
+    /// with every request, so a challenge means they are missing or wrong and asking again would not
+    /// help; and FoundationNetworking on Linux never completes a task whose challenge it handles by
+    /// default without a credential (swift-corelibs-foundation#5456). `send` turns the cancelled task
+    /// into a 401 failure: the server refused the request before performing it.
+    private let lock = NSLock()
+    private var challenged: Set<Int> = []
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        _ = lock.withLock { challenged.insert(task.taskIdentifier) }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    /// Whether the task met an authentication challenge (and forgets it).
+    func wasChallenged(_ task: Int) -> Bool { lock.withLock { challenged.remove(task) != nil } }
 }
