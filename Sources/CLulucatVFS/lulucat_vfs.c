@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct ShimFile ShimFile;
 struct ShimFile {
@@ -49,9 +50,18 @@ enum { maxBufferBytes = 64 << 10 };
 
 // MARK: The buffer
 
+static uint64_t nowNs(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static int realWrite(ShimFile *p, const void *data, int amount, sqlite3_int64 offset) {
     COUNT(p, wal_file_writes, 1);
-    return p->real->pMethods->xWrite(p->real, data, amount, offset);
+    uint64_t t0 = nowNs();
+    int rc = p->real->pMethods->xWrite(p->real, data, amount, offset);
+    COUNT(p, wal_write_ns, nowNs() - t0);
+    return rc;
 }
 
 /// Hands what the buffer holds to the real file; the buffer is empty afterwards either way.
@@ -145,7 +155,12 @@ static int shimRead(sqlite3_file *f, void *data, int amount, sqlite3_int64 offse
 static int shimWrite(sqlite3_file *f, const void *data, int amount, sqlite3_int64 offset) {
     ShimFile *p = (ShimFile *)f;
     if (p->isWal) return walWrite(p, data, amount, offset);
-    return p->real->pMethods->xWrite(p->real, data, amount, offset);
+    uint64_t t0 = nowNs();
+    int rc = p->real->pMethods->xWrite(p->real, data, amount, offset);
+    p->stats.db_writes += 1;
+    p->stats.db_write_bytes += (uint64_t)amount;
+    p->stats.db_io_ns += nowNs() - t0;
+    return rc;
 }
 
 static int shimTruncate(sqlite3_file *f, sqlite3_int64 size) {
@@ -163,7 +178,17 @@ static int shimSync(sqlite3_file *f, int flags) {
         int rc = settle(p);
         if (rc != SQLITE_OK) return rc;
     }
-    return p->real->pMethods->xSync(p->real, flags);
+    uint64_t t0 = nowNs();
+    int rc = p->real->pMethods->xSync(p->real, flags);
+    uint64_t ns = nowNs() - t0;
+    if (p->isWal) {
+        COUNT(p, wal_syncs, 1);
+        COUNT(p, wal_sync_ns, ns);
+    } else {
+        p->stats.db_syncs += 1;
+        p->stats.db_io_ns += ns;
+    }
+    return rc;
 }
 
 static int shimFileSize(sqlite3_file *f, sqlite3_int64 *size) {

@@ -46,6 +46,16 @@ typedef struct {
     /// Buffer flushes forced by xShmBarrier: a commit about to be published while frames were
     /// still buffered (a WAL that commits without a sync).
     uint64_t barrier_flushes;
+    /// Time spent in the real file's xWrite for the WAL (the write(2) calls), and in xSync of the
+    /// WAL, with the number of syncs (monotonic clock, nanoseconds).
+    uint64_t wal_write_ns;
+    uint64_t wal_syncs;
+    uint64_t wal_sync_ns;
+    /// Writes and syncs of the database file itself (a checkpoint), and their time.
+    uint64_t db_writes;
+    uint64_t db_write_bytes;
+    uint64_t db_syncs;
+    uint64_t db_io_ns;
 } lulucat_vfs_stats;
 
 #ifdef __cplusplus

@@ -85,6 +85,28 @@ package final class SQLiteContentStore {
     let connection: Connection
     /// Whether the WAL write buffer is on (only through SQLite's own I/O: see `init`).
     let usesWALWriteBuffer: Bool
+    /// Where the last `save` spent its time (`lnote-dev bench sqlite` prints it).
+    package internal(set) var lastSave = SaveBreakdown()
+
+    /// What the WAL write buffer's VFS shim counted on this connection (nil when the connection
+    /// does not go through it: buffer off, NORMAL, or another file system).
+    package func walStatistics() -> WALWriteStatistics? {
+        usesWALWriteBuffer ? try? connection.walWriteStatistics() : nil
+    }
+
+    /// The parts of one save, in nanoseconds of the monotonic clock: preparing its statements,
+    /// validating, coding and checksumming its rows, SQLite's inserts (record building, b-tree
+    /// and overflow pages, spilling pages into the WAL), the COMMIT (the WAL's last frames, its
+    /// checksums and sync), and the whole.
+    package struct SaveBreakdown: Sendable, Equatable {
+        package var prepare: UInt64 = 0
+        package var validateAndChecksum: UInt64 = 0
+        package var insert: UInt64 = 0
+        package var commit: UInt64 = 0
+        package var total: UInt64 = 0
+        package init() {}
+        static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    }
 
     /// Opens `<packageDirectory>/content.sqlite`.
     package convenience init(packageDirectory: URL, mode: OpenMode = .openOrCreate,
