@@ -105,6 +105,9 @@ struct SQLiteBench {
                 // The same without the WAL write buffer (docs/sqlite-engine.md §6.1), side by side.
                 ("full_unbuffered", unbuffered(config(.full, options.pageSize, options))),
                 ("full_fresh_db_unbuffered", unbuffered(config(.full, options.pageSize, options))),
+                // The same with the WAL's early writeback (off by default; docs/sqlite-engine.md §6.2).
+                ("full_writeback", writeback(config(.full, options.pageSize, options))),
+                ("full_fresh_db_writeback", writeback(config(.full, options.pageSize, options))),
             ]
             if options.explore {
                 configs.append(("full_wal_growing", config(.full, options.pageSize, options)))
@@ -130,6 +133,7 @@ struct SQLiteBench {
             if variants.count == 1 {  // the top-level keys are the first (the seed's 3,400-sample) variant
                 for key in ["commit_vs_floor_full", "commit_vs_floor_normal", "read_vs_floor",
                             "commit_vs_written_floor_full", "commit_vs_written_floor_full_fresh_db", "written_bytes_full",
+                            "commit_vs_written_floor_full_writeback", "commit_vs_written_floor_full_fresh_db_writeback",
                             "load_page_vs_floor", "commit_full_ms", "commit_normal_ms",
                             "commit_vs_floor_full_fresh_db", "commit_vs_floor_normal_fresh_db",
                             "commit_vs_floor_full_unbuffered", "commit_vs_floor_full_fresh_db_unbuffered",
@@ -160,6 +164,12 @@ struct SQLiteBench {
         // The commit and the read-back measure the fixed16 BLOBs a save writes; recoding them at
         // close (docs/sqlite-engine.md §3.3) would change what the read measures.
         c.compactsAtClose = false
+        return c
+    }
+
+    static func writeback(_ c: SQLiteContentStore.Configuration) -> SQLiteContentStore.Configuration {
+        var c = c
+        c.walWritebackBytes = 256 << 10
         return c
     }
 
@@ -308,6 +318,7 @@ struct SQLiteBench {
                     parts["wal_frames"] = Double(v1.writeCalls - v0.writeCalls) / 2
                     parts["db_file_writes"] = Double(v1.databaseWrites - v0.databaseWrites)
                     parts["db_file_io"] = Double(v1.databaseNanoseconds - v0.databaseNanoseconds) / 1e6
+                    parts["writebacks"] = Double(v1.writebacks - v0.writebacks)
                 }
                 for (k, v) in parts { breakdown[step, default: [:]][k, default: []].append(v) }
                 commitCPU[step, default: []].append(threadCPUms() - cpuBefore)
@@ -388,7 +399,7 @@ struct SQLiteBench {
                 print("  commit \(name): \(v["commit_\(name)_ms"]!) ms = \(v[key]!) x floor (CPU \(v["commit_\(name)_cpu_ms"]!) ms)"
                       + (v["commit_vs_written_floor_\(name)"].map { "; wrote \(v["written_bytes_\(name)"]!) bytes: \($0) x the write+fsync floor of those bytes (median of ratios)" } ?? ""))
                 if let parts = v["breakdown_\(name)"] as? [String: Double] {
-                    let order = ["prepare", "validate_checksum", "insert", "commit", "wal_write_syscalls", "wal_sync", "wal_syncs", "wal_frames", "db_file_writes", "db_file_io"]
+                    let order = ["prepare", "validate_checksum", "insert", "commit", "wal_write_syscalls", "wal_sync", "wal_syncs", "wal_frames", "writebacks", "db_file_writes", "db_file_io"]
                     print("    breakdown (medians; ms unless a count): " + order.compactMap { k in parts[k].map { "\(k) \($0)" } }.joined(separator: ", "))
                 }
             }

@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 import LulucatInk
+import LulucatSQLite
 @testable import LulucatStore
 
 @Suite struct SQLiteDocumentRebuildTests {
@@ -137,5 +138,65 @@ import LulucatInk
             let got = raw.pages[page]?.elements.map(\.element) ?? []
             #expect(got.allSatisfy { content.elements.contains($0) })
         }
+    }
+
+    @Test func aSessionReadsTheRowsBehindADamagedBTreePageFromTheFileBytes() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let (package, contents) = try await document(library, strokes: 30)
+        let db = try Connection(path: package.contentDatabasePath)
+        let root: Int = try {
+            let s = try db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'strokes'")
+            _ = try s.step()
+            return Int(s.int64(at: 0))
+        }()
+        try db.close()
+        var bytes = readBytes(package.contentDatabasePath)!
+        let base = (root - 1) * 4_096
+        #expect(bytes[base] == 5, "the strokes table's root is an interior page: its leaves hold every row")
+        for i in base..<(base + 4_096) { bytes[i] = 0 }  // SQLite can reach no stroke row now
+        try Data(bytes).write(to: URL(fileURLWithPath: package.contentDatabasePath))
+
+        let session = try await library.open(package.id, options: noAutosave)
+        for (page, content) in contents {
+            // Every stroke, each exactly as written, in its order: their rows were not touched.
+            #expect(try await session.content(of: page) == content)
+        }
+        // Never silent: each page says it was damaged and salvaged.
+        let report = await session.openReport
+        #expect(contents.keys.allSatisfy { page in report.contains { $0.severity == .error && $0.message.contains("page \(page) is damaged") } })
+        #expect(report.allSatisfy { $0.message.contains("30 elements salvaged") })
+        await session.abandon()
+    }
+
+    @Test func earlyWritebackOfTheWALIsStartedAndChangesNothingRead() throws {
+        let tmp = TemporaryFolder()
+        var configuration = SQLiteContentStore.Configuration()
+        configuration.walWritebackBytes = 64 << 10
+        configuration.compactsAtClose = false
+        let path = tmp.path + "/" + SQLiteContentStore.fileName
+        let store = try SQLiteContentStore(path: path, configuration: configuration)
+        let page = UUID()
+        let content = PageContent(elements: (0..<40).map { .stroke(sampleStroke(3_000, seed: $0)) })  // about 2 MB
+        try store.replacePage(page, with: PageContent(canvasSize: content.canvasSize))
+        let before = store.walStatistics()!
+        try store.applyChanges(to: page, [.append(content.elements)])  // fixed16 rows: about 2 MB of frames
+        let after = store.walStatistics()!
+        #if os(Linux)
+        #expect(after.writebacks - before.writebacks >= 10, "one start every 64 KiB of about 2 MB of frames")
+        #else
+        #expect(after.writebacks == before.writebacks)
+        #endif
+        #expect(after.syncs - before.syncs == 1, "the commit still syncs the WAL once")
+        // Another connection sees the commit at once, and the database reads back equal.
+        let other = try SQLiteContentStore(path: path, mode: .openExisting)
+        #expect(try other.loadPage(page) == content)
+        other.closeWithoutCheckpoint()
+        try store.close()
+        let reopened = try SQLiteContentStore(path: path, mode: .openExisting)
+        #expect(try reopened.loadPage(page) == content)
+        try reopened.close()
+        // Off by default.
+        #expect(SQLiteContentStore.Configuration().walWritebackBytes == 0)
     }
 }
