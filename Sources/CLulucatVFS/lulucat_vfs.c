@@ -11,11 +11,19 @@
 //   then fails the transaction (a WAL write or sync error). A failure inside xShmBarrier (which
 //   cannot return one) is kept and returned by every later call on the WAL.
 
+#if defined(__linux__)
+#define _GNU_SOURCE  // sync_file_range
+#endif
 #include "lulucat_vfs.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <time.h>
+#if defined(__linux__)
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 
 typedef struct ShimFile ShimFile;
 struct ShimFile {
@@ -33,6 +41,12 @@ struct ShimFile {
     int used;
     sqlite3_int64 start;
     int stickyError;
+    // Early writeback (Linux): the database's setting, and on a WAL a descriptor of its own for
+    // sync_file_range and the range written since the last writeback was started.
+    int walWritebackSetting;
+    int writebackFd;
+    sqlite3_int64 writebackFrom;
+    sqlite3_int64 writebackEnd;
 };
 
 static sqlite3_vfs shimVfs;
@@ -49,9 +63,40 @@ enum { maxBufferBytes = 64 << 10 };
 
 // MARK: The buffer
 
+static uint64_t nowNs(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/// Starts the kernel writing out what the WAL has been given since the last start, once that is at
+/// least the database's writeback setting: the commit's sync then waits for less, while SQLite
+/// still builds the later frames. Only a start (SYNC_FILE_RANGE_WRITE): it waits for nothing,
+/// flushes no metadata and consumes no error; durability is the commit's xSync as before.
+static void startWriteback(ShimFile *p, sqlite3_int64 offset, int amount) {
+#if defined(__linux__)
+    int setting = p->db ? p->db->walWritebackSetting : 0;
+    if (setting <= 0 || p->writebackFd < 0) return;
+    if (offset != p->writebackEnd) p->writebackFrom = offset;
+    p->writebackEnd = offset + amount;
+    if (p->writebackEnd - p->writebackFrom >= setting) {
+        if (sync_file_range(p->writebackFd, p->writebackFrom, p->writebackEnd - p->writebackFrom, SYNC_FILE_RANGE_WRITE) == 0) {
+            COUNT(p, wal_writebacks, 1);
+        }
+        p->writebackFrom = p->writebackEnd;
+    }
+#else
+    (void)p; (void)offset; (void)amount;
+#endif
+}
+
 static int realWrite(ShimFile *p, const void *data, int amount, sqlite3_int64 offset) {
     COUNT(p, wal_file_writes, 1);
-    return p->real->pMethods->xWrite(p->real, data, amount, offset);
+    uint64_t t0 = nowNs();
+    int rc = p->real->pMethods->xWrite(p->real, data, amount, offset);
+    if (rc == SQLITE_OK) startWriteback(p, offset, amount);
+    COUNT(p, wal_write_ns, nowNs() - t0);
+    return rc;
 }
 
 /// Hands what the buffer holds to the real file; the buffer is empty afterwards either way.
@@ -125,6 +170,10 @@ static int shimClose(sqlite3_file *f) {
         p->capacity = 0;
         if (p->db && p->db->wal == p) p->db->wal = NULL;
         p->db = NULL;
+#if defined(__linux__)
+        if (p->writebackFd >= 0) close(p->writebackFd);
+#endif
+        p->writebackFd = -1;
     } else if (p->wal) {
         p->wal->db = NULL;  // SQLite closes the WAL first; this is only a guard
         p->wal = NULL;
@@ -145,7 +194,12 @@ static int shimRead(sqlite3_file *f, void *data, int amount, sqlite3_int64 offse
 static int shimWrite(sqlite3_file *f, const void *data, int amount, sqlite3_int64 offset) {
     ShimFile *p = (ShimFile *)f;
     if (p->isWal) return walWrite(p, data, amount, offset);
-    return p->real->pMethods->xWrite(p->real, data, amount, offset);
+    uint64_t t0 = nowNs();
+    int rc = p->real->pMethods->xWrite(p->real, data, amount, offset);
+    p->stats.db_writes += 1;
+    p->stats.db_write_bytes += (uint64_t)amount;
+    p->stats.db_io_ns += nowNs() - t0;
+    return rc;
 }
 
 static int shimTruncate(sqlite3_file *f, sqlite3_int64 size) {
@@ -163,7 +217,17 @@ static int shimSync(sqlite3_file *f, int flags) {
         int rc = settle(p);
         if (rc != SQLITE_OK) return rc;
     }
-    return p->real->pMethods->xSync(p->real, flags);
+    uint64_t t0 = nowNs();
+    int rc = p->real->pMethods->xSync(p->real, flags);
+    uint64_t ns = nowNs() - t0;
+    if (p->isWal) {
+        COUNT(p, wal_syncs, 1);
+        COUNT(p, wal_sync_ns, ns);
+    } else {
+        p->stats.db_syncs += 1;
+        p->stats.db_io_ns += ns;
+    }
+    return rc;
 }
 
 static int shimFileSize(sqlite3_file *f, sqlite3_int64 *size) {
@@ -204,6 +268,16 @@ static int shimFileControl(sqlite3_file *f, int op, void *arg) {
             }
         }
         *bytes = p->walBufferSetting;
+        return SQLITE_OK;
+    }
+    if (op == LULUCAT_FCNTL_WAL_WRITEBACK) {
+        if (p->isWal) return SQLITE_NOTFOUND;
+        int *bytes = arg;
+        if (*bytes >= 0) p->walWritebackSetting = *bytes;
+#if !defined(__linux__)
+        p->walWritebackSetting = 0;  // no sync_file_range here
+#endif
+        *bytes = p->walWritebackSetting;
         return SQLITE_OK;
     }
     if (op == LULUCAT_FCNTL_WAL_STATS) {
@@ -306,6 +380,7 @@ static int shimOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, in
     (void)vfs;
     ShimFile *p = (ShimFile *)f;
     memset(p, 0, sizeof(*p));
+    p->writebackFd = -1;
     p->real = (sqlite3_file *)&p[1];
     int rc = rootVfs->xOpen(rootVfs, name, p->real, flags, outFlags);
     if (p->real->pMethods == NULL) {
@@ -324,6 +399,10 @@ static int shimOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, in
             p->db = (ShimFile *)main;
             p->db->wal = p;
         }
+#if defined(__linux__)
+        // A descriptor of our own for early writeback (read-only: sync_file_range needs no more).
+        p->writebackFd = open(name, O_RDONLY | O_CLOEXEC);
+#endif
     }
     return rc;
 }

@@ -105,6 +105,9 @@ struct SQLiteBench {
                 // The same without the WAL write buffer (docs/sqlite-engine.md §6.1), side by side.
                 ("full_unbuffered", unbuffered(config(.full, options.pageSize, options))),
                 ("full_fresh_db_unbuffered", unbuffered(config(.full, options.pageSize, options))),
+                // The same with the WAL's early writeback (off by default; docs/sqlite-engine.md §6.2).
+                ("full_writeback", writeback(config(.full, options.pageSize, options))),
+                ("full_fresh_db_writeback", writeback(config(.full, options.pageSize, options))),
             ]
             if options.explore {
                 configs.append(("full_wal_growing", config(.full, options.pageSize, options)))
@@ -130,6 +133,7 @@ struct SQLiteBench {
             if variants.count == 1 {  // the top-level keys are the first (the seed's 3,400-sample) variant
                 for key in ["commit_vs_floor_full", "commit_vs_floor_normal", "read_vs_floor",
                             "commit_vs_written_floor_full", "commit_vs_written_floor_full_fresh_db", "written_bytes_full",
+                            "commit_vs_written_floor_full_writeback", "commit_vs_written_floor_full_fresh_db_writeback",
                             "load_page_vs_floor", "commit_full_ms", "commit_normal_ms",
                             "commit_vs_floor_full_fresh_db", "commit_vs_floor_normal_fresh_db",
                             "commit_vs_floor_full_unbuffered", "commit_vs_floor_full_fresh_db_unbuffered",
@@ -160,6 +164,12 @@ struct SQLiteBench {
         // The commit and the read-back measure the fixed16 BLOBs a save writes; recoding them at
         // close (docs/sqlite-engine.md §3.3) would change what the read measures.
         c.compactsAtClose = false
+        return c
+    }
+
+    static func writeback(_ c: SQLiteContentStore.Configuration) -> SQLiteContentStore.Configuration {
+        var c = c
+        c.walWritebackBytes = 256 << 10
         return c
     }
 
@@ -235,6 +245,7 @@ struct SQLiteBench {
         var commits = [String: [Double]](), reads: [Double] = [], loads: [Double] = []
         var floorCPU: [Double] = [], commitCPU = [String: [Double]]()
         var walBytes = [String: Int]()
+        var breakdown = [String: [String: [Double]]]()
         // Per commit: the bytes it handed to write(2) (the WAL's frames and headers, b-tree pages
         // included), and its time over the write+fsync floor of exactly that many bytes, measured
         // right after it in the same folder.
@@ -286,11 +297,30 @@ struct SQLiteBench {
                     try store.checkpointIdle()
                 }
                 let cpuBefore = threadCPUms()
+                let vfsBefore = store.walStatistics()
                 let writtenBefore = BytesWritten.sinceStart()
                 let commit = try milliseconds {
                     try store.applyChanges(to: page, [.append(w.elements)])
                 }
                 commits[step, default: []].append(commit)
+                // Where the commit's time went: our side (statements, validation and checksums),
+                // SQLite's inserts, its COMMIT; and, through the VFS shim (FULL only), the WAL's
+                // write(2) calls and syncs and any write of the database file (a checkpoint).
+                let b = store.lastSave
+                var parts: [String: Double] = [
+                    "prepare": Double(b.prepare) / 1e6, "validate_checksum": Double(b.validateAndChecksum) / 1e6,
+                    "insert": Double(b.insert) / 1e6, "commit": Double(b.commit) / 1e6,
+                ]
+                if let v0 = vfsBefore, let v1 = store.walStatistics() {
+                    parts["wal_write_syscalls"] = Double(v1.writeNanoseconds - v0.writeNanoseconds) / 1e6
+                    parts["wal_sync"] = Double(v1.syncNanoseconds - v0.syncNanoseconds) / 1e6
+                    parts["wal_syncs"] = Double(v1.syncs - v0.syncs)
+                    parts["wal_frames"] = Double(v1.writeCalls - v0.writeCalls) / 2
+                    parts["db_file_writes"] = Double(v1.databaseWrites - v0.databaseWrites)
+                    parts["db_file_io"] = Double(v1.databaseNanoseconds - v0.databaseNanoseconds) / 1e6
+                    parts["writebacks"] = Double(v1.writebacks - v0.writebacks)
+                }
+                for (k, v) in parts { breakdown[step, default: [:]][k, default: []].append(v) }
                 commitCPU[step, default: []].append(threadCPUms() - cpuBefore)
                 if let before = writtenBefore, let after = BytesWritten.sinceStart(), after > before {
                     let written = after - before
@@ -337,6 +367,9 @@ struct SQLiteBench {
             out["commit_vs_floor_\(name)"] = round3(m / floorW)
             out["commit_\(name)_cpu_ms"] = round3(median(commitCPU[name]!))
             out["wal_bytes_\(name)"] = walBytes[name]
+            if let parts = breakdown[name] {
+                out["breakdown_\(name)"] = parts.mapValues { round3(median($0)) }
+            }
             if let written = writtenBytes[name], let ratios = writtenFloorRatios[name] {
                 out["written_bytes_\(name)"] = written.sorted()[written.count / 2]
                 out["commit_vs_written_floor_\(name)"] = round3(median(ratios))
@@ -365,6 +398,10 @@ struct SQLiteBench {
                 let name = String(key.dropFirst("commit_vs_floor_".count))
                 print("  commit \(name): \(v["commit_\(name)_ms"]!) ms = \(v[key]!) x floor (CPU \(v["commit_\(name)_cpu_ms"]!) ms)"
                       + (v["commit_vs_written_floor_\(name)"].map { "; wrote \(v["written_bytes_\(name)"]!) bytes: \($0) x the write+fsync floor of those bytes (median of ratios)" } ?? ""))
+                if let parts = v["breakdown_\(name)"] as? [String: Double] {
+                    let order = ["prepare", "validate_checksum", "insert", "commit", "wal_write_syscalls", "wal_sync", "wal_syncs", "wal_frames", "writebacks", "db_file_writes", "db_file_io"]
+                    print("    breakdown (medians; ms unless a count): " + order.compactMap { k in parts[k].map { "\(k) \($0)" } }.joined(separator: ", "))
+                }
             }
             if v["read_ms"] != nil { print("  read BLOBs: \(v["read_ms"]!) ms = \(v["read_vs_floor"]!) x floor; loadPage: \(v["load_page_ms"]!) ms = \(v["load_page_vs_floor"]!) x floor") }
         }

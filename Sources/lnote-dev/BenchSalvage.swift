@@ -18,6 +18,9 @@ enum SalvageBench {
         var runs = 0, written = 0, untouched = 0, recoveredUntouched = 0, recovered = 0
         var lossRuns = 0, unreported = 0, silent = 0, repairs = 0
         var byFile: [String: Int] = [:]
+        /// Per kind of damaged file: untouched elements that did not come back.
+        var lostByFile: [String: Int] = [:]
+        var lossExamples: [String] = []
         var examples: [String] = []
     }
 
@@ -100,7 +103,7 @@ enum SalvageBench {
     }
 
     static func run(arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: ["runs", "seed", "dir"], flags: ["json"])
+        let args = try Arguments(arguments, valued: ["runs", "seed", "dir", "engines"], flags: ["json", "losses"])
         let runs = try args.int("runs") ?? 1002
         let seed = UInt64(try args.int("seed") ?? 0x5A1_BA6E)
         guard runs >= 3 else { throw UsageError("--runs must be at least 3") }
@@ -110,7 +113,15 @@ enum SalvageBench {
         let json = args.flag("json")
         func say(_ s: String) { if !json { print(s) } }
 
-        let engines: [EngineKind] = [.snapshot, .journal, .sqlite]
+        // --engines sqlite,journal: only those (the same seed then damages other files).
+        let engines: [EngineKind] = try args.value("engines").map { list in
+            try list.split(separator: ",").map { name in
+                guard let e = EngineKind(rawValue: String(name)), [.snapshot, .journal, .sqlite].contains(e) else {
+                    throw UsageError("--engines: snapshot, journal or sqlite, not '\(name)'")
+                }
+                return e
+            }
+        } ?? [.snapshot, .journal, .sqlite]
         var random = SeededRandom(seed: seed)
         var tallies: [EngineKind: Tally] = [:]
         var templates: [EngineKind: (DocumentPackage, [UUID: [Element]])] = [:]
@@ -194,6 +205,11 @@ enum SalvageBench {
             tally.recoveredUntouched += untouched.intersection(intact).count
             tally.recovered += intact.count
             tally.byFile[kind(name), default: 0] += 1
+            let lostHere = untouched.subtracting(intact).count
+            if lostHere > 0 {
+                tally.lostByFile[kind(name), default: 0] += lostHere
+                tally.lossExamples.append("run \(run) \(damage.rawValue) in \(name) at \(touched) of \(original.count) bytes: \(lostHere) of \(untouched.count) untouched lost\(reported ? "" : ", unreported")")
+            }
             if back.contains(where: { !writtenSet.contains($0) }) {
                 tally.silent += 1
                 tally.examples.append("run \(run) \(engine.rawValue) \(damage.rawValue) in \(name): an element read back that was never written")
@@ -218,12 +234,17 @@ enum SalvageBench {
                 "runs": t.runs, "elements_written": t.written, "elements_untouched": t.untouched,
                 "recovered_of_untouched": t.recoveredUntouched, "recovered_ratio": r(ratio, 4),
                 "elements_recovered": t.recovered, "runs_with_loss": t.lossRuns, "runs_with_unreported_loss": t.unreported,
-                "runs_with_silent_corruption": t.silent, "runs_repaired": t.repairs, "damaged_files": t.byFile,
+                "runs_with_silent_corruption": t.silent, "runs_repaired": t.repairs, "damaged_files": t.byFile, "untouched_lost_by_file": t.lostByFile,
             ] as [String: Any]
             lines.append(String(format: "  %-8@ %4d runs  recovered %5d / %5d untouched = %.4f  (all: %d / %d)  loss runs %3d  unreported %d  silent %d  repaired %d",
                                 engine.rawValue as NSString, t.runs, t.recoveredUntouched, t.untouched, ratio, t.recovered, t.written,
                                 t.lossRuns, t.unreported, t.silent, t.repairs))
+            if !t.lostByFile.isEmpty {
+                lines.append("      untouched elements lost, by damaged file: " + t.lostByFile.sorted { $0.key < $1.key }
+                    .map { "\($0.key) \($0.value) (\(t.byFile[$0.key] ?? 0) runs)" }.joined(separator: ", "))
+            }
             for e in t.examples.prefix(5) { lines.append("      " + e) }
+            for e in t.lossExamples.prefix(args.flag("losses") ? 1_000 : 0) { lines.append("      loss: " + e) }
         }
         if json { printJSON(result) } else {
             print("engine   runs  recovered ÷ elements whose bytes the damage did not touch (target >= 0.99), runs with unreported loss (target 0), silent corruption (target 0)")

@@ -32,6 +32,12 @@ extern "C" {
 /// only connections that name it use it. Returns an SQLite result code.
 int lulucat_vfs_register(void);
 
+/// sqlite3_file_control(db, "main", LULUCAT_FCNTL_WAL_WRITEBACK, &bytes) with an int: bytes > 0
+/// starts the kernel's writeback of the WAL (Linux sync_file_range, SYNC_FILE_RANGE_WRITE: no
+/// wait, no metadata) each time that many contiguous bytes have been handed to it, so a commit's
+/// sync waits for less; 0 turns it off, -1 only asks. Always 0 where sync_file_range is missing.
+#define LULUCAT_FCNTL_WAL_WRITEBACK 0x4C554C03
+
 /// sqlite3_file_control(db, "main", LULUCAT_FCNTL_WAL_STATS, &stats) fills a lulucat_vfs_stats
 /// with what this connection's WAL files have done since the database was opened.
 #define LULUCAT_FCNTL_WAL_STATS 0x4C554C02
@@ -46,6 +52,18 @@ typedef struct {
     /// Buffer flushes forced by xShmBarrier: a commit about to be published while frames were
     /// still buffered (a WAL that commits without a sync).
     uint64_t barrier_flushes;
+    /// Time spent in the real file's xWrite for the WAL (the write(2) calls), and in xSync of the
+    /// WAL, with the number of syncs (monotonic clock, nanoseconds).
+    uint64_t wal_write_ns;
+    uint64_t wal_syncs;
+    uint64_t wal_sync_ns;
+    /// Writes and syncs of the database file itself (a checkpoint), and their time.
+    uint64_t db_writes;
+    uint64_t db_write_bytes;
+    uint64_t db_syncs;
+    uint64_t db_io_ns;
+    /// Early writebacks started on the WAL (LULUCAT_FCNTL_WAL_WRITEBACK).
+    uint64_t wal_writebacks;
 } lulucat_vfs_stats;
 
 #ifdef __cplusplus

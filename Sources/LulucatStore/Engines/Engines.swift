@@ -167,16 +167,41 @@ extension EngineKind {
 // MARK: - Rebuilding document.json
 
 extension EngineKind {
-    /// The engine whose files a package holds, for rebuilding its document.json (repair): the
-    /// journal's when any page has a journal, else the snapshot's. A SQLite document's database
-    /// is not read for this yet: refused with `error` named.
+    /// The engine whose files a package holds, for rebuilding its document.json (repair): SQLite's
+    /// when the package has a `content.sqlite` and no page file, else the journal's when any page
+    /// has a journal, else the snapshot's. Both forms at once (a migration between them stopped
+    /// part way) are refused with `error` named: which one was the document cannot be told, and
+    /// the cleanup that follows would remove the other.
     static func inferred(_ package: DocumentPackage, _ scan: PackageReader.PageScan, fileSystem fs: any FileSystem,
                          because error: StoreError) throws(StoreError) -> EngineKind {
         if try fs.checked.info(package.contentDatabasePath) != nil {
-            throw .corruptFile(path: package.documentPath, reason: "\(error); rebuilding it from a SQLite document's database is not supported yet")
+            guard scan.pageFiles.isEmpty, scan.journalFiles.isEmpty else {
+                throw .corruptFile(path: package.documentPath, reason: "\(error); it cannot be rebuilt: the package holds both a content.sqlite and page files, and which of them is the document is recorded only there")
+            }
+            return .sqlite
         }
         return scan.journalFiles.isEmpty ? .snapshot : .journal
     }
+
+    /// Every page this engine's files hold, for rebuilding document.json: its content (every
+    /// element that checks) and sample codec (nil: the files do not say). In the order the
+    /// engine recorded them when it records one (`recordsPageOrder`: SQLite's database, in the
+    /// order the pages were first stored), else in id order (page files).
+    func pagesForRebuild(_ package: DocumentPackage, _ scan: PackageReader.PageScan,
+                         fileSystem fs: any FileSystem) throws(StoreError) -> [(UUID, PageContent, SampleCodecID?)] {
+        switch self {
+        case .sqlite:
+            return try SQLiteContentStore.pagesForRebuild(package, fileSystem: fs).map { ($0.0, $0.1, nil) }
+        case .snapshot, .journal:
+            return try scan.pageFiles.sorted { $0.uuidString < $1.uuidString }.map { id throws(StoreError) in
+                let (content, codec) = try pageForRebuild(id, in: package, fileSystem: fs)
+                return (id, content, codec)
+            }
+        }
+    }
+
+    /// Whether `pagesForRebuild` gives the pages in an order the engine recorded (not id order).
+    var recordsPageOrder: Bool { self == .sqlite }
 
     /// A page's content (every element that checks) and sample codec, read from its own files.
     func pageForRebuild(_ id: UUID, in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> (PageContent, SampleCodecID?) {

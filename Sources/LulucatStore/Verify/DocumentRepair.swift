@@ -164,18 +164,19 @@ public struct DocumentRepair: Sendable {
         let engine = try EngineKind.inferred(package, scan, fileSystem: fs, because: error)
         var pages: [PageEntry] = []
         var codec: SampleCodecID?
-        for id in scan.pageFiles {
+        for (id, content, pageCodec) in try engine.pagesForRebuild(package, scan, fileSystem: fs) {
             let modified = manifest.modified
-            let (content, pageCodec) = try engine.pageForRebuild(id, in: package, fileSystem: fs)
             if codec == nil { codec = pageCodec }
             var entry = PageEntry(id: id, canvas: content.canvasSize, created: modified, modified: modified, elementCount: 0)
             _ = entry.reconcile(with: content)
             pages.append(entry)
         }
+        // The cover page first; the others in the engine's order (id order for page files).
+        let order = Dictionary(uniqueKeysWithValues: pages.enumerated().map { ($1.id, $0) })
         pages.sort { a, b in
             if a.id == manifest.coverPageID { return b.id != manifest.coverPageID }
             if b.id == manifest.coverPageID { return false }
-            return a.id.uuidString < b.id.uuidString
+            return order[a.id]! < order[b.id]!
         }
         var doc = DocumentMetadata(id: manifest.id, title: manifest.title, created: manifest.created, modified: Date.storeNow(),
                                    engine: engine, codec: codec ?? .compact, pages: pages)
@@ -187,8 +188,9 @@ public struct DocumentRepair: Sendable {
         try fs.checked.writeAtomically(PackageJSON.encode(doc), to: package.documentPath)
         let missing = manifest.pageCount - pages.count
         findings.append(Finding(missing > 0 ? .error : .repaired, package.documentPath,
-            "rebuilt from the manifest and \(pages.count) page file\(pages.count == 1 ? "" : "s") (\(error))"
-            + (pages.count > 1 ? "; the order of the pages after the first was recorded only in document.json: they follow in id order" : "")
+            "rebuilt from the manifest and \(pages.count) page\(engine.recordsPageOrder ? "" : " file")\(pages.count == 1 ? "" : "s") (\(error))"
+            + (pages.count > 1 ? "; the order of the pages after the first was recorded only in document.json: they follow in "
+               + (engine.recordsPageOrder ? "the order they were first stored" : "id order") : "")
             + (missing > 0 ? "; the manifest counted \(manifest.pageCount) pages: \(missing) have no page file" : "")))
         return doc
     }

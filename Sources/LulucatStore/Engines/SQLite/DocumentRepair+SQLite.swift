@@ -74,8 +74,7 @@ extension DocumentRepair {
                     // SQLite cannot even find the page's rows (its b-trees are damaged there):
                     // what the raw pass below finds is all there is.
                     damaged = true
-                    salvaged.append((id, SQLiteContentStore.SalvagedPage(content: PageContent(), refusedRows: [], pageRowDamaged: true,
-                                                                          unreadableRanges: 1)))
+                    salvaged.append((id, .unreachable))
                 }
             }
         } catch {
@@ -88,31 +87,9 @@ extension DocumentRepair {
         // of the file's bytes that checks is added to its page, unless the page has it already.
         if let bytes = try? fs.readFile(path) {
             let raw = SQLiteFileSalvage(bytes: bytes, knownPages: doc.pages.map(\.id))
-            for (i, (id, page)) in salvaged.enumerated() {
-                guard let found = raw.pages[id] else { continue }
-                var have = Set(page.content.elements.map(\.id))
-                var rows = Array(zip(page.zOrder, page.content.elements)).map { (z: $0.0, element: $0.1) }
-                var added: Set<UUID> = []
-                for (z, element) in found.elements where have.insert(element.id).inserted {
-                    rows.append((z, element))
-                    added.insert(element.id)
-                }
-                if page.pageRowDamaged, let canvas = found.canvas {
-                    salvaged[i].1.content.canvasSize = canvas
-                    salvaged[i].1.pageRowDamaged = false
-                }
-                guard !added.isEmpty else { continue }
-                rows.sort { $0.z < $1.z }
-                var merged = salvaged[i].1
-                merged.content.elements = rows.map(\.element)
-                merged.zOrder = rows.map(\.z)
-                // Rows SQLite refused because it could not fetch them, now read: no longer lost.
-                // A refused row whose id could not be read stays counted as lost unless every
-                // element document.json lists for the page is there now.
-                let listed = doc.pages.first { $0.id == id }?.elementCount ?? Int.max
-                merged.refusedRows.removeAll { row in row.element.map(added.contains) ?? (rows.count >= listed) }
-                if merged.refusedRows.isEmpty, rows.count >= listed { merged.unreadableRanges = 0 }
-                salvaged[i].1 = merged
+            for i in salvaged.indices {
+                guard let found = raw.pages[salvaged[i].0] else { continue }
+                salvaged[i].1.merge(found, listed: doc.pages.first { $0.id == salvaged[i].0 }?.elementCount)
             }
         }
         try writeRebuilt(package, doc, salvaged, findings: &findings)

@@ -28,6 +28,38 @@ extension SQLiteContentStore {
         /// Whether nothing was lost: the page read as `loadPage` would read it.
         package var isWhole: Bool { refusedRows.isEmpty && !pageRowDamaged && unreadableRanges == 0 }
 
+        /// A page SQLite could not even find the rows of (its b-trees are damaged there): what a
+        /// raw pass finds is all there is.
+        package static let unreachable = SalvagedPage(content: PageContent(), refusedRows: [], pageRowDamaged: true, unreadableRanges: 1)
+
+        /// Adds the rows a raw pass over the file's bytes found for this page (`SQLiteFileSalvage`)
+        /// that SQL salvage did not reach, in z-order; the page's canvas from its row when SQL
+        /// could not check it. A refused row whose element the raw pass found is no longer lost; one
+        /// whose id could not be read stays lost unless the page now holds `listed` elements (its
+        /// count in document.json). Returns how many elements were added.
+        @discardableResult
+        package mutating func merge(_ found: SQLiteFileSalvage.Page, listed: Int?) -> Int {
+            var have = Set(content.elements.map(\.id))
+            var rows = Array(zip(zOrder, content.elements)).map { (z: $0.0, element: $0.1) }
+            var added: Set<UUID> = []
+            for (z, element) in found.elements where have.insert(element.id).inserted {
+                rows.append((z, element))
+                added.insert(element.id)
+            }
+            if pageRowDamaged, let canvas = found.canvas {
+                content.canvasSize = canvas
+                pageRowDamaged = false
+            }
+            guard !added.isEmpty else { return 0 }
+            rows.sort { $0.z < $1.z }
+            content.elements = rows.map(\.element)
+            zOrder = rows.map(\.z)
+            let listed = listed ?? Int.max
+            refusedRows.removeAll { row in row.element.map(added.contains) ?? (rows.count >= listed) }
+            if refusedRows.isEmpty, rows.count >= listed { unreadableRanges = 0 }
+            return added.count
+        }
+
         package static func == (a: SalvagedPage, b: SalvagedPage) -> Bool {
             a.content == b.content && a.pageRowDamaged == b.pageRowDamaged && a.unreadableRanges == b.unreadableRanges
                 && a.refusedRows.map(\.table) == b.refusedRows.map(\.table) && a.refusedRows.map(\.element) == b.refusedRows.map(\.element)
@@ -125,6 +157,7 @@ extension SQLiteContentStore {
     }
 
     /// Whether an error means the stored bytes are damaged (as opposed to busy, I/O, a bug).
+    /// (See also `SalvagedPage.merge`: what a raw pass over the file adds to a page.)
     static func isDamage(_ error: SQLiteEngineError) -> Bool {
         switch error {
         case .corrupt, .checksumMismatch, .invalidRow, .pageNotFound: return true

@@ -39,9 +39,19 @@ extension SQLiteContentStore {
     /// - Throws: `.pageNotFound`, `.elementNotFound`, `.duplicateElement`, `.unencodable`, or a
     ///   database error; the database is then unchanged.
     package func save(_ updates: [PageUpdate]) throws(SQLiteEngineError) {
+        let start = SaveBreakdown.now()
+        lastSave = SaveBreakdown()
+        var bodyEnd = start
+        defer {
+            let end = SaveBreakdown.now()
+            lastSave.commit = end - bodyEnd
+            lastSave.total = end - start
+        }
         try guarded {
             try connection.transaction(.immediate) {
+                defer { bodyEnd = SaveBreakdown.now() }
                 let writer = try PageWriter(store: self)
+                lastSave.prepare = SaveBreakdown.now() - start
                 for update in updates {
                     switch update {
                     case let .changes(page, changes):
@@ -181,6 +191,7 @@ private final class PageWriter {
         defer { note(element.id, Placement(table: Self.table(of: element), z: z), on: ref) }
         switch element {
         case .stroke(let stroke):
+            let t0 = SQLiteContentStore.SaveBreakdown.now()
             try StrokeBlob.validate(stroke)
             let s = insertStroke
             try s.bind(key, at: 1)
@@ -197,7 +208,10 @@ private final class PageWriter {
             // checksum is computed over the same bytes.
             try StrokeBlob.withBytes(of: stroke, codec: codec) { raw in
                 try s.bind(RowChecksum.stored(fields: RowChecksum.stroke(stroke, page: page, codec: codec.rawValue, samples: raw), z: z), at: 11)
+                let t1 = SQLiteContentStore.SaveBreakdown.now()
+                store.lastSave.validateAndChecksum += t1 - t0
                 try s.withBlob(raw, at: 9) { try s.run() }
+                store.lastSave.insert += SQLiteContentStore.SaveBreakdown.now() - t1
             }
         case .image(let image):
             let s = insertImage

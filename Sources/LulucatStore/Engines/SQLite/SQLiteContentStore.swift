@@ -65,6 +65,12 @@ package final class SQLiteContentStore {
         /// WAL and synchronous FULL or EXTRA, where every commit syncs (so a commit is in the file
         /// before other connections can see it, and a write error fails that commit); 0 turns it off.
         package var walWriteBufferBytes: Int = 64 << 10
+        /// Early writeback of the WAL (docs/sqlite-engine.md §6.2): with the write buffer on, the
+        /// kernel is told to start writing the WAL out every this many bytes, so the commit's
+        /// sync could wait for less while SQLite still builds the later frames; 0 turns it off.
+        /// Off: on this loaded machine it made the seed's commit slower (the writeback calls
+        /// block on a busy disk). Linux only; the commit still syncs (durability unchanged).
+        package var walWritebackBytes: Int = 0
         /// Whether `close()` recodes fixed16 stroke rows in the compact codec first (§3.3). Off
         /// only for benchmarks that measure the commit alone.
         package var compactsAtClose: Bool = true
@@ -85,6 +91,28 @@ package final class SQLiteContentStore {
     let connection: Connection
     /// Whether the WAL write buffer is on (only through SQLite's own I/O: see `init`).
     let usesWALWriteBuffer: Bool
+    /// Where the last `save` spent its time (`lnote-dev bench sqlite` prints it).
+    package internal(set) var lastSave = SaveBreakdown()
+
+    /// What the WAL write buffer's VFS shim counted on this connection (nil when the connection
+    /// does not go through it: buffer off, NORMAL, or another file system).
+    package func walStatistics() -> WALWriteStatistics? {
+        usesWALWriteBuffer ? try? connection.walWriteStatistics() : nil
+    }
+
+    /// The parts of one save, in nanoseconds of the monotonic clock: preparing its statements,
+    /// validating, coding and checksumming its rows, SQLite's inserts (record building, b-tree
+    /// and overflow pages, spilling pages into the WAL), the COMMIT (the WAL's last frames, its
+    /// checksums and sync), and the whole.
+    package struct SaveBreakdown: Sendable, Equatable {
+        package var prepare: UInt64 = 0
+        package var validateAndChecksum: UInt64 = 0
+        package var insert: UInt64 = 0
+        package var commit: UInt64 = 0
+        package var total: UInt64 = 0
+        package init() {}
+        static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    }
 
     /// Opens `<packageDirectory>/content.sqlite`.
     package convenience init(packageDirectory: URL, mode: OpenMode = .openOrCreate,
@@ -171,6 +199,10 @@ package final class SQLiteContentStore {
         // A database file can come from another device: never let its schema run functions with
         // side effects, and check cell sizes as pages are read.
         try connection.execute("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON")
+        // A deleted row's bytes are zeroed where that costs no I/O (its b-tree page is written
+        // anyway): a raw pass over the file (SQLiteFileSalvage) must not find an erased stroke
+        // with a valid checksum and bring it back.
+        try connection.execute("PRAGMA secure_delete = FAST")
         try connection.setBusyTimeout(milliseconds: configuration.busyTimeoutMilliseconds)
         // Applies only while the file is empty; an existing database keeps its page size.
         try connection.setPageSize(configuration.pageSize)
@@ -189,7 +221,10 @@ package final class SQLiteContentStore {
         try connection.setWALAutocheckpoint(pages: max(1, configuration.walAutocheckpointBytes / pageSize))
         try connection.setCacheSize(-configuration.cacheSizeKiB)
         if configuration.memoryMapBytes > 0 { try connection.setMemoryMapSize(bytes: configuration.memoryMapBytes) }
-        if usesWALWriteBuffer { try connection.setWALWriteBuffer(bytes: configuration.walWriteBufferBytes) }
+        if usesWALWriteBuffer {
+            try connection.setWALWriteBuffer(bytes: configuration.walWriteBufferBytes)
+            try connection.setWALWriteback(bytes: configuration.walWritebackBytes)
+        }
     }
 
     /// Runs `body`, turning wrapper and format errors into this layer's error.

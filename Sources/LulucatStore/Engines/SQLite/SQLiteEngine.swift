@@ -34,18 +34,44 @@ final class SQLiteEngine: StorageEngine {
     private(set) var findings: [Finding] = []
 
     /// A page's content. A page whose rows are damaged keeps every row that reads and checks
-    /// (`salvagePage`); what was lost is a finding (an error), never silent.
+    /// (`salvagePage`), and what SQLite cannot reach (a damaged b-tree page hides the rows behind
+    /// it) is read from the file's bytes (`SQLiteFileSalvage`, rows whose checksum matches), as
+    /// repair does; what was lost is a finding (an error), never silent.
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
         do { return try store.loadPage(id) } catch {
             if case .pageNotFound = error { throw .missingPage(page: id, path: store.path) }
             guard SQLiteContentStore.isDamage(error) else { throw StoreError(contentDatabase: error) }
-            let salvaged: SQLiteContentStore.SalvagedPage
-            do { salvaged = try store.salvagePage(id) } catch { throw StoreError(contentDatabase: error) }
+            var salvaged: SQLiteContentStore.SalvagedPage
+            do { salvaged = try store.salvagePage(id) } catch {
+                // The page's rows cannot even be found through SQLite: only the raw pass can.
+                guard SQLiteContentStore.isDamage(error) else { throw StoreError(contentDatabase: error) }
+                salvaged = .unreachable
+            }
+            if !salvaged.isWhole, let found = rawSalvage()?.pages[id] {
+                salvaged.merge(found, listed: nil)
+            }
+            if salvaged == .unreachable { throw StoreError(contentDatabase: error) }
             let finding = Finding(.error, store.path, Self.describe(salvaged, page: id, first: error))
             if !findings.contains(finding) { findings.append(finding) }
             return salvaged.content
         }
     }
+
+    /// The raw pass over `content.sqlite`, made once (the file's bytes read whole) and only while
+    /// the WAL is empty: with saves in the WAL, the database file alone may hold older versions of
+    /// rows (a stroke erased since), which must not come back. Any save drops it.
+    private func rawSalvage() -> SQLiteFileSalvage? {
+        if let raw = rawPass { return raw }
+        guard !rawPassRefused else { return nil }
+        rawPassRefused = true
+        let wal = (try? fileSystem.info(store.path + "-wal"))?.map(\.size) ?? 0
+        guard wal == 0, let bytes = try? fileSystem.readFile(store.path) else { return nil }
+        let known = (try? PackageReader.readDocument(package, fileSystem: fileSystem))?.pages.map(\.id) ?? []
+        rawPass = SQLiteFileSalvage(bytes: bytes, knownPages: known)
+        return rawPass
+    }
+    private var rawPass: SQLiteFileSalvage?
+    private var rawPassRefused = false
 
     static func describe(_ s: SQLiteContentStore.SalvagedPage, page: UUID, first: SQLiteEngineError) -> String {
         var parts = ["page \(page) is damaged (\(first)); \(s.content.elements.count) element\(s.content.elements.count == 1 ? "" : "s") salvaged"]
@@ -84,6 +110,7 @@ final class SQLiteEngine: StorageEngine {
                     try store.loadPage(p.id)
                 }))
             }
+            rawPass = nil
             try store.save(updates)
         } catch {
             switch error {

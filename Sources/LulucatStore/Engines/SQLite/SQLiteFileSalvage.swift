@@ -37,7 +37,11 @@ package struct SQLiteFileSalvage: Sendable {
     package init(bytes: [UInt8], knownPages: [UUID]) {
         let size = Self.pageSize(bytes)
         pageSize = size
-        guard size > 0, bytes.count >= size else { return }
+        guard size > 0 else { return }
+        // A file cut short: its last, partial page is searched too (zero-filled to a whole page;
+        // a cell the cut went through fails its checksum or its bounds).
+        var bytes = bytes
+        if bytes.count % size != 0 { bytes += [UInt8](repeating: 0, count: size - bytes.count % size) }
         var reader = RawReader(bytes: bytes, pageSize: size)
         reader.skipped = Self.freePages(bytes, pageSize: size)
         // Pass 1: page rows (table leaf, 5 columns: key as NULL, id, width, height, crc).
@@ -136,15 +140,18 @@ package struct SQLiteFileSalvage: Sendable {
         if bytes.count >= 100 {
             let raw = Int(bytes[16]) << 8 | Int(bytes[17])
             let size = raw == 1 ? 65_536 : raw
-            if size >= 512, size & (size - 1) == 0, bytes.count % size == 0,
-               Array(bytes[0..<16]) == Array("SQLite format 3\0".utf8) { return size }
+            if size >= 512, size & (size - 1) == 0, Array(bytes[0..<16]) == Array("SQLite format 3\0".utf8),
+               bytes.count % size == 0 || bytes.count > size { return size }  // a cut file keeps its header's size
         }
         // Of the sizes the file is a whole number of pages of, the share of page starts (page 1
         // aside) that hold a b-tree page type. A multiple of the true size scores about as well
         // (its page starts are some of the true ones) and a fraction of it far worse (its extra
         // starts fall inside pages): the smallest size within 10 % of the best share is the one.
         var shares: [(size: Int, share: Double)] = []
-        for size in [512, 1_024, 2_048, 4_096, 8_192, 16_384, 32_768, 65_536] where bytes.count >= 2 * size && bytes.count % size == 0 {
+        // A file that is no whole number of pages of any size (cut short) is tried at every size.
+        let sizes = [512, 1_024, 2_048, 4_096, 8_192, 16_384, 32_768, 65_536].filter { bytes.count >= 2 * $0 }
+        let whole = sizes.filter { bytes.count % $0 == 0 }
+        for size in whole.isEmpty ? sizes : whole {
             var hits = 0, starts = 0
             for start in stride(from: size, to: bytes.count, by: size) {
                 starts += 1
