@@ -124,6 +124,8 @@ extension StoreError: LocalizedError {
             return "The document could not be converted; it was left as it was."
         case .invalidArgument:
             return "The change could not be made to the document."
+        case .importRefused:
+            return "The file could not be imported: it is not a document, or it is damaged. Nothing was added."
         case .contentDatabase(let e):
             switch e {
             case .inUse: return "The document is open in another window or app."
@@ -149,6 +151,7 @@ extension StoreError: LocalizedError {
         case .unsupportedVersion, .contentDatabase(.newerSchema): return "Update the app to open this document."
         case .sessionClosed: return "Open the document again."
         case .cancelled: return nil
+        case .importRefused: return "Ask for a new copy of the file, exported again from where it was made."
         default: break
         }
         if isCorruption { return "Restore the document from a backup, or repair it (lnote repair)." }

@@ -38,6 +38,11 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case invalidArgument(String)
     /// The SQLite engine's content database (`content.sqlite`) failed; the error names the file.
     case contentDatabase(SQLiteEngineError)
+    /// An import was refused: the file is not a document package, breaks a limit, or is damaged
+    /// (`reason` says which, naming the file of the package). Nothing was added to the library.
+    /// `cause` is the error of the layer that found it, when there is one (an `ArchiveError` of
+    /// a one-file import).
+    case importRefused(reason: String, cause: (any Error & Sendable)?)
 
     public var description: String {
         switch self {
@@ -61,6 +66,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case .migrationRefused(let e): return e.description
         case .invalidArgument(let s): return s
         case .contentDatabase(let e): return e.description
+        case .importRefused(let reason, _): return reason
         }
     }
 }

@@ -8,17 +8,34 @@ import LulucatStore
 public enum DocumentTransfer {
     /// Writes a document as one zip file (a SQLite-engine document is checkpointed first), holding
     /// the document's lock while its files are read. The file appears atomically and durably.
+    ///
+    /// Progress is reported in files read (`.exporting`), plus one last unit when the file is in
+    /// place. A cancelled task throws `StoreError.cancelled` (checked before each file and before
+    /// the file is written) and leaves nothing at `path` (no partial file, no temporary file).
     /// - Returns: the number of bytes written.
     @discardableResult
-    public static func exportArchive(_ id: UUID, from library: Library, to path: String) throws -> Int {
+    public static func exportArchive(_ id: UUID, from library: Library, to path: String,
+                                     progress: (OperationProgress) -> Void = { _ in }) throws -> Int {
+        var reporter: ProgressReporter?
         let data: Data = try library.withConsistentFiles(id) { package, files in
+            // Fixed by the first read; a read again (a save landed meanwhile) does not go back.
+            if reporter == nil { reporter = ProgressReporter(.exporting, total: files.count + 1) }
+            reporter?.report(0, to: progress)
             let writer = ZipWriter()
+            var read = 0
             try PackageArchive.write(paths: files, topFolder: id, to: writer) { relative in
-                Data(try library.fileSystem.readFile(package.path + "/" + relative))
+                try ProgressReporter.checkCancellation()
+                let bytes = Data(try library.fileSystem.readFile(package.path + "/" + relative))
+                read += 1
+                // Files are reported as they are read; the last unit waits for the file in place.
+                if let total = reporter?.total { reporter?.report(min(read, total - 1), to: progress) }
+                return bytes
             }
             return try writer.finish()
         }
+        try ProgressReporter.checkCancellation()
         try library.fileSystem.writeAtomically(data, to: absolute(path))
+        if let total = reporter?.total { reporter?.report(total, to: progress) }
         return data.count
     }
 
@@ -30,25 +47,36 @@ public enum DocumentTransfer {
     /// it accounts for are inflated, each streamed to its file in pieces (memory does not grow
     /// with an entry's size). Bounds: `PackageArchive.defaultLimits`, `ImportLimits`,
     /// `PackageLimits` (export-format.md §6).
-    public static func importArchive(_ data: Data, into library: Library) throws -> ImportResult {
-        let (reader, files, topFolder) = try PackageArchive.files(in: data)
+    ///
+    /// Progress and cancellation are `Library.importPackage`'s: files written, then one unit for
+    /// the check and the claim; a cancelled task throws `.cancelled` and leaves no document.
+    /// - Throws: `StoreError.importRefused` for an archive that is unsafe, damaged or not a
+    ///   document (its `cause` is the `ArchiveError` when the zip layer found it), `.cancelled`,
+    ///   `.unsupportedVersion`, `.file` for the library's own storage. Nothing is imported.
+    public static func importArchive(_ data: Data, into library: Library,
+                                     progress: (OperationProgress) -> Void = { _ in }) throws(StoreError) -> ImportResult {
+        func refused(_ e: ArchiveError) -> StoreError { .importRefused(reason: e.description, cause: e) }
+        let reader: ZipReader, files: [(path: String, entry: ZipReader.Entry)], topFolder: UUID?
+        do { (reader, files, topFolder) = try PackageArchive.files(in: data) } catch { throw refused(error) }
         guard let documentEntry = files.first(where: { $0.path == "document.json" })?.entry else {
-            throw ArchiveError(.malformed, "the archive holds no document.json: it is not an exported document")
+            throw refused(ArchiveError(.malformed, "the archive holds no document.json: it is not an exported document"))
         }
         guard documentEntry.uncompressedSize <= 16 << 20 else {
-            throw ArchiveError(.limitExceeded, entry: documentEntry.path, "document.json declares \(documentEntry.uncompressedSize) bytes, more than 16 MiB")
+            throw refused(ArchiveError(.limitExceeded, entry: documentEntry.path, "document.json declares \(documentEntry.uncompressedSize) bytes, more than 16 MiB"))
         }
-        let document = try reader.contents(of: documentEntry)
+        let document: Data
+        do { document = try reader.contents(of: documentEntry) } catch { throw refused(error) }
         // The top folder is the package folder: its name must be the id document.json gives.
         if let topFolder, let named = try? declaredDocumentID(document), named != topFolder {
-            throw ArchiveError(.malformed, entry: documentEntry.path,
-                               "names document \(named) but the archive's package folder is \(topFolder).lnote: nothing was imported")
+            throw refused(ArchiveError(.malformed, entry: documentEntry.path,
+                                       "names document \(named) but the archive's package folder is \(topFolder).lnote: nothing was imported"))
         }
         var entries: [String: ZipReader.Entry] = [:]
         for f in files { entries[f.path] = f.entry }
-        return try library.importPackage(document: document, files: files.map { ImportFile(path: $0.path, size: $0.entry.uncompressedSize) }) { path, append in
-            guard let entry = entries[path] else { throw ArchiveError(.malformed, entry: path, "is not in the archive") }
-            try reader.stream(entry, into: append)
+        return try library.importPackage(document: document, files: files.map { ImportFile(path: $0.path, size: $0.entry.uncompressedSize) },
+                                         progress: progress) { path, append in
+            guard let entry = entries[path] else { throw refused(ArchiveError(.malformed, entry: path, "is not in the archive")) }
+            do { try reader.stream(entry, into: append) } catch let e as ArchiveError { throw refused(e) }
         }
     }
 

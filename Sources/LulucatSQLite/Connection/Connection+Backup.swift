@@ -51,4 +51,31 @@ extension Connection {
             fatalError("unreachable: only SQLiteError is thrown above")
         }
     }
+
+    /// Copies the whole database (committed content, whether in the WAL or the file) into a new
+    /// in-memory database and returns its connection: a private copy that can be changed (a
+    /// schema brought up to date for a reader) without writing a byte of the file.
+    ///
+    /// - Throws: `SQLiteError` (`.busy` when a lock kept the copy from finishing, `.noMem`).
+    public func copyIntoMemory() throws(SQLiteError) -> Connection {
+        let source = try openHandle()
+        let target = try Connection(path: ":memory:")
+        do throws(SQLiteError) {
+            let targetHandle = try target.openHandle()
+            guard let backup = sqlite3_backup_init(targetHandle, "main", source, "main") else {
+                throw target.lastError(sqlite3_errcode(targetHandle), sql: "sqlite3_backup_init")
+            }
+            let step = sqlite3_backup_step(backup, -1)
+            let finish = sqlite3_backup_finish(backup)
+            guard step == SQLITE_DONE else {
+                throw SQLiteError(extendedCode: step, message: "copy into memory stopped: \(String(cString: sqlite3_errstr(step)))",
+                                  sql: "sqlite3_backup_step", path: ":memory:")
+            }
+            guard finish == SQLITE_OK else { throw target.lastError(finish, sql: "sqlite3_backup_finish") }
+            return target
+        } catch {
+            try? target.close()
+            throw error
+        }
+    }
 }

@@ -21,12 +21,14 @@ public enum EngineKind: String, Codable, Sendable, CaseIterable {
 
 extension EngineKind {
     /// The engine a session (or verify, repair, migration) works through for a document of this kind.
+    /// `readOnly`: a reader's engine, which never changes a file (the snapshot and journal engines
+    /// write only when asked to save; the SQLite engine does not migrate an older schema in place).
     func makeEngine(_ package: DocumentPackage, codec: SampleCodecID, fileSystem: any FileSystem,
-                    journal: JournalOptions = JournalOptions()) throws(StoreError) -> any StorageEngine {
+                    journal: JournalOptions = JournalOptions(), readOnly: Bool = false) throws(StoreError) -> any StorageEngine {
         switch self {
         case .snapshot: return SnapshotEngine(package: package, fileSystem: fileSystem, codec: codec)
         case .journal: return JournalEngine(package: package, fileSystem: fileSystem, codec: codec, options: journal)
-        case .sqlite: return try SQLiteEngine(package: package, fileSystem: fileSystem)
+        case .sqlite: return try SQLiteEngine(package: package, fileSystem: fileSystem, readOnly: readOnly)
         }
     }
 

@@ -45,18 +45,19 @@ extension Library {
     /// Copies a document under a new id, also one open in this process: its session saves every
     /// accepted edit and stays still while the files are copied (its SQLite database checkpointed).
     @concurrent @discardableResult
-    public func duplicateDocument(_ id: UUID, title: String? = nil) async throws(StoreError) -> DocumentPackage {
+    public func duplicateDocument(_ id: UUID, title: String? = nil,
+                                  progress: @escaping @Sendable (OperationProgress) -> Void = { _ in }) async throws(StoreError) -> DocumentPackage {
         let source = package(id)
         if let open = OpenSessions.shared.session(at: source.path) {
             let library = self
             do {
-                return try await open.withSavedPackage { () throws(StoreError) in try library.copyDocument(source, title: title) }
+                return try await open.withSavedPackage { () throws(StoreError) in try library.copyDocument(source, title: title, progress: progress) }
             } catch {
                 // Closed in between: copy it as a closed document.
                 guard case .sessionClosed = error else { throw error }
             }
         }
-        return try duplicate(id, title: title)
+        return try duplicate(id, title: title, progress: progress)
     }
 
     /// Moves a document to the trash, also one open in this process: its session saves and closes

@@ -15,7 +15,25 @@ public struct ImportResult: Sendable {
 extension StoreError {
     /// An imported package that fails verification; nothing was added to the library.
     public static func importRejected(_ findings: [Finding]) -> StoreError {
-        .invalidArgument("the imported document is not valid, nothing was imported:\n" + findings.map { "  \($0)" }.joined(separator: "\n"))
+        .importRefused(reason: "the imported document is not valid, nothing was imported:\n" + findings.map { "  \($0)" }.joined(separator: "\n"), cause: nil)
+    }
+
+    /// What an import throws for `error`: a `StoreError` as it is, a file error of the library's
+    /// storage as `.file`, a task's cancellation as `.cancelled`, anything else (the input's
+    /// own reader failing) as `.importRefused`.
+    init(importing error: any Error) {
+        switch error {
+        case let e as StoreError: self = e
+        case let e as FileError: self = .file(e)
+        case is CancellationError: self = .cancelled
+        default: self = .importRefused(reason: "\(error); nothing was imported", cause: nil)
+        }
+    }
+
+    /// The reason of an `.importRefused`, nil for any other error.
+    public var importRefusal: (reason: String, cause: (any Error & Sendable)?)? {
+        if case let .importRefused(reason, cause) = self { return (reason, cause) }
+        return nil
     }
 }
 
@@ -60,6 +78,8 @@ extension Library {
             let before = try stamps(package, files)
             let result: T
             do { result = try body(package, files) } catch {
+                // A cancelled task is not read again.
+                if case .cancelled? = error as? StoreError { throw error }
                 let now = try? stamps(package, (try? packageFiles(package)) ?? [])
                 guard let now, now != before else { throw error }
                 lastError = error
@@ -145,10 +165,36 @@ extension Library {
     /// never inflated. The staged package is checked as `lnote verify` checks it and claimed
     /// atomically: the rename fails if the id's folder appeared meanwhile, and the document gets
     /// a new id. On any failure the staging folder is removed.
-    /// - Parameter copy: streams one file's bytes to the function it is given.
+    ///
+    /// Progress is reported in files written (`.importing`), plus one last unit for the check and
+    /// the claim; the last report (`completed == total`) comes once the document is in the
+    /// library. Cancellation of the task is checked before each file, between the pieces of a
+    /// file and before the claim: a cancelled import throws `.cancelled` and leaves no document
+    /// and no staging folder. Once the claim's rename is done the import is finished.
+    /// - Parameters:
+    ///   - progress: called between steps, on the calling thread.
+    ///   - copy: streams one file's bytes to the function it is given. A `StoreError` it throws
+    ///     is rethrown as is; any other error is an `.importRefused` naming it.
+    /// - Throws: `.importRefused` for an input that is not a package, breaks a limit
+    ///   (`ImportLimits`, `PackageLimits`) or does not verify; `.cancelled`; `.file` for the
+    ///   library's own storage (a full disk: `isOutOfSpace`). Nothing is imported on any of them.
     public func importPackage(document: Data, files: [ImportFile],
+                              progress: (OperationProgress) -> Void = { _ in },
+                              copy: (_ path: String, _ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws(StoreError) -> ImportResult {
+        do { return try importStaged(document: document, files: files, progress: progress, copy: copy) } catch {
+            throw StoreError(importing: error)
+        }
+    }
+
+    private func importStaged(document: Data, files: [ImportFile], progress: (OperationProgress) -> Void,
                               copy: (_ path: String, _ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> ImportResult {
-        var doc = try PackageJSON.decodeDocument([UInt8](document), path: "document.json (imported)")
+        try ProgressReporter.checkCancellation()
+        var doc: DocumentMetadata
+        do { doc = try PackageJSON.decodeDocument([UInt8](document), path: "document.json (imported)") } catch {
+            // A newer format says so (update the app); anything else is not a document.
+            if case .unsupportedVersion = error { throw error }
+            throw StoreError.importRefused(reason: "\(error)", cause: nil)
+        }
         var findings: [Finding] = []
         let listedPages = Set(doc.pages.map(\.id))
         let listedAssets = Set(doc.pages.flatMap(\.assets))
@@ -157,12 +203,12 @@ extension Library {
         var orphans = 0
         var orphanBytes: UInt64 = 0
         for file in files {
-            guard Library.isPackageFile(file.path) else { throw StoreError.invalidArgument("'\(file.path)' is not a file of a document package") }
-            guard seen.insert(file.path).inserted else { throw StoreError.invalidArgument("'\(file.path)' appears twice") }
+            guard Library.isPackageFile(file.path) else { throw StoreError.importRefused(reason: "'\(file.path)' is not a file of a document package", cause: nil) }
+            guard seen.insert(file.path).inserted else { throw StoreError.importRefused(reason: "'\(file.path)' appears twice", cause: nil) }
             func skip(_ why: String) { findings.append(Finding(.warning, file.path, "not imported: \(why)")) }
             func tooLarge(_ limit: UInt64) throws {
                 if file.size > limit {
-                    throw StoreError.invalidArgument("'\(file.path)' declares \(file.size) bytes, more than the limit of \(limit); nothing was imported")
+                    throw StoreError.importRefused(reason: "'\(file.path)' declares \(file.size) bytes, more than the limit of \(limit); nothing was imported", cause: nil)
                 }
             }
             let parts = file.path.split(separator: "/")
@@ -208,8 +254,19 @@ extension Library {
             // import's staging folder is told from a killed one's by this lock.
             stagingLock = try staging.lockForWriting(fs)
             for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.checked.makeDirectory(dir) }
-            for file in keep {
-                try fs.writeAtomically(to: staging.path + "/" + file.path) { append in try withoutActuallyEscaping(append) { a in try copy(file.path, a) } }
+            var reporter = ProgressReporter(.importing, total: keep.count + 1)
+            reporter.report(0, to: progress)
+            for (i, file) in keep.enumerated() {
+                try ProgressReporter.checkCancellation()
+                try fs.writeAtomically(to: staging.path + "/" + file.path) { append in
+                    try withoutActuallyEscaping(append) { a in
+                        try copy(file.path) { piece in
+                            try ProgressReporter.checkCancellation()
+                            try a(piece)
+                        }
+                    }
+                }
+                reporter.report(i + 1, to: progress)
             }
             // Page metadata in document.json is derived from the pages (a document exported from a
             // session that was killed may lag them): brought in line, as an open after a crash does.
@@ -236,11 +293,14 @@ extension Library {
                 try fs.checked.writeAtomically(PackageJSON.encode(Manifest(doc)), to: staging.manifestPath)
                 if attempt == 0 {
                     let check = DocumentPackage(unchecked: staging.path, id: doc.id)
-                    findings += DocumentVerifier(fileSystem: fs, replayScanBudget: ImportLimits.maxReplayScan).verify(check)
+                    // Throws `.cancelled` for a cancelled task (not a rejection of the input).
+                    findings += try DocumentVerifier(fileSystem: fs, replayScanBudget: ImportLimits.maxReplayScan).verify(check, progress: { _ in })
                     let errors = findings.filter { $0.severity == .error }
                     guard errors.isEmpty else { throw StoreError.importRejected(errors) }
                 }
                 let final = package(doc.id)
+                // The last point where a cancelled import leaves nothing: after the rename it is done.
+                try ProgressReporter.checkCancellation()
                 // rename(2) of a folder onto a folder that is not empty fails: the claim of the
                 // id is atomic, and a concurrent import of the same archive loses it cleanly.
                 let claimed = try StoreError.io { () throws(FileError) -> Bool in
@@ -257,9 +317,10 @@ extension Library {
                     continue
                 }
                 try fs.checked.syncDirectory(root)
+                reporter.report(reporter.total, to: progress)
                 return ImportResult(package: final, renumbered: renumbered, findings: findings)
             }
-            throw StoreError.invalidArgument("could not claim a document id for the import (the library changed under it three times)")
+            throw StoreError.importRefused(reason: "could not claim a document id for the import (the library changed under it three times)", cause: nil)
         } catch {
             try? fs.removeTree(staging.path)
             throw error

@@ -242,20 +242,26 @@ public struct Library: Sendable {
 
     /// Makes a complete, consistent copy of a document under a new id (one no session has open;
     /// `duplicateDocument` also copies an open one).
+    ///
+    /// Progress is reported in files copied (`.copying`), plus one last unit when the copy is in
+    /// the library. A cancelled task throws `.cancelled` (checked before each file and before the
+    /// copy appears) and leaves no copy and no staging folder.
     @discardableResult
-    public func duplicate(_ id: UUID, title: String? = nil) throws(StoreError) -> DocumentPackage {
+    public func duplicate(_ id: UUID, title: String? = nil,
+                          progress: (OperationProgress) -> Void = { _ in }) throws(StoreError) -> DocumentPackage {
         let fs = fileSystem
         let source = package(id)
         // Holding the lock keeps a writer from changing the package while it is copied.
         let lock = try source.lockForWriting(fs)
         defer { fs.unlock(lock) }
         try PackageReader.readDocument(source, fileSystem: fs).engine.prepareForCopy(source, fileSystem: fs)
-        return try copyDocument(source, title: title)
+        return try copyDocument(source, title: title, progress: progress)
     }
 
     /// Copies a package whose writer is held still (its lock taken, or its session quiet) and
     /// whose SQLite database, if any, holds everything by itself.
-    func copyDocument(_ source: DocumentPackage, title: String?) throws(StoreError) -> DocumentPackage {
+    func copyDocument(_ source: DocumentPackage, title: String?,
+                      progress: (OperationProgress) -> Void = { _ in }) throws(StoreError) -> DocumentPackage {
         let fs = fileSystem
         var doc = try PackageReader.readDocument(source, fileSystem: fs)
         let newID = UUID()
@@ -265,14 +271,21 @@ public struct Library: Sendable {
         doc.created = now
         doc.modified = now
         let files = try PackageReader.contentFiles(source, fileSystem: fs)
+        var reporter = ProgressReporter(.copying, total: files.count + 1)
+        reporter.report(0, to: progress)
         try buildPackage(id: newID, document: doc) { (staging) throws(StoreError) in
             do {
-                for relative in files {
+                for (i, relative) in files.enumerated() {
+                    try ProgressReporter.checkCancellation()
                     let bytes = try fs.checked.readFile(source.path + "/" + relative)
                     try fs.checked.writeAtomically(bytes, to: staging.path + "/" + relative)
+                    reporter.report(i + 1, to: progress)
                 }
+                // The last point where a cancelled copy leaves nothing.
+                try ProgressReporter.checkCancellation()
             }
         }
+        reporter.report(reporter.total, to: progress)
         return package(newID)
     }
 

@@ -173,8 +173,8 @@ public actor DocumentSession {
     }
 
     static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem,
-                           journal: JournalOptions = JournalOptions()) throws(StoreError) -> any StorageEngine {
-        try metadata.engine.makeEngine(package, codec: metadata.sampleCodec, fileSystem: fileSystem, journal: journal)
+                           journal: JournalOptions = JournalOptions(), readOnly: Bool = false) throws(StoreError) -> any StorageEngine {
+        try metadata.engine.makeEngine(package, codec: metadata.sampleCodec, fileSystem: fileSystem, journal: journal, readOnly: readOnly)
     }
 
     static func removeStaleTemporaries(_ package: DocumentPackage, fileSystem fs: any FileSystem, findings: inout [Finding]) throws(StoreError) {

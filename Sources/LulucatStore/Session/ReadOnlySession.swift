@@ -45,7 +45,7 @@ public actor ReadOnlySession {
         }
         guard info.kind == .directory else { throw .unexpectedFileKind(path: package.path, found: info.kind) }
         let metadata = try PackageReader.readDocument(package, fileSystem: fs)
-        let engine = try DocumentSession.makeEngine(metadata, package: package, fileSystem: fs)
+        let engine = try DocumentSession.makeEngine(metadata, package: package, fileSystem: fs, readOnly: true)
         return ReadOnlySession(package: package, fileSystem: fs, metadata: metadata, engine: engine)
     }
 

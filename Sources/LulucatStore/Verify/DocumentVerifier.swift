@@ -16,9 +16,30 @@ public struct DocumentVerifier: Sendable {
     }
 
     /// What was found; an `.error` finding means the document is damaged (or stale, after a crash,
-    /// until its next open repairs it).
+    /// until its next open repairs it). A cancelled task stops between pages with an `.error`
+    /// finding that says the check is incomplete (`verify(_:progress:)` throws instead).
     public func verify(_ package: DocumentPackage) -> [Finding] {
+        var cancelled = false
+        return run(package, progress: { _ in }, cancelled: &cancelled)
+    }
+
+    /// `verify(_:)` with progress and cancellation: progress is reported in pages checked
+    /// (`.verifying`), plus one last unit for the package-wide checks (assets, manifest, files
+    /// left over); the last report is `completed == total`. A cancelled task (checked before each
+    /// page and each asset checksum) throws `.cancelled`. Verifying never writes: a cancelled one
+    /// leaves the package as it was.
+    public func verify(_ package: DocumentPackage, progress: (OperationProgress) -> Void) throws(StoreError) -> [Finding] {
+        var cancelled = false
+        let findings = run(package, progress: progress, cancelled: &cancelled)
+        if cancelled { throw .cancelled }
+        return findings
+    }
+
+    private func run(_ package: DocumentPackage, progress: (OperationProgress) -> Void, cancelled: inout Bool) -> [Finding] {
         var findings: [Finding] = []
+        // Before document.json is read the number of pages is not known: an early end is 0 of 0.
+        var reporter = ProgressReporter(.verifying, total: 0)
+        defer { if !cancelled { reporter.report(reporter.total, to: progress) } }
         let fs = fileSystem
         func add(_ s: Finding.Severity, _ path: String, _ message: String) { findings.append(Finding(s, path, message)) }
 
@@ -37,6 +58,8 @@ public struct DocumentVerifier: Sendable {
             add(.error, package.documentPath, "\(error)")
             return findings
         }
+        reporter = ProgressReporter(.verifying, total: doc.pages.count + 1)
+        reporter.report(0, to: progress)
         let markerPath = package.path + "/" + DocumentSession.sessionMarkerName
         let wasOpen = (try? fs.fileExists(markerPath)) ?? false
         if wasOpen {
@@ -77,8 +100,10 @@ public struct DocumentVerifier: Sendable {
                 // A cancelled task stops between pages; the error finding says the check is incomplete.
                 if Task.isCancelled {
                     add(.error, package.path, "verification cancelled before page \(i + 1) of \(doc.pages.count); the document was not fully checked")
+                    cancelled = true
                     return findings
                 }
+                defer { reporter.report(i + 1, to: progress) }
                 do {
                     let content = try engine.checkPage(entry.id)
                     let level: Finding.Severity = wasOpen ? .warning : .error
@@ -106,6 +131,11 @@ public struct DocumentVerifier: Sendable {
             // A torn journal tail, a stale journal, a damaged one.
             findings += engine.findings
         }
+        if Task.isCancelled {
+            add(.error, package.path, "verification cancelled after the pages, before the assets and the manifest; the document was not fully checked")
+            cancelled = true
+            return findings
+        }
         let assetsOnDisk = (try? PackageReader.scanAssets(package, fileSystem: fs)) ?? (assets: [:], strangers: [])
         for (asset, page) in referenced.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where assetsOnDisk.assets[asset] == nil {
             add(.error, package.assetsPath, "page \(page) shows asset \(asset), which is missing")
@@ -123,6 +153,11 @@ public struct DocumentVerifier: Sendable {
         // Asset bytes against the checksums document.json records (packages from before have none).
         for (asset, ext) in assetsOnDisk.assets.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
             guard let recorded = doc.assetChecksums?[asset.uuidString] else { continue }
+            if Task.isCancelled {
+                add(.error, package.path, "verification cancelled before the checksum of asset \(asset); the document was not fully checked")
+                cancelled = true
+                return findings
+            }
             let path = package.assetPath(asset, ext: ext)
             guard AssetChecksum.isWellFormed(recorded) else {
                 add(.error, package.documentPath, "the checksum of asset \(asset) is \(recorded.debugDescription), not crc32c:<8 hex digits>")

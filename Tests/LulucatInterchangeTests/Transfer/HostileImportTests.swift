@@ -126,7 +126,7 @@ final class ImportPlace: @unchecked Sendable {
         var bad = RawEntry.deflated("pages/\(page.uuidString).content", [UInt8](content))
         bad.crc ^= 1
         raw.append(bad)
-        #expect { try DocumentTransfer.importArchive(RawZip.build(raw), into: place.target) } throws: { ($0 as? ArchiveError)?.kind == .checksumMismatch }
+        #expect { try DocumentTransfer.importArchive(RawZip.build(raw), into: place.target) } throws: { (($0 as? StoreError)?.importRefusal?.cause as? ArchiveError)?.kind == .checksumMismatch }
         #expect(place.filesUnder(place.target.root).isEmpty)
     }
 

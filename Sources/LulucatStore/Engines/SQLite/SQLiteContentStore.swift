@@ -89,6 +89,9 @@ package final class SQLiteContentStore {
     /// reads work, writes fail with SQLite's read-only error, closing does not checkpoint.
     package let isReadOnly: Bool
     let connection: Connection
+    /// The connection is an in-memory copy of the file (a reader's open of an older schema, which
+    /// was brought up to date there): nothing it does reaches the file.
+    package let keepsFileUnchanged: Bool
     /// Whether the WAL write buffer is on (only through SQLite's own I/O: see `init`).
     let usesWALWriteBuffer: Bool
     /// Where the last `save` spent its time (`lnote-dev bench sqlite` prints it).
@@ -129,8 +132,13 @@ package final class SQLiteContentStore {
     ///   file operation goes through it (`SQLiteFileSystemVFS`), without the WAL write buffer.
     /// - Throws: `SQLiteEngineError`: `.missing`, `.corrupt` (not a database or damaged),
     ///   `.newerSchema`, `.unexpectedSchema`, `.inUse`, or `.database` for anything else.
+    /// - Parameter readOnly: a reader's open (`ReadOnlySession`): the file is never changed. An
+    ///   older schema is brought up to date in a private in-memory copy, not in the file; through
+    ///   a file system other than `PosixFileSystem` the connection is read-only (its place may
+    ///   refuse writes, as a read-only volume does).
     package init(path: String, mode: OpenMode = .openOrCreate,
-                configuration: Configuration = Configuration(), fileSystem: (any FileSystem)? = nil) throws(SQLiteEngineError) {
+                configuration: Configuration = Configuration(), fileSystem: (any FileSystem)? = nil,
+                readOnly: Bool = false) throws(SQLiteEngineError) {
         self.path = path
         self.configuration = configuration
         let direct = SQLiteFileSystemVFS.isDirect(fileSystem)
@@ -160,24 +168,41 @@ package final class SQLiteContentStore {
         if mode == .openOrCreate { flags.insert(.create) }
         // A document on a read-only volume (or in a folder this user cannot write) is still read:
         // read-only, without the pragmas that write, and immutable when no WAL is left.
-        isReadOnly = direct && mode == .openExisting && Self.isReadOnlyPlace(path)
-        do {
+        isReadOnly = mode == .openExisting && (direct ? Self.isReadOnlyPlace(path) : readOnly)
+        var opened: Connection
+        do throws(SQLiteError) {
             if isReadOnly {
-                let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
-                connection = try Connection(path: Self.fileURI(path, query: wal == 0 ? "immutable=1" : "mode=ro"),
-                                            flags: [.readOnly, .noMutex, .noFollow, OpenFlags(rawValue: 0x40)])  // SQLITE_OPEN_URI
+                let wal: Int
+                if direct { wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0 } else {
+                    wal = Int((try? fileSystem!.info(path + "-wal"))??.size ?? 0)
+                }
+                let uri = Self.fileURI(path, query: wal == 0 ? "immutable=1" : "mode=ro")
+                let readOnlyFlags: OpenFlags = [.readOnly, .noMutex, .noFollow, OpenFlags(rawValue: 0x40)]  // SQLITE_OPEN_URI
+                if direct { opened = try Connection(path: uri, flags: readOnlyFlags) } else {
+                    opened = try Connection(path: uri, flags: readOnlyFlags, vfs: SQLiteFileSystemVFS.vfs(for: fileSystem!))
+                }
             } else if direct {
-                connection = try Connection(path: path, flags: flags,
-                                            vfs: configuration.buffersWALWrites ? CoalescingVFS.name : nil)
+                opened = try Connection(path: path, flags: flags,
+                                        vfs: configuration.buffersWALWrites ? CoalescingVFS.name : nil)
             } else {
-                connection = try Connection(path: path, flags: flags, vfs: SQLiteFileSystemVFS.vfs(for: fileSystem!))
+                opened = try Connection(path: path, flags: flags, vfs: SQLiteFileSystemVFS.vfs(for: fileSystem!))
+            }
+            // A reader never migrates the file: an older schema is brought up to date in memory.
+            if (readOnly || isReadOnly), mode == .openExisting, try opened.userVersion() < Self.schemaVersion {
+                let copy = try opened.copyIntoMemory()
+                try? opened.close()
+                opened = copy
+                keepsFileUnchanged = true
+            } else {
+                keepsFileUnchanged = false
             }
         } catch {
             throw SQLiteEngineError(error, file: path)
         }
+        connection = opened
         do {
             try guarded {
-                if isReadOnly {
+                if isReadOnly || keepsFileUnchanged {
                     try connection.execute("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON")
                 } else {
                     try configure()
@@ -275,7 +300,7 @@ package final class SQLiteContentStore {
     /// error is thrown.
     package func close() throws(SQLiteEngineError) {
         var first: SQLiteEngineError?
-        if configuration.journalMode == .wal && !isReadOnly {
+        if configuration.journalMode == .wal && !isReadOnly && !keepsFileUnchanged {
             // Small at rest: the fixed16 rows of this session's saves recoded (compact), their
             // pages released. Not an error when it cannot run (another writer): the rows are
             // valid as they are and the next close recodes them.

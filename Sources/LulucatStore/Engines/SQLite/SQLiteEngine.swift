@@ -21,12 +21,15 @@ final class SQLiteEngine: StorageEngine {
     ///
     /// - Throws: `StoreError.contentDatabase` (`.missing`, `.corrupt`, `.newerSchema`, ...), naming
     ///   the file.
-    init(package: DocumentPackage, fileSystem: any FileSystem, configuration: SQLiteContentStore.Configuration = .init()) throws(StoreError) {
+    /// - Parameter readOnly: a reader's open: the file is never changed (an older schema is
+    ///   brought up to date in memory only).
+    init(package: DocumentPackage, fileSystem: any FileSystem, configuration: SQLiteContentStore.Configuration = .init(),
+         readOnly: Bool = false) throws(StoreError) {
         self.package = package
         self.fileSystem = fileSystem
         do {
             store = try SQLiteContentStore(path: package.contentDatabasePath, mode: .openExisting, configuration: configuration,
-                                           fileSystem: fileSystem)
+                                           fileSystem: fileSystem, readOnly: readOnly)
         } catch { throw StoreError(contentDatabase: error) }
     }
 
