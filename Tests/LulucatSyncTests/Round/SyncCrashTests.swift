@@ -90,6 +90,17 @@ private let crashAll = ProcessInfo.processInfo.environment["LULUCAT_SYNC_CRASH_A
     /// rounds finish, with every stroke of both on both, and `verify` clean.
     @Test(arguments: crashAll ? [EngineKind.snapshot, .journal] : [.snapshot])
     func aCrashAnywhereInTheApplyStepIsFinishedByTheNextRound(engine: EngineKind) async throws {
+        try await crashAnywhere(engine: engine, bPublishes: true)
+    }
+
+    /// The same when only A changed: its round reads the document under its lock alone (no
+    /// session) and writes its base, page states included, in one synced file before the head.
+    @Test(arguments: crashAll ? [EngineKind.snapshot, .journal] : [.snapshot])
+    func aCrashAnywhereInARoundThatOnlyPushesIsFinishedByTheNextRound(engine: EngineKind) async throws {
+        try await crashAnywhere(engine: engine, bPublishes: false)
+    }
+
+    func crashAnywhere(engine: EngineKind, bPublishes: Bool) async throws {
         let remote = MemoryRemote()
         let diskA = SimulatedFileSystem()
         let libA = Library(root: "/lib", fileSystem: diskA)
@@ -106,11 +117,13 @@ private let crashAll = ProcessInfo.processInfo.environment["LULUCAT_SYNC_CRASH_A
             _ = try await libA.sync(with: remote, options: testSyncOptions)
             _ = try await libB.sync(with: remote, options: testSyncOptions)
         }
-        // B draws on both pages and publishes; A draws on page 0, closed (not yet synced).
-        try await edit(libB, doc) { s in
-            for p in await s.pageIDs() { let st = makeStroke(&rng); try await s.append(st, to: p); strokes.append(st.id) }
+        // B draws on both pages and publishes (or not); A draws on page 0, closed (not yet synced).
+        if bPublishes {
+            try await edit(libB, doc) { s in
+                for p in await s.pageIDs() { let st = makeStroke(&rng); try await s.append(st, to: p); strokes.append(st.id) }
+            }
+            _ = try await libB.sync(with: remote, options: testSyncOptions)
         }
-        _ = try await libB.sync(with: remote, options: testSyncOptions)
         try await edit(libA, doc) { s in
             let st = makeStroke(&rng); try await s.append(st, to: await s.pageIDs()[0]); strokes.append(st.id)
         }
@@ -120,8 +133,17 @@ private let crashAll = ProcessInfo.processInfo.environment["LULUCAT_SYNC_CRASH_A
         // The traced round.
         diskA.startRecording()
         remote.clock = { diskA.recordedCount }
-        let r = try await libA.sync(with: remote, options: testSyncOptions)
-        #expect(r.documentsMerged == 1, "\(r)")
+        var timed = testSyncOptions
+        timed.timed = true
+        let r = try await libA.sync(with: remote, options: timed)
+        let steps = r.timings.map(\.step)
+        if bPublishes {
+            #expect(r.documentsMerged == 1, "\(r)")
+            #expect(steps.contains("open session"), "\(steps)")
+        } else {
+            #expect(r.documentsPushed == 1 && r.documentsMerged == 0 && r.pagesPushed == 1, "\(r)")
+            #expect(steps.contains("lock and read document.json") && !steps.contains("open session"), "\(steps)")
+        }
         guard let trace = diskA.trace else { Issue.record("no trace"); return }
         #expect(trace.operations.count > 10, "the round wrote \(trace.operations.count) operations")
 
