@@ -51,6 +51,8 @@ struct DocumentRound {
     var uncertainPages: Set<UUID> = []
     /// The base this round saved last (for the index).
     var savedBase: Base?
+    /// The document read under its lock alone (`runUnderLock`), while the round holds it.
+    var lockedReader: LockedDocumentReader?
 
     mutating func run(_ report: inout SyncReport) async throws {
         if localPresent, let s = library.openSession(id), !(await s.closing) {
@@ -99,6 +101,7 @@ struct DocumentRound {
     mutating func runUnderLock(_ report: inout SyncReport) async throws -> Bool {
         guard let base, let reader = try library.lockForSyncRead(id) else { return false }
         defer { reader.release() }
+        lockedReader = reader
         report.mark("lock and read document.json")
         let baseState = base.documentState
         let stamp = Stamp(clock: baseState.clock + 1, device: sync.device)
@@ -243,7 +246,7 @@ struct DocumentRound {
         if needsPublish {
             // The base first, durably, unpublished: a head on the remote is never ahead of the
             // base its stamps came from (a crash after the head's PUT must not reuse its stamp).
-            try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
+            next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
             report.mark("save base (synced)")
             for (path, bytes) in uploads {
                 // A failure leaves the base unpublished: the next round publishes it even if
@@ -375,10 +378,16 @@ struct DocumentRound {
             for s in snapshots.values where s.state.elements[eid]?.stamp == entry.stamp { found = s.elements[eid]; break }
             if let f = found { elements.append(f) } else { missing.insert(eid); elements.append(.unknown(try UnknownElement(kind: 0, payload: Data(count: 16)))) }
         }
+        var currentElements: [Element]?
         if !missing.isEmpty, let s = session, await s.pageIDs().contains(pid) {
+            currentElements = try await s.content(of: pid).elements
+        } else if !missing.isEmpty, session == nil, let r = lockedReader, r.document.pages.contains(where: { $0.id == pid }) {
+            currentElements = try r.contentForSync(of: pid).0.elements
+        }
+        if let currentElements {
             // The page as it is here now (it was not read this round, or has been merged since).
             var current: [UUID: Element] = [:]
-            for e in try await s.content(of: pid).elements { current[e.id] = e }
+            for e in currentElements { current[e.id] = e }
             for (i, eid) in order.enumerated() where missing.contains(eid) {
                 if let e = current[eid], PageBlob.fingerprint(e) == rec.state.elements[eid]!.fingerprint {
                     elements[i] = e

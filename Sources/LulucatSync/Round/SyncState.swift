@@ -18,6 +18,9 @@ struct Base {
     /// Read from a base of format 1, whose page states are files beside it (§6): the next save in
     /// format 2 removes them once the new base is durable.
     var statesInFiles = false
+    /// Page states as last saved and their bytes (base64): a save copies the bytes of a state
+    /// equal to one of these instead of coding it again.
+    var savedStates: [UUID: (state: PageState, base64: String)] = [:]
 
     var documentState: DocumentState {
         var pages: [UUID: PageRecord] = [:]
@@ -64,8 +67,8 @@ struct SyncStateStore {
     /// file is still replaced whole (a temporary file renamed over it), but a power cut may bring
     /// back the previous version: only for files whose rollback the next round repairs by itself
     /// (seen.json, the index, a base marked published, §6).
-    func writeJSON(_ object: Any, to path: String, durable: Bool = true) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+    func writeJSON(_ object: Any, to path: String, durable: Bool = true, pretty: Bool = true) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: pretty ? [.sortedKeys, .prettyPrinted] : [.sortedKeys])
         if durable { try fs.writeAtomically(Array(data) + [10], to: path) } else { try writeQuickly(Array(data) + [10], to: path) }
     }
 
@@ -131,12 +134,16 @@ struct SyncStateStore {
         var states: [UUID: PageState] = [:]
         if version == 2 {
             guard let inline = o["states"] as? [String: String] else { return nil }
+            var saved: [UUID: (state: PageState, base64: String)] = [:]
             for page in head.pages.keys {
                 guard let b64 = inline[page.uuidString], let bytes = Data(base64Encoded: b64),
                       let st = try? PageBlob.decodeState(Array(bytes)) else { return nil }
                 states[page] = st
+                saved[page] = (st, b64)
             }
-            return Base(head: head, states: states, docModified: docModified, pageModified: pageModified, published: published)
+            var b = Base(head: head, states: states, docModified: docModified, pageModified: pageModified, published: published)
+            b.savedStates = saved
+            return b
         }
         // Each page state must be the one this base was saved with: a crash between writing the
         // states and the base file leaves newer states beside an older head, which would name
@@ -156,23 +163,35 @@ struct SyncStateStore {
     /// (a temporary file renamed over it), synced when `durable` (see the round for when a
     /// rollback is harmless). `stateFiles`: format 1 instead (each state that differs from
     /// `previous` in its own synced file, then the base), kept for the bench's side-by-side runs.
-    func save(_ base: Base, previous: Base?, durable: Bool, stateFiles: Bool = false) throws {
+    /// - Returns: the states as saved (`Base.savedStates` of the base now on disk).
+    @discardableResult
+    func save(_ base: Base, previous: Base?, durable: Bool, stateFiles: Bool = false) throws -> [UUID: (state: PageState, base64: String)] {
         let id = base.head.document
         var pm: [String: Int64] = [:]
         for (k, v) in base.pageModified { pm[k.uuidString] = v }
         if stateFiles {
             try saveWithStateFiles(base, previous: previous, durable: durable, pageModified: pm)
-            return
+            return [:]
         }
         var inline: [String: String] = [:]
-        for (page, st) in base.states { inline[page.uuidString] = Data(PageBlob.encodeState(st)).base64EncodedString() }
+        var saved: [UUID: (state: PageState, base64: String)] = [:]
+        for (page, st) in base.states {
+            let b64: String
+            if let known = base.savedStates[page], known.state == st { b64 = known.base64 }
+            else if let known = previous?.savedStates[page], known.state == st { b64 = known.base64 }
+            else { b64 = Data(PageBlob.encodeState(st)).base64EncodedString() }
+            inline[page.uuidString] = b64
+            saved[page] = (st, b64)
+        }
         try writeJSON(["version": 2, "head": Data(base.head.encode()).base64EncodedString(), "docModified": base.docModified,
-                       "pageModified": pm, "published": base.published, "states": inline], to: basePath(id), durable: durable)
+                       "pageModified": pm, "published": base.published, "states": inline], to: basePath(id), durable: durable,
+                      pretty: false)
         if previous?.statesInFiles == true || previous == nil {
             // Format 1's state files, if any: unused from now on (this base holds its states).
             // Removed only after the new base is written, so they never sit beside a base that lacks them.
             if (try? fs.info(statesFolder(id))) != nil { try? fs.removeTree(statesFolder(id)) }
         }
+        return saved
     }
 
     /// Format 1: page states in their own files (durably, only where they differ from
