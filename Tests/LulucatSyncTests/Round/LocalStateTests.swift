@@ -119,7 +119,7 @@ private func stateFiles(_ lib: Library, _ doc: UUID) -> [String] {
         // Left open by a crash: a session opens it (and removes the marker).
         strokes += try await drawn(a, doc, count: 1, seed: 9)
         let marker = pkg.path + "/.session"
-        FileManager.default.createFile(atPath: marker, contents: Data())
+        #expect(FileManager.default.createFile(atPath: marker, contents: Data()))
         let crashed = try await h.sync(0, options: timed)
         #expect(crashed.timings.map(\.step).contains("open session"), "\(crashed.timings.map(\.step))")
         #expect(crashed.documentsPushed == 1)
