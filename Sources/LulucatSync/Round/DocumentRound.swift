@@ -246,15 +246,32 @@ struct DocumentRound {
         if needsPublish {
             // The base first, durably, unpublished: a head on the remote is never ahead of the
             // base its stamps came from (a crash after the head's PUT must not reuse its stamp).
-            next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
-            report.mark("save base (synced)")
-            for (path, bytes) in uploads {
-                // A failure leaves the base unpublished: the next round publishes it even if
-                // nothing else changes.
-                try await put(path, bytes)
-                report.blobsUploaded += 1
+            // The blobs go up meanwhile: content-addressed, they are garbage until a head names
+            // them, and the head waits for both. A failure leaves the base unpublished: the next
+            // round publishes it even if nothing else changes.
+            let remote = self.remote
+            if options.earlierRound.contains(.blobsAfterTheBase) {
+                next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
+                report.mark("save base (synced)")
             }
-            report.mark("PUT blobs")
+            let uploading = Task { () throws -> Int in
+                for (path, bytes) in uploads {
+                    let r: Result<Void, RemoteError> = await LibrarySync.attempt { () async throws(RemoteError) in try await remote.put(path, bytes) }
+                    if case .failure(let e) = r { throw SyncError.remote(e) }
+                }
+                return uploads.count
+            }
+            do {
+                if !options.earlierRound.contains(.blobsAfterTheBase) {
+                    next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
+                }
+            } catch {
+                _ = try? await uploading.value
+                throw error
+            }
+            report.mark("save base (synced), blobs going up")
+            report.blobsUploaded += try await uploading.value
+            report.mark("PUT blobs (rest)")
             try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
             report.mark("PUT head")
             report.pagesPushed += pageBlobs
