@@ -205,10 +205,9 @@ func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: In
     // The round as it is, and earlier forms of it (SyncOptions.earlierRound), measured side by
     // side: one library each, made alike from the same seed, edited alike, paired with their own PUTs.
     let variants: [(name: String, earlier: Set<SyncOptions.EarlierStep>)] = [
-        ("earlier round (state files, a session, blobs after the base)", [.stateFiles, .sessionForEveryDocument, .blobsAfterTheBase]),
-        ("one base file, a session, blobs after the base", [.sessionForEveryDocument, .blobsAfterTheBase]),
-        ("one base file, lock only, blobs after the base", [.blobsAfterTheBase]),
-        ("current (one base file, lock only, blobs while the base is written)", []),
+        ("earlier round (state files, a session, fingerprints on one core)", [.stateFiles, .sessionForEveryDocument, .fingerprintsOnOneCore]),
+        ("one base file, a session", [.sessionForEveryDocument]),
+        ("current (one base file, lock only)", []),
     ]
     let breakdown = CommandLine.arguments.contains("--breakdown")
     struct Run {

@@ -246,32 +246,15 @@ struct DocumentRound {
         if needsPublish {
             // The base first, durably, unpublished: a head on the remote is never ahead of the
             // base its stamps came from (a crash after the head's PUT must not reuse its stamp).
-            // The blobs go up meanwhile: content-addressed, they are garbage until a head names
-            // them, and the head waits for both. A failure leaves the base unpublished: the next
-            // round publishes it even if nothing else changes.
-            let remote = self.remote
-            if options.earlierRound.contains(.blobsAfterTheBase) {
-                next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
-                report.mark("save base (synced)")
+            next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
+            report.mark("save base (synced)")
+            for (path, bytes) in uploads {
+                // A failure leaves the base unpublished: the next round publishes it even if
+                // nothing else changes.
+                try await put(path, bytes)
+                report.blobsUploaded += 1
             }
-            let uploading = Task { () throws -> Int in
-                for (path, bytes) in uploads {
-                    let r: Result<Void, RemoteError> = await LibrarySync.attempt { () async throws(RemoteError) in try await remote.put(path, bytes) }
-                    if case .failure(let e) = r { throw SyncError.remote(e) }
-                }
-                return uploads.count
-            }
-            do {
-                if !options.earlierRound.contains(.blobsAfterTheBase) {
-                    next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
-                }
-            } catch {
-                _ = try? await uploading.value
-                throw error
-            }
-            report.mark("save base (synced), blobs going up")
-            report.blobsUploaded += try await uploading.value
-            report.mark("PUT blobs (rest)")
+            report.mark("PUT blobs")
             try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
             report.mark("PUT head")
             report.pagesPushed += pageBlobs
@@ -341,7 +324,8 @@ struct DocumentRound {
             let (content, encoded) = try await s.syncContent(of: e.id)
             localContent[e.id] = content
             if let encoded { localEncoded[e.id] = encoded }
-            let prints = Self.fingerprints(content.elements)
+            let prints = options.earlierRound.contains(.fingerprintsOnOneCore)
+                ? content.elements.map { ($0.id, PageBlob.fingerprint($0)) } : Self.fingerprints(content.elements)
             localPrints[e.id] = Dictionary(prints, uniquingKeysWith: { a, _ in a })
             pages.append(LocalPage(id: e.id, canvas: content.canvasSize, elements: prints))
         }

@@ -29,8 +29,8 @@ public struct SyncOptions: Sendable {
         /// A `DocumentSession` for every document at work, also one that changed only here
         /// (its open marker written and removed: three more syncs).
         case sessionForEveryDocument
-        /// The blobs uploaded after the base is durable, not while it is written.
-        case blobsAfterTheBase
+        /// A page's element fingerprints computed one after the other on one core.
+        case fingerprintsOnOneCore
     }
 
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
