@@ -22,6 +22,10 @@ enum CryptoKitBackend {
         guard status == errSecSuccess else { throw CryptoError.backend(function: "SecRandomCopyBytes", detail: "status \(status)") }
     }
 
+    static func sha256(_ message: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws {
+        SHA256.hash(data: message).withUnsafeBytes { out.copyMemory(from: $0) }
+    }
+
     static func hmacSHA256(key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws {
         let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key))
         code.withUnsafeBytes { out.copyMemory(from: $0) }

@@ -70,6 +70,13 @@ enum LibcryptoBackend {
         }
     }
 
+    static func sha256(_ message: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws {
+        precondition(out.count == CryptoBackend.macByteCount)
+        var length: UInt32 = 0
+        try check(EVP_Digest(address(message), message.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length,
+                             sha256Digest ?? EVP_sha256(), nil), "EVP_Digest")
+    }
+
     static func hmacSHA256(key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws {
         precondition(out.count == CryptoBackend.macByteCount)
         guard key.count <= Int(Int32.max) else { throw CryptoError.invalidArgument("an HMAC key over 2 GiB") }

@@ -31,6 +31,17 @@ public enum CryptoBackend {
         }
     }
 
+    /// SHA-256 of `message` (FIPS 180-4): 32 bytes, from the platform (SHA instructions where the
+    /// CPU has them). Sync names its content-addressed blobs with it.
+    public static func sha256(_ message: [UInt8]) throws -> [UInt8] {
+        try message.withUnsafeBytes { m in
+            try [UInt8](unsafeUninitializedCapacity: macByteCount) { buffer, initialized in
+                try Platform.sha256(m, into: UnsafeMutableRawBufferPointer(buffer))
+                initialized = macByteCount
+            }
+        }
+    }
+
     /// HMAC-SHA256 of `message` under `key` (RFC 2104, FIPS 180-4): 32 bytes.
     public static func hmacSHA256(key: SecretBytes, message: [UInt8]) throws -> [UInt8] {
         try key.withUnsafeBytes { k in

@@ -1,7 +1,7 @@
 // The sync bench of issue 16, against a local Apache with mod_dav (self-contained: meant to move
 // into the dev executable). Release build: swift build -c release --product LulucatSyncBench
 //
-//   LulucatSyncBench [--rounds N] [--documents N] [--strokes N] [--samples N] [--pairs N] [--seed S] [--only pages|many|rounds]
+//   LulucatSyncBench [--rounds N] [--documents N] [--strokes N] [--samples N] [--pairs N] [--seed S] [--only pages|many|rounds] [--breakdown]
 //   LulucatSyncBench --encrypted [--runs N]: encrypted ÷ plain time (EncryptedBench.swift)
 
 import Foundation
@@ -202,52 +202,92 @@ func noChangeRound(_ server: ApacheServer, documents: Int) async throws {
 // MARK: Bytes and time for one edited page
 
 func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: Int, seed: UInt64) async throws {
-    var rng = Rng(state: seed)
-    let lib = Library(root: tempDir("pages\(pages)"))
-    let doc = try lib.createDocument(title: "\(pages) pages").id
-    // The edited page is a full handwritten page; the others hold one stroke each (what they
-    // hold changes nothing here but the first upload: the head names every page either way).
-    try await withSession(lib, doc) { s in
-        let first = await s.pageIDs()[0]
-        for _ in 0..<strokes { try await s.append(stroke(&rng, samples: samples), to: first) }
-        for _ in 1..<pages { let p = try await s.addPage(); try await s.append(stroke(&rng, samples: samples), to: p) }
+    // The round as it is, and earlier forms of it (SyncOptions.earlierRound), measured side by
+    // side: one library each, made alike from the same seed, edited alike, paired with their own PUTs.
+    let variants: [(name: String, earlier: Set<SyncOptions.EarlierStep>)] = [
+        ("earlier round (state files, a session, fingerprints on one core)", [.stateFiles, .sessionForEveryDocument, .fingerprintsOnOneCore]),
+        ("one base file, a session", [.sessionForEveryDocument]),
+        ("current (one base file, lock only)", []),
+    ]
+    let breakdown = CommandLine.arguments.contains("--breakdown")
+    struct Run {
+        var lib: Library
+        var doc: UUID
+        var remote: WebDAVRemote
+        var options: SyncOptions
+        var rng: Rng
+        var ratios: [Double] = [], syncs: [Double] = [], puts: [Double] = []
+        var last: (sent: Int, requests: Int, compact: Int) = (0, 0, 0)
+        var steps: [String: [Double]] = [:]
+        var stepOrder: [String] = []
     }
-    let folder = "pages\(pages)/"
-    let remote = try WebDAVRemote(url: server.url.appendingPathComponent(folder), credentials: nil, timeout: 120)
-    try await remote.makeFolder("")
-    _ = try await lib.sync(with: remote, options: options)
+    var runs: [Run] = []
+    for (k, v) in variants.enumerated() {
+        var rng = Rng(state: seed)
+        let lib = Library(root: tempDir("pages\(pages)-\(k)"))
+        let doc = try lib.createDocument(title: "\(pages) pages").id
+        // The edited page is a full handwritten page; the others hold one stroke each (what they
+        // hold changes nothing here but the first upload: the head names every page either way).
+        try await withSession(lib, doc) { s in
+            let first = await s.pageIDs()[0]
+            for _ in 0..<strokes { try await s.append(stroke(&rng, samples: samples), to: first) }
+            for _ in 1..<pages { let p = try await s.addPage(); try await s.append(stroke(&rng, samples: samples), to: p) }
+        }
+        let remote = try WebDAVRemote(url: server.url.appendingPathComponent("pages\(pages)-\(k)/"), credentials: nil, timeout: 120)
+        try await remote.makeFolder("")
+        var o = options
+        o.earlierRound = v.earlier
+        o.timed = breakdown
+        _ = try await lib.sync(with: remote, options: o)
+        runs.append(Run(lib: lib, doc: doc, remote: remote, options: o, rng: rng))
+    }
     let plain = try WebDAVRemote(url: server.url, credentials: nil, timeout: 120)
     let clock = ContinuousClock()
     // Paired runs: each edits the page, syncs it, then PUTs as many random bytes as that sync
     // sent, to the same server; the figure is the median of the pairs' ratios (the machine is
-    // shared, so one pair says little).
-    var ratios: [Double] = [], syncs: [Double] = [], puts: [Double] = []
-    var last: (sent: Int, requests: Int, compact: Int) = (0, 0, 0)
+    // shared, so one pair says little). The variants take turns, starting with a different one
+    // each pair.
     for pair in 0..<arg("pairs", 9) {
-        let compact = try await withSession(lib, doc) { s -> Int in
-            let p = await s.pageIDs()[0]
-            try await s.append(stroke(&rng, samples: samples), to: p)
-            return try PageFile.encode(try await s.content(of: p), codec: .compact).count
+        for j in 0..<runs.count {
+            let k = (pair + j) % runs.count
+            var run = runs[k]
+            let compact = try await withSession(run.lib, run.doc) { s -> Int in
+                let p = await s.pageIDs()[0]
+                try await s.append(stroke(&run.rng, samples: samples), to: p)
+                return try PageFile.encode(try await s.content(of: p), codec: .compact).count
+            }
+            let t0 = clock.now
+            let r = try await run.lib.sync(with: run.remote, options: run.options)
+            let syncTime = clock.now - t0
+            var bytes = [UInt8](repeating: 0, count: r.bytesSent)
+            for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: run.rng.next()) }
+            let t1 = clock.now
+            try await plain.put("plain-\(pages)-\(k)-\(pair)", bytes)
+            let putTime = clock.now - t1
+            run.syncs.append(ms(syncTime))
+            run.puts.append(ms(putTime))
+            run.ratios.append(ms(syncTime) / ms(putTime))
+            run.last = (r.bytesSent, r.requests, compact)
+            for (step, t) in r.timings {
+                if run.steps[step] == nil { run.stepOrder.append(step) }
+                run.steps[step, default: []].append(t)
+            }
+            runs[k] = run
         }
-        let t0 = clock.now
-        let r = try await lib.sync(with: remote, options: options)
-        let syncTime = clock.now - t0
-        var bytes = [UInt8](repeating: 0, count: r.bytesSent)
-        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
-        let t1 = clock.now
-        try await plain.put("plain-\(pages)-\(pair)", bytes)
-        let putTime = clock.now - t1
-        syncs.append(ms(syncTime))
-        puts.append(ms(putTime))
-        ratios.append(ms(syncTime) / ms(putTime))
-        last = (r.bytesSent, r.requests, compact)
     }
     func median(_ v: [Double]) -> Double { let s = v.sorted(); return s.isEmpty ? 0 : (s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2) }
-    say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples): \(last.sent) bytes sent in \(last.requests) requests "
-          + "/ \(last.compact) bytes compact page = \(String(format: "%.3f", Double(last.sent) / Double(last.compact))); "
-          + "over \(ratios.count) paired runs, median sync \(String(format: "%.1f", median(syncs))) ms, median PUT of the same bytes "
-          + "\(String(format: "%.1f", median(puts))) ms, median of the pairs' ratios \(String(format: "%.2f", median(ratios))) "
-          + "(ratios \(ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))")
+    for (k, run) in runs.enumerated() {
+        let last = run.last
+        say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples), \(variants[k].name): \(last.sent) bytes sent in \(last.requests) requests "
+              + "/ \(last.compact) bytes compact page = \(String(format: "%.3f", Double(last.sent) / Double(last.compact))); "
+              + "over \(run.ratios.count) paired runs, median sync \(String(format: "%.1f", median(run.syncs))) ms, median PUT of the same bytes "
+              + "\(String(format: "%.1f", median(run.puts))) ms, median of the pairs' ratios \(String(format: "%.2f", median(run.ratios))) "
+              + "(ratios \(run.ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))")
+        if breakdown {
+            let parts = run.stepOrder.map { "\($0) \(String(format: "%.1f", median(run.steps[$0]!)))" }
+            say("  breakdown (median ms per step): " + parts.joined(separator: ", "))
+        }
+    }
 }
 
 // MARK: Main

@@ -12,26 +12,34 @@ import LulucatSync
 public enum SyncCrashCheck {
     public struct Report: Sendable, CustomStringConvertible {
         public var engine: EngineKind
-        /// Disk operations of the traced round, and documents it merged (1 when the scenario ran).
+        public var othersPublish: Bool
+        /// Disk operations of the traced round; documents it merged, pushed and pages pushed; its
+        /// timed steps (the path it took: a session, or the lock alone).
         public var operations = 0
         public var documentsMerged = 0
+        public var documentsPushed = 0
+        public var pagesPushed = 0
+        public var steps: [String] = []
         /// Distinct crash states (disk and remote as they were), and how many were recovered and checked.
         public var distinctStates = 0
         public var statesChecked = 0
         /// Each state not recovered with nothing lost, converged and verify clean (at most `maxFailures`).
         public var failures: [String] = []
         public var description: String {
-            "\(engine): \(operations) operations, \(distinctStates) distinct crash states, \(statesChecked) checked, \(failures.count) failures"
+            "\(engine)\(othersPublish ? "" : " push only"): \(operations) operations, \(distinctStates) distinct crash states, \(statesChecked) checked, \(failures.count) failures"
         }
     }
 
     /// Library A (on the simulated disk) has strokes of its own and pulls B's: a crash anywhere in
     /// A's round (while it applies, saves its pages, its base, uploads) must leave a disk that the
-    /// next rounds finish, with every stroke of both on both, and `verify` clean. `everyState`
+    /// next rounds finish, with every stroke of both on both, and `verify` clean. With
+    /// `othersPublish` false only A changed: its round reads the document under its lock alone (no
+    /// session) and writes its base, page states included, in one synced file before the head. `everyState`
     /// checks every distinct state; otherwise every crash point once, in its last enumerated form
     /// (the most of its unsynced writes persisted), since each recovery takes four rounds.
-    public static func run(engine: EngineKind, everyState: Bool, maxFailures: Int = 5) async throws -> Report {
-        var report = Report(engine: engine)
+    public static func run(engine: EngineKind, othersPublish: Bool = true, everyState: Bool,
+                           maxFailures: Int = 5) async throws -> Report {
+        var report = Report(engine: engine, othersPublish: othersPublish)
         let remote = MemoryRemote()
         let diskA = SimulatedFileSystem()
         let libA = Library(root: "/lib", fileSystem: diskA)
@@ -48,11 +56,13 @@ public enum SyncCrashCheck {
             _ = try await libA.sync(with: remote, options: testSyncOptions)
             _ = try await libB.sync(with: remote, options: testSyncOptions)
         }
-        // B draws on both pages and publishes; A draws on page 0, closed (not yet synced).
-        try await edit(libB, doc) { s in
-            for p in await s.pageIDs() { let st = makeStroke(&rng); try await s.append(st, to: p); strokes.append(st.id) }
+        // B draws on both pages and publishes (or not); A draws on page 0, closed (not yet synced).
+        if othersPublish {
+            try await edit(libB, doc) { s in
+                for p in await s.pageIDs() { let st = makeStroke(&rng); try await s.append(st, to: p); strokes.append(st.id) }
+            }
+            _ = try await libB.sync(with: remote, options: testSyncOptions)
         }
-        _ = try await libB.sync(with: remote, options: testSyncOptions)
         try await edit(libA, doc) { s in
             let st = makeStroke(&rng); try await s.append(st, to: await s.pageIDs()[0]); strokes.append(st.id)
         }
@@ -62,8 +72,13 @@ public enum SyncCrashCheck {
         // The traced round.
         diskA.startRecording()
         remote.clock = { diskA.recordedCount }
-        let r = try await libA.sync(with: remote, options: testSyncOptions)
+        var timed = testSyncOptions
+        timed.timed = true
+        let r = try await libA.sync(with: remote, options: timed)
         report.documentsMerged = r.documentsMerged
+        report.documentsPushed = r.documentsPushed
+        report.pagesPushed = r.pagesPushed
+        report.steps = r.timings.map(\.step)
         guard let trace = diskA.trace else { report.failures.append("the round left no trace"); return report }
         report.operations = trace.operations.count
 

@@ -171,3 +171,76 @@ extension DocumentSession {
         return true
     }
 }
+
+/// A closed document read under its writer lock without a session (sync's round over a document
+/// that only changed here, which writes nothing to it): no open marker written or removed, no
+/// repair, no engine tidying. Holding the lock keeps every writer out until `release()`.
+/// Opened only for a document that was shut down cleanly (no open marker): one that needs the
+/// open-time repair is read through a `DocumentSession`.
+public final class LockedDocumentReader: @unchecked Sendable {
+    public let package: DocumentPackage
+    public let document: DocumentMetadata
+    let fileSystem: any FileSystem
+    let engine: any StorageEngine
+    var lock: FileDescriptor?
+    let mutex = NSLock()
+
+    init(package: DocumentPackage, document: DocumentMetadata, fileSystem: any FileSystem, engine: any StorageEngine, lock: FileDescriptor) {
+        self.package = package
+        self.document = document
+        self.fileSystem = fileSystem
+        self.engine = engine
+        self.lock = lock
+    }
+
+    deinit { release() }
+
+    /// A page's content and the engine's coded strokes, as a session's `contentForSync` gives them.
+    /// - Throws: the page's read error; `.corruptFile` when loading it found damage (a session
+    ///   must salvage or repair it).
+    public func contentForSync(of page: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard lock != nil else { throw .sessionClosed }
+        guard document.pages.contains(where: { $0.id == page }) else { throw .pageNotFound(page) }
+        let r = try engine.loadPageForEditing(page)
+        if let f = engine.findings.first(where: { $0.severity == .error || $0.severity == .repaired }) {
+            throw .corruptFile(path: f.path, reason: f.message)
+        }
+        return r
+    }
+
+    /// Lets go of the engine and the lock. Calling it again does nothing.
+    public func release() {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let fd = lock else { return }
+        engine.closeWithoutTidying()
+        fileSystem.unlock(fd)
+        lock = nil
+    }
+}
+
+extension Library {
+    /// Takes a closed document's writer lock and reads it without opening a session, or returns
+    /// nil when it was not shut down cleanly (its open marker is there: a session repairs it).
+    /// - Throws: `.documentInUse` when a session or process holds it, `.documentNotFound`, the
+    ///   read errors of document.json.
+    public func lockForSyncRead(_ id: UUID) throws(StoreError) -> LockedDocumentReader? {
+        let fs = fileSystem
+        let package = package(id)
+        let lock = try package.lockForWriting(fs)
+        do {
+            if try fs.checked.fileExists(package.path + "/" + DocumentSession.sessionMarkerName) {
+                fs.unlock(lock)
+                return nil
+            }
+            let metadata = try PackageReader.readDocument(package, fileSystem: fs)
+            let engine = try DocumentSession.makeEngine(metadata, package: package, fileSystem: fs)
+            return LockedDocumentReader(package: package, document: metadata, fileSystem: fs, engine: engine, lock: lock)
+        } catch {
+            fs.unlock(lock)
+            throw error
+        }
+    }
+}

@@ -1,6 +1,7 @@
 // One document's sync state: what a head holds, joined over every device's heads (docs/sync.md §4-5).
 
 import Foundation
+import LulucatCrypto
 import LulucatStore
 
 /// A page's fields under one last-writer-wins stamp: its place in the page order and its canvas.
@@ -160,7 +161,9 @@ public struct BlobName: Hashable, Sendable, CustomStringConvertible {
     }
 
     public init(of bytes: [UInt8]) {
-        self.init(bytes: ContentDigest.sha256(bytes))
+        // The platform's SHA-256 (SHA instructions where the CPU has them); the store's own
+        // implementation if the platform's fails. The same digest either way.
+        self.init(bytes: (try? CryptoBackend.sha256(bytes)) ?? ContentDigest.sha256(bytes))
     }
 
     /// From the 32 raw digest bytes.

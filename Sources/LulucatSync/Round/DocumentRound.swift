@@ -51,6 +51,8 @@ struct DocumentRound {
     var uncertainPages: Set<UUID> = []
     /// The base this round saved last (for the index).
     var savedBase: Base?
+    /// The document read under its lock alone (`runUnderLock`), while the round holds it.
+    var lockedReader: LockedDocumentReader?
 
     mutating func run(_ report: inout SyncReport) async throws {
         if localPresent, let s = library.openSession(id), !(await s.closing) {
@@ -60,7 +62,24 @@ struct DocumentRound {
             try await runLocked(&report)
             return
         }
+        if !options.earlierRound.contains(.sessionForEveryDocument), heads.isEmpty, base != nil, localPresent, !inTrash {
+            // Changed here only: read under the lock, without a session (nothing is written to
+            // the document), unless the join asks for a write, which takes the session below.
+            var attempt = self
+            var r = report
+            do {
+                if try await attempt.runUnderLock(&r) {
+                    self = attempt
+                    report = r
+                    return
+                }
+            } catch {
+                report = r
+                throw error
+            }
+        }
         session = localPresent ? try await library.open(id, options: options.session) : nil
+        report.mark("open session")
         do {
             try await runLocked(&report)
         } catch {
@@ -72,6 +91,54 @@ struct DocumentRound {
             throw error
         }
         if let s = session { try await s.close() }
+        report.mark("close session")
+    }
+
+    /// The round of a closed document that changed only here (no head of it changed): its writer
+    /// lock and a read of its changed pages, no session (no open marker, no repair, no save).
+    /// Returns false, having written nothing, when the document needs a session after all (it
+    /// was not shut down cleanly, a page needs repair, or the join would change it).
+    mutating func runUnderLock(_ report: inout SyncReport) async throws -> Bool {
+        guard let base, let reader = try library.lockForSyncRead(id) else { return false }
+        defer { reader.release() }
+        lockedReader = reader
+        report.mark("lock and read document.json")
+        let baseState = base.documentState
+        let stamp = Stamp(clock: baseState.clock + 1, device: sync.device)
+        let localDoc: LocalDocument
+        do { localDoc = try await readLocal(reader) } catch let e as StoreError {
+            if case .documentInUse = e { throw e }
+            return false  // a session reads it (and repairs what needs it)
+        }
+        report.mark("read changed pages")
+        guard let merged = LocalChanges.record(base: baseState, local: localDoc, stamp: stamp), merged.isLive,
+              applyWritesNothing(merged, localDoc: localDoc, document: reader.document) else { return false }
+        report.mark("record and join")
+        var pageModified: [UUID: Int64] = [:]
+        for e in reader.document.pages { pageModified[e.id] = e.modified.milliseconds }
+        let coded = try await headAndBlobs(for: merged, base: base, remoteStates: [])
+        report.mark("code blobs and head")
+        try await publish(coded, pageModified: pageModified, docModified: reader.document.modified.milliseconds, &report)
+        if merged != baseState { report.documentsPushed += 1 }
+        return true
+    }
+
+    /// Whether `apply` would leave the document as it is: the same pages in the same order, each
+    /// read page holding the merged elements (ids and fingerprints) and canvas, the same title.
+    func applyWritesNothing(_ merged: DocumentState, localDoc: LocalDocument, document: DocumentMetadata) -> Bool {
+        let order = merged.orderedLivePageIDs
+        guard document.pages.map(\.id) == order, document.title == merged.title.value else { return false }
+        let localPages = Dictionary(localDoc.pages.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for pid in order {
+            guard let lp = localPages[pid], let rec = merged.pages[pid] else { return false }
+            let canvas = QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height)
+            guard lp.canvas == canvas else { return false }
+            let have = lp.elements ?? base?.states[pid].map { st in st.orderedIDs.map { ($0, st.elements[$0]!.fingerprint) } } ?? []
+            let wanted = rec.state.orderedIDs
+            guard have.count == wanted.count else { return false }
+            for (h, w) in zip(have, wanted) where h.id != w || h.fingerprint != rec.state.elements[w]!.fingerprint { return false }
+        }
+        return true
     }
 
     mutating func runLocked(_ report: inout SyncReport) async throws {
@@ -86,12 +153,14 @@ struct DocumentRound {
                 report.problems.append("document \(id): head \(h.name) left out of this round (both kept): \(error)")
             }
         }
+        report.mark("fetch blobs")
         // 2. What changed here, under one new stamp.
         var clock = baseState?.clock ?? 0
         for (h, s) in remoteStates { clock = max(clock, h.clock, s.clock) }
         let stamp = Stamp(clock: clock + 1, device: sync.device)
         var localDoc: LocalDocument?
         if let s = session { localDoc = try await readLocal(s) }
+        report.mark("read changed pages")
         let recorded = LocalChanges.record(base: baseState, local: localDoc, stamp: stamp)
         // 3. The join.
         var merged = recorded
@@ -100,6 +169,7 @@ struct DocumentRound {
         let localChanged = recorded != baseState
         let remoteChanged = remoteStates.contains { merged != recorded && $0.1 != baseState }
 
+        report.mark("record and join")
         // 4. Apply here.
         if appHeld, let hook = options.beforeApplyingToOpenSession { await hook(id) }
         if !merged.isLive {
@@ -132,8 +202,10 @@ struct DocumentRound {
             report.pagesPulled += try await apply(merged, localDoc: localDoc!, to: session!)
         }
 
+        report.mark("apply")
         // 5. Blobs, then the head.
-        let (head, newStates, uploads, pageBlobs) = try await headAndBlobs(for: merged, base: base, remoteStates: remoteStates)
+        let coded = try await headAndBlobs(for: merged, base: base, remoteStates: remoteStates)
+        report.mark("code blobs and head")
         var pageModified: [UUID: Int64] = [:]
         var docModified: Int64 = 0
         if let s = session, appHeld {
@@ -155,33 +227,48 @@ struct DocumentRound {
             for e in await s.pageEntries() { pageModified[e.id] = e.modified.milliseconds }
             docModified = await s.document.modified.milliseconds
         }
+        report.mark("save document")
+        try await publish(coded, pageModified: pageModified, docModified: docModified, &report)
+        if localChanged { report.documentsPushed += 1 }
+        if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }
+        if localChanged && !remoteStates.isEmpty { report.documentsMerged += 1 }
+    }
+
+    /// Step 5 of a round once the document holds the join: the base durably (unpublished), the
+    /// blobs, the head, then the base marked published.
+    mutating func publish(_ coded: (Head, [UUID: PageState], [(String, [UInt8])], Int), pageModified: [UUID: Int64],
+                          docModified: Int64, _ report: inout SyncReport) async throws {
+        let (head, newStates, uploads, pageBlobs) = coded
+        let stateFiles = options.earlierRound.contains(.stateFiles)
         var next = Base(head: head, states: newStates, docModified: docModified, pageModified: pageModified, published: false)
+        next.statesInFiles = stateFiles
         let needsPublish = base == nil || !(base!.published) || base!.head != head
         if needsPublish {
             // The base first, durably, unpublished: a head on the remote is never ahead of the
             // base its stamps came from (a crash after the head's PUT must not reuse its stamp).
-            try sync.store.save(next, previous: base, durable: true)
+            next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
+            report.mark("save base (synced)")
             for (path, bytes) in uploads {
                 // A failure leaves the base unpublished: the next round publishes it even if
                 // nothing else changes.
                 try await put(path, bytes)
                 report.blobsUploaded += 1
             }
+            report.mark("PUT blobs")
             try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
+            report.mark("PUT head")
             report.pagesPushed += pageBlobs
             let unpublished = next
             next.published = true
             // Not synced: rolled back, the same head is published again.
-            try sync.store.save(next, previous: unpublished, durable: false)
+            try sync.store.save(next, previous: unpublished, durable: false, stateFiles: stateFiles)
         } else {
             next.published = true
             // The same head as the base's: a rollback only makes the next round read the pages again.
-            try sync.store.save(next, previous: base, durable: false)
+            try sync.store.save(next, previous: base, durable: false, stateFiles: stateFiles)
         }
+        report.mark("save base (published)")
         savedBase = next
-        if localChanged { report.documentsPushed += 1 }
-        if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }
-        if localChanged && !remoteStates.isEmpty { report.documentsMerged += 1 }
     }
 
     func put(_ path: String, _ bytes: [UInt8]) async throws {
@@ -222,8 +309,8 @@ struct DocumentRound {
     }
 
     /// The document as it is here, reading only the pages that changed since the base.
-    mutating func readLocal(_ s: DocumentSession) async throws -> LocalDocument {
-        let doc = await s.document
+    mutating func readLocal(_ s: some SyncReadable) async throws -> LocalDocument {
+        let doc = await s.syncDocument
         readDocModified = doc.modified.milliseconds
         var pages: [LocalPage] = []
         for e in doc.pages {
@@ -234,10 +321,11 @@ struct DocumentRound {
                 pages.append(LocalPage(id: e.id, canvas: canvas, elements: nil))
                 continue
             }
-            let (content, encoded) = try await s.contentForSync(of: e.id)
+            let (content, encoded) = try await s.syncContent(of: e.id)
             localContent[e.id] = content
             if let encoded { localEncoded[e.id] = encoded }
-            let prints = content.elements.map { ($0.id, PageBlob.fingerprint($0)) }
+            let prints = options.earlierRound.contains(.fingerprintsOnOneCore)
+                ? content.elements.map { ($0.id, PageBlob.fingerprint($0)) } : Self.fingerprints(content.elements)
             localPrints[e.id] = Dictionary(prints, uniquingKeysWith: { a, _ in a })
             pages.append(LocalPage(id: e.id, canvas: content.canvasSize, elements: prints))
         }
@@ -251,6 +339,22 @@ struct DocumentRound {
         }
         let origin = DocumentOrigin(created: doc.created.milliseconds, engine: doc.engine.rawValue, codec: doc.codec.description)
         return LocalDocument(id: id, title: doc.title, origin: origin, pages: pages, assets: assets)
+    }
+
+    /// Each element's fingerprint, in order; a large page's are computed on every core (the same
+    /// values, in a fraction of the time).
+    static func fingerprints(_ elements: [Element]) -> [(id: UUID, fingerprint: UInt64)] {
+        let n = elements.count
+        guard n >= 256 else { return elements.map { ($0.id, PageBlob.fingerprint($0)) } }
+        var prints = [UInt64](repeating: 0, count: n)
+        let chunks = min(ProcessInfo.processInfo.activeProcessorCount * 2, 16)
+        prints.withUnsafeMutableBufferPointer { out in
+            nonisolated(unsafe) let out = out
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                for i in stride(from: c * n / chunks, to: (c + 1) * n / chunks, by: 1) { out[i] = PageBlob.fingerprint(elements[i]) }
+            }
+        }
+        return zip(elements, prints).map { ($0.id, $1) }
     }
 
     // MARK: Applying
@@ -291,10 +395,16 @@ struct DocumentRound {
             for s in snapshots.values where s.state.elements[eid]?.stamp == entry.stamp { found = s.elements[eid]; break }
             if let f = found { elements.append(f) } else { missing.insert(eid); elements.append(.unknown(try UnknownElement(kind: 0, payload: Data(count: 16)))) }
         }
+        var currentElements: [Element]?
         if !missing.isEmpty, let s = session, await s.pageIDs().contains(pid) {
+            currentElements = try await s.content(of: pid).elements
+        } else if !missing.isEmpty, session == nil, let r = lockedReader, r.document.pages.contains(where: { $0.id == pid }) {
+            currentElements = try r.contentForSync(of: pid).0.elements
+        }
+        if let currentElements {
             // The page as it is here now (it was not read this round, or has been merged since).
             var current: [UUID: Element] = [:]
-            for e in try await s.content(of: pid).elements { current[e.id] = e }
+            for e in currentElements { current[e.id] = e }
             for (i, eid) in order.enumerated() where missing.contains(eid) {
                 if let e = current[eid], PageBlob.fingerprint(e) == rec.state.elements[eid]!.fingerprint {
                     elements[i] = e
@@ -480,4 +590,22 @@ struct DocumentRound {
         let p = library.package(id)
         return (try? library.fileSystem.info(p.path)) != nil ? p : nil
     }
+}
+
+
+/// What a round reads of a document: through its session, or under its lock alone.
+protocol SyncReadable: Sendable {
+    var syncDocument: DocumentMetadata { get async }
+    var package: DocumentPackage { get }
+    func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?)
+}
+
+extension DocumentSession: SyncReadable {
+    var syncDocument: DocumentMetadata { get async { document } }
+    func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
+}
+
+extension LockedDocumentReader: SyncReadable {
+    var syncDocument: DocumentMetadata { get async { document } }
+    func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
 }

@@ -16,6 +16,22 @@ public struct SyncOptions: Sendable {
     /// Garbage collection of unreferenced blobs (§8), at the end of a round that did work, when
     /// due; nil: never in a round (`LibrarySync.collectGarbage` still can).
     public var garbage: GarbageOptions?
+    /// Times each step of the round into `SyncReport.timings` (the bench's breakdown).
+    public var timed = false
+    /// Steps of the earlier round to take instead of the current ones, so the bench can measure
+    /// both side by side in one run. Empty (the default) is the round docs/sync.md describes.
+    public var earlierRound: Set<EarlierStep> = []
+
+    public enum EarlierStep: Sendable, Hashable {
+        /// Format 1 of the local base: each changed page state in its own synced file, then the
+        /// base file (four syncs instead of two).
+        case stateFiles
+        /// A `DocumentSession` for every document at work, also one that changed only here
+        /// (its open marker written and removed: three more syncs).
+        case sessionForEveryDocument
+        /// A page's element fingerprints computed one after the other on one core.
+        case fingerprintsOnOneCore
+    }
 
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
                 garbage: GarbageOptions? = GarbageOptions()) {
@@ -53,6 +69,20 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     public var problems: [String] = []
     /// The garbage collection this round ran, if it ran one.
     public var garbage: GarbageReport?
+    /// With `SyncOptions.timed`: milliseconds spent in each step, summed over the documents, in
+    /// the order the steps were first met.
+    public var timings: [(step: String, ms: Double)] = []
+    var lastMark: ContinuousClock.Instant?
+
+    /// Adds the time since the last mark to `step` (when the round is timed).
+    mutating func mark(_ step: String) {
+        guard let last = lastMark else { return }
+        let now = ContinuousClock.now
+        let d = (now - last).components
+        let ms = Double(d.seconds) * 1000 + Double(d.attoseconds) / 1e15
+        if let i = timings.firstIndex(where: { $0.step == step }) { timings[i].ms += ms } else { timings.append((step, ms)) }
+        lastMark = now
+    }
 
     public var description: String {
         var s = "\(documentsChecked) documents checked: \(documentsPulled) pulled, \(documentsPushed) pushed, "
@@ -104,6 +134,7 @@ public struct LibrarySync: Sendable {
                      progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
         let stats0 = (remote.statistics.requests, remote.statistics.bytesSent, remote.statistics.bytesReceived)
         var report = SyncReport()
+        if options.timed { report.lastMark = ContinuousClock.now }
         // 1. The heads: one PROPFIND.
         var entries: [RemoteEntry] = []
         let listed: Result<[RemoteEntry], RemoteError> = await Self.attempt { () async throws(RemoteError) in try await remote.list(Self.headsFolder) }
@@ -114,6 +145,7 @@ public struct LibrarySync: Sendable {
             try await remote.makeFolder(Self.blobsFolder)
         case .failure(let e): throw SyncError.remote(e)
         }
+        report.mark("PROPFIND heads")
         var seen = store.seen()
         var changed: [UUID: [(name: String, etag: String?)]] = [:]
         var remoteDocs = Set<UUID>()
@@ -155,6 +187,7 @@ public struct LibrarySync: Sendable {
                 work.append(id)
             }
         }
+        report.mark("manifests and index")
         if work.isEmpty {
             if indexChanged { try? store.saveIndex(index) }
             return finish(report, stats0)
@@ -162,6 +195,7 @@ public struct LibrarySync: Sendable {
         // The bases of the documents at work (those of changed heads too, for the deletion stop).
         for id in work where bases[id] == nil && baseIDs.contains(id) { bases[id] = store.base(id) }
 
+        report.mark("read bases")
         // 3. The changed heads.
         var heads: [UUID: [(name: String, etag: String?, head: Head)]] = [:]
         for (doc, list) in changed {
@@ -186,6 +220,7 @@ public struct LibrarySync: Sendable {
             }
         }
 
+        report.mark("GET heads")
         // 4. The mass-deletion stop, before anything is applied: documents here that a head
         //    now says are deleted, and that did not change here since the last round.
         var doomed: [UUID] = []
@@ -216,6 +251,7 @@ public struct LibrarySync: Sendable {
                 try store.saveSeen(seen)
                 if let b = round.savedBase { index[doc] = store.indexEntry(for: b) } else { index[doc] = nil }
                 indexChanged = true
+                report.mark("save seen")
             } catch let e as StoreError {
                 if case .documentInUse = e { report.skipped[doc] = "open in a session; synced when it is closed" }
                 else { report.skipped[doc] = "\(e)" }
@@ -229,6 +265,7 @@ public struct LibrarySync: Sendable {
         // Entries of documents skipped this round are dropped: their bases are read next time.
         for doc in report.skipped.keys { index[doc] = nil }
         if indexChanged || !report.skipped.isEmpty { try? store.saveIndex(index) }
+        report.mark("save index")
         // Garbage, once a day at most, only in a round that had work (a round where nothing
         // changed stays one request). Its failure leaves the blobs; the round stands.
         if let g = options.garbage, report.skipped.isEmpty, garbageDue(g) {

@@ -15,6 +15,12 @@ struct Base {
     var pageModified: [UUID: Int64]
     /// Whether `head` and every blob it names were acknowledged by the remote.
     var published: Bool
+    /// Read from a base of format 1, whose page states are files beside it (§6): the next save in
+    /// format 2 removes them once the new base is durable.
+    var statesInFiles = false
+    /// Page states as last saved and their bytes (base64): a save copies the bytes of a state
+    /// equal to one of these instead of coding it again.
+    var savedStates: [UUID: (state: PageState, base64: String)] = [:]
 
     var documentState: DocumentState {
         var pages: [UUID: PageRecord] = [:]
@@ -61,8 +67,8 @@ struct SyncStateStore {
     /// file is still replaced whole (a temporary file renamed over it), but a power cut may bring
     /// back the previous version: only for files whose rollback the next round repairs by itself
     /// (seen.json, the index, a base marked published, §6).
-    func writeJSON(_ object: Any, to path: String, durable: Bool = true) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+    func writeJSON(_ object: Any, to path: String, durable: Bool = true, pretty: Bool = true) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: pretty ? [.sortedKeys, .prettyPrinted] : [.sortedKeys])
         if durable { try fs.writeAtomically(Array(data) + [10], to: path) } else { try writeQuickly(Array(data) + [10], to: path) }
     }
 
@@ -111,40 +117,115 @@ struct SyncStateStore {
 
     /// The base of a document, or nil when there is none or it cannot be read (then the document
     /// is merged as new: recorded again, it joins to the same state).
+    ///
+    /// Format 2 (`"version": 2`) holds its page states itself (`"states"`, base64 per page), so a
+    /// base and its states are one file written in one synced write. Format 1 (no `"version"`)
+    /// keeps each state in `docs/<document>/<page>.state`, checked against `"stateDigests"`.
     func base(_ id: UUID) -> Base? {
         guard let o = readJSON(basePath(id)), let hs = o["head"] as? String, let hb = Data(base64Encoded: hs),
               let head = try? Head.decode(Array(hb)), head.document == id,
               let docModified = (o["docModified"] as? NSNumber)?.int64Value,
               let published = o["published"] as? Bool,
               let pm = o["pageModified"] as? [String: NSNumber] else { return nil }
+        let version = (o["version"] as? NSNumber)?.intValue ?? 1
+        guard version <= 2 else { return nil }
         var pageModified: [UUID: Int64] = [:]
         for (k, v) in pm { if let p = UUID(strictString: k) { pageModified[p] = v.int64Value } }
+        var states: [UUID: PageState] = [:]
+        if version == 2 {
+            guard let inline = o["states"] as? [String: String] else { return nil }
+            var saved: [UUID: (state: PageState, base64: String)] = [:]
+            for page in head.pages.keys {
+                guard let b64 = inline[page.uuidString], let bytes = Data(base64Encoded: b64),
+                      let st = try? PageBlob.decodeState(Array(bytes)) else { return nil }
+                states[page] = st
+                saved[page] = (st, b64)
+            }
+            var b = Base(head: head, states: states, docModified: docModified, pageModified: pageModified, published: published)
+            b.savedStates = saved
+            return b
+        }
         // Each page state must be the one this base was saved with: a crash between writing the
         // states and the base file leaves newer states beside an older head, which would name
         // blobs that lack them (the base is then unusable, and the document is merged as new).
         let digests = o["stateDigests"] as? [String: String]
-        var states: [UUID: PageState] = [:]
         for page in head.pages.keys {
             guard let bytes = try? fs.readFile(statePath(id, page: page), limit: PageBlob.maxBytes),
                   let st = try? PageBlob.decodeState(bytes) else { return nil }
             if let digests, digests[page.uuidString] != Self.stateDigest(bytes) { return nil }
             states[page] = st
         }
-        return Base(head: head, states: states, docModified: docModified, pageModified: pageModified, published: published)
+        return Base(head: head, states: states, docModified: docModified, pageModified: pageModified, published: published,
+                    statesInFiles: true)
     }
 
-    /// Saves a base; page states are written (durably) only where they differ from `previous`.
-    /// `durable`: the base file too (see the round for when a rollback is harmless).
-    func save(_ base: Base, previous: Base?, durable: Bool) throws {
+    /// Saves a base in format 2: one file holding the head and every page state, replaced whole
+    /// (a temporary file renamed over it), synced when `durable` (see the round for when a
+    /// rollback is harmless). `stateFiles`: format 1 instead (each state that differs from
+    /// `previous` in its own synced file, then the base), kept for the bench's side-by-side runs.
+    /// - Returns: the states as saved (`Base.savedStates` of the base now on disk).
+    @discardableResult
+    func save(_ base: Base, previous: Base?, durable: Bool, stateFiles: Bool = false) throws -> [UUID: (state: PageState, base64: String)] {
         let id = base.head.document
+        var pm: [String: Int64] = [:]
+        for (k, v) in base.pageModified { pm[k.uuidString] = v }
+        if stateFiles {
+            try saveWithStateFiles(base, previous: previous, durable: durable, pageModified: pm)
+            return [:]
+        }
+        var inline: [String: String] = [:]
+        var saved: [UUID: (state: PageState, base64: String)] = [:]
+        for (page, st) in base.states {
+            let b64: String
+            if let known = base.savedStates[page], known.state == st { b64 = known.base64 }
+            else if let known = previous?.savedStates[page], known.state == st { b64 = known.base64 }
+            else { b64 = Data(PageBlob.encodeState(st)).base64EncodedString() }
+            inline[page.uuidString] = b64
+            saved[page] = (st, b64)
+        }
+        let bytes = Self.baseJSON(head: Data(base.head.encode()).base64EncodedString(), docModified: base.docModified,
+                                  pageModified: pm, published: base.published, states: inline)
+        if durable { try fs.writeAtomically(bytes, to: basePath(id)) } else { try writeQuickly(bytes, to: basePath(id)) }
+        if previous?.statesInFiles == true || previous == nil {
+            // Format 1's state files, if any: unused from now on (this base holds its states).
+            // Removed only after the new base is written, so they never sit beside a base that lacks them.
+            if (try? fs.info(statesFolder(id))) != nil { try? fs.removeTree(statesFolder(id)) }
+        }
+        return saved
+    }
+
+    /// The JSON of a format-2 base, written directly (JSONSerialization's sorted-keys writer cost
+    /// more than the rest of a one-page round): keys sorted, no spaces, a newline at the end. Every
+    /// string in it is base64 or a UUID, so nothing needs escaping.
+    static func baseJSON(head: String, docModified: Int64, pageModified: [String: Int64], published: Bool,
+                         states: [String: String]) -> [UInt8] {
+        var out = "{\"docModified\":\(docModified),\"head\":\"\(head)\",\"pageModified\":{"
+        out.reserveCapacity(head.utf8.count + states.values.reduce(0) { $0 + $1.utf8.count } + 100 * states.count + 200)
+        for (i, k) in pageModified.keys.sorted().enumerated() {
+            if i > 0 { out += "," }
+            out += "\"\(k)\":\(pageModified[k]!)"
+        }
+        out += "},\"published\":\(published ? "true" : "false"),\"states\":{"
+        for (i, k) in states.keys.sorted().enumerated() {
+            if i > 0 { out += "," }
+            out += "\"\(k)\":\"\(states[k]!)\""
+        }
+        out += "},\"version\":2}\n"
+        return Array(out.utf8)
+    }
+
+    /// Format 1: page states in their own files (durably, only where they differ from
+    /// `previous`), then the base file with their digests.
+    func saveWithStateFiles(_ base: Base, previous: Base?, durable: Bool, pageModified pm: [String: Int64]) throws {
+        let id = base.head.document
+        // A previous base of format 2 left no files: every state is written.
+        let previous = previous?.statesInFiles == true ? previous : nil
         if previous == nil || base.states.contains(where: { previous!.states[$0.key] != $0.value }) {
             try fs.ensureDirectory(statesFolder(id))
         }
         for (page, st) in base.states where previous?.states[page] != st {
             try fs.writeAtomically(PageBlob.encodeState(st), to: statePath(id, page: page))
         }
-        var pm: [String: Int64] = [:]
-        for (k, v) in base.pageModified { pm[k.uuidString] = v }
         var digests: [String: String] = [:]
         for (page, st) in base.states { digests[page.uuidString] = Self.stateDigest(PageBlob.encodeState(st)) }
         try writeJSON(["head": Data(base.head.encode()).base64EncodedString(), "docModified": base.docModified,

@@ -3,6 +3,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
@@ -33,6 +34,19 @@ import Testing
                                                 fingerprint: PageBlob.fingerprint(.stroke(s)))
         }
         return try PageBlob.encode(state: state, canvas: .letter, elements: elements)
+    }
+
+    /// Blob names come from the platform's SHA-256 now: the same digest as FIPS 180-4's vectors
+    /// and as the store's own implementation (which named every blob before), on seeded inputs of
+    /// every length around the block size and a page-sized one.
+    @Test func blobNamesAreTheSHA256TheyAlwaysWere() throws {
+        #expect(BlobName(of: Array("abc".utf8)).hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(BlobName(of: []).hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        var rng = TestRandom(seed: 31)
+        for n in Array(0...130) + [1000, 4096, 65_537, 257_452] {
+            let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            #expect(BlobName(of: bytes).bytes == ContentDigest.sha256(bytes), "length \(n)")
+        }
     }
 
     @Test func headsAndBlobsRoundTrip() throws {
