@@ -145,6 +145,13 @@ public struct DocumentRepair: Sendable {
             try fs.checked.removeIfPresent(marker)
             if hadMarker { findings.append(Finding(.repaired, marker, "cleared the open-session marker of a session that did not close")) }
         }
+        // Repaired: the library view no longer flags it (unless damage remains that repair could
+        // not mend, reported as an error).
+        if let left = findings.first(where: { $0.severity == .error }) {
+            package.markNeedsRepair("repair left an error: " + left.message, fileSystem: fs)
+        } else {
+            try package.clearNeedsRepair(fileSystem: fs)
+        }
         try fs.checked.syncDirectory(package.assetsPath)
         try fs.checked.syncDirectory(package.path)
         return findings
