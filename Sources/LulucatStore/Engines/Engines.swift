@@ -172,10 +172,33 @@ extension EngineKind {
     /// is not read for this yet: refused with `error` named.
     static func inferred(_ package: DocumentPackage, _ scan: PackageReader.PageScan, fileSystem fs: any FileSystem,
                          because error: StoreError) throws(StoreError) -> EngineKind {
-        if try fs.checked.info(package.contentDatabasePath) != nil {
-            throw .corruptFile(path: package.documentPath, reason: "\(error); rebuilding it from a SQLite document's database is not supported yet")
-        }
+        if try fs.checked.info(package.contentDatabasePath) != nil { return .sqlite }
         return scan.journalFiles.isEmpty ? .snapshot : .journal
+    }
+
+    /// Every page this engine's files hold, with its content (every element that checks) and
+    /// sample codec, for rebuilding document.json: the page files of the snapshot and journal
+    /// engines (in `scan`), the page rows of a SQLite database (read through the engine, which
+    /// salvages a page whose rows are damaged; the codec is not recorded there: nil).
+    func pagesForRebuild(in package: DocumentPackage, _ scan: PackageReader.PageScan,
+                         fileSystem fs: any FileSystem) throws(StoreError) -> [(id: UUID, content: PageContent, codec: SampleCodecID?)] {
+        switch self {
+        case .snapshot, .journal:
+            var pages: [(id: UUID, content: PageContent, codec: SampleCodecID?)] = []
+            for id in scan.pageFiles.sorted(by: { $0.uuidString < $1.uuidString }) {
+                let (content, codec) = try pageForRebuild(id, in: package, fileSystem: fs)
+                pages.append((id, content, codec))
+            }
+            return pages
+        case .sqlite:
+            let engine = try SQLiteEngine(package: package, fileSystem: fs)
+            defer { engine.closeWithoutTidying() }
+            let ids: [UUID]
+            do { ids = try engine.store.pageIDs() } catch { throw StoreError(contentDatabase: error) }
+            var pages: [(id: UUID, content: PageContent, codec: SampleCodecID?)] = []
+            for id in ids { pages.append((id, try engine.loadPage(id), nil)) }
+            return pages
+        }
     }
 
     /// A page's content (every element that checks) and sample codec, read from its own files.

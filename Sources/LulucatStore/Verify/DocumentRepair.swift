@@ -157,8 +157,9 @@ public struct DocumentRepair: Sendable {
         return findings
     }
 
-    /// document.json from the manifest (id, title, dates, the first page) and the page files
-    /// (each page's canvas, element count and images; the engine from the files present). The page
+    /// document.json from the manifest (id, title, dates, the first page) and the page files, or
+    /// a SQLite document's page rows (each page's canvas, element count and images; the engine
+    /// from the files present). The page
     /// order after the first is not recorded anywhere else: the other pages follow in id order,
     /// and the finding says so. The corrupt file is kept in recovered/ first.
     func rebuildDocument(_ package: DocumentPackage, because error: StoreError,
@@ -171,9 +172,9 @@ public struct DocumentRepair: Sendable {
         let engine = try EngineKind.inferred(package, scan, fileSystem: fs, because: error)
         var pages: [PageEntry] = []
         var codec: SampleCodecID?
-        for id in scan.pageFiles {
+        // The page files, or a SQLite document's page rows (asked through the engine table).
+        for (id, content, pageCodec) in try engine.pagesForRebuild(in: package, scan, fileSystem: fs) {
             let modified = manifest.modified
-            let (content, pageCodec) = try engine.pageForRebuild(id, in: package, fileSystem: fs)
             if codec == nil { codec = pageCodec }
             var entry = PageEntry(id: id, canvas: content.canvasSize, created: modified, modified: modified, elementCount: 0)
             _ = entry.reconcile(with: content)

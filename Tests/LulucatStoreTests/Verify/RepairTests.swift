@@ -76,3 +76,34 @@ import LulucatInk
         #expect(readBytes(package.documentPath)! == Array("{".utf8))
     }
 }
+
+@Suite struct SQLiteDocumentRebuildTests {
+    /// A SQLite document's corrupt document.json is rebuilt from the manifest and the database's
+    /// page rows (through the engine table), as a snapshot document's is from its page files.
+    @Test func aSQLiteDocumentsDocumentJSONIsRebuiltFromItsRows() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Rows", engine: .sqlite)
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let first = await session.pageIDs()[0]
+        let second = try await session.addPage()
+        for i in 0..<3 { try await session.append(sampleStroke(20 + i, seed: i), to: first) }
+        for i in 0..<5 { try await session.append(sampleStroke(30 + i, seed: 10 + i), to: second) }
+        try await session.close()
+        let before = try DocumentMetadata.read(package)
+        let contents = try [first, second].map { try DocumentSession.makeEngine(before, package: package, fileSystem: PosixFileSystem()).loadPage($0) }
+        try Data("{".utf8).write(to: URL(fileURLWithPath: package.documentPath))
+        let findings = try DocumentRepair().repair(package)
+        #expect(findings.contains { $0.path == package.documentPath && $0.message.contains("rebuilt from the manifest") && $0.severity == .repaired })
+        let rebuilt = try DocumentMetadata.read(package)
+        #expect(rebuilt.engine == .sqlite)
+        #expect(rebuilt.id == before.id && rebuilt.title == before.title && rebuilt.pages.map(\.id) == [first, second])
+        #expect(rebuilt.pages.map(\.elementCount) == [3, 5])
+        #expect(readBytes(package.recoveredPath + "/document.json")! == Array("{".utf8))
+        #expect(!DocumentVerifier().verify(package).contains { $0.severity == .error })
+        let again = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        #expect(try await again.content(of: first) == contents[0])
+        #expect(try await again.content(of: second) == contents[1])
+        try await again.close()
+    }
+}
