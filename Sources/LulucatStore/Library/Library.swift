@@ -14,8 +14,12 @@ public struct LibraryEntry: Sendable, Equatable {
     /// Where the cover thumbnail is (it may not exist yet).
     public var coverThumbnailPath: String?
     public var package: DocumentPackage
-    /// Set when the manifest could not be used and the entry came from document.json instead.
+    /// Set when the manifest could not be used and the entry came from document.json instead,
+    /// or when the document needs repair (then it starts "needs repair: ").
     public var problem: String?
+    /// Damage was found in the document (by a session's open or a page read: its `.needs-repair`
+    /// marker, docs/package-format.md) and `lnote repair` has not run since.
+    public var needsRepair = false
 }
 
 /// A library of documents under one root folder.
@@ -146,6 +150,13 @@ public struct Library: Sendable {
                                             coverPageID: nil, coverThumbnailPath: nil, package: package,
                                             problem: "neither manifest.json nor document.json can be read; run lnote verify"))
             }
+        }
+        // One stat per document: the marker a session's open or a page read left on damage.
+        for i in entries.indices {
+            guard let reason = entries[i].package.needsRepairReason(fileSystem: fs) else { continue }
+            entries[i].needsRepair = true
+            let flag = "needs repair: " + reason + " (run lnote repair)"
+            entries[i].problem = entries[i].problem.map { $0 + "; " + flag } ?? flag
         }
         return entries.sorted { ($0.modified, $0.id.uuidString) > ($1.modified, $1.id.uuidString) }
     }

@@ -136,8 +136,13 @@ public actor DocumentSession {
         let lock = try package.lockForWriting(fs)
         let session: DocumentSession
         var findings: [Finding] = []
-        do {
-            let metadata = try PackageReader.readDocument(package, fileSystem: fs)
+        do throws(StoreError) {
+            let metadata: DocumentMetadata
+            do throws(StoreError) { metadata = try PackageReader.readDocument(package, fileSystem: fs) } catch {
+                // The library view shows it needs repair (its manifest alone may look fine).
+                if case .corruptFile = error { package.markNeedsRepair("document.json cannot be read: \(error)", fileSystem: fs) }
+                throw error
+            }
             try removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
             try EngineMigration.cleanUpInterrupted(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
             do {
@@ -229,6 +234,9 @@ public actor DocumentSession {
         if !uncleanShutdown {
             try fs.checked.writeAtomically([UInt8](), to: markerPath)
         }
+        if let damage = report.first(where: { $0.severity == .error }) {
+            package.markNeedsRepair(damage.message, fileSystem: fs)
+        }
         openReport = report
     }
 
@@ -272,6 +280,7 @@ public actor DocumentSession {
         }
         var content: PageContent, encoded: EncodedStrokes?
         var salvaged = false
+        let reported = openReport.count
         do { (content, encoded) = try engine.loadPageForEditing(page) } catch {
             // A damaged page keeps its place with every element whose own bytes check; the damaged
             // bytes are kept in recovered/ first, and the next save writes what was salvaged.
@@ -289,6 +298,10 @@ public actor DocumentSession {
         for f in engine.findings where (f.severity == .error || f.severity == .repaired) && !openReport.contains(f) {
             openReport.append(f)
             eventHub.send(.findings([f]))
+        }
+        // And the library view shows the document needs repair until `lnote repair` runs.
+        if let damage = openReport[reported...].first(where: { $0.severity == .error }) ?? (salvaged ? openReport.last : nil) {
+            package.markNeedsRepair(damage.message, fileSystem: fileSystem)
         }
         var p = LoadedPage(content: content, lastUse: useClock, encoded: encoded)
         if salvaged {

@@ -145,13 +145,21 @@ public struct DocumentRepair: Sendable {
             try fs.checked.removeIfPresent(marker)
             if hadMarker { findings.append(Finding(.repaired, marker, "cleared the open-session marker of a session that did not close")) }
         }
+        // Repaired: the library view no longer flags it (unless damage remains that repair could
+        // not mend, reported as an error).
+        if let left = findings.first(where: { $0.severity == .error }) {
+            package.markNeedsRepair("repair left an error: " + left.message, fileSystem: fs)
+        } else {
+            try package.clearNeedsRepair(fileSystem: fs)
+        }
         try fs.checked.syncDirectory(package.assetsPath)
         try fs.checked.syncDirectory(package.path)
         return findings
     }
 
-    /// document.json from the manifest (id, title, dates, the first page) and the page files
-    /// (each page's canvas, element count and images; the engine from the files present). The page
+    /// document.json from the manifest (id, title, dates, the first page) and the page files, or
+    /// a SQLite document's page rows (each page's canvas, element count and images; the engine
+    /// from the files present). The page
     /// order after the first is not recorded anywhere else: the other pages follow in id order,
     /// and the finding says so. The corrupt file is kept in recovered/ first.
     func rebuildDocument(_ package: DocumentPackage, because error: StoreError,

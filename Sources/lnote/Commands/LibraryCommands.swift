@@ -51,6 +51,7 @@ struct ListCommand: Command {
                                         "modified": iso(e.modified), "page_count": e.pageCount, "path": e.package.path]
                 if let c = e.coverPageID { o["cover_page_id"] = c.uuidString }
                 if let p = e.problem { o["problem"] = p }
+                o["needs_repair"] = e.needsRepair
                 return o
             })
             return

@@ -196,11 +196,15 @@ package final class JournalEngine: StorageEngine {
             bytes += JournalFormat.encodeEndMark(generation: header.generation, sequence: UInt64(p.frameCount + 1))
         }
         let written = bytes.count
-        let chunk = options.preallocationChunk
-        if chunk > 0 && start + written > p.allocated {
+        // A journal claiming an allocation chunk (version 3) keeps its size a multiple of it and
+        // room for the ack mark `ackGap` bytes after the frame.
+        let claimed = p.header?.allocationChunk ?? 0
+        let chunk = claimed > 0 ? claimed : options.preallocationChunk
+        let room = claimed > 0 ? JournalFormat.ackGap + JournalFormat.frameHeaderSize - (written - frame.count) : 0
+        if chunk > 0 && start + written + max(0, room) > p.allocated {
             // Grow by whole chunks in the same write, so the one sync that commits the new size
             // also commits the frame.
-            let target = ((start + written + chunk - 1) / chunk) * chunk
+            let target = ((start + written + max(0, room) + chunk - 1) / chunk) * chunk
             bytes.append(contentsOf: repeatElement(0, count: target - start - written))
         }
         do {
@@ -217,6 +221,16 @@ package final class JournalEngine: StorageEngine {
         }
         p.allocated = max(p.allocated, start + bytes.count)
         p.writeOffset = start + frame.count
+        if claimed > 0, let header = p.header {
+            // Acknowledged: the ack mark, not synced (docs/journal-format.md, Ack mark). Best
+            // effort: the save is durable whether or not it gets there.
+            let at = p.writeOffset + JournalFormat.ackGap
+            let mark = JournalFormat.encodeAckMark(generation: header.generation, sequence: UInt64(p.frameCount))
+            if at + mark.count <= p.allocated {
+                p.position = -1
+                if (try? fs.seek(fd, to: at)) != nil, (try? fs.write(fd, mark)) != nil { p.position = at + mark.count }
+            }
+        }
     }
 
     private func openForWriting(_ path: String, _ p: inout PageJournal) throws(StoreError) -> FileDescriptor {
@@ -245,7 +259,14 @@ package final class JournalEngine: StorageEngine {
             let fs = fileSystem
             let fd = try openForWriting(package.journalPath(id), &p)
             let lower = min(tail.lowerBound, p.writeOffset)
-            var zeros = [UInt8](repeating: 0, count: max(0, tail.upperBound - lower))
+            var upper = tail.upperBound
+            if let chunk = p.header?.allocationChunk, chunk > 0 {
+                // A claimed chunk: the size goes back to a multiple of it (a torn write that grew
+                // the file may have left it between two).
+                let size = max(upper, p.allocated, (try? fs.size(fd)) ?? 0)
+                upper = (size + chunk - 1) / chunk * chunk
+            }
+            var zeros = [UInt8](repeating: 0, count: max(0, upper - lower))
             if let header = p.header, header.version >= 2, lower == p.writeOffset {
                 // The end mark goes back where the torn frame began: a crash before the next frame
                 // then leaves a journal that ends cleanly, not one that looks damaged.
@@ -283,7 +304,8 @@ package final class JournalEngine: StorageEngine {
         let fs = fileSystem
         if let fd = p.fd { try? fs.close(fd); p.fd = nil }
         let generation = max(p.lastGeneration, p.header?.generation ?? 0) + 1
-        let header = JournalFormat.Header(codec: frameCodec, generation: generation, base: p.snapshot)
+        let header = JournalFormat.Header(codec: frameCodec, generation: generation, base: p.snapshot,
+                                          allocationShift: JournalFormat.allocationShift(forChunk: options.preallocationChunk))
         var bytes = JournalFormat.encodeHeader(header)
         if header.version >= 2 { bytes += JournalFormat.encodeEndMark(generation: generation, sequence: 0) }
         if preallocate && options.preallocationChunk > bytes.count {
@@ -435,7 +457,7 @@ extension JournalEngine {
         let path = package.journalPath(id)
         if let base = try? PageFile.encode(content, codec: codec, reusing: nil),
            let bytes = try? fileSystem.readFile(path, limit: JournalFormat.maxPayload * 4) {
-            let replay = JournalReplay.replaying(bytes, path: path, on: content, encoded: base.strokes, snapshot: identity)
+            let replay = JournalReplay.replaying(bytes, path: path, on: content, encoded: base.strokes, snapshot: identity, salvaging: true)
             record(replay.findings)
             content = replay.content
             encoded = replay.encoded

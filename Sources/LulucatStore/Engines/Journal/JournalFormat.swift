@@ -28,10 +28,18 @@ package struct SnapshotIdentity: Equatable, Sendable {
 package enum JournalFormat {
     /// "LNJL".
     static let magic: [UInt8] = [0x4C, 0x4E, 0x4A, 0x4C]
-    /// The version this build writes: 2 codes elements as checked records (`ElementCodec`).
-    /// Version 1 journals are read, and appended to in their own version until the next generation.
-    static let version: UInt16 = 2
-    static let versions: ClosedRange<UInt16> = 1...2
+    /// The version this build writes: 3 adds the allocation claim (header byte 7) and ack marks
+    /// to version 2, whose elements are checked records (`ElementCodec`). Versions 1 and 2 are
+    /// read, and appended to in their own version until the next generation.
+    static let version: UInt16 = 3
+    static let versions: ClosedRange<UInt16> = 1...3
+    /// Version 3: the smallest and largest allocation shift a header may claim (8 KiB ... 1 GiB:
+    /// the ack mark needs a block other than its frame's end, so a claimed chunk holds at least
+    /// two 4 KiB blocks).
+    static let allocationShifts: ClosedRange<UInt8> = 13...30
+    /// Version 3: an ack mark goes this many bytes after the end of the frame it acknowledges, so
+    /// that it never shares an aligned 4 KiB block with that frame's end mark.
+    package static let ackGap = 4096
     package static let headerSize = 32
     /// length u32 + CRC u32 + type u8.
     package static let frameHeaderSize = 9
@@ -57,13 +65,30 @@ package enum JournalFormat {
         package var generation: UInt64
         package var base: SnapshotIdentity
         package var version: UInt16
+        /// Version 3, byte 7: 0, or s when the writer keeps the file's size a multiple of 2^s
+        /// (preallocation in chunks of 2^s bytes; a header-only journal is the one exception)
+        /// and writes an ack mark after every acknowledged frame.
+        package var allocationShift: UInt8
 
-        package init(codec: SampleCodecID, generation: UInt64, base: SnapshotIdentity, version: UInt16 = JournalFormat.version) {
+        package init(codec: SampleCodecID, generation: UInt64, base: SnapshotIdentity, version: UInt16 = JournalFormat.version,
+                     allocationShift: UInt8 = 0) {
             self.codec = codec
             self.generation = generation
             self.base = base
             self.version = version
+            self.allocationShift = version >= 3 ? allocationShift : 0
         }
+
+        /// The chunk the file's size is a multiple of (0: none claimed).
+        package var allocationChunk: Int { allocationShift == 0 ? 0 : 1 << Int(allocationShift) }
+    }
+
+    /// The allocation shift a new journal claims for a preallocation chunk: its log2 when the
+    /// chunk is a power of two of 8 KiB ... 1 GiB, otherwise 0 (no claim, no ack marks).
+    package static func allocationShift(forChunk chunk: Int) -> UInt8 {
+        guard chunk > 0, chunk & (chunk - 1) == 0 else { return 0 }
+        let shift = UInt8(chunk.trailingZeroBitCount)
+        return allocationShifts.contains(shift) ? shift : 0
     }
 
     package static func encodeHeader(_ h: Header) -> [UInt8] {
@@ -71,7 +96,7 @@ package enum JournalFormat {
         w.writeBytes(magic)
         w.writeUInt16(h.version)
         w.writeUInt8(h.codec.rawValue)
-        w.writeUInt8(0)
+        w.writeUInt8(h.version >= 3 ? h.allocationShift : 0)
         w.writeUInt64(h.generation)
         w.writeUInt64(h.base.length)
         w.writeUInt32(h.base.crc)
@@ -93,14 +118,21 @@ package enum JournalFormat {
             let codecByte = try r.readUInt8()
             guard let codec = SampleCodecID(rawValue: codecByte) else { throw JournalFormatError.badHeader("unknown sample codec \(codecByte)") }
             let flags = try r.readUInt8()
-            guard flags == 0 else { throw JournalFormatError.badHeader("reserved flags 0x\(String(flags, radix: 16)) are not zero") }
+            if version >= 3 {
+                guard flags == 0 || allocationShifts.contains(flags) else {
+                    throw JournalFormatError.badHeader("allocation shift \(flags) is neither 0 nor \(allocationShifts.lowerBound)...\(allocationShifts.upperBound)")
+                }
+            } else {
+                guard flags == 0 else { throw JournalFormatError.badHeader("reserved flags 0x\(String(flags, radix: 16)) are not zero") }
+            }
             let generation = try r.readUInt64()
             // The next journal is generation + 1: the last value could not be followed (a writer
             // counting from 1 never gets there; only a damaged or forged file says it).
             guard generation < UInt64.max else { throw JournalFormatError.badHeader("generation \(generation) leaves no next generation") }
             let length = try r.readUInt64()
             let crc = try r.readUInt32()
-            return Header(codec: codec, generation: generation, base: SnapshotIdentity(length: length, crc: crc), version: version)
+            return Header(codec: codec, generation: generation, base: SnapshotIdentity(length: length, crc: crc), version: version,
+                          allocationShift: flags)
         } catch let e as JournalFormatError {
             throw e
         } catch {
@@ -140,10 +172,39 @@ package enum JournalFormat {
 
     /// Whether the end mark for frame number `sequence` is at `offset`.
     static func isEndMark(_ bytes: UnsafeRawBufferPointer, at offset: Int, generation: UInt64, sequence: UInt64) -> Bool {
+        isMark(bytes, at: offset, type: endMarkType, generation: generation, sequence: sequence)
+    }
+
+    /// Version 3: the 9 bytes a writer puts `ackGap` bytes after frame number `sequence` once that
+    /// frame's `fdatasync` returned (not synced itself): shaped like the end mark, type 0xFE, its
+    /// CRC that of a frame of length 0 and type 0xFE as frame number `sequence`. It is written
+    /// only after the frame is durable, so a crash while the frame is written never leaves it:
+    /// a frame that fails its check with its ack mark (or a later one) present was damaged.
+    package static let ackMarkType: UInt8 = 0xFE
+
+    package static func encodeAckMark(generation: UInt64, sequence: UInt64) -> [UInt8] {
+        let crc = frameChecksum(generation: generation, sequence: sequence, lengthAndType: (0, ackMarkType),
+                                payload: UnsafeRawBufferPointer(start: nil, count: 0))
+        var w = ByteWriter(capacity: frameHeaderSize)
+        w.writeUInt32(0)
+        w.writeUInt32(crc)
+        w.writeUInt8(ackMarkType)
+        return w.bytes
+    }
+
+    /// The frame number of the ack mark at `offset`, if one of `sequences` checks there.
+    static func ackMark(_ bytes: UnsafeRawBufferPointer, at offset: Int, generation: UInt64, sequences: ClosedRange<UInt64>) -> UInt64? {
         guard offset >= 0, bytes.count - offset >= frameHeaderSize,
-              bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == 0, bytes[offset + 8] == endMarkType else { return false }
+              bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == 0, bytes[offset + 8] == ackMarkType else { return nil }
+        for s in sequences.reversed() where isMark(bytes, at: offset, type: ackMarkType, generation: generation, sequence: s) { return s }
+        return nil
+    }
+
+    static func isMark(_ bytes: UnsafeRawBufferPointer, at offset: Int, type: UInt8, generation: UInt64, sequence: UInt64) -> Bool {
+        guard offset >= 0, bytes.count - offset >= frameHeaderSize,
+              bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == 0, bytes[offset + 8] == type else { return false }
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-        return stored == frameChecksum(generation: generation, sequence: sequence, lengthAndType: (0, endMarkType),
+        return stored == frameChecksum(generation: generation, sequence: sequence, lengthAndType: (0, type),
                                        payload: UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
@@ -218,9 +279,20 @@ struct JournalScan {
     var dataEnd: Int
     var tail: Tail = .clean
 
+    /// Version 3: no valid frame after the last valid one, but an ack mark of frame number k or
+    /// later (k = the valid frames) after it: frame k was acknowledged, so the bytes that fail
+    /// their check are damage, not a torn write. `saves`: at least that many saves lost.
+    /// Version 3 with an allocation claim: the file's size is not a multiple of its chunk and the
+    /// last valid frame ends at or past the last whole chunk: the file was cut short (a crash
+    /// growing the file tears a frame that began before that chunk boundary).
+    var acknowledgedAfter: (ackAt: Int, saves: Int)?
+    /// The file is shorter than its allocation claim says it can be (version 3).
+    var cutShort = false
+
     /// Walks the frames of a journal whose header is valid. `endMarks`: the journal is version 2,
-    /// whose writer ends every write with an end mark.
-    init(_ bytes: UnsafeRawBufferPointer, generation: UInt64, endMarks: Bool = false) {
+    /// whose writer ends every write with an end mark. `chunk`: version 3's allocation claim (0:
+    /// none), whose writer also keeps the size a multiple of it and writes ack marks.
+    init(_ bytes: UnsafeRawBufferPointer, generation: UInt64, endMarks: Bool = false, chunk: Int = 0) {
         var offset = JournalFormat.headerSize
         var sequence: UInt64 = 0
         while let frame = JournalScan.frame(in: bytes, at: offset, generation: generation, sequence: sequence) {
@@ -231,6 +303,20 @@ struct JournalScan {
         validEnd = offset
         var end = bytes.count
         while end > offset && bytes[end - 1] == 0 { end -= 1 }
+        if chunk > 0 {
+            // Ack marks of frames before the last valid one's are left where later frames did not
+            // overwrite them: like zeros. (Frame numbers up to 4,096 back: one a byte of the gap.)
+            let stale = (sequence > 4096 ? sequence - 4096 : 0)...(sequence == 0 ? 0 : sequence - 1)
+            while sequence > 0, end - offset >= JournalFormat.frameHeaderSize,
+                  JournalFormat.ackMark(bytes, at: end - JournalFormat.frameHeaderSize, generation: generation, sequences: stale) != nil {
+                end -= JournalFormat.frameHeaderSize
+                while end > offset && bytes[end - 1] == 0 { end -= 1 }
+            }
+            let size = bytes.count
+            if size % chunk != 0 && size != JournalFormat.headerSize + JournalFormat.frameHeaderSize && offset >= size / chunk * chunk {
+                cutShort = true
+            }
+        }
         dataEnd = end
         let marked = endMarks && JournalFormat.isEndMark(bytes, at: offset, generation: generation, sequence: sequence)
         if marked && end <= offset + JournalFormat.frameHeaderSize { return }
@@ -239,7 +325,7 @@ struct JournalScan {
             // a 512-byte sector or crosses into the next within its first 8 bytes: a crash may then
             // have persisted the frame's sector and not the next one, whose bytes were zeros.
             let inSector = offset % 512
-            if inSector != 0 && inSector < 512 - (JournalFormat.frameHeaderSize - 1) {
+            if cutShort || (inSector != 0 && inSector < 512 - (JournalFormat.frameHeaderSize - 1)) {
                 tail = .missingEnd(at: offset, laterEndMark: nil)
             }
             return
@@ -282,6 +368,28 @@ struct JournalScan {
                 bad += 1
             }
             cursor = next  // `end` is past the last nonzero byte: only zeros after it
+        }
+        if later.isEmpty && chunk > 0 {
+            // An ack mark of frame k or later (k: the first frame that fails) is written only after
+            // that frame's sync: the frame was acknowledged, and what fails its check is damage.
+            var at = offset
+            var latest: (at: Int, sequence: UInt64)?
+            while at <= end - JournalFormat.frameHeaderSize {
+                if let s = JournalFormat.ackMark(bytes, at: at, generation: generation, sequences: sequence...(sequence + 16)),
+                   s >= (latest?.sequence ?? 0) {
+                    latest = (at, s)
+                }
+                at += 1
+            }
+            if let latest {
+                acknowledgedAfter = (latest.at, Int(latest.sequence - sequence) + 1)
+                tail = .missingEnd(at: offset, laterEndMark: Int(latest.sequence - sequence) + 1)
+                return
+            }
+            if cutShort && !marked {
+                tail = .missingEnd(at: offset, laterEndMark: nil)
+                return
+            }
         }
         if later.isEmpty && endMarks && !marked {
             // Nonzero bytes and no valid frame after them: a torn frame, unless the end mark of a

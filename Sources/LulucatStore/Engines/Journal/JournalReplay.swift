@@ -67,13 +67,79 @@ package struct JournalReplay {
 
     /// Replays journal bytes (read from `path`) on top of a decoded snapshot: what `read` does once
     /// both files are read. Never throws: whatever the bytes, the result says what they were.
+    /// `salvaging`: the snapshot was damaged and `content` is what its salvage kept. The journal
+    /// is then applied whatever snapshot its header names (the damaged file's identity no longer
+    /// matches its own journal's), every valid frame (before and after damage) change by change
+    /// and element by element (`applyLeniently`): an element the salvage lost costs only the
+    /// changes that name it.
     package static func replaying(_ bytes: [UInt8], path: String, on content: PageContent, encoded: EncodedStrokes,
-                          snapshot identity: SnapshotIdentity, scanBudget: Int? = nil) -> JournalReplay {
+                          snapshot identity: SnapshotIdentity, scanBudget: Int? = nil, salvaging: Bool = false) -> JournalReplay {
         var replay = JournalReplay(content: content, encoded: encoded, snapshot: identity, journal: .current)
         replay.scanBudget = scanBudget
         replay.fileSize = bytes.count
+        replay.salvaging = salvaging
         bytes.withUnsafeBytes { raw in replay.apply(raw, path: path) }
         return replay
+    }
+
+    /// Replaying on a salvaged snapshot (`replaying(salvaging:)`).
+    package var salvaging = false
+    /// Salvaging: elements of the frames that could not be applied (a delete, move or replace of
+    /// an element the page lacks, an append of one it already has).
+    package var elementsNotApplied = 0
+
+    /// Applies what of `change` applies to the page: an append without the elements already on
+    /// it, a delete or move of the elements it has, a replace whose stroke is gone puts the pieces
+    /// on top, an update of an element the page lacks adds that version. Returns the elements
+    /// (ids) that could not be applied.
+    static func applyLeniently(_ change: PageChange, to content: inout PageContent, ids: inout Set<UUID>) -> Int {
+        switch change {
+        case .append(let new):
+            var skipped = 0
+            for e in new {
+                if ids.contains(e.id) { skipped += 1; continue }
+                content.elements.append(e)
+                ids.insert(e.id)
+            }
+            return skipped
+        case .delete(let gone):
+            let present = Array(Set(gone).intersection(ids))
+            if !present.isEmpty { try? content.apply(.delete(present)); ids.subtract(present) }
+            return gone.count - present.count
+        case .replace(let id, let pieces):
+            let fresh = pieces.filter { !ids.contains($0.id) || $0.id == id }
+            if ids.contains(id), (try? content.apply(.replace(id, with: fresh))) != nil {
+                ids.remove(id)
+                ids.formUnion(fresh.map(\.id))
+                return pieces.count - fresh.count
+            }
+            let added = fresh.filter { !ids.contains($0.id) }
+            content.elements.append(contentsOf: added)
+            ids.formUnion(added.map(\.id))
+            return 1 + pieces.count - added.count
+        case .update(let new):
+            var skipped = 0
+            var seen = Set<UUID>()
+            for e in new where seen.insert(e.id).inserted {
+                if ids.contains(e.id) {
+                    if (try? content.apply(.update([e]))) == nil { skipped += 1 }
+                } else {
+                    content.elements.append(e)
+                    ids.insert(e.id)
+                }
+            }
+            return skipped + new.count - seen.count
+        case .move(let moved, let position):
+            var seen = Set<UUID>()
+            let present = moved.filter { ids.contains($0) && seen.insert($0).inserted }
+            guard !present.isEmpty else { return moved.count }
+            var to = position
+            if case .index(let i) = position { to = .index(max(0, min(i, content.elements.count - present.count))) }
+            if (try? content.apply(.move(present, to: to))) == nil { return moved.count }
+            return moved.count - present.count
+        case .resize:
+            return (try? content.apply(change)) == nil ? 1 : 0
+        }
     }
 
     /// Applies one change as `PageContent.apply` does (same checks, same errors' meaning), with
@@ -108,12 +174,17 @@ package struct JournalReplay {
             return
         }
         self.header = header
+        if salvaging {
+            salvageAll(bytes, header: header, path: path)
+            return
+        }
         guard header.base == snapshot else {
             journal = .stale
             findings.append(Finding(.info, path, "journal generation \(header.generation) names another snapshot: a compaction finished its snapshot but not the new journal; its frames are already in the snapshot"))
             return
         }
-        let scan = JournalScan(bytes, generation: header.generation, endMarks: header.version >= 2)
+        let scan = JournalScan(bytes, generation: header.generation, endMarks: header.version >= 2,
+                               chunk: header.version >= 3 ? header.allocationChunk : 0)
         let changes = JournalChangeCodec(codec: header.codec, version: header.version)
         // With a budget, what the whole journal would cost is added up first, from the decoded
         // frames alone (decoding is linear in the bytes), so a journal over it costs no replay.
@@ -164,6 +235,12 @@ package struct JournalReplay {
             frameBytes += frame.extent.count
         }
         validEnd = scan.validEnd
+        if scan.cutShort, case .clean = scan.tail {
+            // Cut in the zeros after the end mark: nothing lost; the next write restores the size.
+            let chunk = header.allocationChunk
+            tailToClear = scan.validEnd..<bytes.count  // cleared up to the next multiple of the chunk
+            findings.append(Finding(.warning, path, "the journal is \(bytes.count) bytes, not a multiple of its \(chunk)-byte chunk: cut short after its end mark (its \(frameCount) frame\(frameCount == 1 ? "" : "s") intact, nothing lost); the next write restores its size"))
+        }
         switch scan.tail {
         case .clean:
             break
@@ -173,6 +250,16 @@ package struct JournalReplay {
         case .unsearched(let at):
             journal = .damaged("frame \(frameCount) at byte \(at) fails its check and too many bytes follow it to rule out valid frames")
             findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) fails its check and \(scan.dataEnd - at) nonzero bytes follow it, too many to search for valid frames: treated as damage; replay stopped at byte \(at) (the journal is kept aside when the page is next written)"))
+        case let .missingEnd(at, later) where scan.acknowledgedAfter != nil || scan.cutShort:
+            let n = content.elements.count
+            if let ack = scan.acknowledgedAfter {
+                journal = .damaged("frame \(frameCount) at byte \(at) fails its check but was acknowledged (ack mark at byte \(ack.ackAt))")
+                findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) fails its check, but the ack mark at byte \(ack.ackAt) shows it was acknowledged: damage, not a torn write; at least \(ack.saves) save\(ack.saves == 1 ? "" : "s") lost; the page holds \(n) element\(n == 1 ? "" : "s") (the journal is kept aside when the page is next written)"))
+            } else {
+                journal = .damaged("the journal is cut short at byte \(fileSize) after frame \(frameCount - 1)")
+                let lost = later.map { "at least \($0) save\($0 == 1 ? "" : "s") lost" } ?? "the saves after it lost (how many is unknown)"
+                findings.append(Finding(.error, path, "the journal is \(fileSize) bytes, not a multiple of its \(header.allocationChunk)-byte chunk, and ends inside or right after its frames (byte \(at)): cut short, not torn by a crash; \(lost); the page holds \(n) element\(n == 1 ? "" : "s") (the journal is kept aside when the page is next written)"))
+            }
         case let .missingEnd(at, later):
             journal = .damaged("the journal has no end mark after frame \(frameCount - 1) at byte \(at)")
             let lost = later.map { "at least \($0) save\($0 == 1 ? "" : "s") lost" } ?? "saves after it lost (how many is unknown)"
@@ -183,6 +270,44 @@ package struct JournalReplay {
             let lost = scan.lostFrames
             findings.append(Finding(.error, path, "frame \(frameCount) at byte \(at) is damaged (not a torn tail): \(lost) save\(lost == 1 ? "" : "s") lost; the \(kept) valid frame\(kept == 1 ? "" : "s") after the damage \(kept == 1 ? "is" : "are") kept\(notApplied == 0 ? "" : ", except \(notApplied) change\(notApplied == 1 ? "" : "s") that named elements of the lost saves"); the page holds \(content.elements.count) element\(content.elements.count == 1 ? "" : "s") (the journal is kept aside when the page is next written)"))
         }
+    }
+
+    /// Salvaging (`replaying(salvaging:)`): every frame that checks, the chain from the header
+    /// and the runs found after damage, applied leniently on the salvaged snapshot.
+    private mutating func salvageAll(_ bytes: UnsafeRawBufferPointer, header: JournalFormat.Header, path: String) {
+        let scan = JournalScan(bytes, generation: header.generation, endMarks: header.version >= 2,
+                               chunk: header.version >= 3 ? header.allocationChunk : 0)
+        let changes = JournalChangeCodec(codec: header.codec, version: header.version)
+        var ids = Set(content.elements.map(\.id))
+        var notDecoded = 0
+        for frame in scan.frames + scan.later {
+            guard let decoded = try? changes.decodeFrame(type: frame.type, UnsafeRawBufferPointer(rebasing: bytes[frame.payload]),
+                                                         fileOffset: frame.payload.lowerBound) else {
+                notDecoded += 1
+                continue
+            }
+            guard charge(decoded) else { break }
+            for change in decoded {
+                elementsNotApplied += JournalReplay.applyLeniently(change, to: &content, ids: &ids)
+                switch change {
+                case .delete(let ids): encoded.forget(ids)
+                case .replace(let id, _): encoded.forget([id])
+                case .update(let elements): encoded.forget(elements.map(\.id))
+                case .append, .move, .resize: break
+                }
+            }
+            frameCount += 1
+            frameBytes += frame.extent.count
+        }
+        validEnd = scan.validEnd
+        journal = .damaged("the snapshot it applies to is damaged")
+        let damage: String
+        switch scan.tail {
+        case .clean, .torn: damage = ""
+        default: damage = "; the journal is damaged too (\(scan.lostFrames) frame\(scan.lostFrames == 1 ? "" : "s") lost)"
+        }
+        let identity = header.base == snapshot ? "" : " (its header names the snapshot before the damage)"
+        findings.append(Finding(.error, path, "the page's snapshot is damaged: its journal's \(frameCount) valid frame\(frameCount == 1 ? "" : "s") applied on what the snapshot kept\(identity)\(elementsNotApplied == 0 ? "" : ", \(elementsNotApplied) element change\(elementsNotApplied == 1 ? "" : "s") naming elements the damage took skipped")\(notDecoded == 0 ? "" : ", \(notDecoded) frame\(notDecoded == 1 ? "" : "s") that did not decode")\(damage); the page holds \(content.elements.count) element\(content.elements.count == 1 ? "" : "s")"))
     }
 
     /// What applying every frame that decodes would visit, counting the page's elements as the

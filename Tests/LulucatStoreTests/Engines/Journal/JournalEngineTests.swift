@@ -239,9 +239,11 @@ struct JournalFixture {
         let sectors = Array(stride(from: start / 512 * 512, to: end, by: 512))
         #expect(sectors.count >= 5)
         for mask in 0..<(1 << sectors.count) {
-            var crashed = bytes
-            for (k, sector) in sectors.enumerated() where mask & (1 << k) == 0 {
-                for i in max(sector, start)..<min(sector + 512, end + JournalFormat.frameHeaderSize) { crashed[i] = old[i] }
+            // The file before the write, with the persisted sectors of the write (the frame and
+            // its end mark). Nothing written after the sync (format 3's ack mark) is there.
+            var crashed = old
+            for (k, sector) in sectors.enumerated() where mask & (1 << k) != 0 {
+                for i in max(sector, start)..<min(sector + 512, end + JournalFormat.frameHeaderSize) { crashed[i] = bytes[i] }
             }
             try Data(crashed).write(to: URL(fileURLWithPath: f.package.journalPath(page)))
             let r = try f.replay(page)

@@ -39,7 +39,7 @@ func everyChange(base: Stroke) -> [PageChange] {
         let bytes = JournalFormat.encodeHeader(header)
         #expect(bytes.count == 32)
         #expect(Array(bytes[0..<4]) == Array("LNJL".utf8))
-        #expect(Array(bytes[4..<8]) == [2, 0, 1, 0])
+        #expect(Array(bytes[4..<8]) == [3, 0, 1, 0])
         #expect(Array(bytes[8..<16]) == [8, 7, 6, 5, 4, 3, 2, 1])
         #expect(Array(bytes[16..<24]) == [0xC0, 0x27, 0x09, 0, 0, 0, 0, 0])
         #expect(Array(bytes[24..<28]) == [0xEF, 0xBE, 0xAD, 0xDE])
@@ -51,9 +51,35 @@ func everyChange(base: Stroke) -> [PageChange] {
         let oldBytes = JournalFormat.encodeHeader(old)
         #expect(Array(oldBytes[4..<6]) == [1, 0])
         #expect(try oldBytes.withUnsafeBytes { try JournalFormat.decodeHeader($0) }.version == 1)
+        // Version 2 (no allocation claim) still reads, as version 2.
+        var two = header
+        two.version = 2
+        #expect(try JournalFormat.encodeHeader(two).withUnsafeBytes { try JournalFormat.decodeHeader($0) }.version == 2)
         var newer = header
-        newer.version = 3
-        #expect(throws: JournalFormatError.unsupportedVersion(3)) { try JournalFormat.encodeHeader(newer).withUnsafeBytes { try JournalFormat.decodeHeader($0) } }
+        newer.version = 4
+        #expect(throws: JournalFormatError.unsupportedVersion(4)) { try JournalFormat.encodeHeader(newer).withUnsafeBytes { try JournalFormat.decodeHeader($0) } }
+        // Version 3's byte 7: the allocation shift, 0 or 13...30 (a 256 KiB chunk is 18).
+        let claimed = JournalFormat.Header(codec: .compact, generation: 1, base: SnapshotIdentity(length: 1, crc: 2),
+                                           allocationShift: JournalFormat.allocationShift(forChunk: 256 << 10))
+        let claimedBytes = JournalFormat.encodeHeader(claimed)
+        #expect(claimedBytes[7] == 18)
+        #expect(try claimedBytes.withUnsafeBytes { try JournalFormat.decodeHeader($0) } == claimed)
+        #expect(try claimedBytes.withUnsafeBytes { try JournalFormat.decodeHeader($0) }.allocationChunk == 256 << 10)
+        #expect(JournalFormat.allocationShift(forChunk: 1024) == 0 && JournalFormat.allocationShift(forChunk: 3 << 12) == 0)
+        #expect(JournalFormat.allocationShift(forChunk: 4096) == 0 && JournalFormat.allocationShift(forChunk: 8192) == 13)
+        for shift: UInt8 in [1, 12, 31, 0xFF] {
+            var bad = claimedBytes
+            bad[7] = shift
+            let crc = CRC32C.checksum(Array(bad[0..<28]))
+            bad.replaceSubrange(28..<32, with: withUnsafeBytes(of: crc.littleEndian) { Array($0) })
+            #expect(throws: JournalFormatError.self) { try bad.withUnsafeBytes { try JournalFormat.decodeHeader($0) } }
+        }
+        // Version 2 keeps byte 7 reserved: an allocation shift there is an error.
+        var twoClaiming = JournalFormat.encodeHeader(two)
+        twoClaiming[7] = 18
+        let crc2 = CRC32C.checksum(Array(twoClaiming[0..<28]))
+        twoClaiming.replaceSubrange(28..<32, with: withUnsafeBytes(of: crc2.littleEndian) { Array($0) })
+        #expect(throws: JournalFormatError.self) { try twoClaiming.withUnsafeBytes { try JournalFormat.decodeHeader($0) } }
         // Every single-byte change of the header is refused.
         for i in 0..<32 {
             var bad = bytes
