@@ -155,3 +155,71 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
         }
     }
 }
+
+/// docs/sqlite-engine.md §3.3: a small document migrated into SQLite gets 1 KiB pages (its fixed
+/// pages are 9 KiB, not 36 KiB); a large one keeps 4 KiB pages. Both read back equal and verify.
+@Suite struct SQLiteMigrationPageSizeTests {
+    /// Page size (offset 16), WAL bytes (18, 19) and file size of a closed `content.sqlite`.
+    func header(_ package: DocumentPackage) throws -> (pageSize: Int, wal: Bool, bytes: Int) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: package.contentDatabasePath)))
+        let size = Int(bytes[16]) << 8 | Int(bytes[17])
+        return (size == 1 ? 65_536 : size, bytes[18] == 2 && bytes[19] == 2, bytes.count)
+    }
+
+    func onePageDocument(_ library: Library, strokes: Int, samples: Int) async throws -> (DocumentPackage, [UUID: String], Int) {
+        let package = try library.createDocument(title: "Small", engine: .snapshot)
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let page = await session.pageIDs()[0]
+        try await session.append((0..<strokes).map { .stroke(makeStroke($0, samples: samples)) }, to: page)
+        let hash = try await session.content(of: page).contentHash()
+        try await session.close()
+        let pageFiles = try FileManager.default.contentsOfDirectory(atPath: package.pagesPath)
+        let pageBytes = try pageFiles.reduce(0) { sum, name in
+            sum + ((try FileManager.default.attributesOfItem(atPath: package.pagesPath + "/" + name))[.size] as? Int ?? 0)
+        }
+        return (package, [page: hash], pageBytes)
+    }
+
+    @Test func aOnePageDocumentGetsOneKiBPagesAndStaysSmall() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let (package, hashes, pageBytes) = try await onePageDocument(library, strokes: 60, samples: 40)
+        #expect(pageBytes > 0)
+        #expect(try EngineMigration().migrate(package, to: .sqlite).migrated)
+        let h = try header(package)
+        #expect(h.pageSize == 1_024 && h.wal)
+        #expect(h.bytes % 1_024 == 0)
+        // Below even the empty schema at 4 KiB (9 pages, 36,864 bytes); at most the 9 fixed
+        // 1 KiB pages plus twice the page file's bytes.
+        #expect(h.bytes < 9 * 4_096)
+        #expect(h.bytes <= 9 * 1_024 + 2 * pageBytes, "content.sqlite \(h.bytes) bytes, page file \(pageBytes)")
+        #expect(formFiles(package) == (0, true, false, false))
+        #expect(DocumentVerifier().verify(package).isEmpty)
+        _ = try await expectContent(library, package, hashes, engine: .sqlite)
+        // Reopened and closed: still one file of 1 KiB pages, and back to snapshot intact.
+        #expect(try header(package).pageSize == 1_024)
+        #expect(try EngineMigration().migrate(package, to: .snapshot).migrated)
+        _ = try await expectContent(library, package, hashes, engine: .snapshot)
+    }
+
+    @Test func aLargeDocumentKeepsFourKiBPages() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let (package, hashes, _) = try await onePageDocument(library, strokes: 30, samples: 3_400)
+        #expect(try EngineMigration().migrate(package, to: .sqlite).migrated)
+        let h = try header(package)
+        #expect(h.pageSize == 4_096 && h.wal && h.bytes > 64 << 10)
+        #expect(DocumentVerifier().verify(package).isEmpty)
+        _ = try await expectContent(library, package, hashes, engine: .sqlite)
+    }
+
+    @Test func aNewSQLiteDocumentKeepsFourKiBPages() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "New", engine: .sqlite)
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        try await session.append([.stroke(makeStroke(1))], to: await session.pageIDs()[0])
+        try await session.close()
+        #expect(try header(package).pageSize == 4_096)
+    }
+}

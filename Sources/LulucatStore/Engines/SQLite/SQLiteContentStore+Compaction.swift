@@ -111,3 +111,36 @@ extension SQLiteContentStore {
         }
     }
 }
+
+extension SQLiteContentStore {
+    /// A database at most this large (at its current page size, after compaction) is rewritten
+    /// with `smallPageSize`-byte pages by `usesSmallPagesIfSmall()` (docs/sqlite-engine.md §3.3):
+    /// 64 KiB, 16 pages of 4 KiB, of which 9 are the empty schema's fixed pages.
+    static let smallDatabaseBytes = 64 << 10
+    /// The page size of a small migrated document: its fixed pages cost 9 KiB instead of 36 KiB.
+    static let smallPageSize = 1_024
+
+    /// Rewrites a small database with 1 KiB pages (one VACUUM, out of WAL mode and back: SQLite
+    /// cannot change the page size of a WAL database). Called by a migration into SQLite only,
+    /// on its staging file, before the rename (a crash leaves a stale temporary, removed at the
+    /// next attempt); a new document keeps its 4 KiB pages, so a document that grows from empty
+    /// is not multiplied into 1 KiB frames. Returns the page size the file has afterwards.
+    @discardableResult
+    func usesSmallPagesIfSmall() throws(SQLiteEngineError) -> Int {
+        guard configuration.journalMode == .wal, !isReadOnly else { return try guarded { Int(try connection.pageSize()) } }
+        // The rows as close() would leave them: the decision is on the size at rest (a migration's
+        // rows are fixed16 until recoded). Not an error when it cannot run, as in close().
+        if configuration.compactsAtClose { _ = try? compactSamples() }
+        return try guarded {
+            let pageSize = Int(try connection.pageSize())
+            let used = try connection.scalarInt("PRAGMA page_count") - (try connection.scalarInt("PRAGMA freelist_count"))
+            guard pageSize > Self.smallPageSize, Int(used) * pageSize <= Self.smallDatabaseBytes else { return pageSize }
+            _ = try connection.checkpoint(.truncate)
+            try connection.setJournalMode(.delete)
+            try connection.setPageSize(Self.smallPageSize)
+            try connection.execute("VACUUM")
+            try connection.setJournalMode(.wal)
+            return Int(try connection.pageSize())
+        }
+    }
+}

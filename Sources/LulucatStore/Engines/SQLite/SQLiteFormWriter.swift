@@ -29,6 +29,14 @@ final class SQLiteFormWriter: FormWriter {
     func finish() throws(StoreError) {
         guard let store else { return }
         self.store = nil
+        // A small document gets 1 KiB pages (docs/sqlite-engine.md §3.3); on failure the
+        // staging file is abandoned like any other failed write.
+        do {
+            _ = try SQLiteEngine.mapped { () throws(SQLiteEngineError) in try store.usesSmallPagesIfSmall() }
+        } catch {
+            store.closeWithoutCheckpoint()
+            throw error
+        }
         // close() checkpoints (TRUNCATE, checked) and SQLite removes the -wal and -shm: one file.
         try SQLiteEngine.mapped { () throws(SQLiteEngineError) in try store.close() }
         let fs = fileSystem, db = package.contentDatabasePath, staging = stagingPath
