@@ -181,10 +181,17 @@ import LulucatStoreTesting
         // Another Library instance, with its own file system value: as another process would.
         let reading = Library(root: tmp.path, fileSystem: PosixFileSystem())
         let reader = try await reading.openReadOnly(package.id)
+        // Halfway the writer waits (60 s at most) until the reader has read that save: under a
+        // parallel run the writer task could otherwise make every save before the first read.
+        let half = saves / 2, heldFlag = tmp.path + "/reader-was-here"
         let writing1 = Task {
             for n in 1..<saves {
                 try await writer.append(Array(all[(n * batch)..<((n + 1) * batch)]).map { .stroke($0) }, to: page)
                 try await writer.save()
+                if n + 1 == half {
+                    let until = Date().addingTimeInterval(60)
+                    while !FileManager.default.fileExists(atPath: heldFlag), Date() < until { try await Task.sleep(for: .milliseconds(5)) }
+                }
             }
         }
         var lastCount = 0
@@ -200,12 +207,15 @@ import LulucatStoreTesting
             #expect(elements == all.prefix(elements.count).map { .stroke($0) }, "read \(reads) is not a prefix of what was saved")
             lastCount = elements.count
             distinct.insert(elements.count)
+            if lastCount >= half * batch, !FileManager.default.fileExists(atPath: heldFlag) {
+                FileManager.default.createFile(atPath: heldFlag, contents: nil)
+            }
             if lastCount == all.count { break }
             try await Task.sleep(for: .milliseconds(1))  // the writer gets its turn on a loaded machine
         }
         try await writing1.value
         #expect(try await reader.content(of: page).elements == all.map { .stroke($0) })
-        #expect(distinct.count >= 2, "the reader saw only \(distinct) (the loop did not overlap the writer)")
+        #expect(distinct.count >= 2 && distinct.contains(half * batch), "the reader saw only \(distinct) (the loop did not overlap the writer)")
         await reader.close()
         try await writer.close()
     }
