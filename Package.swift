@@ -94,7 +94,8 @@ let package = Package(
                     dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatRender", "LulucatHandwriting",
                                    "LulucatStoreTesting", "LulucatInterchangeTesting"]),
         .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
-        .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev"]),
+        // LulucatStore and LulucatInk: the cross-process reader tests read what an lnote-dev process writes.
+        .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev", "LulucatStore", "LulucatInk"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
                                    "LulucatCrypto", "LulucatStoreTesting"]),

@@ -118,17 +118,20 @@ package struct Tool: Sendable {
     package var name: String
     package var banner: String
     package var commands: [any Command.Type]
+    /// Commands that run by name but are not listed by `help` (test harnesses' helpers).
+    package var hidden: [any Command.Type]
 
-    package init(name: String, banner: String, commands: [any Command.Type]) {
+    package init(name: String, banner: String, commands: [any Command.Type], hidden: [any Command.Type] = []) {
         self.name = name
         self.banner = banner
         self.commands = commands
+        self.hidden = hidden
     }
 
     /// Prints the list of commands, or one command's usage.
     package func help(_ topic: String?) throws {
         if let topic {
-            guard let c = commands.first(where: { $0.name == topic }) else { throw UsageError("no command named '\(topic)'") }
+            guard let c = (commands + hidden).first(where: { $0.name == topic }) else { throw UsageError("no command named '\(topic)'") }
             print("\(c.usage)\n\n\(c.abstract)")
             return
         }
@@ -160,7 +163,7 @@ package struct Tool: Sendable {
                 return ExitStatus.usage
             }
         }
-        guard let type = commands.first(where: { $0.name == name }) else {
+        guard let type = (commands + hidden).first(where: { $0.name == name }) else {
             printError("\(self.name): unknown command '\(name)'. Run '\(self.name) help' for the list.")
             return ExitStatus.usage
         }

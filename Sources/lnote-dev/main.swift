@@ -6,5 +6,6 @@ import Foundation
 
 let lnoteDev = Tool(name: "lnote-dev",
                     banner: "lnote-dev: the benchmarks, the crash checker and the hostile run of LulucatStore (release builds give honest figures).",
-                    commands: [BenchCommand.self, CrashCheckCommand.self, HostileCommand.self])
+                    commands: [BenchCommand.self, CrashCheckCommand.self, HostileCommand.self],
+                    hidden: [WriteLoopCommand.self])
 exit(await lnoteDev.run(Array(CommandLine.arguments.dropFirst())))

@@ -86,7 +86,8 @@ public struct DocumentVerifier: Sendable {
         let engine: (any StorageEngine)?
         if !databaseOpens { engine = nil } else {
             do {
-                engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs)
+                // A reader's engine: verify never changes a file (no schema upgrade in place).
+                engine = try DocumentSession.makeEngine(doc, package: package, fileSystem: fs, readOnly: true)
                 engine?.limitReadCost(replayScanBudget)
             } catch {
                 add(.error, package.documentPath, "\(error)")

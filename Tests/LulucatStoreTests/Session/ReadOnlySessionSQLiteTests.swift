@@ -130,6 +130,39 @@ import LulucatStoreTesting
         }
     }
 
+    /// `lnote verify` (DocumentVerifier) opens the database as a reader does: a schema-1 database is
+    /// checked in an in-memory copy and left byte for byte as it was (it used to be upgraded in
+    /// place), and what verify reports is still right: clean when the database agrees with
+    /// document.json, an element-count error when it holds one stroke fewer.
+    @Test(arguments: [false, true])
+    func verifyLeavesASchemaOneDatabaseUnchanged(oneStrokeMissing: Bool) async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try await library.newDocument(title: "Old", engine: .sqlite)
+        let session = try await library.open(package.id, options: noAutosave)
+        let page = await session.pageIDs()[0]
+        let strokes = (0..<6).map { sampleStroke(25, seed: $0) }
+        for s in strokes { try await session.append(s, to: page) }
+        let canvas = try await session.content(of: page).canvasSize
+        try await session.close()
+        try writeSchemaOne(package, page: page, canvas: canvas, strokes: oneStrokeMissing ? Array(strokes.dropLast()) : strokes)
+        #expect(try userVersion(package.contentDatabasePath) == 1)
+        let before = tree(package.path)
+        #expect(before["content.sqlite"] != nil)
+
+        let findings = DocumentVerifier().verify(package)
+        let errors = findings.filter { $0.severity == .error }
+        if oneStrokeMissing {
+            #expect(errors.count == 1, "\(findings)")
+            #expect(errors.first?.message.contains("holds 5 elements but document.json says 6") == true, "\(findings)")
+        } else {
+            #expect(errors.isEmpty, "\(findings)")
+        }
+        // Not a byte changed: still schema 1, no WAL or journal left, the same files.
+        #expect(try userVersion(package.contentDatabasePath) == 1)
+        #expect(tree(package.path) == before)
+    }
+
     /// A writer saves batches of strokes while a reader of its own library reads the page in a
     /// bounded loop: every read is exactly the strokes of some save (a prefix of what the writer
     /// appends, a whole number of batches), never torn, never going back.
@@ -148,10 +181,17 @@ import LulucatStoreTesting
         // Another Library instance, with its own file system value: as another process would.
         let reading = Library(root: tmp.path, fileSystem: PosixFileSystem())
         let reader = try await reading.openReadOnly(package.id)
+        // Halfway the writer waits (60 s at most) until the reader has read that save: under a
+        // parallel run the writer task could otherwise make every save before the first read.
+        let half = saves / 2, heldFlag = tmp.path + "/reader-was-here"
         let writing1 = Task {
             for n in 1..<saves {
                 try await writer.append(Array(all[(n * batch)..<((n + 1) * batch)]).map { .stroke($0) }, to: page)
                 try await writer.save()
+                if n + 1 == half {
+                    let until = Date().addingTimeInterval(60)
+                    while !FileManager.default.fileExists(atPath: heldFlag), Date() < until { try await Task.sleep(for: .milliseconds(5)) }
+                }
             }
         }
         var lastCount = 0
@@ -167,12 +207,15 @@ import LulucatStoreTesting
             #expect(elements == all.prefix(elements.count).map { .stroke($0) }, "read \(reads) is not a prefix of what was saved")
             lastCount = elements.count
             distinct.insert(elements.count)
+            if lastCount >= half * batch, !FileManager.default.fileExists(atPath: heldFlag) {
+                FileManager.default.createFile(atPath: heldFlag, contents: nil)
+            }
             if lastCount == all.count { break }
             try await Task.sleep(for: .milliseconds(1))  // the writer gets its turn on a loaded machine
         }
         try await writing1.value
         #expect(try await reader.content(of: page).elements == all.map { .stroke($0) })
-        #expect(distinct.count >= 2, "the reader saw only \(distinct) (the loop did not overlap the writer)")
+        #expect(distinct.count >= 2 && distinct.contains(half * batch), "the reader saw only \(distinct) (the loop did not overlap the writer)")
         await reader.close()
         try await writer.close()
     }

@@ -7,13 +7,14 @@ import LulucatInk
 extension DocumentVerifier {
     /// Checks `content.sqlite`; returns whether it can be opened (its pages are read only then).
     ///
-    /// Opening reads the file; when SQLite closes the last connection to a database whose WAL a
-    /// crash left behind, it copies that WAL in (the committed content is unchanged).
+    /// Opened as a reader opens it (`readOnly`): an older schema is checked in an in-memory copy,
+    /// never upgraded in the file. When SQLite closes the last connection to a database whose WAL a
+    /// crash left behind, it may copy that WAL in (the committed content is unchanged).
     func verifyContentDatabase(_ package: DocumentPackage, _ doc: DocumentMetadata,
                                _ add: (Finding.Severity, String, String) -> Void) -> Bool {
         let path = package.contentDatabasePath
         let store: SQLiteContentStore
-        do { store = try SQLiteContentStore(path: path, mode: .openExisting, fileSystem: fileSystem) } catch {
+        do { store = try SQLiteContentStore(path: path, mode: .openExisting, fileSystem: fileSystem, readOnly: true) } catch {
             switch error {
             case .missing: add(.error, path, "the document uses the SQLite engine but its content database is missing")
             default: add(.error, path, "\(error)")
