@@ -13,14 +13,27 @@ extension Library {
     /// - Throws: `StoreError.documentInUse` only when another process has it open.
     @concurrent
     public func openShared(_ id: UUID, options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
-        for _ in 0..<2 {
-            if let open = OpenSessions.shared.session(at: package(id).path), await open.share() { return open }
-            do { return try await open(id, options: options) } catch {
-                // Another task of this process opened it in between: share that one.
-                guard case .documentInUse = error, OpenSessions.shared.session(at: package(id).path) != nil else { throw error }
+        let path = package(id).path
+        // Tasks of this process opening the same document at once: one opens, the others wait for
+        // its session (bounded: 60 s of 2 ms waits) instead of meeting its lock half-way.
+        for _ in 0..<30_000 {
+            if let open = OpenSessions.shared.session(at: path), await open.share() { return open }
+            guard OpenSessions.shared.beginOpening(path) else {
+                if Task.isCancelled { throw .cancelled }
+                try? await Task.sleep(nanoseconds: 2_000_000)
+                continue
+            }
+            do {
+                let session = try await open(id, options: options)
+                OpenSessions.shared.endOpening(path)
+                return session
+            } catch {
+                OpenSessions.shared.endOpening(path)
+                // Another task of this process opened it in between (with `open`): share that one.
+                guard case .documentInUse = error, OpenSessions.shared.session(at: path) != nil else { throw error }
             }
         }
-        throw .documentInUse(path: package(id).path)
+        throw .documentInUse(path: path)
     }
 
     /// The documents, sorted as `list()` sorts them, read off the caller's actor.

@@ -13,6 +13,8 @@ final class OpenSessions: @unchecked Sendable {
     private struct Weak { weak var session: DocumentSession? }
     private let lock = NSLock()
     private var sessions: [String: Weak] = [:]
+    /// Packages a task of this process is opening through `Library.openShared`.
+    private var opening: Set<String> = []
 
     /// Paths are compared in their standard form (no `.`, `..` or doubled slashes).
     private static func key(_ path: String) -> String { (path as NSString).standardizingPath }
@@ -34,6 +36,17 @@ final class OpenSessions: @unchecked Sendable {
             if let s = entry.session, ObjectIdentifier(s) != id { return }
             sessions[k] = nil
         }
+    }
+
+    /// Marks `path` as being opened by the caller; false when another task is opening it.
+    func beginOpening(_ path: String) -> Bool {
+        let k = Self.key(path)
+        return lock.withLock { opening.insert(k).inserted }
+    }
+
+    func endOpening(_ path: String) {
+        let k = Self.key(path)
+        _ = lock.withLock { opening.remove(k) }
     }
 
     func session(at path: String) -> DocumentSession? {
