@@ -15,7 +15,7 @@ struct WriteLoopCommand: Command {
     var saves: Int
     var samples: Int
     var pauseMilliseconds: Int
-    /// After save `holdAt`, waits (60 s at most) until `holdFile` exists: a reader's way of being
+    /// After save `holdAt`, waits (600 s at most) until `holdFile` exists: a reader's way of being
     /// sure it reads while the writer is between saves, however loaded the machine.
     var holdAt: Int?
     var holdFile: String?
@@ -59,7 +59,7 @@ struct WriteLoopCommand: Command {
             fflush(nil)
             if pauseMilliseconds > 0 { try await Task.sleep(for: .milliseconds(pauseMilliseconds)) }
             if let holdAt, let holdFile, n + 1 == holdAt {
-                let until = Date().addingTimeInterval(60)
+                let until = Date().addingTimeInterval(600)
                 while !FileManager.default.fileExists(atPath: holdFile), Date() < until {
                     try await Task.sleep(for: .milliseconds(5))
                 }

@@ -64,9 +64,9 @@ import LulucatStore
         /// Every read, as the strokes' (id, samples) in order.
         var reads: [[Stroke]] = []
         var lastCount = 0
-        let deadline = Date().addingTimeInterval(120)
+        let deadline = Date().addingTimeInterval(600)
         // Bounded in time and in reads; ends once the writer has exited.
-        while Date() < deadline, reads.count < 20_000 {
+        while Date() < deadline, reads.count < 1_000_000 {
             let running = p.isRunning
             let elements = try await reader.content(of: page).elements
             let strokes = elements.compactMap { e -> Stroke? in if case .stroke(let s) = e { return s } else { return nil } }

@@ -181,7 +181,7 @@ import LulucatStoreTesting
         // Another Library instance, with its own file system value: as another process would.
         let reading = Library(root: tmp.path, fileSystem: PosixFileSystem())
         let reader = try await reading.openReadOnly(package.id)
-        // Halfway the writer waits (60 s at most) until the reader has read that save: under a
+        // Halfway the writer waits (600 s at most) until the reader has read that save: under a
         // parallel run the writer task could otherwise make every save before the first read.
         let half = saves / 2, heldFlag = tmp.path + "/reader-was-here"
         let writing1 = Task {
@@ -189,7 +189,7 @@ import LulucatStoreTesting
                 try await writer.append(Array(all[(n * batch)..<((n + 1) * batch)]).map { .stroke($0) }, to: page)
                 try await writer.save()
                 if n + 1 == half {
-                    let until = Date().addingTimeInterval(60)
+                    let until = Date().addingTimeInterval(600)
                     while !FileManager.default.fileExists(atPath: heldFlag), Date() < until { try await Task.sleep(for: .milliseconds(5)) }
                 }
             }
@@ -197,9 +197,9 @@ import LulucatStoreTesting
         var lastCount = 0
         var reads = 0
         var distinct = Set<Int>()
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(600)
         // Bounded in time and reads; ends once the reader has seen the writer's last save.
-        while Date() < deadline, reads < 20_000 {
+        while Date() < deadline, reads < 1_000_000 {
             let elements = try await reader.content(of: page).elements
             reads += 1
             #expect(elements.count % batch == 0, "a torn read of \(elements.count) elements")
