@@ -76,7 +76,7 @@ let package = Package(
         .target(name: "LulucatSyncTestSupport"),
         // The sync tests' helpers and the client-crash check of a round, shared with lnote-dev crashcheck.
         .target(name: "LulucatSyncTesting",
-                dependencies: ["LulucatSync", "LulucatStore", "LulucatInk", "LulucatStoreTesting"]),
+                dependencies: ["LulucatSync", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
         .executableTarget(name: "LulucatSyncBench",
                           dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk", "LulucatCrypto"]),
         .executableTarget(name: "lnote-dev",

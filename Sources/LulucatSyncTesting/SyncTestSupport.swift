@@ -2,21 +2,16 @@
 // a seeded generator, strokes, temporary libraries, and what a library holds, read back through the store.
 
 import Foundation
+import LulucatHandwriting
 import LulucatInk
 import LulucatStore
 import LulucatSync
 
-/// SplitMix64: the tests' own seeded generator (bounded, repeatable runs).
-public struct TestRandom: RandomNumberGenerator {
-    public var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The tests' seeded generator: the handwriting generator's SplitMix64 (bounded, repeatable runs).
+public typealias TestRandom = SeededRandom
+
+extension SeededRandom {
+    /// A UUID from two draws (repeatable, unlike `UUID()`).
     public mutating func uuid() -> UUID {
         let a = next(), b = next()
         var u = UUID().uuid

@@ -224,12 +224,7 @@ package struct JournalReplay {
                 return
             }
             for change in decoded {
-                switch change {
-                case .delete(let ids): encoded.forget(ids)
-                case .replace(let id, _): encoded.forget([id])
-                case .update(let elements): encoded.forget(elements.map(\.id))
-                case .append, .move, .resize: break
-                }
+                encoded.forget(changedBy: change)
             }
             frameCount += 1
             frameBytes += frame.extent.count
@@ -289,12 +284,7 @@ package struct JournalReplay {
             guard charge(decoded) else { break }
             for change in decoded {
                 elementsNotApplied += JournalReplay.applyLeniently(change, to: &content, ids: &ids)
-                switch change {
-                case .delete(let ids): encoded.forget(ids)
-                case .replace(let id, _): encoded.forget([id])
-                case .update(let elements): encoded.forget(elements.map(\.id))
-                case .append, .move, .resize: break
-                }
+                encoded.forget(changedBy: change)
             }
             frameCount += 1
             frameBytes += frame.extent.count
@@ -380,16 +370,24 @@ package struct JournalReplay {
                     notApplied += 1
                     continue
                 }
-                switch change {
-                case .delete(let ids): encoded.forget(ids)
-                case .replace(let id, _): encoded.forget([id])
-                case .update(let elements): encoded.forget(elements.map(\.id))
-                case .append, .move, .resize: break
-                }
+                encoded.forget(changedBy: change)
             }
             kept += 1
             frameBytes += frame.extent.count
         }
         return (kept, notApplied)
+    }
+}
+
+extension EncodedStrokes {
+    /// Forgets the coded bytes of the elements `change` deletes or rewrites (they are coded again
+    /// on the next write); appends, moves and resizes keep them.
+    mutating func forget(changedBy change: PageChange) {
+        switch change {
+        case .delete(let ids): forget(ids)
+        case .replace(let id, _): forget([id])
+        case .update(let elements): forget(elements.map(\.id))
+        case .append, .move, .resize: break
+        }
     }
 }
