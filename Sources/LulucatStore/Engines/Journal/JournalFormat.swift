@@ -161,12 +161,18 @@ package enum JournalFormat {
     package static let endMarkType: UInt8 = 0xFF
 
     package static func encodeEndMark(generation: UInt64, sequence: UInt64) -> [UInt8] {
-        let crc = frameChecksum(generation: generation, sequence: sequence, lengthAndType: (0, endMarkType),
+        encodeMark(type: endMarkType, generation: generation, sequence: sequence)
+    }
+
+    /// A mark: a frame header of length 0 and `type`, with the CRC such a frame would have as
+    /// frame number `sequence` (what `isMark` checks).
+    private static func encodeMark(type: UInt8, generation: UInt64, sequence: UInt64) -> [UInt8] {
+        let crc = frameChecksum(generation: generation, sequence: sequence, lengthAndType: (0, type),
                                 payload: UnsafeRawBufferPointer(start: nil, count: 0))
         var w = ByteWriter(capacity: frameHeaderSize)
         w.writeUInt32(0)
         w.writeUInt32(crc)
-        w.writeUInt8(endMarkType)
+        w.writeUInt8(type)
         return w.bytes
     }
 
@@ -183,13 +189,7 @@ package enum JournalFormat {
     package static let ackMarkType: UInt8 = 0xFE
 
     package static func encodeAckMark(generation: UInt64, sequence: UInt64) -> [UInt8] {
-        let crc = frameChecksum(generation: generation, sequence: sequence, lengthAndType: (0, ackMarkType),
-                                payload: UnsafeRawBufferPointer(start: nil, count: 0))
-        var w = ByteWriter(capacity: frameHeaderSize)
-        w.writeUInt32(0)
-        w.writeUInt32(crc)
-        w.writeUInt8(ackMarkType)
-        return w.bytes
+        encodeMark(type: ackMarkType, generation: generation, sequence: sequence)
     }
 
     /// The frame number of the ack mark at `offset`, if one of `sequences` checks there.
