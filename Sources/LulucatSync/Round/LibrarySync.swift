@@ -20,9 +20,10 @@ public struct SyncOptions: Sendable {
     public var timed = false
     /// Steps of the earlier round to take instead of the current ones, so the bench can measure
     /// both side by side in one run. Empty (the default) is the round docs/sync.md describes.
-    public var earlierRound: Set<EarlierStep> = []
+    /// `package`: the bench's knob, not an app's.
+    package var earlierRound: Set<EarlierStep> = []
 
-    public enum EarlierStep: Sendable, Hashable {
+    package enum EarlierStep: Sendable, Hashable {
         /// Format 1 of the local base: each changed page state in its own synced file, then the
         /// base file (four syncs instead of two).
         case stateFiles
