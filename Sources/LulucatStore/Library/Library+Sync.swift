@@ -1,12 +1,13 @@
 // What LulucatSync needs of the store and cannot do through the app's API: make a document and
-// its pages under ids another device chose, put a merged page in place, and hash bytes.
+// its pages under ids another device chose, put a merged page in place, read a closed document
+// under its lock, and hash bytes. `package`, not `public`: no app calls these.
 
 import Foundation
 import LulucatInk
 
 /// SHA-256 for names that must agree across devices (sync's content-addressed blobs).
-public enum ContentDigest {
-    public static func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(bytes) }
+package enum ContentDigest {
+    package static func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(bytes) }
 }
 
 extension Library {
@@ -14,7 +15,7 @@ extension Library {
     /// not at all, like `createDocument`.
     /// - Throws: `StoreError.invalidArgument` when the document already exists or the title is too long.
     @discardableResult
-    public func createSyncedDocument(id: UUID, title: String, created: Date, engine: EngineKind,
+    package func createSyncedDocument(id: UUID, title: String, created: Date, engine: EngineKind,
                                      codec: SampleCodecID) throws(StoreError) -> DocumentPackage {
         guard title.utf8.count <= PackageJSON.maxTitleLength else {
             throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
@@ -36,7 +37,7 @@ extension Library {
 extension DocumentSession {
     /// Inserts a page under an id another device made, with its content; the content is durable
     /// before document.json lists it.
-    public func insertSyncedPage(id: UUID, content: PageContent, at index: Int) throws(StoreError) {
+    package func insertSyncedPage(id: UUID, content: PageContent, at index: Int) throws(StoreError) {
         try checkOpen()
         guard index >= 0 && index <= metadata.pages.count else {
             throw .invalidArgument("page index \(index) is outside 0...\(metadata.pages.count)")
@@ -56,7 +57,7 @@ extension DocumentSession {
 
     /// Makes a page hold `content` (a merged page), as ordinary edits every engine saves: the new
     /// elements appended when the old ones are a prefix of the new, else all replaced.
-    public func replaceSyncedContent(of page: UUID, with content: PageContent) throws(StoreError) {
+    package func replaceSyncedContent(of page: UUID, with content: PageContent) throws(StoreError) {
         let old = try self.content(of: page)
         if old == content { return }
         if old.canvasSize != content.canvasSize { try edit(page, .resize(content.canvasSize)) }
@@ -71,14 +72,14 @@ extension DocumentSession {
 
     /// A page's content and, when the engine keeps them, its coded strokes: a sync copies the
     /// unchanged strokes into its blob instead of coding the page again.
-    public func contentForSync(of page: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+    package func contentForSync(of page: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
         try checkOpen()
         let p = try load(page)
         return (p.content, p.encoded)
     }
 
     /// Writes an asset another device made, under its id, before any page shows it.
-    public func importSyncedAsset(_ data: Data, id: UUID, fileExtension ext: String) throws(StoreError) {
+    package func importSyncedAsset(_ data: Data, id: UUID, fileExtension ext: String) throws(StoreError) {
         try checkOpen()
         guard DocumentPackage.assetExtensions.contains(ext) else {
             throw .invalidArgument("image type '\(ext)' is not one of \(DocumentPackage.assetExtensions.sorted())")
@@ -100,7 +101,7 @@ extension DocumentSession {
     /// - Returns: the page's `modified` when it now holds exactly `merged` with nothing edited
     ///   since the read, nil when edits made since were kept (the next round reads the page again).
     @discardableResult
-    public func mergeSyncedContent(of page: UUID, seen: (elements: [(id: UUID, fingerprint: UInt64)], canvas: QuantizedSize)?,
+    package func mergeSyncedContent(of page: UUID, seen: (elements: [(id: UUID, fingerprint: UInt64)], canvas: QuantizedSize)?,
                                    merged: PageContent, fingerprint: @Sendable (Element) -> UInt64) throws(StoreError) -> Date? {
         try checkWritable()
         _ = try pageIndex(page)
@@ -158,7 +159,7 @@ extension DocumentSession {
     /// Removes a page the merge removed, unless it was edited here after the round read it
     /// (`seen` as in `mergeSyncedContent`): an edit wins over a removal, and the next round
     /// publishes it. Returns whether the page was removed.
-    public func removeSyncedPage(_ page: UUID, seen: (elements: [(id: UUID, fingerprint: UInt64)], canvas: QuantizedSize)?,
+    package func removeSyncedPage(_ page: UUID, seen: (elements: [(id: UUID, fingerprint: UInt64)], canvas: QuantizedSize)?,
                                  fingerprint: @Sendable (Element) -> UInt64) throws(StoreError) -> Bool {
         try checkWritable()
         _ = try pageIndex(page)
@@ -177,9 +178,9 @@ extension DocumentSession {
 /// repair, no engine tidying. Holding the lock keeps every writer out until `release()`.
 /// Opened only for a document that was shut down cleanly (no open marker): one that needs the
 /// open-time repair is read through a `DocumentSession`.
-public final class LockedDocumentReader: @unchecked Sendable {
-    public let package: DocumentPackage
-    public let document: DocumentMetadata
+package final class LockedDocumentReader: @unchecked Sendable {
+    package let package: DocumentPackage
+    package let document: DocumentMetadata
     let fileSystem: any FileSystem
     let engine: any StorageEngine
     var lock: FileDescriptor?
@@ -198,7 +199,7 @@ public final class LockedDocumentReader: @unchecked Sendable {
     /// A page's content and the engine's coded strokes, as a session's `contentForSync` gives them.
     /// - Throws: the page's read error; `.corruptFile` when loading it found damage (a session
     ///   must salvage or repair it).
-    public func contentForSync(of page: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+    package func contentForSync(of page: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
         mutex.lock()
         defer { mutex.unlock() }
         guard lock != nil else { throw .sessionClosed }
@@ -211,7 +212,7 @@ public final class LockedDocumentReader: @unchecked Sendable {
     }
 
     /// Lets go of the engine and the lock. Calling it again does nothing.
-    public func release() {
+    package func release() {
         mutex.lock()
         defer { mutex.unlock() }
         guard let fd = lock else { return }
@@ -226,7 +227,7 @@ extension Library {
     /// nil when it was not shut down cleanly (its open marker is there: a session repairs it).
     /// - Throws: `.documentInUse` when a session or process holds it, `.documentNotFound`, the
     ///   read errors of document.json.
-    public func lockForSyncRead(_ id: UUID) throws(StoreError) -> LockedDocumentReader? {
+    package func lockForSyncRead(_ id: UUID) throws(StoreError) -> LockedDocumentReader? {
         let fs = fileSystem
         let package = package(id)
         let lock = try package.lockForWriting(fs)
