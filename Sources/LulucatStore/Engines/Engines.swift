@@ -195,7 +195,7 @@ extension EngineKind {
         case .sqlite:
             return try SQLiteContentStore.pagesForRebuild(package, fileSystem: fs).map { ($0.0, $0.1, nil) }
         case .snapshot, .journal:
-            return try scan.pageFiles.sorted { $0.uuidString < $1.uuidString }.map { id throws(StoreError) in
+            return try scan.pageFiles.sortedByUUIDString().map { id throws(StoreError) in
                 let (content, codec) = try pageForRebuild(id, in: package, fileSystem: fs)
                 return (id, content, codec)
             }

@@ -46,7 +46,7 @@ extension DocumentSession {
         try engine.createPage(id, content: content)
         let now = Date.storeNow()
         var updated = metadata
-        let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
+        let assets = content.assetIDs.sortedByUUIDString()
         updated.pages.insert(PageEntry(id: id, canvas: content.canvasSize, created: now, modified: now,
                                        elementCount: content.elements.count, assets: assets), at: index)
         updated.modified = now

@@ -228,7 +228,7 @@ public struct EngineMigration: Sendable {
             progress(MigrationProgress(phase: .verifying, page: i + 1, pageCount: doc.pages.count))
         }
         let onDisk = try PackageReader.scanAssets(package, fileSystem: fs).assets
-        for asset in Set(expected.values.flatMap(\.assets)).sorted(by: { $0.uuidString < $1.uuidString }) where onDisk[asset] == nil {
+        for asset in Set(expected.values.flatMap(\.assets)).sortedByUUIDString() where onDisk[asset] == nil {
             throw MigrationError.verification(page: nil, "asset \(asset) is shown by a page but missing from assets/ (run lnote verify)")
         }
     }

@@ -35,7 +35,7 @@ public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
     }
 
     mutating func reconcile(with content: PageSummary) -> Bool {
-        let assets = content.assetIDs.sorted { $0.uuidString < $1.uuidString }
+        let assets = content.assetIDs.sortedByUUIDString()
         guard elementCount != content.elementCount || canvasSize != content.canvasSize || self.assets != assets else { return false }
         elementCount = content.elementCount
         width = content.canvasSize.width

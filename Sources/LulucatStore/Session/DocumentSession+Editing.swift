@@ -43,7 +43,7 @@ extension DocumentSession {
         case .move, .resize: imagesMayChange = false
         }
         if imagesMayChange {
-            let assets = p.content.assetIDs.sorted { $0.uuidString < $1.uuidString }
+            let assets = p.content.assetIDs.sortedByUUIDString()
             if metadata.pages[i].assets != assets { metadata.pages[i].assets = assets }
         }
         let now = Date.storeNow()

@@ -227,7 +227,7 @@ public actor DocumentSession {
         }
         let layout = try PackageReader.scanPages(package, fileSystem: fs)
         let listed = Set(metadata.pages.map(\.id))
-        unlistedPages = layout.pageFiles.subtracting(listed).sorted { $0.uuidString < $1.uuidString }
+        unlistedPages = layout.pageFiles.subtracting(listed).sortedByUUIDString()
         for id in unlistedPages {
             report.append(Finding(.warning, package.pagePath(id), "page file is not listed in document.json; kept (lnote repair moves it to recovered/)"))
         }

@@ -117,7 +117,7 @@ public struct DocumentRepair: Sendable {
             }
         }
         let scan = try PackageReader.scanPages(package, fileSystem: fs)
-        for id in scan.pageFiles.subtracting(kept.map(\.id)).sorted(by: { $0.uuidString < $1.uuidString }) {
+        for id in scan.pageFiles.subtracting(kept.map(\.id)).sortedByUUIDString() {
             if let to = try moveAside(id) {
                 findings.append(Finding(.repaired, package.pagePath(id), "page file not listed in document.json; moved to \(to)"))
             }

@@ -174,10 +174,10 @@ public struct DocumentVerifier: Sendable {
 
         if let scan = try? PackageReader.scanPages(package, fileSystem: fs) {
             let listed = Set(doc.pages.map(\.id))
-            for id in scan.pageFiles.subtracting(listed).sorted(by: { $0.uuidString < $1.uuidString }) {
+            for id in scan.pageFiles.subtracting(listed).sortedByUUIDString() {
                 add(.warning, package.pagePath(id), "page file not listed in document.json (kept; lnote repair moves it to recovered/)")
             }
-            for id in scan.journalFiles.subtracting(listed).sorted(by: { $0.uuidString < $1.uuidString }) {
+            for id in scan.journalFiles.subtracting(listed).sortedByUUIDString() {
                 add(.warning, package.journalPath(id), "journal of a page not listed in document.json")
             }
             for name in scan.keptAside.sorted() {

@@ -419,7 +419,7 @@ package final class JournalEngine: StorageEngine {
     /// generation keeps counting), then closes the journals.
     func close() throws(StoreError) {
         if options.compactOnClose {
-            for id in pages.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+            for id in pages.keys.sortedByUUIDString() {
                 let p = pages[id]!
                 if p.damaged || p.frameCount > 0 { try compact(id) }
             }
