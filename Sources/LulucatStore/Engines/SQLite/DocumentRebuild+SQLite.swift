@@ -56,7 +56,7 @@ extension SQLiteContentStore {
                 out[i].rows.sort { $0.z < $1.z }
                 if out[i].canvas == nil { out[i].canvas = found.canvas }
             }
-            for id in raw.pages.keys.sorted(by: { $0.uuidString < $1.uuidString }) where !out.contains(where: { $0.id == id }) {
+            for id in raw.pages.keys.sortedByUUIDString() where !out.contains(where: { $0.id == id }) {
                 let found = raw.pages[id]!
                 out.append((id, found.canvas, found.elements.sorted { $0.z < $1.z }, false))
             }

@@ -48,7 +48,7 @@ extension DocumentRepair {
             let raw = SQLiteFileSalvage(bytes: bytes, knownPages: doc.pages.map(\.id))
             guard !raw.pages.isEmpty else { throw .contentDatabase(error) }
             var ids = doc.pages.map(\.id)
-            for id in raw.pages.keys.sorted(by: { $0.uuidString < $1.uuidString }) where !ids.contains(id) { ids.append(id) }
+            for id in raw.pages.keys.sortedByUUIDString() where !ids.contains(id) { ids.append(id) }
             for id in ids {
                 guard let content = raw.content(of: id) else { continue }
                 salvaged.append((id, SQLiteContentStore.SalvagedPage(content: content, refusedRows: [], pageRowDamaged: raw.pages[id]?.canvas == nil,

@@ -38,7 +38,7 @@ extension DocumentVerifier {
             return false
         }
         if let scan = try? PackageReader.scanPages(package, fileSystem: fileSystem) {
-            for id in scan.pageFiles.union(scan.journalFiles).sorted(by: { $0.uuidString < $1.uuidString }) {
+            for id in scan.pageFiles.union(scan.journalFiles).sortedByUUIDString() {
                 add(.warning, package.pagesPath + "/" + id.uuidString, "page files beside content.sqlite: left by another engine (an interrupted migration); the database is the document's content")
             }
         }
