@@ -12,6 +12,9 @@ let package = Package(
     products: [
         .library(name: "LulucatInk", targets: ["LulucatInk"]),
         .library(name: "LulucatStore", targets: ["LulucatStore"]),
+        // The SQLite engine, opt-in: an app that links it calls `Library.enableSQLiteEngine()` once
+        // (docs/sqlite-engine.md); without it LulucatStore links no SQLite at all.
+        .library(name: "LulucatStoreSQLite", targets: ["LulucatStoreSQLite"]),
         .library(name: "LulucatInterchange", targets: ["LulucatInterchange"]),
         .library(name: "LulucatSync", targets: ["LulucatSync"]),
         // End-to-end encryption for sync (issue 17): vended so LulucatSync and an app can use it.
@@ -47,7 +50,10 @@ let package = Package(
         .target(name: "LulucatRender",
                 dependencies: ["LulucatInk", .target(name: "CJPEG", condition: .when(platforms: nonApple)), "CZlib"]),
         // Files, packages, the library, document sessions and the storage engines.
-        .target(name: "LulucatStore", dependencies: ["LulucatInk", "LulucatSQLite", "LulucatRender"]),
+        .target(name: "LulucatStore", dependencies: ["LulucatInk", "LulucatRender"]),
+        // The SQLite engine (level 2), registered into the store's engine table by
+        // `Library.enableSQLiteEngine()`.
+        .target(name: "LulucatStoreSQLite", dependencies: ["LulucatStore", "LulucatInk", "LulucatSQLite"]),
         // The crypto layer of end-to-end encryption: the platform's primitives behind one interface,
         // the key settings and the encrypted object format (docs/encryption.md).
         .target(name: "LulucatCrypto",
@@ -60,16 +66,16 @@ let package = Package(
         .executableTarget(name: "lnote",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender",
                                          "LulucatInterchange", "LulucatSQLite", "LulucatHandwriting",
-                                         "LulucatSync", "LnoteCommandLine"]),
+                                         "LulucatSync", "LnoteCommandLine", "LulucatStoreSQLite"]),
         // Sync through a folder or a WebDAV server (docs/sync.md).
-        .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk", "LulucatCrypto"]),
+        .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk", "LulucatCrypto", "LulucatStoreSQLite"]),
 
         // The workshop: targets that no product vends. Generators and real-ink reading, the crash
         // harness with its simulated file system and flows, the fuzz checks shared with swift test,
         // and the developers' tool (benchmarks, the crash checker).
         .target(name: "LulucatHandwriting", dependencies: ["LulucatInk"]),
         .target(name: "LulucatStoreTesting",
-                dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatSQLite"]),
+                dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatSQLite", "LulucatStoreSQLite"]),
         .target(name: "LulucatInterchangeTesting",
                 dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
         // Apache with mod_dav and a fault proxy for the sync tests, and the sync bench.
@@ -83,21 +89,22 @@ let package = Package(
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
                                          "LulucatInterchangeTesting", "LulucatCrypto", "LnoteCommandLine",
-                                         "LulucatSync", "LulucatSyncTesting"]),
+                                         "LulucatSync", "LulucatSyncTesting", "LulucatStoreSQLite"]),
 
         .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatSQLiteTests", dependencies: ["LulucatSQLite"]),
         .testTarget(name: "LulucatRenderTests", dependencies: ["LulucatRender", "LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatStoreTests",
-                    dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
+                    dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting",
+                                   "LulucatStoreSQLite", "LulucatSQLite"]),
         .testTarget(name: "LulucatInterchangeTests",
                     dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatRender", "LulucatHandwriting",
-                                   "LulucatStoreTesting", "LulucatInterchangeTesting"]),
+                                   "LulucatStoreTesting", "LulucatInterchangeTesting", "LulucatStoreSQLite"]),
         .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
         // LulucatStore and LulucatInk: the cross-process reader tests read what an lnote-dev process writes.
-        .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev", "LulucatStore", "LulucatInk"]),
+        .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev", "LulucatStore", "LulucatInk", "LulucatStoreSQLite"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
-                                   "LulucatCrypto", "LulucatStoreTesting"]),
+                                   "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite"]),
     ]
 )

@@ -4,7 +4,6 @@
 
 import Foundation
 import LulucatInk
-import LulucatSQLite
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,11 +13,11 @@ import Darwin
 extension StoreError {
     /// A content-database failure, in the shape every engine uses where one exists: a full disk is
     /// `.file` with ENOSPC naming the database file, as a snapshot or journal write would be.
-    init(contentDatabase error: SQLiteEngineError) {
+    package init(contentDatabase error: SQLiteEngineError) {
         if case let .database(file, e) = error {
             switch e.code {
-            case .full: self = .file(FileError("write", path: file, errno: ENOSPC)); return
-            case .readonly: self = .file(FileError("write", path: file, errno: EROFS)); return
+            case SQLiteFailure.full: self = .file(FileError("write", path: file, errno: ENOSPC)); return
+            case SQLiteFailure.readonly: self = .file(FileError("write", path: file, errno: EROFS)); return
             default: break
             }
         }
@@ -37,7 +36,7 @@ extension StoreError {
     public var isPermissionDenied: Bool {
         switch self {
         case .file(let e): return e.errno == EACCES || e.errno == EPERM || e.errno == EROFS
-        case .contentDatabase(.database(_, let e)): return e.code == .readonly
+        case .contentDatabase(.database(_, let e)): return e.code == SQLiteFailure.readonly
         default: return false
         }
     }
@@ -79,7 +78,7 @@ extension StoreError {
         switch self {
         case .file(let e): return [EIO, EINTR, EAGAIN, EBUSY, ETIMEDOUT, ENOENT].contains(e.errno)
         case .documentGone: return true
-        case .contentDatabase(.database(_, let e)): return e.code == .busy || e.code == .locked || e.code == .ioError
+        case .contentDatabase(.database(_, let e)): return [SQLiteFailure.busy, SQLiteFailure.locked, SQLiteFailure.ioError].contains(e.code)
         default: return false
         }
     }
@@ -126,6 +125,8 @@ extension StoreError: LocalizedError {
             return "The change could not be made to the document."
         case .importRefused:
             return "The file could not be imported: it is not a document, or it is damaged. Nothing was added."
+        case .engineNotAvailable:
+            return "The document was made with a storage engine this version of the app does not include. It was left as it was."
         case .contentDatabase(let e):
             switch e {
             case .inUse: return "The document is open in another window or app."
@@ -149,6 +150,7 @@ extension StoreError: LocalizedError {
         case .documentGone: return "Put the document back where it was, or keep working and save a copy elsewhere."
         case .documentNotFound: return "It may have been moved, renamed or deleted on another device."
         case .unsupportedVersion, .contentDatabase(.newerSchema): return "Update the app to open this document."
+        case .engineNotAvailable: return "Open it with an app or lnote build that includes that engine; nothing in it was changed."
         case .sessionClosed: return "Open the document again."
         case .cancelled: return nil
         case .importRefused: return "Ask for a new copy of the file, exported again from where it was made."

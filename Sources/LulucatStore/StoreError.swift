@@ -38,6 +38,11 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case invalidArgument(String)
     /// The SQLite engine's content database (`content.sqlite`) failed; the error names the file.
     case contentDatabase(SQLiteEngineError)
+    /// The document uses a storage engine this build does not include or has not enabled (the
+    /// SQLite engine needs the LulucatStoreSQLite product and `Library.enableSQLiteEngine()`).
+    /// Nothing was read through the engine and nothing in the package was changed: the document is
+    /// not damaged, and opens in a build that has the engine.
+    case engineNotAvailable(EngineKind, path: String)
     /// An import was refused: the file is not a document package, breaks a limit, or is damaged
     /// (`reason` says which, naming the file of the package). Nothing was added to the library.
     /// `cause` is the error of the layer that found it, when there is one (an `ArchiveError` of
@@ -66,6 +71,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case .migrationRefused(let e): return e.description
         case .invalidArgument(let s): return s
         case .contentDatabase(let e): return e.description
+        case let .engineNotAvailable(kind, path):
+            return "\(path) uses the \(kind.rawValue) engine, which this build does not include (link LulucatStoreSQLite and call Library.enableSQLiteEngine()); the document was left untouched"
         case .importRefused(let reason, _): return reason
         }
     }
@@ -74,7 +81,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
 extension StoreError {
     /// Runs a file-layer call, wrapping its error.
     @inline(__always)
-    static func io<T>(_ body: () throws(FileError) -> T) throws(StoreError) -> T {
+    package static func io<T>(_ body: () throws(FileError) -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw .file(error) }
     }
 }

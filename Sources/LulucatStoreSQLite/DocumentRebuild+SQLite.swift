@@ -4,6 +4,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 extension SQLiteContentStore {
     /// Every page of the database at `package` with the content that reads and checks, in the

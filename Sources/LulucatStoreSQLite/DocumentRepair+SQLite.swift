@@ -4,6 +4,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 extension DocumentRepair {
     /// Rebuilds `content.sqlite` from what reads when a page of it is damaged (a row refused, a

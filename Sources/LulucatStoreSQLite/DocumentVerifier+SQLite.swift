@@ -3,6 +3,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 extension DocumentVerifier {
     /// Checks `content.sqlite`; returns whether it can be opened (its pages are read only then).

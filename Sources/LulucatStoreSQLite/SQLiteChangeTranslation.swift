@@ -4,6 +4,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 enum SQLiteChangeTranslation {
     /// - Parameter stored: the page as last saved; called only when `changes` holds a move.

@@ -6,6 +6,7 @@
 import Foundation
 import LulucatInk
 import LulucatSQLite
+import LulucatStore
 
 extension SQLiteContentStore {
     /// Recodes every stroke still stored as fixed16 in the compact codec (lossless: the decoded

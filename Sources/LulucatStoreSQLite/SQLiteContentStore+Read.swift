@@ -3,17 +3,7 @@
 import Foundation
 import LulucatInk
 import LulucatSQLite
-
-/// How many elements of each kind a page holds (for verified migration and the document index).
-package struct ElementCounts: Hashable, Sendable {
-    package var strokes: Int
-    package var images: Int
-    package var unknown: Int
-    package var total: Int { strokes + images + unknown }
-    package init(strokes: Int, images: Int, unknown: Int) {
-        self.strokes = strokes; self.images = images; self.unknown = unknown
-    }
-}
+import LulucatStore
 
 extension SQLiteContentStore {
     /// The ids of the pages in the database, in the order they were first stored. The document's

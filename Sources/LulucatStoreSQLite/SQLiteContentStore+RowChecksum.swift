@@ -5,6 +5,7 @@
 import Foundation
 import LulucatInk
 import LulucatSQLite
+import LulucatStore
 
 /// The `crc` column of `pages`, `strokes`, `images` and `unknown_elements`.
 ///

@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatSQLite
+import LulucatStore
 
 extension UUID {
     /// The 16 raw bytes stored in id columns.

@@ -5,6 +5,7 @@
 import Foundation
 import LulucatInk
 import LulucatSQLite
+import LulucatStore
 
 extension SQLiteContentStore {
     /// What `salvagePage` could read of a damaged page.

@@ -2,6 +2,7 @@
 // Column by column in docs/sqlite-engine.md; change both together.
 
 import LulucatSQLite
+import LulucatStore
 
 extension SQLiteContentStore {
     /// The schema version this build writes and the newest it reads.

@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatSQLite
+import LulucatStore
 
 extension SQLiteContentStore {
     /// One edit of a page's elements.

@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatSQLite
+import LulucatStore
 
 /// The pages, strokes, images and unknown elements of one document, in one SQLite database.
 ///
@@ -17,7 +18,7 @@ import LulucatSQLite
 /// Not `Sendable`: the document's actor owns it. Every call that writes is one transaction.
 package final class SQLiteContentStore {
     /// The database's file name inside a document package.
-    package static let fileName = "content.sqlite"
+    package static let fileName = DocumentPackage.contentDatabaseFileName
 
     /// How to open the database file.
     package enum OpenMode: Sendable {

@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatSQLite
+import LulucatStore
 
 /// The SQLite engine: every page of the document in `<package>/content.sqlite`
 /// (docs/sqlite-engine.md). The session's actor owns it; nothing here is shared.
@@ -164,11 +165,6 @@ final class SQLiteEngine: StorageEngine {
     }
 }
 
-extension DocumentPackage {
-    /// The SQLite engine's database, `<package>/content.sqlite`.
-    public var contentDatabasePath: String { path + "/" + SQLiteContentStore.fileName }
-}
-
 extension SQLiteContentStore {
     /// Closes the connection without the closing checkpoint (a read-only look, such as
     /// `lnote verify`, must not write the file; committed data is safe either way).
@@ -179,18 +175,6 @@ extension SQLiteContentStore {
 
 extension SQLiteEngine {
     func closeWithoutTidying() { store.closeWithoutCheckpoint() }
-
-    /// The files of the SQLite form in `package`: `content.sqlite` and whichever of its side files
-    /// exist, as absolute paths.
-    static func formFiles(in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> Set<String> {
-        var files = Set<String>()
-        let db = package.contentDatabasePath
-        for path in [db] + sideFileSuffixes.map({ db + $0 })
-        where try fs.checked.info(path) != nil {
-            files.insert(path)
-        }
-        return files
-    }
 }
 
 extension SQLiteEngine {
@@ -213,7 +197,7 @@ extension SQLiteEngine {
 extension SQLiteEngine {
     /// The files SQLite keeps beside the database while it is open or after a crash. They are
     /// never copied: a copy carries `content.sqlite` alone, after `checkpointForCopy`.
-    static let sideFileSuffixes = ["-wal", "-shm", "-journal"]
+    static let sideFileSuffixes = DocumentPackage.contentDatabaseSideFileSuffixes
 
     /// The same for a document open in this session (duplicate of an open document): a TRUNCATE
     /// checkpoint on the session's own connection, which stays open.

@@ -10,6 +10,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 /// What a raw pass over a database file found: per page id, its canvas (when its row checked) and
 /// the elements whose rows checked, with their z.

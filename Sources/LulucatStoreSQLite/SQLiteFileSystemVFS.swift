@@ -4,6 +4,7 @@
 
 import Foundation
 import LulucatSQLite
+import LulucatStore
 
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 /// The SQLite form: a database built under a temporary name (so a crash leaves a stale temporary,
 /// removed at open), closed as one file, then renamed to `content.sqlite`.

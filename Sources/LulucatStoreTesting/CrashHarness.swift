@@ -3,6 +3,7 @@
 
 import Foundation
 import LulucatStore
+import LulucatStoreSQLite
 import LulucatInk
 
 #if canImport(Glibc)
@@ -25,6 +26,8 @@ public struct CrashFlow: Sendable {
 
     public init(name: String, testFaultStride: Int = 2, setUp: @escaping @Sendable (Library) async throws -> ExpectedLibrary,
                 run: @escaping @Sendable (Library, FlowSteps) async throws -> Void) {
+        // The flows run every engine, SQLite's too.
+        Library.enableSQLiteEngine()
         self.name = name
         self.testFaultStride = testFaultStride
         self.setUp = setUp

@@ -5,6 +5,7 @@ import Foundation
 import LulucatInk
 import LulucatSQLite
 import LulucatStore
+import LulucatStoreSQLite
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -3,9 +3,12 @@
 
 import Foundation
 @_exported import LnoteCommandLine
+import LulucatStore
+import LulucatStoreSQLite
 
 let lnoteDev = Tool(name: "lnote-dev",
                     banner: "lnote-dev: the benchmarks, the crash checker and the hostile run of LulucatStore (release builds give honest figures).",
                     commands: [BenchCommand.self, CrashCheckCommand.self, HostileCommand.self],
                     hidden: [WriteLoopCommand.self])
+Library.enableSQLiteEngine()
 exit(await lnoteDev.run(Array(CommandLine.arguments.dropFirst())))

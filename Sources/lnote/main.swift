@@ -3,6 +3,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreSQLite
 
 
 struct HelpCommand: Command {
@@ -77,4 +78,6 @@ func runMain() async -> Int32 {
     return await execute(type, args, tool: "lnote", shown: terminalSafe)
 }
 
+// lnote reads and writes every engine's documents.
+Library.enableSQLiteEngine()
 exit(await runMain())

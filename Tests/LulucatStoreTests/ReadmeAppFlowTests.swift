@@ -4,8 +4,10 @@
 import Foundation
 import Testing
 import LulucatStore
+import LulucatStoreSQLite
 
 @Suite struct ReadmeAppFlowTests {
+    init() { Library.enableSQLiteEngine() }
     @Test func theWholeAppFlowWithOneImport() async throws {
         let tmp = TemporaryFolder()
         let points = (0..<50).map { i in

@@ -5,11 +5,13 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 #if canImport(Glibc)
 import Glibc
 #endif
 
 @Suite struct StoreErrorAppTests {
+    init() { Library.enableSQLiteEngine() }
     private func stroke(_ k: Int) -> Stroke {
         Stroke(ink: Ink(tool: .pen, color: RGBA8(r: 1, g: 2, b: 3), width: 10),
                samples: [Sample(x: Int32(10 * k), y: 5, radius: 10, pressure: 500, time: 0),
@@ -114,6 +116,7 @@ import Glibc
 }
 
 @Suite struct SessionAssetTests {
+    init() { Library.enableSQLiteEngine() }
     private let frame = QuantizedRect(x: 0, y: 0, width: 100, height: 100)
 
     @Test(arguments: EngineKind.allCases)

@@ -4,15 +4,18 @@
 import Foundation
 import LulucatInk
 @testable import LulucatStore
+import LulucatStoreSQLite
 import LulucatStoreTesting
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A fresh temporary folder, removed when the value is released.
+/// A fresh temporary folder, removed when the value is released. Every library the tests make
+/// has the SQLite engine (suites that use it also enable it in their own init).
 final class TemporaryFolder: @unchecked Sendable {
     let path: String
     init() {
+        Library.enableSQLiteEngine()
         path = NSTemporaryDirectory() + "lnote-test-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

@@ -4,6 +4,12 @@
 // in its own folder as members of its type; the switches below only dispatch. Adding an engine is
 // its folder plus a case in each switch here. Library, verify, repair, migration, import and the
 // archive layout (LulucatInterchange's PackageLayout) ask this table; none names an engine.
+//
+// The SQLite engine's code is in a module of its own (LulucatStoreSQLite, an opt-in product): its
+// cases below ask the provider that module registers (EngineProvider.swift), and throw
+// `StoreError.engineNotAvailable` before touching a file when it is not enabled. Its names (the
+// files of its form, which engine a package's files are) stay here, so a build without it still
+// knows its documents' files and never takes them for strays.
 
 import Foundation
 import LulucatInk
@@ -28,7 +34,7 @@ extension EngineKind {
         switch self {
         case .snapshot: return SnapshotEngine(package: package, fileSystem: fileSystem, codec: codec)
         case .journal: return JournalEngine(package: package, fileSystem: fileSystem, codec: codec, options: journal)
-        case .sqlite: return try SQLiteEngine(package: package, fileSystem: fileSystem, readOnly: readOnly)
+        case .sqlite: return try EngineProviders.require(self, for: package.path).makeEngine(package, fileSystem: fileSystem, readOnly: readOnly)
         }
     }
 
@@ -41,7 +47,7 @@ extension EngineKind {
             let engine = SnapshotEngine(package: package, fileSystem: fileSystem, codec: codec)
             for (page, content) in pages { try engine.createPage(page, content: content) }
         case .sqlite:
-            try SQLiteEngine.createDatabase(package, pages: pages, fileSystem: fileSystem)
+            try EngineProviders.require(self, for: package.path).createPages(pages, in: package, fileSystem: fileSystem)
         }
     }
 
@@ -50,8 +56,30 @@ extension EngineKind {
         switch self {
         case .snapshot: return try SnapshotEngine.formFiles(in: package, fileSystem: fileSystem)
         case .journal: return try JournalEngine.formFiles(in: package, fileSystem: fileSystem)
-        case .sqlite: return try SQLiteEngine.formFiles(in: package, fileSystem: fileSystem)
+        case .sqlite:
+            // `content.sqlite` and whichever of SQLite's side files exist (known without the engine:
+            // a migration's leftovers are found in any build).
+            let db = package.contentDatabasePath
+            var files = Set<String>()
+            for path in [db] + DocumentPackage.contentDatabaseSideFileSuffixes.map({ db + $0 }) where try fileSystem.checked.info(path) != nil {
+                files.insert(path)
+            }
+            return files
         }
+    }
+
+    /// Whether this build can read and write this engine's documents: always for the built-in
+    /// engines; for SQLite when LulucatStoreSQLite is linked and enabled (`Library.enableSQLiteEngine()`).
+    public var isAvailable: Bool {
+        switch self {
+        case .snapshot, .journal: return true
+        case .sqlite: return EngineProviders.provider(self) != nil
+        }
+    }
+
+    /// Refuses a document whose engine this build does not have, before anything reads or writes it.
+    func requireAvailable(_ package: DocumentPackage) throws(StoreError) {
+        if !isAvailable { throw .engineNotAvailable(self, path: package.path) }
     }
 
     /// What must happen before a document of this kind is copied file by file (duplicate, export),
@@ -59,7 +87,7 @@ extension EngineKind {
     func prepareForCopy(_ package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) {
         switch self {
         case .snapshot, .journal: return
-        case .sqlite: try SQLiteEngine.checkpointForCopy(package, fileSystem: fileSystem)
+        case .sqlite: try EngineProviders.require(self, for: package.path).prepareForCopy(package, fileSystem: fileSystem)
         }
     }
 }
@@ -72,7 +100,7 @@ extension EngineKind {
     public var rootFiles: Set<String> {
         switch self {
         case .snapshot, .journal: return []
-        case .sqlite: return [SQLiteContentStore.fileName]
+        case .sqlite: return [DocumentPackage.contentDatabaseFileName]
         }
     }
 
@@ -99,11 +127,7 @@ extension EngineKind {
     }
 
     /// Whether migration can read and write this engine's form in this build.
-    var isMigratable: Bool {
-        switch self {
-        case .snapshot, .journal, .sqlite: return true
-        }
-    }
+    var isMigratable: Bool { isAvailable }
 
     /// Whether an unreadable page has files of its own that repair can move aside (for an engine
     /// that keeps every page in one file, the page stays listed and its bytes stay where they are).
@@ -124,7 +148,13 @@ extension EngineKind {
                     _ add: (Finding.Severity, String, String) -> Void) -> Bool {
         switch self {
         case .snapshot, .journal: return true
-        case .sqlite: return verifier.verifyContentDatabase(package, doc, add)
+        case .sqlite:
+            // Verify skips a document whose engine is missing before it gets here (not damage).
+            guard let provider = EngineProviders.provider(self) else {
+                add(.warning, package.path, "\(StoreError.engineNotAvailable(self, path: package.path))")
+                return false
+            }
+            return provider.verifyForm(package, doc, verifier: verifier, add)
         }
     }
 
@@ -134,7 +164,7 @@ extension EngineKind {
                     findings: inout [Finding]) throws(StoreError) {
         switch self {
         case .snapshot, .journal: return
-        case .sqlite: try repair.rebuildDamagedDatabase(package, doc, findings: &findings)
+        case .sqlite: try EngineProviders.require(self, for: package.path).repairForm(package, doc, repair: repair, findings: &findings)
         }
     }
 
@@ -153,7 +183,7 @@ extension EngineKind {
                     codec: SampleCodecID, fileSystem fs: any FileSystem) throws(StoreError) -> any FormWriter {
         switch self {
         case .sqlite:
-            return try SQLiteFormWriter(package: package, fileSystem: fs)
+            return try EngineProviders.require(self, for: package.path).formWriter(package: package, fileSystem: fs)
         case .journal where old == .snapshot:
             // Snapshot files are journal pages without journals: nothing to write.
             return ExistingFormWriter()
@@ -193,7 +223,7 @@ extension EngineKind {
                          fileSystem fs: any FileSystem) throws(StoreError) -> [(UUID, PageContent, SampleCodecID?)] {
         switch self {
         case .sqlite:
-            return try SQLiteContentStore.pagesForRebuild(package, fileSystem: fs).map { ($0.0, $0.1, nil) }
+            return try EngineProviders.require(self, for: package.path).pagesForRebuild(package, fileSystem: fs).map { ($0.0, $0.1, nil) }
         case .snapshot, .journal:
             return try scan.pageFiles.sortedByUUIDString().map { id throws(StoreError) in
                 let (content, codec) = try pageForRebuild(id, in: package, fileSystem: fs)

@@ -1,7 +1,8 @@
 // The one error type of the SQLite engine: every case names the database file and says what to do.
+// It is LulucatStore's (StoreError.contentDatabase carries it) so that it needs no SQLite: the
+// engine's module (LulucatStoreSQLite) turns the wrapper's errors into it.
 
 import Foundation
-import LulucatSQLite
 
 /// A failure of the SQLite content database (`<package>/content.sqlite`).
 public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -29,7 +30,7 @@ public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertib
     /// A change that cannot apply (moving an element below itself, ...).
     case invalidChange(String)
     /// Any other SQLite failure, as SQLite reported it.
-    case database(file: String, SQLiteError)
+    case database(file: String, SQLiteFailure)
 
     public var description: String {
         switch self {
@@ -62,16 +63,28 @@ public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertib
             return "the content database \(file) failed: \(error)"
         }
     }
+}
 
-    /// Classifies a wrapper error: damage and locks get their own cases, the rest stays as reported.
-    init(_ error: SQLiteError, file: String) {
-        switch error.code {
-        case .notADatabase, .corrupt:
-            self = .corrupt(file: file, detail: error.message)
-        case .busy, .locked:
-            self = .inUse(file: file)
-        default:
-            self = .database(file: file, error)
-        }
+/// A SQLite failure as SQLite reported it: its result code and message (the wrapper's error, kept
+/// as values).
+public struct SQLiteFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The extended result code (for example 2067, `SQLITE_CONSTRAINT_UNIQUE`).
+    public var extendedCode: Int32
+    /// The wrapper's whole account: the code, SQLite's message, the file and the statement.
+    public var description: String
+
+    package init(extendedCode: Int32, description: String) {
+        self.extendedCode = extendedCode
+        self.description = description
     }
+
+    /// The primary result code (the low byte of the extended code).
+    public var code: Int32 { extendedCode & 0xFF }
+
+    /// The primary codes an app branches on (SQLite's numbering).
+    public static let busy: Int32 = 5
+    public static let locked: Int32 = 6
+    public static let readonly: Int32 = 8
+    public static let ioError: Int32 = 10
+    public static let full: Int32 = 13
 }

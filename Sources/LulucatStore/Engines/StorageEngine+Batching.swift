@@ -5,22 +5,29 @@ import Foundation
 import LulucatInk
 
 /// One dirty page of a save: its whole content now and what changed since its last save.
-struct PageSave {
-    var id: UUID
-    var content: PageContent
-    var changes: [PageChange]
-    var reusing: EncodedStrokes?
+package struct PageSave {
+    package var id: UUID
+    package var content: PageContent
+    package var changes: [PageChange]
+    package var reusing: EncodedStrokes?
+
+    package init(id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) {
+        self.id = id
+        self.content = content
+        self.changes = changes
+        self.reusing = reusing
+    }
 }
 
 extension StorageEngine {
-    var savesPagesTogether: Bool { false }
+    package var savesPagesTogether: Bool { false }
 
     /// One `savePage` after another; a failure stops there (pages before it are already durable).
-    func savePages(_ pages: [PageSave]) throws(StoreError) -> [EncodedStrokes?] {
+    package func savePages(_ pages: [PageSave]) throws(StoreError) -> [EncodedStrokes?] {
         var result: [EncodedStrokes?] = []
         for p in pages { result.append(try savePage(p.id, content: p.content, changes: p.changes, reusing: p.reusing)) }
         return result
     }
 
-    func idle() throws(StoreError) {}
+    package func idle() throws(StoreError) {}
 }

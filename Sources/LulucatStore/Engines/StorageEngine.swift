@@ -4,7 +4,7 @@ import Foundation
 import LulucatInk
 
 /// Fills a package's page content. The session owns exactly one engine and calls it from its actor.
-protocol StorageEngine: AnyObject {
+package protocol StorageEngine: AnyObject {
     var kind: EngineKind { get }
     /// Loads a page's content; the only read that touches stroke data.
     func loadPage(_ id: UUID) throws(StoreError) -> PageContent
@@ -66,14 +66,14 @@ protocol StorageEngine: AnyObject {
 }
 
 extension StorageEngine {
-    func checkPage(_ id: UUID) throws(StoreError) -> PageSummary { PageSummary(try loadPage(id)) }
-    var findings: [Finding] { [] }
-    func compact(_ id: UUID) throws(StoreError) -> Bool { false }
-    func pageUnloaded(_ id: UUID) {}
-    func closeWithoutTidying() {}
-    var rewriteFallbacks: Int { 0 }
-    func compactingFormWriter() -> (any FormWriter)? { nil }
-    func limitReadCost(_ budget: Int?) {}
-    func prepareForCopyWhileOpen() throws(StoreError) {}
-    func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage? { nil }
+    package func checkPage(_ id: UUID) throws(StoreError) -> PageSummary { PageSummary(try loadPage(id)) }
+    package var findings: [Finding] { [] }
+    package func compact(_ id: UUID) throws(StoreError) -> Bool { false }
+    package func pageUnloaded(_ id: UUID) {}
+    package func closeWithoutTidying() {}
+    package var rewriteFallbacks: Int { 0 }
+    package func compactingFormWriter() -> (any FormWriter)? { nil }
+    package func limitReadCost(_ budget: Int?) {}
+    package func prepareForCopyWhileOpen() throws(StoreError) {}
+    package func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage? { nil }
 }

@@ -15,11 +15,16 @@ public struct LibraryEntry: Sendable, Equatable {
     public var coverThumbnailPath: String?
     public var package: DocumentPackage
     /// Set when the manifest could not be used and the entry came from document.json instead,
-    /// or when the document needs repair (then it starts "needs repair: ").
+    /// when its engine is not in this build (`unavailableEngine`), or when the document needs
+    /// repair (then it starts "needs repair: ").
     public var problem: String?
     /// Damage was found in the document (by a session's open or a page read: its `.needs-repair`
     /// marker, docs/package-format.md) and `lnote repair` has not run since.
     public var needsRepair = false
+    /// The document's engine, when this build does not include it (`EngineKind.isAvailable` false:
+    /// a SQLite document without LulucatStoreSQLite enabled). It is listed with its title and
+    /// left untouched; opening, verifying or repairing it throws `StoreError.engineNotAvailable`.
+    public var unavailableEngine: EngineKind?
 }
 
 /// A library of documents under one root folder.
@@ -149,6 +154,18 @@ public struct Library: Sendable {
                 entries.append(LibraryEntry(id: id, title: "(unreadable)", created: epoch, modified: epoch, pageCount: 0,
                                             coverPageID: nil, coverThumbnailPath: nil, package: package,
                                             problem: "neither manifest.json nor document.json can be read; run lnote verify"))
+            }
+        }
+        // An engine this build lacks whose form has a file of its own at the package root (SQLite's
+        // content.sqlite): one stat per document, and document.json read only when it is there.
+        let missing = EngineKind.allCases.filter { !$0.isAvailable && !$0.rootFiles.isEmpty }
+        for i in entries.indices where !missing.isEmpty {
+            let package = entries[i].package
+            for kind in missing where kind.rootFiles.contains(where: { (try? fs.info(package.path + "/" + $0)) != nil }) {
+                guard (try? PackageReader.readDocument(package, fileSystem: fs))?.engine == kind else { continue }
+                entries[i].unavailableEngine = kind
+                let flag = "uses the \(kind.rawValue) engine, which this build does not include"
+                entries[i].problem = entries[i].problem.map { $0 + "; " + flag } ?? flag
             }
         }
         // One stat per document: the marker a session's open or a page read left on damage.

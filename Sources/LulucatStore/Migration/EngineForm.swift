@@ -30,7 +30,7 @@ enum EngineForm {
 
 /// Writes pages in a new engine's form beside the old one; `finish` makes the form complete
 /// under its final file names (still ignored until document.json names the engine).
-protocol FormWriter: AnyObject {
+package protocol FormWriter: AnyObject {
     func write(_ page: UUID, _ content: PageContent) throws(StoreError)
     func finish() throws(StoreError)
     /// Gives up: closes what is open (the files left are leftovers open-time cleanup removes).

@@ -4,7 +4,6 @@
 
 import Foundation
 import LulucatInk
-import LulucatSQLite
 
 /// The steps of a migration, in order. After each one a crash leaves a document that opens with
 /// all its data (document.json always names a complete form).
@@ -69,8 +68,8 @@ public struct EngineMigration: Sendable {
 
     /// Moves a document's pages to `target`'s form.
     ///
-    /// - Throws: `StoreError.documentInUse` when a session has it open; `.invalidArgument` for an
-    ///   engine this build cannot migrate; the read, write or verification failure otherwise,
+    /// - Throws: `StoreError.documentInUse` when a session has it open; `.engineNotAvailable` for an
+    ///   engine this build does not include (nothing changed); the read, write or verification failure otherwise,
     ///   in which case the document is still on its old engine, unchanged.
     ///   `.migrationRefused` when the new form would not match the old; `.cancelled` when the task
     ///   is cancelled (checked between pages; the document stays on its old engine).
@@ -98,6 +97,8 @@ public struct EngineMigration: Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         var findings: [Finding] = []
         var doc = try PackageReader.readDocument(package, fileSystem: fs)
+        // An engine this build lacks, on either side: refused before anything is tidied.
+        for engine in [doc.engine, target] { try engine.requireAvailable(package) }
         try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
         try Self.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
         let source = doc.engine
@@ -260,5 +261,16 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
         case let .verification(page?, detail): return "migration refused, page \(page) would change: \(detail); the document is unchanged"
         case let .verification(nil, detail): return "migration refused: \(detail); the document is unchanged"
         }
+    }
+}
+
+/// How many elements of each kind a page holds (for verified migration and the document index).
+package struct ElementCounts: Hashable, Sendable {
+    package var strokes: Int
+    package var images: Int
+    package var unknown: Int
+    package var total: Int { strokes + images + unknown }
+    package init(strokes: Int, images: Int, unknown: Int) {
+        self.strokes = strokes; self.images = images; self.unknown = unknown
     }
 }

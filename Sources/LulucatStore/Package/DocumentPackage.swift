@@ -53,6 +53,14 @@ public struct DocumentPackage: Sendable, Hashable {
     /// Where undecodable or unlisted pages are moved by repair; never deleted.
     public var recoveredPath: String { path + "/recovered" }
 
+    /// The SQLite engine's database, `<package>/content.sqlite` (named here, not in the engine's
+    /// module, so a build without that engine still knows the file).
+    public var contentDatabasePath: String { path + "/" + Self.contentDatabaseFileName }
+    package static let contentDatabaseFileName = "content.sqlite"
+    /// The files SQLite keeps beside the database while it is open or after a crash. They are
+    /// never copied: a copy carries `content.sqlite` alone, after its checkpoint.
+    package static let contentDatabaseSideFileSuffixes = ["-wal", "-shm", "-journal"]
+
     public func pagePath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".content" }
     public func journalPath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".journal" }
     public func thumbnailPath(_ page: UUID) -> String { thumbnailsPath + "/" + page.uuidString + ".jpg" }

@@ -26,18 +26,18 @@ package enum PackageReader {
         return try? PackageJSON.decodeManifest(bytes, path: package.manifestPath)
     }
 
-    struct PageScan {
+    package struct PageScan {
         /// Pages with a snapshot file.
-        var pageFiles: Set<UUID> = []
+        package var pageFiles: Set<UUID> = []
         /// Pages with a journal file.
-        var journalFiles: Set<UUID> = []
+        package var journalFiles: Set<UUID> = []
         /// Damaged journals kept aside (`<page>.journal.corrupt-<n>`), by name.
-        var keptAside: [String] = []
+        package var keptAside: [String] = []
         /// Names in pages/ that are not ours.
-        var strangers: [String] = []
+        package var strangers: [String] = []
     }
 
-    static func scanPages(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> PageScan {
+    package static func scanPages(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> PageScan {
         var scan = PageScan()
         let names = try fs.checked.contentsOfDirectory(package.pagesPath)
         for name in names {

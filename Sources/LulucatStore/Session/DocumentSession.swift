@@ -124,7 +124,8 @@ public actor DocumentSession {
     ///
     /// - Throws: `StoreError.documentInUse` when another session has it open,
     ///   `StoreError.corruptFile` when document.json cannot be read (the package is left untouched),
-    ///   `StoreError.unsupportedVersion` for a newer format.
+    ///   `StoreError.unsupportedVersion` for a newer format, `StoreError.engineNotAvailable` for a
+    ///   document whose engine this build does not include (the package is left untouched).
     public static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem(),
                             options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
         let fs = fileSystem
@@ -143,6 +144,8 @@ public actor DocumentSession {
                 if case .corruptFile = error { package.markNeedsRepair("document.json cannot be read: \(error)", fileSystem: fs) }
                 throw error
             }
+            // A document of an engine this build lacks is refused before anything is tidied.
+            try metadata.engine.requireAvailable(package)
             try removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
             try EngineMigration.cleanUpInterrupted(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
             do {

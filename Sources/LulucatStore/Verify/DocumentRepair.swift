@@ -13,7 +13,9 @@ public struct DocumentRepair: Sendable {
     public let fileSystem: any FileSystem
     public init(fileSystem: any FileSystem = PosixFileSystem()) { self.fileSystem = fileSystem }
 
-    /// - Throws: `StoreError.documentInUse` when a session has the document open;
+    /// - Throws: `StoreError.engineNotAvailable` for a document whose engine this build does not
+    ///   include (nothing is changed: its files are not damaged, only unreadable here);
+    ///   `StoreError.documentInUse` when a session has the document open;
     ///   `StoreError.corruptFile` when document.json cannot be read and cannot be rebuilt (no
     ///   readable manifest naming this document).
     public func repair(_ package: DocumentPackage) throws(StoreError) -> [Finding] {
@@ -26,6 +28,8 @@ public struct DocumentRepair: Sendable {
             guard case .corruptFile = error else { throw error }
             doc = try rebuildDocument(package, because: error, findings: &findings)
         }
+        // Not damage: a build without the document's engine repairs nothing in it.
+        try doc.engine.requireAvailable(package)
         try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
         try EngineMigration.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
         for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
@@ -170,6 +174,7 @@ public struct DocumentRepair: Sendable {
         }
         let scan = try PackageReader.scanPages(package, fileSystem: fs)
         let engine = try EngineKind.inferred(package, scan, fileSystem: fs, because: error)
+        try engine.requireAvailable(package)
         var pages: [PageEntry] = []
         var codec: SampleCodecID?
         for (id, content, pageCodec) in try engine.pagesForRebuild(package, scan, fileSystem: fs) {

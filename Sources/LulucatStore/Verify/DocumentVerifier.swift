@@ -60,6 +60,12 @@ public struct DocumentVerifier: Sendable {
         }
         reporter = ProgressReporter(.verifying, total: doc.pages.count + 1)
         reporter.report(0, to: progress)
+        guard doc.engine.isAvailable else {
+            // Not damage: its pages cannot be read in this build, so none of them is checked (and
+            // no image is taken for an orphan because no page was read).
+            add(.warning, package.path, "\(StoreError.engineNotAvailable(doc.engine, path: package.path)); its pages were not checked")
+            return findings
+        }
         let markerPath = package.path + "/" + DocumentSession.sessionMarkerName
         let wasOpen = (try? fs.fileExists(markerPath)) ?? false
         if wasOpen {

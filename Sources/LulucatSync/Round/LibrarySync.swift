@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreSQLite
 
 public struct SyncOptions: Sendable {
     /// A round that would move more documents than this to the trash stops before applying anything.
@@ -118,7 +119,10 @@ public struct LibrarySync: Sendable {
     public let device: UUID
     let store: SyncStateStore
 
+    /// Enables the SQLite engine (`Library.enableSQLiteEngine()`): a synced library holds the
+    /// documents of every device, whichever engine made them.
     public init(library: Library, remote: any Remote) throws {
+        Library.enableSQLiteEngine()
         self.library = library
         self.remote = remote
         try library.prepare()

@@ -3,6 +3,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreSQLite
 
 /// Prints a value as pretty JSON with sorted keys (terminal controls in strings escaped).
 func printJSON(_ value: Any) {

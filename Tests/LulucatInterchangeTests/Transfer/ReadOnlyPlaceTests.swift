@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import LulucatInk
 import LulucatStore
+import LulucatStoreSQLite
 import LulucatInterchange
 
 /// `mount --bind` a folder read-only elsewhere, when this process may (root with CAP_SYS_ADMIN).
@@ -48,6 +49,7 @@ enum ReadOnlyMount {
 }
 
 @Suite(.serialized) struct ReadOnlyPlaceTests {
+    init() { Library.enableSQLiteEngine() }
     @Test(.enabled(if: ReadOnlyMount.available, "needs a read-only bind mount (root with CAP_SYS_ADMIN)"))
     func aReadOnlyLibraryIsExportedReadAndVerified() async throws {
         let base = NSTemporaryDirectory() + "lnote-ro-" + UUID().uuidString

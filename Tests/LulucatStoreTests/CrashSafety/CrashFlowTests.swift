@@ -3,11 +3,13 @@
 import Foundation
 import Testing
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 import LulucatInk
 import LulucatStoreTesting
 
 @Suite("Crash states of the write flows")
 struct CrashFlowTests {
+    init() { Library.enableSQLiteEngine() }
     @Test("no crash state of a flow breaks an invariant", arguments: CrashFlow.all.map(\.name))
     func crashStates(_ name: String) async {
         let flow = CrashFlow.all.first { $0.name == name }!
@@ -21,6 +23,7 @@ struct CrashFlowTests {
 
 @Suite("I/O errors in the write flows")
 struct FaultInjectionTests {
+    init() { Library.enableSQLiteEngine() }
     /// Every other call here (every tenth of the two long SQLite flows), to keep `swift test` short;
     /// `lnote-dev crashcheck` fails every call.
     @Test("calls of a flow failed with EIO, ENOSPC and EDQUOT, once and persistently", arguments: CrashFlow.all.map(\.name))
@@ -39,6 +42,7 @@ struct FaultInjectionTests {
 
 @Suite("The crash checker has teeth")
 struct CrashCheckerTeethTests {
+    init() { Library.enableSQLiteEngine() }
     /// A save that overwrites the page file in place (no temporary, no rename): the checker must
     /// find the crash states where the page is torn, and the flow's own step must still pass.
     @Test("an in-place overwrite of a page is caught")
@@ -69,6 +73,7 @@ struct CrashCheckerTeethTests {
 
 @Suite("The crash checker sees SQLite's writes")
 struct SQLiteCrashCheckerTeethTests {
+    init() { Library.enableSQLiteEngine() }
     /// synchronous NORMAL: a WAL commit returns before the WAL is synced. The checker, which now
     /// sees SQLite's writes, must find the states where an acknowledged save is lost (and, the WAL
     /// being checksummed, no state where the database is damaged).
@@ -99,6 +104,7 @@ struct SQLiteCrashCheckerTeethTests {
 
 @Suite("The migration flow really migrates")
 struct MigrationFlowTests {
+    init() { Library.enableSQLiteEngine() }
     @Test func migrationOnTheSimulatedFileSystemSwitchesEngines() async throws {
         let fs = SimulatedFileSystem()
         try fs.makeDirectory("/notes")

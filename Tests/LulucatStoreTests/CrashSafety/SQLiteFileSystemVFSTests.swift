@@ -7,6 +7,7 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 import LulucatStoreTesting
 
 #if canImport(Glibc)
@@ -17,6 +18,7 @@ import Darwin
 
 @Suite("SQLite on the FileSystem seam")
 struct SQLiteFileSystemVFSTests {
+    init() { Library.enableSQLiteEngine() }
     /// A directory name no real disk has, so that a file appearing under it would be noticed.
     private static func uniqueDirectory() -> String { "/lulucat-simfs-\(UUID().uuidString)" }
 

@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 import LulucatStoreTesting
 #if canImport(Glibc)
 import Glibc
@@ -75,6 +76,7 @@ func isRefusal(_ error: any Error, _ kind: String? = nil) -> Bool {
 }
 
 @Suite struct HostilePlaceTests {
+    init() { Library.enableSQLiteEngine() }
     // MARK: FIFOs and devices
 
     @Test func everyOpenModeRefusesAFIFOWithoutWaiting() throws {

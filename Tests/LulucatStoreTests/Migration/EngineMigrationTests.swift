@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 /// A document of three pages: strokes with and without channels, an image with its asset, an
 /// element of a kind this build does not know. Returns each page's content hash.
@@ -48,6 +49,7 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
 }
 
 @Suite struct EngineMigrationTests {
+    init() { Library.enableSQLiteEngine() }
     @Test func snapshotToSQLiteAndBackKeepsEveryPageHashAndAsset() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
@@ -159,6 +161,7 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
 /// docs/sqlite-engine.md §3.3: a small document migrated into SQLite gets 1 KiB pages (its fixed
 /// pages are 9 KiB, not 36 KiB); a large one keeps 4 KiB pages. Both read back equal and verify.
 @Suite struct SQLiteMigrationPageSizeTests {
+    init() { Library.enableSQLiteEngine() }
     /// Page size (offset 16), WAL bytes (18, 19) and file size of a closed `content.sqlite`.
     func header(_ package: DocumentPackage) throws -> (pageSize: Int, wal: Bool, bytes: Int) {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: package.contentDatabasePath)))

@@ -6,8 +6,10 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 @Suite struct ElementRulesTests {
+    init() { Library.enableSQLiteEngine() }
     @Test(arguments: [EngineKind.snapshot, .journal, .sqlite])
     func anUnknownElementUnderAKnownKindIsRefusedOnEveryEngine(_ engine: EngineKind) async throws {
         let tmp = TemporaryFolder()

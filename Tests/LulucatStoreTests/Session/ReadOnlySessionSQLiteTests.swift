@@ -12,8 +12,10 @@ import LulucatInk
 import LulucatSQLite
 import LulucatStoreTesting
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 @Suite struct ReadOnlySessionSQLiteTests {
+    init() { Library.enableSQLiteEngine() }
     let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
 
     /// Every file under `path` with its bytes.

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 extension DocumentSession {
     func evictForTest(_ page: UUID) { loaded[page] = nil }
@@ -43,6 +44,7 @@ func runLnote(_ args: [String]) throws -> (status: Int32, stdout: String, stderr
 }
 
 @Suite struct SessionLifecycleTests {
+    init() { Library.enableSQLiteEngine() }
     /// Appends racing close(): every append that returned is on disk after reopening, over 1,000
     /// rounds on the snapshot engine (100 on the others). Thumbnails are on, so close() awaits
     /// their writer: the reentrant window in which appends used to be accepted and dropped.

@@ -8,8 +8,10 @@ import Testing
 import LulucatInk
 import LulucatHandwriting
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 @Suite struct DamageExperimentTests {
+    init() { Library.enableSQLiteEngine() }
     enum Damage: CaseIterable { case flippedRun, zeroedBlock, truncation }
 
     struct Tally {

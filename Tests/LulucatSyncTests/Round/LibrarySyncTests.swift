@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreSQLite
 import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
@@ -49,6 +50,7 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
 }
 
 @Suite(.serialized) struct LibrarySyncTests {
+    init() { Library.enableSQLiteEngine() }
     @Test(arguments: kinds)
     func twoLibrariesConvergeAndANoChangeRoundIsOneRequest(kind: RemoteKind) async throws {
         let h = try SyncHarness(kind, libraries: 2)
@@ -309,6 +311,7 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
 /// The same scenarios through a real Apache mod_dav server on 127.0.0.1.
 @Suite(.serialized, .enabled(if: ApacheServer.isAvailable, "apache2 with mod_dav is not installed (apt-get install apache2-bin)"))
 struct WebDAVSyncTests {
+    init() { Library.enableSQLiteEngine() }
     @Test func twoLibrariesConvergeAndANoChangeRoundIsOneRequest() async throws { try await LibrarySyncTests().twoLibrariesConvergeAndANoChangeRoundIsOneRequest(kind: .webdav) }
     @Test func threeLibrariesWithConcurrentStrokesOnOnePage() async throws { try await LibrarySyncTests().threeLibrariesWithConcurrentStrokesOnOnePage(kind: .webdav) }
     @Test func eraseVersusAddAndBothErase() async throws { try await LibrarySyncTests().eraseVersusAddAndBothErase(kind: .webdav) }

@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreSQLite
 import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
@@ -28,6 +29,7 @@ private func stateFiles(_ lib: Library, _ doc: UUID) -> [String] {
 }
 
 @Suite(.serialized) struct LocalStateTests {
+    init() { Library.enableSQLiteEngine() }
     /// A base written by the earlier round (format 1: a state file per page) is read by this one,
     /// which writes format 2 (the states inside the base) and removes the files; nothing is lost
     /// on the way and a round where nothing changed stays one request.

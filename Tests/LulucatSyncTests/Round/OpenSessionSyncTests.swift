@@ -5,6 +5,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreSQLite
 import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
@@ -63,6 +64,7 @@ private func elements(_ s: DocumentSession) async throws -> Set<UUID> {
 }
 
 @Suite(.serialized) struct OpenSessionSyncTests {
+    init() { Library.enableSQLiteEngine() }
     @Test(arguments: [EngineKind.snapshot, .journal, .sqlite])
     func anOpenDocumentReceivesMergedStrokesThroughItsSessionAndKeepsItsOwn(engine: EngineKind) async throws {
         let h = try SyncHarness(.folder, libraries: 2)

@@ -16,5 +16,5 @@ final class JournalCompactingFormWriter: FormWriter {
 
 extension JournalEngine {
     /// Leaving the journal for the snapshot engine is compacting every page (see above).
-    func compactingFormWriter() -> (any FormWriter)? { JournalCompactingFormWriter(engine: self) }
+    package func compactingFormWriter() -> (any FormWriter)? { JournalCompactingFormWriter(engine: self) }
 }

@@ -14,9 +14,9 @@ package final class JournalEngine: StorageEngine {
     /// The codec of stroke records in new journals.
     var frameCodec: SampleCodecID { options.frameCodec ?? codec }
     let options: JournalOptions
-    var kind: EngineKind { .journal }
+    package var kind: EngineKind { .journal }
     /// What loads and repairs found, oldest first.
-    private(set) var findings: [Finding] = []
+    package private(set) var findings: [Finding] = []
     /// The pages this engine has loaded for editing or created.
     var pages: [UUID: PageJournal] = [:]
 
@@ -67,9 +67,9 @@ package final class JournalEngine: StorageEngine {
     /// Most elements a replay of one page's journal may visit (`JournalReplay.scanBudget`); nil,
     /// the default, for no limit. An import sets `ImportLimits.maxReplayScan`.
     var replayScanBudget: Int?
-    func limitReadCost(_ budget: Int?) { replayScanBudget = budget }
+    package func limitReadCost(_ budget: Int?) { replayScanBudget = budget }
 
-    func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
+    package func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
         let replay = try JournalReplay.read(package, page: id, fileSystem: fileSystem, scanBudget: replayScanBudget)
         if replay.overBudget, let budget = replayScanBudget {
             throw .invalidArgument("replaying the journal of page \(id) visits more than \(budget) elements (more frames on a page of more elements than the journal engine ever leaves uncompacted): refused")
@@ -80,7 +80,7 @@ package final class JournalEngine: StorageEngine {
 
     /// A page without a journal is its snapshot: checked one element at a time. With a journal,
     /// the replay needs the whole page.
-    func checkPage(_ id: UUID) throws(StoreError) -> PageSummary {
+    package func checkPage(_ id: UUID) throws(StoreError) -> PageSummary {
         let journal = try fileSystem.checked.info(package.journalPath(id))
         guard journal == nil else { return PageSummary(try loadPage(id)) }
         return try SnapshotEngine.checkSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem)
@@ -141,7 +141,7 @@ package final class JournalEngine: StorageEngine {
 
     // MARK: Writing
 
-    func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
+    package func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
         let (bytes, strokes) = try encodeSnapshot(id, content, reusing: nil)
         try fileSystem.checked.writeAtomically(bytes, to: package.pagePath(id))
         _ = strokes
@@ -360,7 +360,7 @@ package final class JournalEngine: StorageEngine {
     ///
     /// - Returns: whether anything was written.
     @discardableResult
-    func compact(_ id: UUID) throws(StoreError) -> Bool {
+    package func compact(_ id: UUID) throws(StoreError) -> Bool {
         var p = try state(id)
         defer {
             if !p.damaged { p.replayed = nil }
@@ -394,7 +394,7 @@ package final class JournalEngine: StorageEngine {
 
     // MARK: Removing and closing
 
-    func removePage(_ id: UUID) throws(StoreError) {
+    package func removePage(_ id: UUID) throws(StoreError) {
         if let fd = pages[id]?.fd { try? fileSystem.close(fd) }
         pages[id] = nil
         try fileSystem.checked.removeIfPresent(package.journalPath(id))
@@ -404,7 +404,7 @@ package final class JournalEngine: StorageEngine {
 
     /// The page closed: its journal is merged into its snapshot (when `compactOnClose`) and its
     /// descriptor released; a failure is a warning and the journal stays as it is, still valid.
-    func pageUnloaded(_ id: UUID) {
+    package func pageUnloaded(_ id: UUID) {
         guard let p = pages[id] else { return }
         if options.compactOnClose && (p.damaged || p.frameCount > 0) {
             do { try compact(id) } catch {
@@ -417,7 +417,7 @@ package final class JournalEngine: StorageEngine {
 
     /// Merges every edited page's journal into its snapshot (leaving a header-only journal, so the
     /// generation keeps counting), then closes the journals.
-    func close() throws(StoreError) {
+    package func close() throws(StoreError) {
         if options.compactOnClose {
             for id in pages.keys.sortedByUUIDString() {
                 let p = pages[id]!

@@ -8,7 +8,7 @@ package final class SnapshotEngine: StorageEngine {
     let package: DocumentPackage
     let fileSystem: any FileSystem
     let codec: SampleCodecID
-    var kind: EngineKind { .snapshot }
+    package var kind: EngineKind { .snapshot }
 
     init(package: DocumentPackage, fileSystem: any FileSystem, codec: SampleCodecID) {
         self.package = package
@@ -16,15 +16,15 @@ package final class SnapshotEngine: StorageEngine {
         self.codec = codec
     }
 
-    func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
+    package func loadPage(_ id: UUID) throws(StoreError) -> PageContent {
         try SnapshotEngine.readSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem)
     }
 
-    func checkPage(_ id: UUID) throws(StoreError) -> PageSummary {
+    package func checkPage(_ id: UUID) throws(StoreError) -> PageSummary {
         try SnapshotEngine.checkSnapshot(package.pagePath(id), page: id, fileSystem: fileSystem)
     }
 
-    func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
+    package func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?) {
         let path = package.pagePath(id)
         let bytes = try SnapshotEngine.readBytes(path, page: id, fileSystem: fileSystem)
         do {
@@ -58,11 +58,11 @@ package final class SnapshotEngine: StorageEngine {
         do { return try PageFile.check(bytes) } catch { throw .corruptPage(page: page, path: path, error) }
     }
 
-    func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
+    package func createPage(_ id: UUID, content: PageContent) throws(StoreError) {
         _ = try writeSnapshot(id, content, reusing: nil)
     }
 
-    func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
+    package func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
         try writeSnapshot(id, content, reusing: reusing)
     }
 
@@ -79,12 +79,12 @@ package final class SnapshotEngine: StorageEngine {
         return encoded.strokes
     }
 
-    func removePage(_ id: UUID) throws(StoreError) {
+    package func removePage(_ id: UUID) throws(StoreError) {
         try fileSystem.checked.removeIfPresent(package.pagePath(id))
         try fileSystem.checked.syncDirectory(package.pagesPath)
     }
 
-    func close() throws(StoreError) {}
+    package func close() throws(StoreError) {}
 }
 
 /// Reading one page snapshot outside a session (verify, render, export, benchmarks).

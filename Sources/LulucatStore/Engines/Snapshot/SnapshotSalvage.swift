@@ -44,7 +44,7 @@ extension SnapshotEngine {
         try package.ensureRecovered(fs)
     }
 
-    func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage? {
+    package func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage? {
         try SnapshotEngine.salvage(id, canvas: canvas, package: package, fileSystem: fileSystem, keep: keep)
     }
 }

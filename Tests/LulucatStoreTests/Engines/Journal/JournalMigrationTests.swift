@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 /// `richDocument` as a journal document whose last page holds five strokes only in its journal
 /// (the session was killed after saving them); returns the expected hashes.
@@ -27,6 +28,7 @@ func journalFiles(_ package: DocumentPackage) -> Int {
 }
 
 @Suite struct JournalMigrationTests {
+    init() { Library.enableSQLiteEngine() }
     @Test(arguments: [EngineKind.snapshot, .sqlite])
     func framesOnlyInTheJournalAreMigrated(to target: EngineKind) async throws {
         let tmp = TemporaryFolder()

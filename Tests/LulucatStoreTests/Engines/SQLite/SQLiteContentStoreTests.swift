@@ -6,6 +6,7 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 /// A fresh temporary directory per test, removed when the value goes away.
 final class SQLiteTestDirectory {
@@ -58,6 +59,7 @@ func samplePage() -> PageContent {
 }
 
 @Suite struct SQLiteContentStoreTests {
+    init() { Library.enableSQLiteEngine() }
     @Test func pageRoundTripKeepsEverything() throws {
         let dir = SQLiteTestDirectory()
         let store = try SQLiteContentStore(packageDirectory: dir.url)
@@ -295,6 +297,7 @@ func fileSize(_ path: String) -> Int? {
 
 /// Files from another device, damaged files, and a writer that dies mid-transaction.
 @Suite struct SQLiteContentStoreFaultTests {
+    init() { Library.enableSQLiteEngine() }
     /// A database holding one page of `strokes` strokes, closed (so it is one file).
     /// Its strokes are fixed16 rows (appended as a session saves them, and not recoded at close).
     private func closedDatabase(_ dir: SQLiteTestDirectory, strokes: Int = 5) throws -> (UUID, PageContent) {

@@ -7,8 +7,10 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 @Suite struct SQLiteDocumentRebuildTests {
+    init() { Library.enableSQLiteEngine() }
     let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
 
     /// A closed SQLite document of three pages, `strokes` strokes each (recoded compact at close).

@@ -6,6 +6,7 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 /// Rows of a page's strokes as (rowid, stroke id), read with a separate connection.
 func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
@@ -23,6 +24,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
 }
 
 @Suite struct SQLiteEngineSessionTests {
+    init() { Library.enableSQLiteEngine() }
     let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
 
     @Test func createAppendCloseReopen() async throws {
@@ -208,6 +210,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
 /// Another connection in the way: a save that cannot commit leaves every dirty page dirty and the
 /// database unchanged; a reader in the way of the closing checkpoint does not fail the close.
 @Suite struct SQLiteEngineContentionTests {
+    init() { Library.enableSQLiteEngine() }
     let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
 
     @Test func aSaveThatCannotCommitKeepsEveryPageDirtyAndSavesLater() async throws {
@@ -271,6 +274,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
 /// The WAL bound, measured through the engine's own save path with a small bound (the default is
 /// 16 MiB, too much to write in a unit test).
 @Suite struct SQLiteEngineWALTests {
+    init() { Library.enableSQLiteEngine() }
     @Test func theWALStaysBoundedAcrossManySavesAndCloseLeavesOneFile() throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
@@ -303,6 +307,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
 
 /// Damaged databases, and a writer killed in the middle of a transaction.
 @Suite struct SQLiteEngineFaultTests {
+    init() { Library.enableSQLiteEngine() }
     let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
 
     func documentWithStrokes(_ library: Library, strokes: Int = 20) async throws -> (DocumentPackage, UUID) {

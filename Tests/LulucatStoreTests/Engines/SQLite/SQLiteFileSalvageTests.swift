@@ -7,8 +7,10 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 @Suite struct SQLiteFileSalvageTests {
+    init() { Library.enableSQLiteEngine() }
     let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
 
     /// A closed SQLite document: two pages of `strokes` strokes each (recoded compact at close).

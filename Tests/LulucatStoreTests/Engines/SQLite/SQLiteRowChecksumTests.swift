@@ -8,6 +8,7 @@ import LulucatInk
 import LulucatHandwriting
 import LulucatSQLite
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 /// A Python function that inserts a version-2 stroke row with its checksum (codec fixed16), for the
 /// tests that use Python's sqlite3 as a foreign writer. CRC32C in pure Python, as the doc defines it.
@@ -32,6 +33,7 @@ let pythonStrokeRowWriter = """
     """
 
 @Suite struct SQLiteRowChecksumTests {
+    init() { Library.enableSQLiteEngine() }
     private func storeWithSamplePage(_ dir: SQLiteTestDirectory) throws -> (SQLiteContentStore, UUID, PageContent) {
         let store = try SQLiteContentStore(packageDirectory: dir.url)
         let page = UUID()
@@ -288,6 +290,7 @@ let pythonStrokeRowWriter = """
 /// The compact column codec: a save writes fixed16 rows, `compactSamples` (at idle and close)
 /// recodes them losslessly and gives the freed pages back; fixed16 rows stay readable.
 @Suite struct SQLiteCompactSamplesTests {
+    init() { Library.enableSQLiteEngine() }
     private func codecs(_ store: SQLiteContentStore) throws -> [Int64] {
         let s = try store.connection.prepare("SELECT codec FROM strokes ORDER BY z")
         var out: [Int64] = []

@@ -8,8 +8,10 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 @Suite struct SQLiteSchemaMigrationTests {
+    init() { Library.enableSQLiteEngine() }
     /// Writes a version-2 file at `path`: `content` on `page` (strokes in both codecs), and one
     /// stroke whose page_id names no page row.
     private func writeVersionTwo(_ path: String, page: UUID, content: PageContent, orphanPage: UUID, orphan: Stroke) throws {
