@@ -23,6 +23,8 @@ private func swiftDriver() -> URL? {
 struct ProductBoundaryTests {
     static let workshop: Set<String> = ["LulucatHandwriting", "LulucatStoreTesting", "LulucatInterchangeTesting", "lnote-dev",
                                          "LulucatSyncTestSupport", "LulucatSyncBench"]
+    /// The SQLite engine and what it links, none of which the LulucatStore product may reach.
+    static let sqliteEngine: Set<String> = ["LulucatStoreSQLite", "LulucatSQLite", "CSQLite", "CLulucatVFS"]
 
     /// The manifest as JSON. A scratch path of its own keeps it off the build folder's lock,
     /// which `swift test` holds while this runs.
@@ -59,6 +61,7 @@ struct ProductBoundaryTests {
         #expect(Set(dependencies.keys).isSuperset(of: Self.workshop), "the workshop targets exist")
         let products = try #require(m["products"] as? [[String: Any]])
         var checkedLibraries = 0
+        var sawStore = false
         for product in products {
             let name = try #require(product["name"] as? String)
             let type = product["type"] as? [String: Any] ?? [:]
@@ -73,7 +76,14 @@ struct ProductBoundaryTests {
             #expect(!reached.isEmpty)
             #expect(reached.isDisjoint(with: Self.workshop), "\(name) reaches \(reached.intersection(Self.workshop).sorted())")
             #expect(!Self.workshop.contains(name))
+            // The store alone links no SQLite: the engine is the opt-in LulucatStoreSQLite (issue 12).
+            if name == "LulucatStore" {
+                #expect(reached.isDisjoint(with: Self.sqliteEngine), "LulucatStore reaches \(reached.intersection(Self.sqliteEngine).sorted())")
+                sawStore = true
+            }
+            if name == "LulucatStoreSQLite" { #expect(reached.isSuperset(of: ["LulucatStore", "LulucatSQLite", "CSQLite"])) }
         }
+        #expect(sawStore)
         #expect(checkedLibraries >= 3)
     }
 

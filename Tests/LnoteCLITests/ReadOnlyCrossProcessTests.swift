@@ -8,8 +8,10 @@ import Foundation
 import Testing
 import LulucatInk
 import LulucatStore
+import LulucatStoreSQLite
 
 @Suite struct ReadOnlyCrossProcessTests {
+    init() { Library.enableSQLiteEngine() }
     /// Stroke `n` of `lnote-dev write-loop` (the same formula as `WriteLoopCommand.stroke`): its
     /// samples; the id is the writer's own and comes from its output.
     static func samples(_ n: Int, count: Int) -> [Sample] {

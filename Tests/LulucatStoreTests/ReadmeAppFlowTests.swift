@@ -1,5 +1,6 @@
-// README's app flow, as written there, with `import LulucatStore` alone (no LulucatInk): the model,
-// the PencilKit-shaped points, the quantizers and the JSON form all come with it.
+// README's app flow, as written there, with `import LulucatStore` (no LulucatInk): the model, the
+// PencilKit-shaped points, the quantizers and the JSON form all come with it; LulucatStoreSQLite
+// only for the SQLite engine the flow migrates a copy to.
 
 import Foundation
 import Testing

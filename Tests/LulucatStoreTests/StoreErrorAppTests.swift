@@ -78,6 +78,9 @@ import Glibc
             (.documentNotFound("x"), false, false, false, true, false, false, "The document could not be found."),
             (.sessionClosed, false, false, false, false, false, false, "The document is closed."),
             (.cancelled, false, false, false, false, false, false, "The operation was cancelled."),
+            // Not damage, not retryable: the same build will refuse it again; a build with the engine opens it.
+            (.engineNotAvailable(.sqlite, path: docPath), false, false, false, false, false, false,
+             "The document was made with a storage engine this version of the app does not include. It was left as it was."),
         ]
         for c in cases {
             #expect(c.0.isOutOfSpace == c.out, "\(c.0)")
@@ -90,6 +93,7 @@ import Glibc
             #expect(c.0.errorDescription?.contains(docPath) == false)
         }
         #expect(StoreError.sessionClosed.recoverySuggestion == "Open the document again.")
+        #expect(StoreError.engineNotAvailable(.sqlite, path: docPath).recoverySuggestion?.contains("nothing in it was changed") == true)
         #expect(StoreError.documentInUse(path: docPath).recoverySuggestion?.contains("other window") == true)
     }
 

@@ -7,6 +7,7 @@ import Foundation
 import Testing
 import LulucatInk
 import LulucatStore
+import LulucatStoreSQLite
 import LulucatInterchange
 
 /// Runs `body` in a task whose progress callback records every report and cancels the task
@@ -41,6 +42,7 @@ func isCancelled<T>(_ result: Result<T, any Error>) -> Bool {
 }
 
 @Suite struct TransferProgressTests {
+    init() { Library.enableSQLiteEngine() }
     let root = NSTemporaryDirectory() + "lnote-progress-" + UUID().uuidString
 
     /// A closed document of three pages, strokes on each and an image on the first.

@@ -6,8 +6,10 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 @Suite struct OpenDocumentLibraryTests {
+    init() { Library.enableSQLiteEngine() }
     let noAutosave = SessionOptions(autosaveDelay: nil)
 
     @Test func aSecondWindowSharesTheSessionAndTheLastCloseCloses() async throws {

@@ -6,8 +6,10 @@ import Testing
 import LulucatInk
 import LulucatHandwriting
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 @Suite struct BatchUndoTests {
+    init() { Library.enableSQLiteEngine() }
     private func stroke(_ rng: inout SeededRandom, _ n: Int) -> Stroke {
         let x0 = Int32(rng.next() % 5000), y0 = Int32(rng.next() % 5000)
         var samples: [Sample] = []
@@ -148,6 +150,7 @@ typealias ExampleUndoManager = UndoManager
 }
 
 @Suite struct UndoManagerExampleTests {
+    init() { Library.enableSQLiteEngine() }
     @MainActor @Test func undoAndRedoAnEraseThroughUndoManager() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)

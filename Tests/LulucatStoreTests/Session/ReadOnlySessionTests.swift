@@ -6,6 +6,7 @@ import Testing
 import LulucatInk
 import LulucatStoreTesting
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 /// A volume mounted read-only: every call that would change something fails with EROFS.
 final class ReadOnlyVolume: ForwardingFileSystem, @unchecked Sendable {
@@ -25,6 +26,7 @@ final class ReadOnlyVolume: ForwardingFileSystem, @unchecked Sendable {
 }
 
 @Suite struct ReadOnlySessionTests {
+    init() { Library.enableSQLiteEngine() }
     let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
 
     /// Every file under `path` with its size and modification time.

@@ -7,6 +7,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreSQLite
 
 /// Runs `body` in a task whose progress callback records every report and cancels the task right
 /// after the `cancelAfter`-th one (never, for nil).
@@ -48,6 +49,7 @@ private func tree(_ path: String) -> [String: Data] {
 }
 
 @Suite struct VerifyProgressTests {
+    init() { Library.enableSQLiteEngine() }
     func fourPages(_ library: Library, engine: EngineKind) async throws -> DocumentPackage {
         let package = try library.createDocument(title: "Four", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
