@@ -15,6 +15,9 @@ let package = Package(
         // The SQLite engine, opt-in: an app that links it calls `Library.enableSQLiteEngine()` once
         // (docs/sqlite-engine.md); without it LulucatStore links no SQLite at all.
         .library(name: "LulucatStoreSQLite", targets: ["LulucatStoreSQLite"]),
+        // Page thumbnails, opt-in: `Library.enableThumbnails()` draws them with LulucatRender
+        // (docs/package-format.md: thumbnails are optional); without it sessions write none.
+        .library(name: "LulucatStoreThumbnails", targets: ["LulucatStoreThumbnails"]),
         .library(name: "LulucatInterchange", targets: ["LulucatInterchange"]),
         .library(name: "LulucatSync", targets: ["LulucatSync"]),
         // End-to-end encryption for sync (issue 17): vended so LulucatSync and an app can use it.
@@ -50,10 +53,13 @@ let package = Package(
         .target(name: "LulucatRender",
                 dependencies: ["LulucatInk", .target(name: "CJPEG", condition: .when(platforms: nonApple)), "CZlib"]),
         // Files, packages, the library, document sessions and the storage engines.
-        .target(name: "LulucatStore", dependencies: ["LulucatInk", "LulucatRender"]),
+        .target(name: "LulucatStore", dependencies: ["LulucatInk"]),
         // The SQLite engine (level 2), registered into the store's engine table by
         // `Library.enableSQLiteEngine()`.
         .target(name: "LulucatStoreSQLite", dependencies: ["LulucatStore", "LulucatInk", "LulucatSQLite"]),
+        // The thumbnail renderer (LulucatRender) the store's ThumbnailWriter draws with, registered by
+        // `Library.enableThumbnails()`.
+        .target(name: "LulucatStoreThumbnails", dependencies: ["LulucatStore", "LulucatInk", "LulucatRender"]),
         // The crypto layer of end-to-end encryption: the platform's primitives behind one interface,
         // the key settings and the encrypted object format (docs/encryption.md).
         .target(name: "LulucatCrypto",
@@ -66,7 +72,8 @@ let package = Package(
         .executableTarget(name: "lnote",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender",
                                          "LulucatInterchange", "LulucatSQLite", "LulucatHandwriting",
-                                         "LulucatSync", "LnoteCommandLine", "LulucatStoreSQLite"]),
+                                         "LulucatSync", "LnoteCommandLine", "LulucatStoreSQLite",
+                                         "LulucatStoreThumbnails"]),
         // Sync through a folder or a WebDAV server (docs/sync.md).
         .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk", "LulucatCrypto", "LulucatStoreSQLite"]),
 
@@ -75,7 +82,8 @@ let package = Package(
         // and the developers' tool (benchmarks, the crash checker).
         .target(name: "LulucatHandwriting", dependencies: ["LulucatInk"]),
         .target(name: "LulucatStoreTesting",
-                dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatSQLite", "LulucatStoreSQLite"]),
+                dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatSQLite", "LulucatStoreSQLite",
+                               "LulucatStoreThumbnails"]),
         .target(name: "LulucatInterchangeTesting",
                 dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
         // Apache with mod_dav and a fault proxy for the sync tests, and the sync bench.
@@ -89,22 +97,24 @@ let package = Package(
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
                                          "LulucatInterchangeTesting", "LulucatCrypto", "LnoteCommandLine",
-                                         "LulucatSync", "LulucatSyncTesting", "LulucatStoreSQLite"]),
+                                         "LulucatSync", "LulucatSyncTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails"]),
 
         .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatSQLiteTests", dependencies: ["LulucatSQLite"]),
         .testTarget(name: "LulucatRenderTests", dependencies: ["LulucatRender", "LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatStoreTests",
                     dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting",
-                                   "LulucatStoreSQLite", "LulucatSQLite"]),
+                                   "LulucatStoreSQLite", "LulucatSQLite", "LulucatStoreThumbnails"]),
         .testTarget(name: "LulucatInterchangeTests",
                     dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatRender", "LulucatHandwriting",
-                                   "LulucatStoreTesting", "LulucatInterchangeTesting", "LulucatStoreSQLite"]),
+                                   "LulucatStoreTesting", "LulucatInterchangeTesting", "LulucatStoreSQLite",
+                                   "LulucatStoreThumbnails"]),
         .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
         // LulucatStore and LulucatInk: the cross-process reader tests read what an lnote-dev process writes.
-        .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev", "LulucatStore", "LulucatInk", "LulucatStoreSQLite"]),
+        .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev", "LulucatStore", "LulucatInk", "LulucatStoreSQLite",
+                                                       "LulucatStoreThumbnails"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
-                                   "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite"]),
+                                   "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails"]),
     ]
 )

@@ -4,6 +4,7 @@
 import Foundation
 import LulucatStore
 import LulucatStoreSQLite
+import LulucatStoreThumbnails
 import LulucatInk
 
 #if canImport(Glibc)
@@ -26,8 +27,9 @@ public struct CrashFlow: Sendable {
 
     public init(name: String, testFaultStride: Int = 2, setUp: @escaping @Sendable (Library) async throws -> ExpectedLibrary,
                 run: @escaping @Sendable (Library, FlowSteps) async throws -> Void) {
-        // The flows run every engine, SQLite's too.
+        // The flows run every engine, SQLite's too, with thumbnails drawn as an app draws them.
         Library.enableSQLiteEngine()
+        Library.enableThumbnails()
         self.name = name
         self.testFaultStride = testFaultStride
         self.setUp = setUp

@@ -5,11 +5,15 @@ import Foundation
 @_exported import LnoteCommandLine
 import LulucatStore
 import LulucatStoreSQLite
+import LulucatStoreThumbnails
 
 let lnoteDev = Tool(name: "lnote-dev",
                     banner: "lnote-dev: the benchmarks, the crash checker and the hostile run of LulucatStore (release builds give honest figures).",
                     commands: [BenchCommand.self, CrashCheckCommand.self, HostileCommand.self],
-                    hidden: [WriteLoopCommand.self, WithoutSQLiteCommand.self])
-// Every command reads and writes every engine's documents, but the one that checks a build without it.
-if CommandLine.arguments.dropFirst().first != WithoutSQLiteCommand.name { Library.enableSQLiteEngine() }
+                    hidden: [WriteLoopCommand.self, WithoutSQLiteCommand.self, WithoutThumbnailsCommand.self])
+// Every command reads and writes every engine's documents and draws thumbnails, but the two that
+// check a build without one of those opt-in products.
+let commandName = CommandLine.arguments.dropFirst().first
+if commandName != WithoutSQLiteCommand.name { Library.enableSQLiteEngine() }
+if commandName != WithoutThumbnailsCommand.name { Library.enableThumbnails() }
 exit(await lnoteDev.run(Array(CommandLine.arguments.dropFirst())))

@@ -4,6 +4,7 @@ import Foundation
 import LulucatInk
 import LulucatStore
 import LulucatStoreSQLite
+import LulucatStoreThumbnails
 
 
 struct HelpCommand: Command {
@@ -78,6 +79,7 @@ func runMain() async -> Int32 {
     return await execute(type, args, tool: "lnote", shown: terminalSafe)
 }
 
-// lnote reads and writes every engine's documents.
+// lnote reads and writes every engine's documents, and draws thumbnails.
 Library.enableSQLiteEngine()
+Library.enableThumbnails()
 exit(await runMain())

@@ -1,17 +1,19 @@
 // A build without the SQLite engine (LulucatStoreSQLite not enabled) meets a SQLite document: it
 // lists it with its title, refuses every call that would read or change it with
 // StoreError.engineNotAvailable, treats it as no damage, and leaves every byte of it as it was.
-// The engine is enabled once for a whole process and never disabled, so the build without it is
-// a process of its own: `lnote-dev without-sqlite`, whose main skips the enabling.
+// A build without thumbnails (LulucatStoreThumbnails not enabled) saves whole and writes none.
+// Each is enabled once for a whole process and never disabled, so the build without it is a
+// process of its own: `lnote-dev without-sqlite` and `without-thumbnails`, whose main skips it.
 
 import Foundation
 import Testing
 import LulucatInk
 import LulucatStore
 import LulucatStoreSQLite
+import LulucatStoreThumbnails
 
 @Suite struct EngineNotAvailableTests {
-    init() { Library.enableSQLiteEngine() }
+    init() { Library.enableSQLiteEngine(); Library.enableThumbnails() }
 
     /// Every file under `root` but the lock file (an empty file `flock` works on), with its bytes.
     static func files(under root: String) throws -> [String: Data] {
@@ -19,7 +21,7 @@ import LulucatStoreSQLite
         let walker = FileManager.default.enumerator(atPath: root)
         while let relative = walker?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory)
             if isDirectory.boolValue { out[relative + "/"] = Data(); continue }
             if (relative as NSString).lastPathComponent == ".lock" { continue }
             out[relative] = try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative))
@@ -78,5 +80,34 @@ import LulucatStoreSQLite
         #expect(content.elements.count == 1)
         await reader.close()
         #expect(try library.list().first?.unavailableEngine == nil)
+    }
+
+    @Test("without thumbnails a session saves whole and writes none; readers and verify do not miss them")
+    func savesWithoutThumbnails() async throws {
+        let tmp = TempDir()
+        let root = tmp.path + "/lib"
+        let run = try lnoteDev(["without-thumbnails", root])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("available: thumbnails false\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("thumbnails written: 0\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("rebuild: warning ") && run.stdout.contains("draws no thumbnails"), "\(run.stdout)")
+        let idLine = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("document: ") })
+        let id = try #require(UUID(uuidString: String(idLine.dropFirst("document: ".count))))
+
+        let library = Library(root: root)
+        let package = library.package(id)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: package.thumbnailsPath).isEmpty)
+        #expect(DocumentVerifier().verify(package).filter { $0.severity != .info }.isEmpty)
+        let entry = try #require(try library.list().first { $0.id == id })
+        let cover = try #require(entry.coverPageID)
+        #expect(entry.problem == nil && entry.coverThumbnailPath == package.thumbnailPath(cover))
+        let reader = try await library.openReadOnly(id)
+        let page = try #require(await reader.pageIDs().first)
+        #expect(try await reader.content(of: page).elements.count == 1)
+        await reader.close()
+        // This process draws them: the missing one is regenerated from the page.
+        let rebuilt = ThumbnailWriter.rebuild(package)
+        #expect(rebuilt.contains { $0.severity == .repaired }, "\(rebuilt)")
+        #expect(FileManager.default.fileExists(atPath: package.thumbnailPath(page)))
     }
 }

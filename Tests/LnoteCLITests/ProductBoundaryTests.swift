@@ -23,8 +23,10 @@ private func swiftDriver() -> URL? {
 struct ProductBoundaryTests {
     static let workshop: Set<String> = ["LulucatHandwriting", "LulucatStoreTesting", "LulucatInterchangeTesting", "lnote-dev",
                                          "LulucatSyncTestSupport", "LulucatSyncBench"]
-    /// The SQLite engine and what it links, none of which the LulucatStore product may reach.
-    static let sqliteEngine: Set<String> = ["LulucatStoreSQLite", "LulucatSQLite", "CSQLite", "CLulucatVFS"]
+    /// The opt-in products (the SQLite engine, thumbnails) and what they link, none of which the
+    /// LulucatStore product may reach.
+    static let optIn: Set<String> = ["LulucatStoreSQLite", "LulucatSQLite", "CSQLite", "CLulucatVFS",
+                                     "LulucatStoreThumbnails", "LulucatRender", "CJPEG", "CZlib"]
 
     /// The manifest as JSON. A scratch path of its own keeps it off the build folder's lock,
     /// which `swift test` holds while this runs.
@@ -76,12 +78,14 @@ struct ProductBoundaryTests {
             #expect(!reached.isEmpty)
             #expect(reached.isDisjoint(with: Self.workshop), "\(name) reaches \(reached.intersection(Self.workshop).sorted())")
             #expect(!Self.workshop.contains(name))
-            // The store alone links no SQLite: the engine is the opt-in LulucatStoreSQLite (issue 12).
+            // The store alone links no SQLite and no renderer: the opt-in LulucatStoreSQLite and
+            // LulucatStoreThumbnails bring them (issue 12).
             if name == "LulucatStore" {
-                #expect(reached.isDisjoint(with: Self.sqliteEngine), "LulucatStore reaches \(reached.intersection(Self.sqliteEngine).sorted())")
+                #expect(reached.isDisjoint(with: Self.optIn), "LulucatStore reaches \(reached.intersection(Self.optIn).sorted())")
                 sawStore = true
             }
             if name == "LulucatStoreSQLite" { #expect(reached.isSuperset(of: ["LulucatStore", "LulucatSQLite", "CSQLite"])) }
+            if name == "LulucatStoreThumbnails" { #expect(reached.isSuperset(of: ["LulucatStore", "LulucatRender"])) }
         }
         #expect(sawStore)
         #expect(checkedLibraries >= 3)

@@ -5,17 +5,19 @@ import Foundation
 import LulucatInk
 @testable import LulucatStore
 import LulucatStoreSQLite
+import LulucatStoreThumbnails
 import LulucatStoreTesting
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A fresh temporary folder, removed when the value is released. Every library the tests make
-/// has the SQLite engine (suites that use it also enable it in their own init).
+/// has the SQLite engine and draws thumbnails (suites that use them also enable them in their init).
 final class TemporaryFolder: @unchecked Sendable {
     let path: String
     init() {
         Library.enableSQLiteEngine()
+        Library.enableThumbnails()
         path = NSTemporaryDirectory() + "lnote-test-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

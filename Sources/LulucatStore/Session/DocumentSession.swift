@@ -43,7 +43,8 @@ public actor DocumentSession {
     var holders = 1
     /// The subscribers of `events()` (SessionEvents.swift).
     nonisolated let eventHub = EventHub<SessionEvent>(absorbs: SessionEvent.absorbs)
-    /// Writes thumbnails off the saving path (nil when the options turn them off).
+    /// Writes thumbnails off the saving path (nil when the options turn them off, or when this
+    /// build draws none: `ThumbnailWriter.isAvailable`).
     let thumbnailWriter: ThumbnailWriter?
     /// The package's assets (id: extension), read once when first needed (DocumentSession+Assets.swift).
     var knownAssets: [UUID: String]?
@@ -93,7 +94,8 @@ public actor DocumentSession {
         self.engineForRelease = EngineOwnership(engine)
         self.lockFD = lockFD
         let hub = eventHub
-        self.thumbnailWriter = options.thumbnails.map {
+        // No renderer in this build (LulucatStoreThumbnails not enabled): no thumbnails are written.
+        self.thumbnailWriter = options.thumbnails.flatMap { ThumbnailWriter.isAvailable ? $0 : nil }.map {
             ThumbnailWriter(options: $0, fileSystem: fileSystem, onWritten: { hub.send(.thumbnailWritten(page: $0)) })
         }
     }

@@ -10,7 +10,8 @@ public struct SessionOptions: Sendable {
     /// How many clean pages stay loaded; beyond it the least recently used clean ones are dropped.
     public var maxLoadedPages: Int
     /// Thumbnails written in the background after each page save (nil: none). `close()` waits
-    /// for them; a save never does.
+    /// for them; a save never does. Written only where the build draws them
+    /// (`Library.enableThumbnails()` from LulucatStoreThumbnails); elsewhere none is written.
     public var thumbnails: ThumbnailOptions?
     /// Compaction thresholds and preallocation of the journal engine (journal documents only).
     public var journal: JournalOptions

@@ -1,9 +1,10 @@
 // Page thumbnails, written off the saving path: a saved page's newest content is rendered and
 // written to thumbnails/<page-id>.jpg by a background task. The first page's is the cover.
+// Rendering is the registered renderer's (ThumbnailRenderer.swift, from LulucatStoreThumbnails):
+// without it no thumbnail is written, which readers tolerate (thumbnails are derived and optional).
 
 import Foundation
 import LulucatInk
-import LulucatRender
 
 /// How thumbnails are made.
 public struct ThumbnailOptions: Sendable, Equatable {
@@ -12,7 +13,9 @@ public struct ThumbnailOptions: Sendable, Equatable {
     /// When set, the page is fitted into width x maxHeight instead of following its aspect ratio.
     public var maxHeight: Int?
     public var quality: Int
-    public init(width: Int = Thumbnail.defaultWidth, maxHeight: Int? = nil, quality: Int = 80) {
+    /// The default width of a library thumbnail, in pixels (LulucatRender's `Thumbnail.defaultWidth`).
+    public static let defaultWidth = 256
+    public init(width: Int = ThumbnailOptions.defaultWidth, maxHeight: Int? = nil, quality: Int = 80) {
         self.width = width
         self.maxHeight = maxHeight
         self.quality = quality
@@ -96,20 +99,29 @@ public actor ThumbnailWriter {
         while let w = worker { await w.value }
     }
 
+    /// Whether this build draws thumbnails: LulucatStoreThumbnails is linked and
+    /// `Library.enableThumbnails()` was called. Without it sessions write none.
+    public static var isAvailable: Bool { ThumbnailRenderers.current != nil }
+
     /// Renders a page's thumbnail and writes it atomically. Returns the problems met while drawing.
+    ///
+    /// - Throws: `StoreError.invalidArgument` when this build draws no thumbnails (`isAvailable`).
     @discardableResult
     public static func write(_ content: PageContent, page: UUID, in package: DocumentPackage,
                              options: ThumbnailOptions = ThumbnailOptions(),
                              fileSystem fs: any FileSystem = PosixFileSystem()) throws -> [Finding] {
+        guard let renderer = ThumbnailRenderers.current else {
+            throw StoreError.invalidArgument("this build draws no thumbnails: link LulucatStoreThumbnails and call Library.enableThumbnails()")
+        }
         let assets = try PackageReader.scanAssets(package, fileSystem: fs).assets
-        let (data, problems) = try Thumbnail.jpeg(content, width: options.width, maxHeight: options.maxHeight,
-                                                   quality: options.quality) { id in
+        let (data, problems) = try renderer.jpeg(content, width: options.width, maxHeight: options.maxHeight,
+                                                 quality: options.quality) { id in
             guard let ext = assets[id] else { return nil }
-            return try RGBAImage(decoding: Data(try fs.readFile(package.assetPath(id, ext: ext), limit: 256 << 20)))
+            return Data(try fs.readFile(package.assetPath(id, ext: ext), limit: 256 << 20))
         }
         try fs.ensureDirectory(package.thumbnailsPath)
         try fs.writeAtomically(data, to: package.thumbnailPath(page))
-        return problems.map { Finding(.warning, package.thumbnailPath(page), "\($0)") }
+        return problems.map { Finding(.warning, package.thumbnailPath(page), $0) }
     }
 
     /// Regenerates the thumbnails of a package that are missing, or older than their page (or all
@@ -118,6 +130,9 @@ public actor ThumbnailWriter {
     public static func rebuild(_ package: DocumentPackage, all: Bool = false, options: ThumbnailOptions = ThumbnailOptions(),
                                fileSystem fs: any FileSystem = PosixFileSystem()) -> [Finding] {
         var findings: [Finding] = []
+        guard isAvailable else {
+            return [Finding(.warning, package.path, "thumbnails not rebuilt: this build draws no thumbnails (link LulucatStoreThumbnails and call Library.enableThumbnails())")]
+        }
         // The document's lock: a session writing the pages (or another rebuild) is not raced.
         let lock: FileDescriptor
         do { lock = try package.lockForWriting(fs) } catch {

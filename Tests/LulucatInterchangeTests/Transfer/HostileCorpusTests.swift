@@ -8,6 +8,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+import LulucatStoreThumbnails
 @testable import LulucatInterchange
 import LulucatStoreTesting
 import LulucatInterchangeTesting
@@ -25,6 +26,7 @@ struct Plant: CustomStringConvertible {
 }
 
 @Suite struct HostileCorpusTests {
+    init() { Library.enableThumbnails() }
     static func plants() -> [Plant] {
         func fifo(_ name: String, _ path: @escaping (DocumentPackage, UUID, UUID) -> String) -> Plant {
             Plant(description: "FIFO as \(name)") { package, page, asset, _ in

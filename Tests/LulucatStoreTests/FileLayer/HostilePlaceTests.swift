@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreThumbnails
 @testable import LulucatStoreSQLite
 import LulucatStoreTesting
 #if canImport(Glibc)
@@ -76,7 +77,7 @@ func isRefusal(_ error: any Error, _ kind: String? = nil) -> Bool {
 }
 
 @Suite struct HostilePlaceTests {
-    init() { Library.enableSQLiteEngine() }
+    init() { Library.enableSQLiteEngine(); Library.enableThumbnails() }
     // MARK: FIFOs and devices
 
     @Test func everyOpenModeRefusesAFIFOWithoutWaiting() throws {

@@ -6,8 +6,10 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreThumbnails
 
 @Suite struct StrictRulesTests {
+    init() { Library.enableThumbnails() }
     let canonical = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
 
     @Test func idsAreExactlyTheCanonicalForm() {

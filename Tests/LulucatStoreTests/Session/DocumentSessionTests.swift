@@ -2,8 +2,10 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreThumbnails
 
 @Suite struct DocumentSessionTests {
+    init() { Library.enableThumbnails() }
     let noAutosave = SessionOptions(autosaveDelay: nil)
 
     @Test func createAppendCloseReopen() async throws {

@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreThumbnails
 
 /// Collects a stream's events until it ends.
 private func collect<E: Sendable>(_ stream: AsyncStream<E>) -> Task<[E], Never> {
@@ -32,6 +33,7 @@ private func name(_ e: SessionEvent) -> String {
 }
 
 @Suite struct SessionEventsTests {
+    init() { Library.enableThumbnails() }
     @Test func everySubscriberHearsEditsSavesThumbnailsAndTheClose() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)

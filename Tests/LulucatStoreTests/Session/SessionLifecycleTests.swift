@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreThumbnails
 @testable import LulucatStoreSQLite
 
 extension DocumentSession {
@@ -44,7 +45,7 @@ func runLnote(_ args: [String]) throws -> (status: Int32, stdout: String, stderr
 }
 
 @Suite struct SessionLifecycleTests {
-    init() { Library.enableSQLiteEngine() }
+    init() { Library.enableSQLiteEngine(); Library.enableThumbnails() }
     /// Appends racing close(): every append that returned is on disk after reopening, over 1,000
     /// rounds on the snapshot engine (100 on the others). Thumbnails are on, so close() awaits
     /// their writer: the reentrant window in which appends used to be accepted and dropped.

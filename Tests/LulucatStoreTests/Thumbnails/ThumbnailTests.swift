@@ -3,8 +3,10 @@ import Testing
 import LulucatInk
 import LulucatRender
 @testable import LulucatStore
+@testable import LulucatStoreThumbnails
 
 @Suite struct ThumbnailTests {
+    init() { Library.enableThumbnails() }
     @Test func savedPagesGetThumbnailsAndTheCoverIsTheFirstPage() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
