@@ -18,6 +18,9 @@ let package = Package(
         // Page thumbnails, opt-in: `Library.enableThumbnails()` draws them with LulucatRender
         // (docs/package-format.md: thumbnails are optional); without it sessions write none.
         .library(name: "LulucatStoreThumbnails", targets: ["LulucatStoreThumbnails"]),
+        // Repair, engine migration and restoring a page from recovered/, opt-in (an app that
+        // offers them imports it; nothing to enable). A session's open-time repair stays in the store.
+        .library(name: "LulucatStoreMaintenance", targets: ["LulucatStoreMaintenance"]),
         .library(name: "LulucatInterchange", targets: ["LulucatInterchange"]),
         .library(name: "LulucatSync", targets: ["LulucatSync"]),
         // End-to-end encryption for sync (issue 17): vended so LulucatSync and an app can use it.
@@ -60,6 +63,8 @@ let package = Package(
         // The thumbnail renderer (LulucatRender) the store's ThumbnailWriter draws with, registered by
         // `Library.enableThumbnails()`.
         .target(name: "LulucatStoreThumbnails", dependencies: ["LulucatStore", "LulucatInk", "LulucatRender"]),
+        // `DocumentRepair`, `EngineMigration`, `Library.restorePage`: maintenance an app calls explicitly.
+        .target(name: "LulucatStoreMaintenance", dependencies: ["LulucatStore", "LulucatInk"]),
         // The crypto layer of end-to-end encryption: the platform's primitives behind one interface,
         // the key settings and the encrypted object format (docs/encryption.md).
         .target(name: "LulucatCrypto",
@@ -73,7 +78,7 @@ let package = Package(
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender",
                                          "LulucatInterchange", "LulucatSQLite", "LulucatHandwriting",
                                          "LulucatSync", "LnoteCommandLine", "LulucatStoreSQLite",
-                                         "LulucatStoreThumbnails"]),
+                                         "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         // Sync through a folder or a WebDAV server (docs/sync.md).
         .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk", "LulucatCrypto", "LulucatStoreSQLite"]),
 
@@ -83,7 +88,7 @@ let package = Package(
         .target(name: "LulucatHandwriting", dependencies: ["LulucatInk"]),
         .target(name: "LulucatStoreTesting",
                 dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatSQLite", "LulucatStoreSQLite",
-                               "LulucatStoreThumbnails"]),
+                               "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .target(name: "LulucatInterchangeTesting",
                 dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
         // Apache with mod_dav and a fault proxy for the sync tests, and the sync bench.
@@ -97,22 +102,23 @@ let package = Package(
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
                                          "LulucatInterchangeTesting", "LulucatCrypto", "LnoteCommandLine",
-                                         "LulucatSync", "LulucatSyncTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails"]),
+                                         "LulucatSync", "LulucatSyncTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails",
+                                         "LulucatStoreMaintenance"]),
 
         .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatSQLiteTests", dependencies: ["LulucatSQLite"]),
         .testTarget(name: "LulucatRenderTests", dependencies: ["LulucatRender", "LulucatInk", "LulucatHandwriting"]),
         .testTarget(name: "LulucatStoreTests",
                     dependencies: ["LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting",
-                                   "LulucatStoreSQLite", "LulucatSQLite", "LulucatStoreThumbnails"]),
+                                   "LulucatStoreSQLite", "LulucatSQLite", "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .testTarget(name: "LulucatInterchangeTests",
                     dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatRender", "LulucatHandwriting",
                                    "LulucatStoreTesting", "LulucatInterchangeTesting", "LulucatStoreSQLite",
-                                   "LulucatStoreThumbnails"]),
+                                   "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
         // LulucatStore and LulucatInk: the cross-process reader tests read what an lnote-dev process writes.
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev", "LulucatStore", "LulucatInk", "LulucatStoreSQLite",
-                                                       "LulucatStoreThumbnails"]),
+                                                       "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
                                    "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails"]),

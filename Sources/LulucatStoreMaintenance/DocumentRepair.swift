@@ -5,6 +5,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 /// Repairs a package: stale temporary files removed, undecodable or missing pages taken out of the
 /// page list (their files moved to `recovered/`), unlisted page files moved to `recovered/`, page
@@ -38,7 +39,7 @@ public struct DocumentRepair: Sendable {
         // A SQLite document's damaged database is rebuilt from every row that reads (the damaged
         // file kept in recovered/); one that cannot be opened at all throws here, before anything
         // else changes.
-        try doc.engine.repairForm(package, doc, repair: self, findings: &findings)
+        try doc.engine.repairForm(package, doc, fileSystem: fs, findings: &findings)
         // While pages are rewritten document.json may lag them: the open-session marker says so,
         // so that a crash before the end leaves a document the next open reconciles.
         let marker = package.path + "/" + DocumentSession.sessionMarkerName

@@ -4,6 +4,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 /// The steps of a migration, in order. After each one a crash leaves a document that opens with
 /// all its data (document.json always names a complete form).
@@ -61,7 +62,7 @@ public struct EngineMigration: Sendable {
     public init(fileSystem: any FileSystem = PosixFileSystem()) { self.fileSystem = fileSystem }
 
     /// The marker of a migration under way, `<package>/.migration`.
-    static let markerName = ".migration"
+    static let markerName = EngineForm.migrationMarkerName
 
     /// Thrown by a stop for a test; the package is left exactly as a crash there would leave it.
     struct Stopped: Error, Equatable { var step: MigrationStep }
@@ -234,43 +235,10 @@ public struct EngineMigration: Sendable {
         }
     }
 
-    /// Open-time cleanup (session open, repair, migrate): when the marker of an interrupted
-    /// migration is there, the files of every form but the one document.json names are removed,
-    /// then the marker. Without the marker nothing is touched.
+    /// Open-time cleanup of an interrupted migration (`EngineForm.cleanUpInterruptedMigration`,
+    /// which a session's open runs too).
     static func cleanUpInterrupted(_ package: DocumentPackage, engine: EngineKind, fileSystem fs: any FileSystem,
                                    findings: inout [Finding]) throws(StoreError) {
-        let markerPath = package.path + "/" + markerName
-        guard try fs.checked.info(markerPath) != nil else { return }
-        let leftovers = try EngineForm.leftovers(keeping: engine, in: package, fileSystem: fs)
-        try EngineForm.remove(leftovers, in: package, fileSystem: fs)
-        for f in leftovers {
-            findings.append(Finding(.repaired, f, "removed: left by an interrupted engine migration (document.json names the \(engine.rawValue) engine)"))
-        }
-        try fs.checked.removeIfPresent(markerPath)
-        try fs.checked.syncDirectory(package.path)
-        findings.append(Finding(.repaired, markerPath, "an interrupted engine migration was finished; the document uses the \(engine.rawValue) engine"))
-    }
-}
-
-/// A migration whose new form does not match the old; the document stays on its old engine.
-public enum MigrationError: Error, CustomStringConvertible, Sendable {
-    case verification(page: UUID?, String)
-
-    public var description: String {
-        switch self {
-        case let .verification(page?, detail): return "migration refused, page \(page) would change: \(detail); the document is unchanged"
-        case let .verification(nil, detail): return "migration refused: \(detail); the document is unchanged"
-        }
-    }
-}
-
-/// How many elements of each kind a page holds (for verified migration and the document index).
-package struct ElementCounts: Hashable, Sendable {
-    package var strokes: Int
-    package var images: Int
-    package var unknown: Int
-    package var total: Int { strokes + images + unknown }
-    package init(strokes: Int, images: Int, unknown: Int) {
-        self.strokes = strokes; self.images = images; self.unknown = unknown
+        try EngineForm.cleanUpInterruptedMigration(package, engine: engine, fileSystem: fs, findings: &findings)
     }
 }

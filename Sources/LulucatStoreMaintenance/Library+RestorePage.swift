@@ -4,6 +4,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 /// What `Library.restorePage` put back.
 public struct RestoredPage: Sendable, Equatable {

@@ -12,7 +12,7 @@ extension SQLiteContentStore {
     /// (its rows that check; what the raw pass finds when SQLite cannot reach them). A database
     /// SQLite cannot open at all gives the pages the raw pass over its bytes finds (their canvas
     /// US Letter when the page's row is lost). Nothing is written: the damaged database itself is
-    /// rebuilt afterwards by `DocumentRepair.rebuildDamagedDatabase`.
+    /// rebuilt afterwards by `SQLiteDatabaseRepair.rebuildDamagedDatabase`.
     ///
     /// - Throws: `.contentDatabase` when the file cannot be read, or holds no page at all.
     static func pagesForRebuild(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> [(UUID, PageContent)] {

@@ -6,7 +6,13 @@ import Foundation
 import LulucatInk
 import LulucatStore
 
-extension DocumentRepair {
+/// Repair's part for a SQLite document (`DocumentRepair`, in LulucatStoreMaintenance, reaches it
+/// through the engine table).
+struct SQLiteDatabaseRepair {
+    let fileSystem: any FileSystem
+}
+
+extension SQLiteDatabaseRepair {
     /// Rebuilds `content.sqlite` from what reads when a page of it is damaged (a row refused, a
     /// b-tree page SQLite cannot read, `quick_check` problems). Returns without changing anything
     /// when every listed page reads whole and `quick_check` is clean.

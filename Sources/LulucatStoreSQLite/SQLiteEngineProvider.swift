@@ -49,9 +49,9 @@ struct SQLiteEngineProvider: EngineProvider {
         verifier.verifyContentDatabase(package, doc, add)
     }
 
-    func repairForm(_ package: DocumentPackage, _ doc: DocumentMetadata, repair: DocumentRepair,
+    func repairForm(_ package: DocumentPackage, _ doc: DocumentMetadata, fileSystem: any FileSystem,
                     findings: inout [Finding]) throws(StoreError) {
-        try repair.rebuildDamagedDatabase(package, doc, findings: &findings)
+        try SQLiteDatabaseRepair(fileSystem: fileSystem).rebuildDamagedDatabase(package, doc, findings: &findings)
     }
 
     func formWriter(package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) -> any FormWriter {

@@ -3,6 +3,7 @@
 
 import Foundation
 import LulucatStore
+import LulucatStoreMaintenance
 import LulucatInk
 
 extension CrashFlow {

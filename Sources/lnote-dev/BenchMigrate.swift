@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreMaintenance
 import LulucatHandwriting
 
 enum MigrateBench {

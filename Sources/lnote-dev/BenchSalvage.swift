@@ -7,6 +7,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreMaintenance
 import LulucatRender
 import LulucatHandwriting
 import LnoteCommandLine

@@ -6,6 +6,7 @@
 
 import Foundation
 import LulucatStore
+import LulucatStoreMaintenance
 
 struct WithoutSQLiteCommand: Command {
     static let name = "without-sqlite"

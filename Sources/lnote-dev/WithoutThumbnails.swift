@@ -6,6 +6,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreThumbnails
 
 struct WithoutThumbnailsCommand: Command {
     static let name = "without-thumbnails"

@@ -23,10 +23,11 @@ private func swiftDriver() -> URL? {
 struct ProductBoundaryTests {
     static let workshop: Set<String> = ["LulucatHandwriting", "LulucatStoreTesting", "LulucatInterchangeTesting", "lnote-dev",
                                          "LulucatSyncTestSupport", "LulucatSyncBench"]
-    /// The opt-in products (the SQLite engine, thumbnails) and what they link, none of which the
+    /// The opt-in products (the SQLite engine, thumbnails, maintenance) and what they link, none of which the
     /// LulucatStore product may reach.
     static let optIn: Set<String> = ["LulucatStoreSQLite", "LulucatSQLite", "CSQLite", "CLulucatVFS",
-                                     "LulucatStoreThumbnails", "LulucatRender", "CJPEG", "CZlib"]
+                                     "LulucatStoreThumbnails", "LulucatRender", "CJPEG", "CZlib",
+                                     "LulucatStoreMaintenance"]
 
     /// The manifest as JSON. A scratch path of its own keeps it off the build folder's lock,
     /// which `swift test` holds while this runs.

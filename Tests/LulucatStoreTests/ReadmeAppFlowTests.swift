@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 import LulucatStore
+import LulucatStoreMaintenance
 import LulucatStoreSQLite
 
 @Suite struct ReadmeAppFlowTests {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 #if canImport(Glibc)
 import Glibc

@@ -21,8 +21,9 @@ package protocol EngineProvider: Sendable {
     /// The engine's checks of its form before verify reads the pages; false when they cannot be read.
     func verifyForm(_ package: DocumentPackage, _ doc: DocumentMetadata, verifier: DocumentVerifier,
                     _ add: (Finding.Severity, String, String) -> Void) -> Bool
-    /// What repair does to the engine's form before it reads the pages.
-    func repairForm(_ package: DocumentPackage, _ doc: DocumentMetadata, repair: DocumentRepair,
+    /// What repair (`DocumentRepair`, in LulucatStoreMaintenance) does to the engine's form before
+    /// it reads the pages.
+    func repairForm(_ package: DocumentPackage, _ doc: DocumentMetadata, fileSystem: any FileSystem,
                     findings: inout [Finding]) throws(StoreError)
     /// The writer that puts a document's pages into this engine's form (migration).
     func formWriter(package: DocumentPackage, fileSystem: any FileSystem) throws(StoreError) -> any FormWriter

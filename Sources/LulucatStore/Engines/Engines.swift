@@ -29,7 +29,7 @@ extension EngineKind {
     /// The engine a session (or verify, repair, migration) works through for a document of this kind.
     /// `readOnly`: a reader's engine, which never changes a file (the snapshot and journal engines
     /// write only when asked to save; the SQLite engine does not migrate an older schema in place).
-    func makeEngine(_ package: DocumentPackage, codec: SampleCodecID, fileSystem: any FileSystem,
+    package func makeEngine(_ package: DocumentPackage, codec: SampleCodecID, fileSystem: any FileSystem,
                     journal: JournalOptions = JournalOptions(), readOnly: Bool = false) throws(StoreError) -> any StorageEngine {
         switch self {
         case .snapshot: return SnapshotEngine(package: package, fileSystem: fileSystem, codec: codec)
@@ -78,7 +78,7 @@ extension EngineKind {
     }
 
     /// Refuses a document whose engine this build does not have, before anything reads or writes it.
-    func requireAvailable(_ package: DocumentPackage) throws(StoreError) {
+    package func requireAvailable(_ package: DocumentPackage) throws(StoreError) {
         if !isAvailable { throw .engineNotAvailable(self, path: package.path) }
     }
 
@@ -119,7 +119,7 @@ extension EngineKind {
     public static var allPageFileExtensions: Set<String> { allCases.reduce(into: []) { $0.formUnion($1.pageFileExtensions) } }
 
     /// The file a finding about `page` names: its own file, or the one file that holds every page.
-    func findingPath(for page: UUID, in package: DocumentPackage) -> String {
+    package func findingPath(for page: UUID, in package: DocumentPackage) -> String {
         switch self {
         case .snapshot, .journal: return package.pagePath(page)
         case .sqlite: return package.contentDatabasePath
@@ -127,11 +127,11 @@ extension EngineKind {
     }
 
     /// Whether migration can read and write this engine's form in this build.
-    var isMigratable: Bool { isAvailable }
+    package var isMigratable: Bool { isAvailable }
 
     /// Whether an unreadable page has files of its own that repair can move aside (for an engine
     /// that keeps every page in one file, the page stays listed and its bytes stay where they are).
-    var pagesHaveOwnFiles: Bool {
+    package var pagesHaveOwnFiles: Bool {
         switch self {
         case .snapshot, .journal: return true
         case .sqlite: return false
@@ -160,11 +160,11 @@ extension EngineKind {
 
     /// What repair does to the engine's form before it reads the pages (a damaged SQLite database
     /// is rebuilt from every row that reads).
-    func repairForm(_ package: DocumentPackage, _ doc: DocumentMetadata, repair: DocumentRepair,
-                    findings: inout [Finding]) throws(StoreError) {
+    package func repairForm(_ package: DocumentPackage, _ doc: DocumentMetadata, fileSystem: any FileSystem,
+                            findings: inout [Finding]) throws(StoreError) {
         switch self {
         case .snapshot, .journal: return
-        case .sqlite: try EngineProviders.require(self, for: package.path).repairForm(package, doc, repair: repair, findings: &findings)
+        case .sqlite: try EngineProviders.require(self, for: package.path).repairForm(package, doc, fileSystem: fileSystem, findings: &findings)
         }
     }
 
@@ -179,7 +179,7 @@ extension EngineKind {
 
     /// The writer that puts a document's pages into this engine's form, migrating from `old`
     /// (whose engine, `source`, is open for reading).
-    func formWriter(migratingFrom old: EngineKind, source: any StorageEngine, package: DocumentPackage,
+    package func formWriter(migratingFrom old: EngineKind, source: any StorageEngine, package: DocumentPackage,
                     codec: SampleCodecID, fileSystem fs: any FileSystem) throws(StoreError) -> any FormWriter {
         switch self {
         case .sqlite:
@@ -204,7 +204,7 @@ extension EngineKind {
     /// has a journal, else the snapshot's. Both forms at once (a migration between them stopped
     /// part way) are refused with `error` named: which one was the document cannot be told, and
     /// the cleanup that follows would remove the other.
-    static func inferred(_ package: DocumentPackage, _ scan: PackageReader.PageScan, fileSystem fs: any FileSystem,
+    package static func inferred(_ package: DocumentPackage, _ scan: PackageReader.PageScan, fileSystem fs: any FileSystem,
                          because error: StoreError) throws(StoreError) -> EngineKind {
         if try fs.checked.info(package.contentDatabasePath) != nil {
             guard scan.pageFiles.isEmpty, scan.journalFiles.isEmpty else {
@@ -219,7 +219,7 @@ extension EngineKind {
     /// element that checks) and sample codec (nil: the files do not say). In the order the
     /// engine recorded them when it records one (`recordsPageOrder`: SQLite's database, in the
     /// order the pages were first stored), else in id order (page files).
-    func pagesForRebuild(_ package: DocumentPackage, _ scan: PackageReader.PageScan,
+    package func pagesForRebuild(_ package: DocumentPackage, _ scan: PackageReader.PageScan,
                          fileSystem fs: any FileSystem) throws(StoreError) -> [(UUID, PageContent, SampleCodecID?)] {
         switch self {
         case .sqlite:
@@ -233,7 +233,7 @@ extension EngineKind {
     }
 
     /// Whether `pagesForRebuild` gives the pages in an order the engine recorded (not id order).
-    var recordsPageOrder: Bool { self == .sqlite }
+    package var recordsPageOrder: Bool { self == .sqlite }
 
     /// A page's content (every element that checks) and sample codec, read from its own files.
     func pageForRebuild(_ id: UUID, in package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> (PageContent, SampleCodecID?) {

@@ -11,7 +11,7 @@ extension DocumentPackage {
 
     /// Writes the marker (atomically; best effort: a marker that cannot be written costs the
     /// library view its flag, never the open or the read that found the damage).
-    func markNeedsRepair(_ reason: String, fileSystem fs: any FileSystem) {
+    package func markNeedsRepair(_ reason: String, fileSystem fs: any FileSystem) {
         var line = reason.replacingOccurrences(of: "\n", with: " ")
         if line.utf8.count > DocumentPackage.needsRepairLimit {
             line = String(decoding: Array(line.utf8.prefix(DocumentPackage.needsRepairLimit)), as: UTF8.self)
@@ -29,7 +29,7 @@ extension DocumentPackage {
         return text.isEmpty ? "damage was found" : text
     }
 
-    func clearNeedsRepair(fileSystem fs: any FileSystem) throws(StoreError) {
+    package func clearNeedsRepair(fileSystem fs: any FileSystem) throws(StoreError) {
         try fs.checked.removeIfPresent(needsRepairPath)
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 extension DocumentPackage {
     /// Writes `bytes` to `recovered/<name>` (the first free `<name>.<n>` if taken), durably: the
     /// folder is created and the package folder synced before the file is written into it.
-    func keepInRecovered(_ bytes: [UInt8], name: String, fileSystem fs: any FileSystem) throws(StoreError) -> String {
+    package func keepInRecovered(_ bytes: [UInt8], name: String, fileSystem fs: any FileSystem) throws(StoreError) -> String {
         try StoreError.io { () throws(FileError) -> String in
             try ensureRecovered(fs)
             var target = recoveredPath + "/" + name
@@ -22,7 +22,7 @@ extension DocumentPackage {
 
     /// Creates `recovered/` if needed and makes its entry durable (the package folder synced), so
     /// that nothing renamed or written into it can be lost to a power cut with the folder.
-    func ensureRecovered(_ fs: any FileSystem) throws(FileError) {
+    package func ensureRecovered(_ fs: any FileSystem) throws(FileError) {
         try fs.ensureDirectory(recoveredPath)
         try fs.syncDirectory(path)
     }

@@ -116,7 +116,7 @@ extension DocumentPackage {
     /// Takes the document's writer lock (`.lock`, flock) without waiting.
     /// - Throws: `StoreError.documentInUse` when a session or process holds it,
     ///   `StoreError.documentNotFound` when the package is not there.
-    func lockForWriting(_ fs: any FileSystem) throws(StoreError) -> FileDescriptor {
+    package func lockForWriting(_ fs: any FileSystem) throws(StoreError) -> FileDescriptor {
         do { return try fs.lock(lockPath) } catch {
             if error.isWouldBlock { throw .documentInUse(path: path) }
             if error.isNotFound { throw .documentNotFound(path) }

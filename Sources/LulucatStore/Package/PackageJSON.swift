@@ -30,11 +30,11 @@ public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
 
     /// Brings the element count, canvas size and asset list in line with the page's content (the
     /// truth). Returns whether anything changed.
-    mutating func reconcile(with content: PageContent) -> Bool {
+    package mutating func reconcile(with content: PageContent) -> Bool {
         reconcile(with: PageSummary(canvasSize: content.canvasSize, elementCount: content.elements.count, sampleCount: 0, assetIDs: content.assetIDs))
     }
 
-    mutating func reconcile(with content: PageSummary) -> Bool {
+    package mutating func reconcile(with content: PageSummary) -> Bool {
         let assets = content.assetIDs.sortedByUUIDString()
         guard elementCount != content.elementCount || canvasSize != content.canvasSize || self.assets != assets else { return false }
         elementCount = content.elementCount
@@ -105,7 +105,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 
 /// Encoding and decoding of the package JSON files.
 package enum PackageJSON {
-    static let maxFileSize = 16 << 20
+    package static let maxFileSize = 16 << 20
     static let maxTitleLength = 4096
 
     static func encoder() -> JSONEncoder {

@@ -21,7 +21,7 @@ package enum PackageReader {
     }
 
     /// Reads the manifest, or nil when it is missing or unreadable.
-    static func readManifest(_ package: DocumentPackage, fileSystem fs: any FileSystem) -> Manifest? {
+    package static func readManifest(_ package: DocumentPackage, fileSystem fs: any FileSystem) -> Manifest? {
         guard let bytes = try? fs.readFile(package.manifestPath, limit: PackageJSON.maxFileSize) else { return nil }
         return try? PackageJSON.decodeManifest(bytes, path: package.manifestPath)
     }
@@ -71,7 +71,7 @@ package enum PackageReader {
     }
 
     /// The assets on disk: id to file extension.
-    static func scanAssets(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> (assets: [UUID: String], strangers: [String]) {
+    package static func scanAssets(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> (assets: [UUID: String], strangers: [String]) {
         var assets: [UUID: String] = [:]
         var strangers: [String] = []
         guard try folderIsPresent(package.assetsPath, fileSystem: fs) else { return ([:], []) }
@@ -90,7 +90,7 @@ extension PackageReader {
     /// The assets shown by page files kept outside the page list: pages on disk that document.json
     /// does not list, and pages `lnote repair` moved to recovered/. Orphan removal keeps these, so
     /// a page someone may still recover keeps its images.
-    static func assetsOfKeptPages(_ package: DocumentPackage, unlisted: [UUID], engine: any StorageEngine,
+    package static func assetsOfKeptPages(_ package: DocumentPackage, unlisted: [UUID], engine: any StorageEngine,
                                   fileSystem fs: any FileSystem) -> Set<UUID> {
         var assets = Set<UUID>()
         for id in unlisted {

@@ -82,7 +82,7 @@ public actor DocumentSession {
 
     /// The marker that says a session has the document open; found at open, it means the last
     /// session did not close (a crash), so page metadata in document.json may lag its pages.
-    static let sessionMarkerName = ".session"
+    package static let sessionMarkerName = ".session"
 
     init(package: DocumentPackage, fileSystem: any FileSystem, options: SessionOptions,
          metadata: DocumentMetadata, engine: any StorageEngine, lockFD: FileDescriptor) {
@@ -149,7 +149,7 @@ public actor DocumentSession {
             // A document of an engine this build lacks is refused before anything is tidied.
             try metadata.engine.requireAvailable(package)
             try removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
-            try EngineMigration.cleanUpInterrupted(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
+            try EngineForm.cleanUpInterruptedMigration(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
             do {
                 var created = false
                 for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] where try fs.checked.info(dir)?.kind != .directory {
@@ -182,12 +182,12 @@ public actor DocumentSession {
         return session
     }
 
-    static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem,
+    package static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem,
                            journal: JournalOptions = JournalOptions(), readOnly: Bool = false) throws(StoreError) -> any StorageEngine {
         try metadata.engine.makeEngine(package, codec: metadata.sampleCodec, fileSystem: fileSystem, journal: journal, readOnly: readOnly)
     }
 
-    static func removeStaleTemporaries(_ package: DocumentPackage, fileSystem fs: any FileSystem, findings: inout [Finding]) throws(StoreError) {
+    package static func removeStaleTemporaries(_ package: DocumentPackage, fileSystem fs: any FileSystem, findings: inout [Finding]) throws(StoreError) {
         for dir in [package.path, package.pagesPath, package.assetsPath, package.thumbnailsPath] {
             guard try fs.checked.info(dir)?.kind == .directory else { continue }
             let names = try fs.checked.contentsOfDirectory(dir)

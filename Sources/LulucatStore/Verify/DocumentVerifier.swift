@@ -71,8 +71,8 @@ public struct DocumentVerifier: Sendable {
         if wasOpen {
             add(.warning, package.path, "the document is open in a session, or its last session did not close; page metadata is reconciled when it is next opened")
         }
-        if (try? fs.info(package.path + "/" + EngineMigration.markerName)) != nil {
-            add(.warning, package.path + "/" + EngineMigration.markerName, "an engine migration was interrupted; the \(doc.engine.rawValue) engine's form is the document, the other form's files are removed on the next open")
+        if (try? fs.info(package.path + "/" + EngineForm.migrationMarkerName)) != nil {
+            add(.warning, package.path + "/" + EngineForm.migrationMarkerName, "an engine migration was interrupted; the \(doc.engine.rawValue) engine's form is the document, the other form's files are removed on the next open")
         }
         // Links, FIFOs and devices anywhere in the package are refused (never followed, never opened).
         for dir in [package.path, package.pagesPath, package.assetsPath, package.thumbnailsPath] {

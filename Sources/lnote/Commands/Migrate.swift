@@ -3,6 +3,7 @@
 
 import Foundation
 import LulucatStore
+import LulucatStoreMaintenance
 
 struct MigrateCommand: Command {
     static let name = "migrate"

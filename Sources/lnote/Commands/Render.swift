@@ -4,6 +4,7 @@ import Foundation
 import LulucatInk
 import LulucatRender
 import LulucatStore
+import LulucatStoreThumbnails
 
 struct RenderCommand: Command {
     static let name = "render"

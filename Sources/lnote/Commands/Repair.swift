@@ -2,6 +2,8 @@
 
 import Foundation
 import LulucatStore
+import LulucatStoreThumbnails
+import LulucatStoreMaintenance
 
 struct RepairCommand: Command {
     static let name = "repair"

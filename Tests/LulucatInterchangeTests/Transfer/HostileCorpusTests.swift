@@ -8,6 +8,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+import LulucatStoreMaintenance
 import LulucatStoreThumbnails
 @testable import LulucatInterchange
 import LulucatStoreTesting

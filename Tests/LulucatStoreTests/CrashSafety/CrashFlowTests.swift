@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 import LulucatInk
 import LulucatStoreTesting

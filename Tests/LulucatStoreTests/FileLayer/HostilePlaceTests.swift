@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 @testable import LulucatStoreThumbnails
 @testable import LulucatStoreSQLite
 import LulucatStoreTesting

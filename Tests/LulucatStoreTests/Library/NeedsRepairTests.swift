@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 
 @Suite struct NeedsRepairTests {
     func document(_ library: Library) async throws -> (DocumentPackage, UUID) {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 
 /// A document of three pages: strokes with and without channels, an image with its asset, an

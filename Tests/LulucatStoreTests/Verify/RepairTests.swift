@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 
 @Suite struct RepairTests {
     @Test func repairMovesDamageAsideAndLeavesAVerifiedDocument() async throws {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 
 /// `richDocument` as a journal document whose last page holds five strokes only in its journal

@@ -7,6 +7,7 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 
 @Suite struct SQLiteDocumentRebuildTests {

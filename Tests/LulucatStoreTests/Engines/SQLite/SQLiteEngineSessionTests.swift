@@ -6,6 +6,7 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 
 /// Rows of a page's strokes as (rowid, stroke id), read with a separate connection.

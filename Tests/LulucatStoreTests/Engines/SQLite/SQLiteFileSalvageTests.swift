@@ -7,6 +7,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+@testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 
 @Suite struct SQLiteFileSalvageTests {
