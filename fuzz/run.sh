@@ -30,13 +30,17 @@ mkdir -p "$B" "fuzz/out/$TARGET" "fuzz/corpus-$TARGET"
 BIN="$B/lnote-fuzz"
 SRCS_INK=$(find Sources/LulucatInk -name '*.swift' | sort)
 SRCS_STORE=$(find Sources/LulucatStore -name '*.swift' | sort)
+# The store's opt-in products (the SQLite engine, thumbnails, maintenance): LulucatStoreTesting links them.
+SRCS_STORE_SQLITE=$(find Sources/LulucatStoreSQLite -name '*.swift' | sort)
+SRCS_STORE_THUMBNAILS=$(find Sources/LulucatStoreThumbnails -name '*.swift' | sort)
+SRCS_STORE_MAINTENANCE=$(find Sources/LulucatStoreMaintenance -name '*.swift' | sort)
 SRCS_SQLITE=$(find Sources/LulucatSQLite -name '*.swift' | sort)
 SRCS_RENDER=$(find Sources/LulucatRender -name '*.swift' | sort)
 SRCS_INTERCHANGE=$(find Sources/LulucatInterchange -name '*.swift' | sort)
 SRCS_HANDWRITING=$(find Sources/LulucatHandwriting -name '*.swift' | sort)
 SRCS_STORE_TESTING=$(find Sources/LulucatStoreTesting -name '*.swift' | sort)
 SRCS_INTERCHANGE_TESTING=$(find Sources/LulucatInterchangeTesting -name '*.swift' | sort)
-NEWEST=$(ls -t $SRCS_INK $SRCS_STORE $SRCS_SQLITE $SRCS_RENDER $SRCS_INTERCHANGE $SRCS_HANDWRITING $SRCS_STORE_TESTING \
+NEWEST=$(ls -t $SRCS_INK $SRCS_STORE $SRCS_STORE_SQLITE $SRCS_STORE_THUMBNAILS $SRCS_STORE_MAINTENANCE $SRCS_SQLITE $SRCS_RENDER $SRCS_INTERCHANGE $SRCS_HANDWRITING $SRCS_STORE_TESTING \
     $SRCS_INTERCHANGE_TESTING Sources/CCRC32C/*.c Sources/CJPEG/*.c \
     Sources/CLulucatVFS/*.c fuzz/*.swift fuzz/run.sh | head -1)
 if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
@@ -68,13 +72,16 @@ if [ ! -x "$BIN" ] || [ "$NEWEST" -nt "$BIN" ]; then
     lib LulucatSQLite "" $SRCS_SQLITE
     lib LulucatRender "" $SRCS_RENDER
     lib LulucatStore -enable-testing $SRCS_STORE
+    lib LulucatStoreSQLite "" $SRCS_STORE_SQLITE
+    lib LulucatStoreThumbnails "" $SRCS_STORE_THUMBNAILS
+    lib LulucatStoreMaintenance "" $SRCS_STORE_MAINTENANCE
     lib LulucatInterchange -enable-testing $SRCS_INTERCHANGE
     lib LulucatHandwriting "" $SRCS_HANDWRITING
     lib LulucatStoreTesting "" $SRCS_STORE_TESTING
     lib LulucatInterchangeTesting "" $SRCS_INTERCHANGE_TESTING
     swiftc $FLAGS -module-name LulucatFuzz $INCLUDES -L "$B" \
         -lLulucatInterchangeTesting -lLulucatStoreTesting -lLulucatHandwriting \
-        -lLulucatInterchange -lLulucatStore -lLulucatRender -lLulucatInk -lLulucatSQLite -lsqlite3 -ljpeg -lz \
+        -lLulucatInterchange -lLulucatStoreMaintenance -lLulucatStoreThumbnails -lLulucatStoreSQLite -lLulucatStore -lLulucatRender -lLulucatInk -lLulucatSQLite -lsqlite3 -ljpeg -lz \
         "$B/ccrc32c.o" "$B/cjpeg.o" "$B/clulucatvfs.o" -o "$BIN" fuzz/*.swift 2>&1 \
         | grep -v 'Cannot export local symbol' >&2 || true
     [ -x "$BIN" ] || { echo "build failed" >&2; exit 1; }
