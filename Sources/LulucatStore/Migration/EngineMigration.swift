@@ -128,6 +128,7 @@ public struct EngineMigration: Sendable {
             // Before the switch the old form is the truth: the new one goes, then the marker.
             try? EngineForm.remove(try EngineForm.leftovers(keeping: source, in: package, fileSystem: fs), in: package, fileSystem: fs)
             try? fs.removeIfPresent(package.path + "/" + Self.markerName)
+            _ = try? package.removeEmptyPagesFolder(source, fileSystem: fs)
             throw error
         }
 
@@ -143,6 +144,7 @@ public struct EngineMigration: Sendable {
             try stop(.oldFormPartlyRemoved)
         }
         try EngineForm.remove(old, in: package, fileSystem: fs)
+        _ = try package.removeEmptyPagesFolder(target, fileSystem: fs)
         try stop(.oldFormRemoved)
         try fs.checked.removeIfPresent(package.path + "/" + Self.markerName)
         try fs.checked.syncDirectory(package.path)
@@ -242,6 +244,7 @@ public struct EngineMigration: Sendable {
         guard try fs.checked.info(markerPath) != nil else { return }
         let leftovers = try EngineForm.leftovers(keeping: engine, in: package, fileSystem: fs)
         try EngineForm.remove(leftovers, in: package, fileSystem: fs)
+        _ = try package.removeEmptyPagesFolder(engine, fileSystem: fs)
         for f in leftovers {
             findings.append(Finding(.repaired, f, "removed: left by an interrupted engine migration (document.json names the \(engine.rawValue) engine)"))
         }
