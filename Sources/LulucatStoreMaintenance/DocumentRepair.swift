@@ -33,7 +33,7 @@ public struct DocumentRepair: Sendable {
         try doc.engine.requireAvailable(package)
         try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
         try EngineMigration.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
-        for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] {
+        for dir in package.contentFolders(doc.engine) {
             try fs.checked.ensureDirectory(dir)
         }
         // A SQLite document's damaged database is rebuilt from every row that reads (the damaged

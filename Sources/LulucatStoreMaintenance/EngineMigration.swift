@@ -130,6 +130,7 @@ public struct EngineMigration: Sendable {
             // Before the switch the old form is the truth: the new one goes, then the marker.
             try? EngineForm.remove(try EngineForm.leftovers(keeping: source, in: package, fileSystem: fs), in: package, fileSystem: fs)
             try? fs.removeIfPresent(package.path + "/" + Self.markerName)
+            _ = try? package.removeEmptyPagesFolder(source, fileSystem: fs)
             throw error
         }
 
@@ -145,6 +146,7 @@ public struct EngineMigration: Sendable {
             try stop(.oldFormPartlyRemoved)
         }
         try EngineForm.remove(old, in: package, fileSystem: fs)
+        _ = try package.removeEmptyPagesFolder(target, fileSystem: fs)
         try stop(.oldFormRemoved)
         try fs.checked.removeIfPresent(package.path + "/" + Self.markerName)
         try fs.checked.syncDirectory(package.path)

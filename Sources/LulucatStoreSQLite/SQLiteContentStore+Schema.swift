@@ -140,6 +140,26 @@ extension SQLiteContentStore {
         """,
     ]
 
+    /// The version-3 schema as a new database gets it, in one step rather than through the
+    /// migrations (which give an older file the same tables, columns, types and keys). Its text is
+    /// what `sqlite_schema` stores, so it is written short: with it the whole schema fits in page 1
+    /// of a 1 KiB-page file (§3.4 of docs/sqlite-engine.md), two pages fewer than the migrations'
+    /// text. Columns carry no `NOT NULL`: STRICT still refuses a value of the wrong type, our
+    /// writer binds no NULL, and the reader checks every column's type (`RowReader`), so a NULL
+    /// reads as a damaged row either way, which is also what damage to a record header gives
+    /// whatever the declaration says.
+    static let currentSchema = """
+        CREATE TABLE pages(key INTEGER PRIMARY KEY,id BLOB UNIQUE,canvas_width INT,canvas_height INT,crc INT)STRICT;\
+        CREATE TABLE strokes(page INT,z INT,stroke_id BLOB,tool INT,rgba INT,width INT,channels INT,\
+        sample_count INT,codec INT,crc INT,samples BLOB)STRICT;\
+        CREATE TABLE images(page INT,z INT,image_id BLOB,asset_id BLOB,x INT,y INT,width INT,height INT,\
+        rotation INT,crc INT,PRIMARY KEY(page,z))STRICT,WITHOUT ROWID;\
+        CREATE TABLE unknown_elements(page INT,z INT,element_id BLOB,kind INT,crc INT,payload BLOB,\
+        PRIMARY KEY(page,z))STRICT,WITHOUT ROWID;\
+        CREATE UNIQUE INDEX strokes_by_z ON strokes(page,z);\
+        CREATE INDEX strokes_fixed16 ON strokes(page)WHERE codec=0;
+        """
+
     /// The tables and indexes version 3 must have (an older file has them after its migrations); anything else (a trigger, a view) is refused,
     /// because a database from another device must not run code of its own when we write to it.
     static let expectedObjects: Set<String> = [
@@ -154,7 +174,12 @@ extension SQLiteContentStore {
         guard found <= Self.schemaVersion else {
             throw SQLiteEngineError.newerSchema(file: path, found: found, supported: Self.schemaVersion)
         }
-        if found < Self.schemaVersion {
+        if found == 0 {
+            try connection.transaction {
+                try connection.execute(Self.currentSchema)
+                try connection.setUserVersion(Int32(Self.schemaVersion))
+            }
+        } else if found < Self.schemaVersion {
             for version in Int(found)..<Int(Self.schemaVersion) {
                 try connection.transaction {
                     try connection.execute(Self.migrations[version])

@@ -374,6 +374,10 @@ struct SQLiteBench {
             if let written = writtenBytes[name], let ratios = writtenFloorRatios[name] {
                 out["written_bytes_\(name)"] = written.sorted()[written.count / 2]
                 out["commit_vs_written_floor_\(name)"] = round3(median(ratios))
+                // The spread of those ratios (quartiles): on a noisy machine the median alone hides it.
+                let sorted = ratios.sorted()
+                out["commit_vs_written_floor_\(name)_p25"] = round3(sorted[sorted.count / 4])
+                out["commit_vs_written_floor_\(name)_p75"] = round3(sorted[(sorted.count * 3) / 4])
             }
         }
         if let full = commits["full"] { out["commit_full_vs_floor_overwrite"] = round3(median(full) / floorO) }
@@ -398,7 +402,7 @@ struct SQLiteBench {
             for key in v.keys.sorted() where key.hasPrefix("commit_vs_floor_") {
                 let name = String(key.dropFirst("commit_vs_floor_".count))
                 print("  commit \(name): \(v["commit_\(name)_ms"]!) ms = \(v[key]!) x floor (CPU \(v["commit_\(name)_cpu_ms"]!) ms)"
-                      + (v["commit_vs_written_floor_\(name)"].map { "; wrote \(v["written_bytes_\(name)"]!) bytes: \($0) x the write+fsync floor of those bytes (median of ratios)" } ?? ""))
+                      + (v["commit_vs_written_floor_\(name)"].map { "; wrote \(v["written_bytes_\(name)"]!) bytes: \($0) x the write+fsync floor of those bytes (median of ratios; quartiles \(v["commit_vs_written_floor_\(name)_p25"]!)-\(v["commit_vs_written_floor_\(name)_p75"]!))" } ?? ""))
                 if let parts = v["breakdown_\(name)"] as? [String: Double] {
                     let order = ["prepare", "validate_checksum", "insert", "commit", "wal_write_syscalls", "wal_sync", "wal_syncs", "wal_frames", "writebacks", "db_file_writes", "db_file_io"]
                     print("    breakdown (medians; ms unless a count): " + order.compactMap { k in parts[k].map { "\(k) \($0)" } }.joined(separator: ", "))

@@ -219,9 +219,10 @@ extension Library {
                 guard doc.engine.rootFiles.contains(root) else { skip("the document does not use the engine that keeps this file"); continue }
                 try tooLarge(ImportLimits.maxDatabaseSize)
             case "pages":
-                guard let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: EngineKind.allPageFileExtensions), listedPages.contains(id) else {
+                guard let (id, ext) = DocumentPackage.parseName(String(parts[1]), extensions: EngineKind.allPageFileExtensions), listedPages.contains(id) else {
                     skip("a page document.json does not list"); continue
                 }
+                guard doc.engine.pageFileExtensions.contains(ext) else { skip("the document does not use the engine that keeps this file"); continue }
                 try tooLarge(UInt64(file.path.hasSuffix(".journal") ? PackageLimits.maxJournalFileSize : PackageLimits.maxPageFileSize))
             case "thumbnails":
                 guard let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: ["jpg"]), listedPages.contains(id) else {
@@ -253,7 +254,7 @@ extension Library {
             // Held until the package is in place (it becomes the document's own lock): a live
             // import's staging folder is told from a killed one's by this lock.
             stagingLock = try staging.lockForWriting(fs)
-            for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.checked.makeDirectory(dir) }
+            for dir in staging.contentFolders(doc.engine) { try fs.checked.makeDirectory(dir) }
             var reporter = ProgressReporter(.importing, total: keep.count + 1)
             reporter.report(0, to: progress)
             for (i, file) in keep.enumerated() {

@@ -227,7 +227,7 @@ public struct Library: Sendable {
         let staging = try DocumentPackage(pathUnchecked: parent + "/" + tempName, id: id)
         do {
             try fs.checked.makeDirectory(staging.path)
-            for dir in [staging.pagesPath, staging.assetsPath, staging.thumbnailsPath] { try fs.checked.makeDirectory(dir) }
+            for dir in staging.contentFolders(document.engine) { try fs.checked.makeDirectory(dir) }
             try fill(staging)
             try fs.checked.writeAtomically(PackageJSON.encode(document), to: staging.documentPath)
             try fs.checked.writeAtomically(PackageJSON.encode(Manifest(document)), to: staging.manifestPath)

@@ -31,6 +31,7 @@ package enum EngineForm {
         guard try fs.checked.info(markerPath) != nil else { return }
         let leftovers = try EngineForm.leftovers(keeping: engine, in: package, fileSystem: fs)
         try EngineForm.remove(leftovers, in: package, fileSystem: fs)
+        _ = try package.removeEmptyPagesFolder(engine, fileSystem: fs)
         for f in leftovers {
             findings.append(Finding(.repaired, f, "removed: left by an interrupted engine migration (document.json names the \(engine.rawValue) engine)"))
         }

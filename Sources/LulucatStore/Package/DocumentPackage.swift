@@ -61,6 +61,23 @@ public struct DocumentPackage: Sendable, Hashable {
     /// never copied: a copy carries `content.sqlite` alone, after its checkpoint.
     package static let contentDatabaseSideFileSuffixes = ["-wal", "-shm", "-journal"]
 
+    /// The folders a package of `engine` has: pages/ only for an engine that keeps files per page
+    /// (a SQLite package has none; one made before this rule has an empty one, which is read the
+    /// same), assets/ and thumbnails/ always (docs/package-format.md).
+    package func contentFolders(_ engine: EngineKind) -> [String] {
+        engine.pagesHaveOwnFiles ? [pagesPath, assetsPath, thumbnailsPath] : [assetsPath, thumbnailsPath]
+    }
+
+    /// Removes an empty pages/ from a package whose engine keeps no files there (after a migration
+    /// into SQLite); one that holds anything stays. True when it was removed (the package folder
+    /// must then be synced).
+    package func removeEmptyPagesFolder(_ engine: EngineKind, fileSystem fs: any FileSystem) throws(StoreError) -> Bool {
+        guard !engine.pagesHaveOwnFiles, try fs.checked.info(pagesPath)?.kind == .directory,
+              try fs.checked.contentsOfDirectory(pagesPath).isEmpty else { return false }
+        try StoreError.io { () throws(FileError) in try fs.removeDirectory(pagesPath) }
+        return true
+    }
+
     public func pagePath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".content" }
     public func journalPath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".journal" }
     public func thumbnailPath(_ page: UUID) -> String { thumbnailsPath + "/" + page.uuidString + ".jpg" }

@@ -39,6 +39,8 @@ package enum PackageReader {
 
     package static func scanPages(_ package: DocumentPackage, fileSystem fs: any FileSystem) throws(StoreError) -> PageScan {
         var scan = PageScan()
+        // A SQLite package has no pages/ (DocumentPackage.contentFolders): no page files.
+        guard try fs.checked.info(package.pagesPath) != nil else { return scan }
         let names = try fs.checked.contentsOfDirectory(package.pagesPath)
         for name in names {
             if let (id, ext) = DocumentPackage.parseName(name, extensions: ["content", "journal"]) {

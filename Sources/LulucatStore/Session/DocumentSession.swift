@@ -152,7 +152,7 @@ public actor DocumentSession {
             try EngineForm.cleanUpInterruptedMigration(package, engine: metadata.engine, fileSystem: fs, findings: &findings)
             do {
                 var created = false
-                for dir in [package.pagesPath, package.assetsPath, package.thumbnailsPath] where try fs.checked.info(dir)?.kind != .directory {
+                for dir in package.contentFolders(metadata.engine) where try fs.checked.info(dir)?.kind != .directory {
                     try fs.checked.ensureDirectory(dir)  // throws when a file or link is in its place
                     created = true
                 }

@@ -19,7 +19,8 @@ import Testing
 
     @Test func hardwareAndSoftwareAgree() {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        for length in [0, 1, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4097] {
+        // From 6,144 bytes (3 x 2 KiB) the hardware path runs three streams and joins them.
+        for length in [0, 1, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4097, 6_143, 6_144, 6_145, 6_151, 12_288, 12_301, 54_400, 200_003] {
             let bytes = (0..<length).map { _ -> UInt8 in
                 state = state &* 6364136223846793005 &+ 1442695040888963407
                 return UInt8(truncatingIfNeeded: state >> 33)
@@ -30,6 +31,24 @@ import Testing
             #expect(CRC32C.checksum(bytes, continuing: 0xDEAD_BEEF) == softCont)
         }
         #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.software($0) } == 0xE306_9283)
+    }
+
+    /// The three-stream path at every alignment and across the joins, continuing from many states.
+    @Test func threeStreamsAgreeAtEveryOffset() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        let bytes = (0..<40_000).map { _ -> UInt8 in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+        bytes.withUnsafeBytes { all in
+            for offset in 0..<16 {
+                for length in [6_144 - offset, 6_144 + offset, 18_432 + 3 * offset, 39_984 - offset] {
+                    let slice = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + length)])
+                    let seed = UInt32(truncatingIfNeeded: offset &* 0x9E37_79B9)
+                    #expect(CRC32C.checksum(slice, continuing: seed) == CRC32C.software(slice, continuing: seed), "offset \(offset) length \(length)")
+                }
+            }
+        }
     }
 
     @Test func continuingMatchesWhole() {

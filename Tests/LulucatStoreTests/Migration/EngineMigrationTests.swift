@@ -51,6 +51,50 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
 
 @Suite struct EngineMigrationTests {
     init() { Library.enableSQLiteEngine() }
+
+    /// A SQLite package has no pages/ folder (docs/package-format.md): made without it, a migration
+    /// into SQLite removes the emptied one, and sessions, verify, repair and duplicate never make
+    /// it again; migrating back makes it; a package with the empty pages/ of older builds reads
+    /// the same.
+    @Test func aSQLitePackageHasNoPagesFolder() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        func hasPages(_ p: DocumentPackage) -> Bool { FileManager.default.fileExists(atPath: p.pagesPath) }
+        let fresh = try library.createDocument(title: "New", engine: .sqlite)
+        #expect(!hasPages(fresh))
+        let session = try await library.open(fresh.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let first = await session.pageIDs()[0]
+        try await session.append([.stroke(makeStroke(1))], to: first)
+        try await session.close()
+        #expect(!hasPages(fresh))
+        #expect(DocumentVerifier().verify(fresh).isEmpty)
+
+        let (package, hashes, _) = try await richDocument(library, engine: .snapshot)
+        #expect(hasPages(package))
+        _ = try EngineMigration().migrate(package, to: .sqlite)
+        #expect(!hasPages(package))
+        #expect(try await expectContent(library, package, hashes, engine: .sqlite).isEmpty)
+        #expect(!hasPages(package))
+        #expect(DocumentVerifier().verify(package).isEmpty)
+        #expect(try DocumentRepair().repair(package).isEmpty)
+        #expect(!hasPages(package))
+        let copy = try library.duplicate(package.id)
+        #expect(!hasPages(copy))
+        #expect(DocumentVerifier().verify(copy).isEmpty)
+
+        // The empty pages/ of a package made before the rule: read the same, left as it is.
+        try FileManager.default.createDirectory(atPath: package.pagesPath, withIntermediateDirectories: false)
+        #expect(DocumentVerifier().verify(package).isEmpty)
+        #expect(try await expectContent(library, package, hashes, engine: .sqlite).isEmpty)
+        #expect(hasPages(package))
+        try FileManager.default.removeItem(atPath: package.pagesPath)
+
+        _ = try EngineMigration().migrate(package, to: .snapshot)
+        #expect(formFiles(package).snapshots == 3)
+        #expect(try await expectContent(library, package, hashes, engine: .snapshot).isEmpty)
+        #expect(DocumentVerifier().verify(package).isEmpty)
+    }
+
     @Test func snapshotToSQLiteAndBackKeepsEveryPageHashAndAsset() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)

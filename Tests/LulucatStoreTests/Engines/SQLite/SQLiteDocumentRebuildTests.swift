@@ -91,6 +91,7 @@ import LulucatSQLite
         let library = Library(root: tmp.path)
         let (package, _) = try await document(library, strokes: 2)
         let stray = package.pagesPath + "/" + UUID().uuidString + ".content"
+        try FileManager.default.createDirectory(atPath: package.pagesPath, withIntermediateDirectories: false)
         try Data(PageFile.encode(PageContent(elements: [.stroke(sampleStroke())]))).write(to: URL(fileURLWithPath: stray))
         let db = readBytes(package.contentDatabasePath)!
         try Data("{".utf8).write(to: URL(fileURLWithPath: package.documentPath))

@@ -35,7 +35,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         // Created as one database file, no page snapshots.
         #expect(packageFiles(package).contains("content.sqlite"))
         #expect(!packageFiles(package).contains("content.sqlite-wal"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: package.pagesPath).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: package.pagesPath))  // a SQLite package has no pages/
         let session = try await library.open(package.id, options: noAutosave)
         #expect(await session.engineKind == .sqlite)
         let page = await session.pageIDs()[0]
@@ -369,6 +369,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         #expect(errors.contains { $0.message.contains("salvaged") && $0.message.contains(before.elements[0].id.uuidString) })
 
         // Leftovers of an interrupted migration, and a lost manifest, repaired alongside.
+        try FileManager.default.createDirectory(atPath: package.pagesPath, withIntermediateDirectories: false)
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: package.pagePath(page)))
         _ = FileManager.default.createFile(atPath: package.path + "/" + EngineMigration.markerName, contents: Data("{}".utf8))
         try FileManager.default.removeItem(atPath: package.manifestPath)
@@ -384,6 +385,7 @@ func packageFiles(_ package: DocumentPackage) -> Set<String> {
         #expect(doc.pages.map(\.id) == [page])
         #expect(doc.pages[0].elementCount == survivors.count)
         #expect(!FileManager.default.fileExists(atPath: package.pagePath(page)))
+        #expect(!FileManager.default.fileExists(atPath: package.pagesPath))  // emptied by the cleanup, removed
         #expect(DocumentVerifier().verify(package).filter { $0.severity == .error }.isEmpty)
         let reopened = try await library.open(package.id, options: noAutosave)
         #expect(try await reopened.content(of: page).elements == survivors)
