@@ -6,6 +6,7 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+import LulucatStoreTesting
 @testable import LulucatStoreSQLite
 
 /// A fresh temporary directory per test, removed when the value goes away.
@@ -18,44 +19,6 @@ final class SQLiteTestDirectory {
     deinit { try? FileManager.default.removeItem(at: url) }
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
     var database: String { path(SQLiteContentStore.fileName) }
-}
-
-/// Deterministic strokes: a smooth wave whose values depend on `seed`.
-func makeStroke(_ seed: Int, samples: Int = 40, channels: OptionalChannels = []) -> Stroke {
-    let s = (0..<samples).map { i in
-        Sample(x: Int32(seed * 100 + i * 7), y: Int32(2000 + (i * i + seed) % 300), radius: UInt16(10 + (i + seed) % 5),
-               pressure: UInt16(400 + (i * 13 + seed) % 500), time: UInt32(i * 4))
-    }
-    func channel(_ k: Int) -> [UInt16] { (0..<samples).map { UInt16((($0 + 1) * k + seed) % 1500) } }
-    return Stroke(ink: Ink(tool: Tool(rawValue: UInt8(seed % 5)), color: RGBA8(r: UInt8(seed % 256), g: 0x80, b: 0xFF, a: 0xC0),
-                           width: UInt16(15 + seed)),
-                  samples: s,
-                  azimuth: channels.contains(.azimuth) ? channel(3) : nil,
-                  altitude: channels.contains(.altitude) ? channel(5) : nil,
-                  opacity: channels.contains(.opacity) ? channel(7) : nil)
-}
-
-func makeImage(_ seed: Int) -> ImageElement {
-    ImageElement(assetID: UUID(), frame: QuantizedRect(x: Int32(seed), y: -5, width: 300, height: 200), rotation: -4500)
-}
-
-func makeUnknown(kind: UInt8) -> UnknownElement {
-    let id = UUID()
-    var payload = Data(withUnsafeBytes(of: id.uuid) { Array($0) })
-    payload.append(contentsOf: [1, 2, 3, 0xFE])
-    return try! UnknownElement(kind: kind, payload: payload)
-}
-
-func samplePage() -> PageContent {
-    PageContent(canvasSize: .a4, elements: [
-        .stroke(makeStroke(1)),
-        .image(makeImage(2)),
-        .stroke(makeStroke(3, channels: [.azimuth, .altitude])),
-        .unknown(makeUnknown(kind: 9)),
-        .stroke(makeStroke(5, samples: 0)),
-        .stroke(makeStroke(6, channels: .all)),
-        .stroke(makeStroke(7, samples: 1, channels: [.opacity])),
-    ])
 }
 
 @Suite struct SQLiteContentStoreTests {
@@ -289,10 +252,6 @@ func samplePage() -> PageContent {
         try store.close()
         #expect(!FileManager.default.fileExists(atPath: dir.database + "-wal") || fileSize(dir.database + "-wal") == 0)
     }
-}
-
-func fileSize(_ path: String) -> Int? {
-    (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
 }
 
 /// Files from another device, damaged files, and a writer that dies mid-transaction.

@@ -7,6 +7,7 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+import LulucatStoreTesting
 @testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 

@@ -6,6 +6,7 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+import LulucatStoreTesting
 @testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 
@@ -17,11 +18,6 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     var rows: [Int64: UUID] = [:]
     while try s.step() { rows[s.int64(at: 0)] = s.withBlob(at: 1) { UUID.read16($0) } }
     return rows
-}
-
-/// Every file name directly in a package folder.
-func packageFiles(_ package: DocumentPackage) -> Set<String> {
-    Set((try? FileManager.default.contentsOfDirectory(atPath: package.path)) ?? [])
 }
 
 @Suite struct SQLiteEngineSessionTests {

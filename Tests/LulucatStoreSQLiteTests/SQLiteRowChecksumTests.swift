@@ -8,6 +8,7 @@ import LulucatInk
 import LulucatHandwriting
 import LulucatSQLite
 @testable import LulucatStore
+import LulucatStoreTesting
 @testable import LulucatStoreSQLite
 
 /// A Python function that inserts a version-2 stroke row with its checksum (codec fixed16), for the

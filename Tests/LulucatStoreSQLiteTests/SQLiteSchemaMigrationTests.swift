@@ -8,6 +8,7 @@ import Testing
 import LulucatInk
 import LulucatSQLite
 @testable import LulucatStore
+import LulucatStoreTesting
 @testable import LulucatStoreSQLite
 
 @Suite struct SQLiteSchemaMigrationTests {

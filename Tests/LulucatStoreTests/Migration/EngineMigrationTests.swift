@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+import LulucatStoreTesting
 @testable import LulucatStoreMaintenance
 @testable import LulucatStoreSQLite
 
