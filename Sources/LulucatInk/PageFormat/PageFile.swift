@@ -399,4 +399,25 @@ public struct EncodedStrokes: Sendable {
     public mutating func forget<S: Sequence>(_ ids: S) where S.Element == UUID {
         for id in ids { parts[id] = nil }
     }
+
+    /// A stable digest of what `stroke` holds, read from its coded bytes instead of its samples:
+    /// FNV-1a 64 over the codec byte, the ink's 7 bytes as the page file writes them (tool, r, g,
+    /// b, a, width little-endian) and the stroke's coded part (channel byte, sample count, coded
+    /// samples). With the stroke's id it determines the stroke (a decoder rebuilds the stroke
+    /// from exactly these). Nil when these coded strokes do not hold `stroke`. The same on every
+    /// device and run (sync keeps it beside a stroke's fingerprint, docs/sync.md §6).
+    public func digest(of stroke: Stroke) -> UInt64? {
+        guard let part = parts[stroke.id] else { return nil }
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        @inline(__always) func mix(_ b: UInt8) { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        mix(codec.rawValue)
+        let ink = stroke.ink
+        mix(ink.tool.rawValue)
+        mix(ink.color.r); mix(ink.color.g); mix(ink.color.b); mix(ink.color.a)
+        mix(UInt8(truncatingIfNeeded: ink.width)); mix(UInt8(truncatingIfNeeded: ink.width >> 8))
+        bytes.withUnsafeBufferPointer { b in
+            for i in part { h = (h ^ UInt64(b[i])) &* 0x0000_0100_0000_01B3 }
+        }
+        return h
+    }
 }

@@ -37,6 +37,9 @@ struct DocumentRound {
     var localContent: [UUID: PageContent] = [:]
     var localEncoded: [UUID: EncodedStrokes] = [:]
     var localPrints: [UUID: [UUID: UInt64]] = [:]
+    /// Of each page read this round, its strokes' fingerprints by their coded bytes' digests
+    /// (saved in the base, read next round instead of fingerprinting again).
+    var localPrintTables: [UUID: PrintTable] = [:]
     /// The document's session while the round holds it.
     var session: DocumentSession?
     /// The session is the app's (the document was open in this process): the round merges into
@@ -51,6 +54,8 @@ struct DocumentRound {
     var uncertainPages: Set<UUID> = []
     /// The base this round saved last (for the index).
     var savedBase: Base?
+    /// How many element fingerprints this round computed (the others came from print tables).
+    var fingerprinted = 0
     /// The document read under its lock alone (`runUnderLock`), while the round holds it.
     var lockedReader: LockedDocumentReader?
 
@@ -240,19 +245,48 @@ struct DocumentRound {
                           docModified: Int64, _ report: inout SyncReport) async throws {
         let (head, newStates, uploads, pageBlobs) = coded
         let stateFiles = options.earlierRound.contains(.stateFiles)
+        let format2 = options.earlierRound.contains(.noPrintCache)
         var next = Base(head: head, states: newStates, docModified: docModified, pageModified: pageModified, published: false)
         next.statesInFiles = stateFiles
+        if !format2 {
+            // The tables of the pages read now; the others' as the base had them.
+            for pid in newStates.keys {
+                if var t = localPrintTables[pid] {
+                    t.base64 = Data(t.encode()).base64EncodedString()
+                    next.prints[pid] = t
+                } else if let t = base?.prints[pid] {
+                    next.prints[pid] = t
+                }
+            }
+        }
+        report.fingerprinted += fingerprinted
         let needsPublish = base == nil || !(base!.published) || base!.head != head
         if needsPublish {
-            // The base first, durably, unpublished: a head on the remote is never ahead of the
-            // base its stamps came from (a crash after the head's PUT must not reuse its stamp).
-            next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
-            report.mark("save base (synced)")
-            for (path, bytes) in uploads {
-                // A failure leaves the base unpublished: the next round publishes it even if
-                // nothing else changes.
-                try await put(path, bytes)
-                report.blobsUploaded += 1
+            // The base durably, unpublished, before the head: a head on the remote is never
+            // ahead of the base its stamps came from (a crash after the head's PUT must not reuse
+            // its stamp). The blobs go up while the base is written: they are content-addressed
+            // and immutable, so one written before the base (and never named, after a crash or
+            // a failure) is only garbage (§8). The head goes up only once both are done.
+            // A failure leaves the base unpublished: the next round publishes it even if
+            // nothing else changes.
+            if options.earlierRound.contains(.blobsAfterBase) || uploads.isEmpty {
+                next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
+                report.mark("save base (synced)")
+                for (path, bytes) in uploads {
+                    try await put(path, bytes)
+                    report.blobsUploaded += 1
+                }
+            } else {
+                let remote = self.remote
+                async let uploaded = Self.putAll(remote, uploads)
+                do {
+                    next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
+                } catch {
+                    _ = try? await uploaded
+                    throw error
+                }
+                report.mark("save base (synced)")
+                report.blobsUploaded += try await uploaded
             }
             report.mark("PUT blobs")
             try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
@@ -261,11 +295,11 @@ struct DocumentRound {
             let unpublished = next
             next.published = true
             // Not synced: rolled back, the same head is published again.
-            try sync.store.save(next, previous: unpublished, durable: false, stateFiles: stateFiles)
+            try sync.store.save(next, previous: unpublished, durable: false, stateFiles: stateFiles, format2: format2)
         } else {
             next.published = true
             // The same head as the base's: a rollback only makes the next round read the pages again.
-            try sync.store.save(next, previous: base, durable: false, stateFiles: stateFiles)
+            try sync.store.save(next, previous: base, durable: false, stateFiles: stateFiles, format2: format2)
         }
         report.mark("save base (published)")
         savedBase = next
@@ -273,6 +307,14 @@ struct DocumentRound {
 
     func put(_ path: String, _ bytes: [UInt8]) async throws {
         do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
+    }
+
+    /// Uploads blobs one after the other; returns how many.
+    static func putAll(_ remote: any Remote, _ uploads: [(String, [UInt8])]) async throws -> Int {
+        for (path, bytes) in uploads {
+            do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
+        }
+        return uploads.count
     }
 
     // MARK: Reading
@@ -324,8 +366,19 @@ struct DocumentRound {
             let (content, encoded) = try await s.syncContent(of: e.id)
             localContent[e.id] = content
             if let encoded { localEncoded[e.id] = encoded }
-            let prints = options.earlierRound.contains(.fingerprintsOnOneCore)
-                ? content.elements.map { ($0.id, PageBlob.fingerprint($0)) } : Self.fingerprints(content.elements)
+            let prints: [(id: UUID, fingerprint: UInt64)]
+            if options.earlierRound.contains(.fingerprintsOnOneCore) {
+                prints = content.elements.map { ($0.id, PageBlob.fingerprint($0)) }
+                fingerprinted += prints.count
+            } else if options.earlierRound.contains(.noPrintCache) || encoded == nil {
+                prints = Self.fingerprints(content.elements)
+                fingerprinted += prints.count
+            } else {
+                let (p, table, computed) = Self.fingerprints(content.elements, encoded: encoded!, known: base?.prints[e.id]?.entries ?? [:])
+                prints = p
+                fingerprinted += computed
+                localPrintTables[e.id] = PrintTable(entries: table, base64: nil)
+            }
             localPrints[e.id] = Dictionary(prints, uniquingKeysWith: { a, _ in a })
             pages.append(LocalPage(id: e.id, canvas: content.canvasSize, elements: prints))
         }
@@ -339,6 +392,40 @@ struct DocumentRound {
         }
         let origin = DocumentOrigin(created: doc.created.milliseconds, engine: doc.engine.rawValue, codec: doc.codec.description)
         return LocalDocument(id: id, title: doc.title, origin: origin, pages: pages, assets: assets)
+    }
+
+    /// Each element's fingerprint, in order, taken from `known` for a stroke whose coded bytes
+    /// have the digest recorded there (the fingerprint definition is unchanged: it was computed
+    /// from those bytes' stroke); the others are computed. Also returns the page's new print
+    /// table and how many fingerprints were computed.
+    static func fingerprints(_ elements: [Element], encoded: EncodedStrokes, known: [UUID: StrokePrint])
+        -> ([(id: UUID, fingerprint: UInt64)], [UUID: StrokePrint], Int) {
+        var out: [(id: UUID, fingerprint: UInt64)] = []
+        out.reserveCapacity(elements.count)
+        var table: [UUID: StrokePrint] = [:]
+        table.reserveCapacity(elements.count)
+        var missing: [Int] = []
+        var digests: [Int: UInt64] = [:]
+        for (i, e) in elements.enumerated() {
+            if case .stroke(let st) = e, let d = encoded.digest(of: st) {
+                if let k = known[st.id], k.digest == d {
+                    out.append((st.id, k.fingerprint))
+                    table[st.id] = k
+                    continue
+                }
+                digests[i] = d
+            }
+            missing.append(i)
+            out.append((e.id, 0))
+        }
+        if !missing.isEmpty {
+            let computed = fingerprints(missing.map { elements[$0] })
+            for (k, i) in missing.enumerated() {
+                out[i].fingerprint = computed[k].fingerprint
+                if let d = digests[i] { table[out[i].id] = StrokePrint(digest: d, fingerprint: computed[k].fingerprint) }
+            }
+        }
+        return (out, table, missing.count)
     }
 
     /// Each element's fingerprint, in order; a large page's are computed on every core (the same

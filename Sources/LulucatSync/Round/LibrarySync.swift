@@ -32,6 +32,10 @@ public struct SyncOptions: Sendable {
         case sessionForEveryDocument
         /// A page's element fingerprints computed one after the other on one core.
         case fingerprintsOnOneCore
+        /// Base format 2: no print tables, every element of a changed page fingerprinted.
+        case noPrintCache
+        /// The blobs uploaded after the base was written durably, not while it is written.
+        case blobsAfterBase
     }
 
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
@@ -73,6 +77,8 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     /// With `SyncOptions.timed`: milliseconds spent in each step, summed over the documents, in
     /// the order the steps were first met.
     public var timings: [(step: String, ms: Double)] = []
+    /// Element fingerprints computed this round (the rest came from the bases' print tables).
+    public var fingerprinted = 0
     var lastMark: ContinuousClock.Instant?
 
     /// Adds the time since the last mark to `step` (when the round is timed).
