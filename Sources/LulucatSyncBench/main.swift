@@ -209,6 +209,8 @@ func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: In
         ("before print tables and overlap (base format 2, blobs after the base)", [.noPrintCache, .blobsAfterBase]),
         ("current (print tables, blobs while the base is written)", []),
     ]
+    // `--current-only`: the current round alone (for a profile).
+    if CommandLine.arguments.contains("--current-only") { variants.removeFirst() }
     if CommandLine.arguments.contains("--all-variants") {
         variants.insert(("earlier round (state files, a session, fingerprints on one core)",
                          [.stateFiles, .sessionForEveryDocument, .fingerprintsOnOneCore, .noPrintCache, .blobsAfterBase]), at: 0)

@@ -161,6 +161,34 @@ public enum PageFile {
         return PageContent(canvasSize: header.canvasSize, elements: elements)
     }
 
+    /// Decodes a page keeping its coded strokes, as `decodeKeepingStrokes`, except that the strokes
+    /// `hollowing` picks are **hollow**: their id and ink are read, their samples are not decoded
+    /// (the stroke is returned with no samples and no optional channels) and their coded bytes are
+    /// kept as for any stroke. `hollowing` is asked, for each stroke of a version-2 file, its id,
+    /// the digest of its coded bytes (`EncodedStrokes.digest`) and the file's codec; version-1
+    /// files are decoded whole. The file's CRC32C is checked as always, but a hollow stroke's coded
+    /// samples are not: pick only strokes whose bytes (by digest) were decoded before.
+    ///
+    /// A hollow stroke is a placeholder, not the page's stroke: it is good only for what needs its
+    /// id, its ink and its coded bytes (an `encode` that copies it from the returned coded
+    /// strokes, in the same codec). Returns the ids of the hollow strokes.
+    public static func decodeKeepingStrokes(_ bytes: [UInt8], hollowing: (UUID, UInt64, SampleCodecID) -> Bool) throws(PageFormatError)
+        -> (content: PageContent, strokes: EncodedStrokes, hollow: Set<UUID>) {
+        var parts: [UUID: Range<Int>]? = [:]
+        var hollow = Set<UUID>()
+        let (content, header) = try withoutActuallyEscaping(hollowing) { hollowing in
+            bytes.withUnsafeBytes { raw in
+                Result { () throws(PageFormatError) in
+                    var elements: [Element] = []
+                    let header = try walk(raw, recording: &parts, hollowing: hollowing, hollow: &hollow,
+                                          reserve: { elements.reserveCapacity($0) }) { elements.append($0) }
+                    return (PageContent(canvasSize: header.canvasSize, elements: elements), header)
+                }
+            }
+        }.get()
+        return (content, EncodedStrokes(codec: header.codec, bytes: bytes, parts: parts ?? [:]), hollow)
+    }
+
     /// What a page file holds, checked exactly as `decode` checks it (magic, version, codec, CRC,
     /// every element and sample), without keeping its elements: each is decoded, counted and
     /// dropped, so the memory it takes is one element's, not the page's. Import and verify use
@@ -187,6 +215,13 @@ public enum PageFile {
     /// Checks the header and CRC, then decodes the elements in order, handing each to `visit`.
     private static func walk(_ bytes: UnsafeRawBufferPointer, recording parts: inout [UUID: Range<Int>]?,
                              reserve: (Int) -> Void, visit: (Element) -> Void) throws(PageFormatError) -> Header {
+        var hollow = Set<UUID>()
+        return try walk(bytes, recording: &parts, hollowing: nil, hollow: &hollow, reserve: reserve, visit: visit)
+    }
+
+    private static func walk(_ bytes: UnsafeRawBufferPointer, recording parts: inout [UUID: Range<Int>]?,
+                             hollowing: ((UUID, UInt64, SampleCodecID) -> Bool)?, hollow: inout Set<UUID>,
+                             reserve: (Int) -> Void, visit: (Element) -> Void) throws(PageFormatError) -> Header {
         let header = try readHeader(bytes)
         try verifyChecksum(bytes)
         if header.version >= 2 {
@@ -201,6 +236,22 @@ public enum PageFile {
             var part: Range<Int>?
             for _ in 0..<count {
                 part = nil
+                if let hollowing {
+                    let at = r
+                    if let h = try ElementCodec.readStrokeRecordHead(&r) {
+                        let digest = EncodedStrokes.digest(codec: header.codec, ink: h.ink,
+                                                           coded: UnsafeRawBufferPointer(rebasing: bytes[h.part]))
+                        if hollowing(h.id, digest, header.codec) {
+                            guard hollow.insert(h.id).inserted else {
+                                throw .invalidField(offset: h.part.lowerBound, "stroke \(h.id) appears twice")
+                            }
+                            parts?[h.id] = h.part
+                            visit(.stroke(Stroke(id: h.id, ink: h.ink, samples: [])))
+                            continue
+                        }
+                    }
+                    r = at
+                }
                 let element = try ElementCodec.readRecord(&r, codec: header.codec, verify: false, part: &part)
                 if let part { parts?[element.id] = part }
                 visit(element)
@@ -408,16 +459,20 @@ public struct EncodedStrokes: Sendable {
     /// device and run (sync keeps it beside a stroke's fingerprint, docs/sync.md §6).
     public func digest(of stroke: Stroke) -> UInt64? {
         guard let part = parts[stroke.id] else { return nil }
+        return bytes.withUnsafeBytes { Self.digest(codec: codec, ink: stroke.ink, coded: UnsafeRawBufferPointer(rebasing: $0[part])) }
+    }
+
+    /// Whether these coded strokes hold the stroke `id` (an `encode` reusing them copies it).
+    public func contains(_ id: UUID) -> Bool { parts[id] != nil }
+
+    static func digest(codec: SampleCodecID, ink: Ink, coded: UnsafeRawBufferPointer) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         @inline(__always) func mix(_ b: UInt8) { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         mix(codec.rawValue)
-        let ink = stroke.ink
         mix(ink.tool.rawValue)
         mix(ink.color.r); mix(ink.color.g); mix(ink.color.b); mix(ink.color.a)
         mix(UInt8(truncatingIfNeeded: ink.width)); mix(UInt8(truncatingIfNeeded: ink.width >> 8))
-        bytes.withUnsafeBufferPointer { b in
-            for i in part { h = (h ^ UInt64(b[i])) &* 0x0000_0100_0000_01B3 }
-        }
+        for b in coded { mix(b) }
         return h
     }
 }

@@ -35,8 +35,16 @@ public enum PageBlob {
     /// The canonical blob of a page. Every present element must have its content in `elements`.
     /// - Parameter reusing: coded strokes to copy instead of coding again; every stroke in it must
     ///   have the samples it has in `elements` (forget the others first).
+    /// - Parameter hollow: strokes of `elements` read hollow (no samples,
+    ///   `PageFile.decodeKeepingStrokes(_:hollowing:)`): each must be in `reusing`, in the blob's
+    ///   codec, so that its coded bytes are copied; otherwise nothing is encoded (an error).
     public static func encode(state: PageState, canvas: QuantizedSize, elements: [UUID: Element],
-                              reusing: EncodedStrokes? = nil) throws -> [UInt8] {
+                              reusing: EncodedStrokes? = nil, hollow: Set<UUID> = []) throws -> [UInt8] {
+        if !hollow.isEmpty {
+            guard let reusing, reusing.codec == .compact, hollow.allSatisfy({ reusing.contains($0) }) else {
+                throw SyncFormatError.invalid(0, "a stroke read hollow would be coded from no samples")
+            }
+        }
         let order = state.orderedIDs
         var content = PageContent(canvasSize: canvas)
         content.elements.reserveCapacity(order.count)
@@ -131,10 +139,10 @@ public enum PageBlob {
     // MARK: Shared tables
 
     private static func writeTables(_ state: PageState, _ w: inout SyncWriter) -> [UUID: Int] {
-        let devices = Set(state.elements.values.map(\.stamp.device)).sorted { $0.bytesForOrder.lexicographicallyPrecedes($1.bytesForOrder) }
+        let devices = Set(state.elements.values.map(\.stamp.device)).sorted { $0.precedesInBytes($1) }
         w.varint(devices.count)
         for d in devices { w.uuid(d) }
-        let tombs = state.tombstones.sorted { $0.bytesForOrder.lexicographicallyPrecedes($1.bytesForOrder) }
+        let tombs = state.tombstones.sorted { $0.precedesInBytes($1) }
         w.varint(tombs.count)
         for t in tombs { w.uuid(t) }
         var index: [UUID: Int] = [:]

@@ -40,6 +40,9 @@ struct DocumentRound {
     /// Of each page read this round, its strokes' fingerprints by their coded bytes' digests
     /// (saved in the base, read next round instead of fingerprinting again).
     var localPrintTables: [UUID: PrintTable] = [:]
+    /// Of each page read this round, the strokes read hollow (id and ink, no samples: only good
+    /// for copying their coded bytes into a blob, `PageFile.decodeKeepingStrokes(_:hollowing:)`).
+    var localHollow: [UUID: Set<UUID>] = [:]
     /// The document's session while the round holds it.
     var session: DocumentSession?
     /// The session is the app's (the document was open in this process): the round merges into
@@ -247,6 +250,7 @@ struct DocumentRound {
         let stateFiles = options.earlierRound.contains(.stateFiles)
         let format2 = options.earlierRound.contains(.noPrintCache)
         var next = Base(head: head, states: newStates, docModified: docModified, pageModified: pageModified, published: false)
+        next.headBytes = head.encode()
         next.statesInFiles = stateFiles
         if !format2 {
             // The tables of the pages read now; the others' as the base had them.
@@ -260,6 +264,7 @@ struct DocumentRound {
             }
         }
         report.fingerprinted += fingerprinted
+        report.readHollow += localHollow.values.reduce(0) { $0 + $1.count }
         let needsPublish = base == nil || !(base!.published) || base!.head != head
         if needsPublish {
             // The base durably, unpublished, before the head: a head on the remote is never
@@ -289,7 +294,7 @@ struct DocumentRound {
                 report.blobsUploaded += try await uploaded
             }
             report.mark("PUT blobs")
-            try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
+            try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), next.headBytes)
             report.mark("PUT head")
             report.pagesPushed += pageBlobs
             let unpublished = next
@@ -363,7 +368,19 @@ struct DocumentRound {
                 pages.append(LocalPage(id: e.id, canvas: canvas, elements: nil))
                 continue
             }
-            let (content, encoded) = try await s.syncContent(of: e.id)
+            let known = base?.prints[e.id]?.entries ?? [:]
+            let (content, encoded, hollow): (PageContent, EncodedStrokes?, Set<UUID>)
+            if s.readsHollow, !options.earlierRound.contains(.noPrintCache), !known.isEmpty {
+                // Strokes whose coded bytes we fingerprinted before are not decoded: the blob
+                // copies their bytes (the same codec), and their fingerprints are in the table.
+                (content, encoded, hollow) = try await s.syncContent(of: e.id) { id, digest, codec in
+                    codec == .compact && known[id]?.digest == digest
+                }
+            } else {
+                (content, encoded) = try await s.syncContent(of: e.id)
+                hollow = []
+            }
+            if !hollow.isEmpty { localHollow[e.id] = hollow }
             localContent[e.id] = content
             if let encoded { localEncoded[e.id] = encoded }
             let prints: [(id: UUID, fingerprint: UInt64)]
@@ -374,7 +391,9 @@ struct DocumentRound {
                 prints = Self.fingerprints(content.elements)
                 fingerprinted += prints.count
             } else {
-                let (p, table, computed) = Self.fingerprints(content.elements, encoded: encoded!, known: base?.prints[e.id]?.entries ?? [:])
+                let (p, table, computed) = Self.fingerprints(content.elements, encoded: encoded!, known: known)
+                // A hollow stroke has no samples to fingerprint: its entry must be there.
+                guard hollow.allSatisfy({ table[$0] != nil }) else { throw SyncError.local("page \(e.id): a stroke read hollow has no fingerprint") }
                 prints = p
                 fingerprinted += computed
                 localPrintTables[e.id] = PrintTable(entries: table, base64: nil)
@@ -519,6 +538,17 @@ struct DocumentRound {
         return (out, coded, droppingMissing ? missing : [])
     }
 
+    /// The strokes of `pid` in `content` that are this round's hollow reads (taken from the local
+    /// page: `fromLocal` strokes whose coded bytes `coded` still holds).
+    func hollowStrokes(of pid: UUID, in content: PageContent, coded: EncodedStrokes?) -> Set<UUID> {
+        guard let hollow = localHollow[pid], let lc = localContent[pid] else { return [] }
+        var local: [UUID: Element] = [:]
+        for e in lc.elements where hollow.contains(e.id) { local[e.id] = e }
+        var out = Set<UUID>()
+        for e in content.elements where hollow.contains(e.id) && local[e.id] == e { out.insert(e.id) }
+        return out
+    }
+
     /// Makes the local document what the join says; returns how many pages it wrote.
     mutating func apply(_ merged: DocumentState, localDoc: LocalDocument, to s: DocumentSession) async throws -> Int {
         var written = 0
@@ -638,7 +668,8 @@ struct DocumentRound {
                 var st = rec.state
                 for id in lost { st.elements[id] = nil }
                 states[pid] = st
-                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded)
+                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded,
+                                                hollow: hollowStrokes(of: pid, in: content, coded: coded))
                 let n = BlobName(of: bytes)
                 name = n
                 if !known.contains(n) { pageUploads.append((LibrarySync.blobsFolder + "/" + n.hex, bytes)); known.insert(n) }
@@ -651,7 +682,8 @@ struct DocumentRound {
                 var st = rec.state
                 for id in lost { st.elements[id] = nil }
                 states[pid] = st
-                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded)
+                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded,
+                                                hollow: hollowStrokes(of: pid, in: content, coded: coded))
                 name = BlobName(of: bytes)
                 pageUploads.append((LibrarySync.blobsFolder + "/" + name!.hex, bytes))
                 known.insert(name!)
@@ -685,14 +717,30 @@ protocol SyncReadable: Sendable {
     var syncDocument: DocumentMetadata { get async }
     var package: DocumentPackage { get }
     func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?)
+    /// Whether `syncContent(of:hollowing:)` may read strokes hollow: only a reader whose content
+    /// nothing applies or saves (the lock-only read, whose join writes nothing).
+    var readsHollow: Bool { get }
+    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws
+        -> (PageContent, EncodedStrokes?, Set<UUID>)
 }
 
 extension DocumentSession: SyncReadable {
     var syncDocument: DocumentMetadata { get async { document } }
     func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
+    nonisolated var readsHollow: Bool { false }
+    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws
+        -> (PageContent, EncodedStrokes?, Set<UUID>) {
+        let (c, e) = try contentForSync(of: page)
+        return (c, e, [])
+    }
 }
 
 extension LockedDocumentReader: SyncReadable {
     var syncDocument: DocumentMetadata { get async { document } }
     func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
+    var readsHollow: Bool { true }
+    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws
+        -> (PageContent, EncodedStrokes?, Set<UUID>) {
+        try contentForSync(of: page, hollowing: hollowing)
+    }
 }

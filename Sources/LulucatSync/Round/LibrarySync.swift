@@ -79,6 +79,8 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     public var timings: [(step: String, ms: Double)] = []
     /// Element fingerprints computed this round (the rest came from the bases' print tables).
     public var fingerprinted = 0
+    /// Strokes read hollow this round (their samples not decoded: their bytes copied into a blob).
+    public var readHollow = 0
     var lastMark: ContinuousClock.Instant?
 
     /// Adds the time since the last mark to `step` (when the round is timed).
@@ -254,8 +256,10 @@ public struct LibrarySync: Sendable {
                                       localPresent: localByID[doc] != nil, inTrash: trashed.contains(doc), options: options)
             do {
                 try await round.run(&report)
-                for h in round.joinedHeads { if let e = h.etag { seen[h.name] = e } }
-                try store.saveSeen(seen)
+                var seenChanged = false
+                for h in round.joinedHeads { if let e = h.etag, seen[h.name] != e { seen[h.name] = e; seenChanged = true } }
+                // Unchanged (only this device changed the document): not written again.
+                if seenChanged { try store.saveSeen(seen) }
                 if let b = round.savedBase { index[doc] = store.indexEntry(for: b) } else { index[doc] = nil }
                 indexChanged = true
                 report.mark("save seen")

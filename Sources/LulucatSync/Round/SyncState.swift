@@ -26,6 +26,8 @@ struct Base {
     /// whose bytes it has not seen. A cache: an entry is used only when its digest matches, so
     /// it is right whatever the states say, and a lost or damaged table costs time only.
     var prints: [UUID: PrintTable] = [:]
+    /// `head.encode()`, when the round made it already (a save and the head's PUT share it).
+    var headBytes: [UInt8] = []
 
     var documentState: DocumentState {
         var pages: [UUID: PageRecord] = [:]
@@ -256,7 +258,8 @@ struct SyncStateStore {
                 tables![page.uuidString] = t.base64 ?? Data(t.encode()).base64EncodedString()
             }
         }
-        let bytes = Self.baseJSON(head: Data(base.head.encode()).base64EncodedString(), docModified: base.docModified,
+        let headBytes = base.headBytes.isEmpty ? base.head.encode() : base.headBytes
+        let bytes = Self.baseJSON(head: Data(headBytes).base64EncodedString(), docModified: base.docModified,
                                   pageModified: pm, published: base.published, states: inline, prints: tables)
         if durable { try fs.writeAtomically(bytes, to: basePath(id)) } else { try writeQuickly(bytes, to: basePath(id)) }
         if previous?.statesInFiles == true || previous == nil {
