@@ -206,14 +206,14 @@ func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: In
     // side: one library each, made alike from the same seed, edited alike, paired with their own PUTs.
     // `--all-variants` adds the earliest round (state files, a session, fingerprints on one core).
     var variants: [(name: String, earlier: Set<SyncOptions.EarlierStep>)] = [
-        ("before print tables and overlap (base format 2, blobs after the base)", [.noPrintCache, .blobsAfterBase]),
-        ("current (print tables, blobs while the base is written)", []),
+        ("before print tables and overlap (base format 2, listing first, blobs after the base)", [.noPrintCache, .blobsAfterBase, .listingFirst]),
+        ("current (print tables and hollow reads, prepared while listing, blobs while the base is written)", []),
     ]
     // `--current-only`: the current round alone (for a profile).
     if CommandLine.arguments.contains("--current-only") { variants.removeFirst() }
     if CommandLine.arguments.contains("--all-variants") {
         variants.insert(("earlier round (state files, a session, fingerprints on one core)",
-                         [.stateFiles, .sessionForEveryDocument, .fingerprintsOnOneCore, .noPrintCache, .blobsAfterBase]), at: 0)
+                         [.stateFiles, .sessionForEveryDocument, .fingerprintsOnOneCore, .noPrintCache, .blobsAfterBase, .listingFirst]), at: 0)
     }
     let breakdown = CommandLine.arguments.contains("--breakdown")
     struct Run {

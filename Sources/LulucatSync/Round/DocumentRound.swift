@@ -107,9 +107,38 @@ struct DocumentRound {
     /// Returns false, having written nothing, when the document needs a session after all (it
     /// was not shut down cleanly, a page needs repair, or the join would change it).
     mutating func runUnderLock(_ report: inout SyncReport) async throws -> Bool {
+        guard try await prepareUnderLock(&report, uploadEarly: false) else { return false }
+        try await finishUnderLock(&report)
+        return true
+    }
+
+    /// What `prepareUnderLock` made: the join of the document's local changes with its base,
+    /// coded as blobs and a head, not yet published.
+    struct Prepared {
+        var coded: (Head, [UUID: PageState], [(String, [UInt8])], Int)
+        var pageModified: [UUID: Int64]
+        var docModified: Int64
+        var pushed: Bool
+    }
+    var prepared: Prepared?
+    /// The blobs' uploads started by `prepareUnderLock(uploadEarly: true)`.
+    var earlyUploads: Task<Int, any Error>?
+
+    /// The first half of `runUnderLock`: takes the lock (kept until `finishUnderLock` or
+    /// `discard`), reads, records, joins and codes. Writes nothing but, with `uploadEarly`, starts
+    /// uploading the blobs (content-addressed: while the listing of heads is still on its way,
+    /// LibrarySync's speculation; a blob no head comes to name is garbage, §8). Returns false,
+    /// with the lock let go, when the document needs a session.
+    mutating func prepareUnderLock(_ report: inout SyncReport, uploadEarly: Bool) async throws -> Bool {
         guard let base, let reader = try library.lockForSyncRead(id) else { return false }
-        defer { reader.release() }
         lockedReader = reader
+        var keep = false
+        defer {
+            if !keep {
+                reader.release()
+                lockedReader = nil
+            }
+        }
         report.mark("lock and read document.json")
         let baseState = base.documentState
         let stamp = Stamp(clock: baseState.clock + 1, device: sync.device)
@@ -126,9 +155,38 @@ struct DocumentRound {
         for e in reader.document.pages { pageModified[e.id] = e.modified.milliseconds }
         let coded = try await headAndBlobs(for: merged, base: base, remoteStates: [])
         report.mark("code blobs and head")
-        try await publish(coded, pageModified: pageModified, docModified: reader.document.modified.milliseconds, &report)
-        if merged != baseState { report.documentsPushed += 1 }
+        prepared = Prepared(coded: coded, pageModified: pageModified, docModified: reader.document.modified.milliseconds,
+                            pushed: merged != baseState)
+        let uploads = coded.2
+        if uploadEarly, !uploads.isEmpty, !base.published || base.head != coded.0 {
+            let remote = self.remote
+            earlyUploads = Task { try await Self.putAll(remote, uploads) }
+        }
+        keep = true
         return true
+    }
+
+    /// The second half: the base, the blobs (or the wait for their early uploads), the head.
+    mutating func finishUnderLock(_ report: inout SyncReport) async throws {
+        defer {
+            lockedReader?.release()
+            lockedReader = nil
+        }
+        guard let p = prepared else { throw SyncError.local("document \(id): nothing prepared") }
+        let uploading = earlyUploads
+        earlyUploads = nil
+        try await publish(p.coded, pageModified: p.pageModified, docModified: p.docModified, uploading: uploading, &report)
+        if p.pushed { report.documentsPushed += 1 }
+    }
+
+    /// Lets a prepared round go without publishing anything: the lock released, its early
+    /// uploads awaited (whatever they did is garbage until a head names those blobs).
+    mutating func discard() async {
+        lockedReader?.release()
+        lockedReader = nil
+        prepared = nil
+        if let t = earlyUploads { _ = try? await t.value }
+        earlyUploads = nil
     }
 
     /// Whether `apply` would leave the document as it is: the same pages in the same order, each
@@ -245,7 +303,7 @@ struct DocumentRound {
     /// Step 5 of a round once the document holds the join: the base durably (unpublished), the
     /// blobs, the head, then the base marked published.
     mutating func publish(_ coded: (Head, [UUID: PageState], [(String, [UInt8])], Int), pageModified: [UUID: Int64],
-                          docModified: Int64, _ report: inout SyncReport) async throws {
+                          docModified: Int64, uploading: Task<Int, any Error>? = nil, _ report: inout SyncReport) async throws {
         let (head, newStates, uploads, pageBlobs) = coded
         let stateFiles = options.earlierRound.contains(.stateFiles)
         let format2 = options.earlierRound.contains(.noPrintCache)
@@ -274,7 +332,17 @@ struct DocumentRound {
             // a failure) is only garbage (§8). The head goes up only once both are done.
             // A failure leaves the base unpublished: the next round publishes it even if
             // nothing else changes.
-            if options.earlierRound.contains(.blobsAfterBase) || uploads.isEmpty {
+            if let task = uploading {
+                // Started before the listing was in (`prepareUnderLock`).
+                do {
+                    next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
+                } catch {
+                    _ = try? await task.value
+                    throw error
+                }
+                report.mark("save base (synced)")
+                report.blobsUploaded += try await task.value
+            } else if options.earlierRound.contains(.blobsAfterBase) || uploads.isEmpty {
                 next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
                 report.mark("save base (synced)")
                 for (path, bytes) in uploads {
