@@ -37,8 +37,12 @@ public enum PageFile {
 
     /// Encodes a page, copying the coded samples of strokes `reusing` already holds instead of
     /// coding them again, and returns the coded strokes of the new file for the next save.
-    public static func encode(_ content: PageContent, codec: SampleCodecID, reusing cache: EncodedStrokes?, version: UInt16 = version)
-        throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
+    ///
+    /// - Parameter hollow: ids of hollow strokes (`decodeKeepingStrokes(_:hollowing:)`) that
+    ///   `content` may hold: each must be copied from `cache`; one that would be coded from its
+    ///   (missing) samples is refused (`unencodable`).
+    public static func encode(_ content: PageContent, codec: SampleCodecID, reusing cache: EncodedStrokes?, version: UInt16 = version,
+                              hollow: Set<UUID> = []) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
         precondition(version == 1 || version == 2, "page format version \(version)")
         let reuse = cache?.codec == codec ? cache : nil
         var estimate = checkedHeaderSize + trailerSize + 16
@@ -58,7 +62,7 @@ public enum PageFile {
         var parts: [UUID: Range<Int>] = [:]
         parts.reserveCapacity(content.elements.count)
         if version == 1 {
-            try encodeVersion1(content, codec: codec, reuse: reuse, into: &w, parts: &parts)
+            try encodeVersion1(content, codec: codec, reuse: reuse, hollow: hollow, into: &w, parts: &parts)
         } else {
             guard content.elements.count <= Int(UInt32.max) else { throw .unencodable("too many elements") }
             w.writeUInt32(UInt32(content.elements.count))
@@ -71,6 +75,7 @@ public enum PageFile {
                     }
                     continue
                 }
+                try refuseHollow(element, hollow)
                 if let part = try ElementCodec.writeRecord(element, codec: codec, into: &w) { parts[element.id] = part }
             }
         }
@@ -80,13 +85,28 @@ public enum PageFile {
     }
 
     /// Version 1 after the header: the ink table, the element count, the elements framed without checks.
-    static func encodeVersion1(_ content: PageContent, codec: SampleCodecID, reuse: EncodedStrokes?,
+    static func refuseHollow(_ element: Element, _ hollow: Set<UUID>) throws(PageFormatError) {
+        if !hollow.isEmpty, case .stroke(let s) = element, s.samples.isEmpty, hollow.contains(s.id) {
+            throw .unencodable("stroke \(s.id) was read hollow and is not in the coded strokes to copy")
+        }
+    }
+
+    static func encodeVersion1(_ content: PageContent, codec: SampleCodecID, reuse: EncodedStrokes?, hollow: Set<UUID> = [],
                                into w: inout ByteWriter, parts: inout [UUID: Range<Int>]) throws(PageFormatError) {
         var inks: [Ink] = []
         var inkIndex: [Ink: Int] = [:]
+        // Strokes in a row usually share their ink: the last one found is asked first.
+        var last: (ink: Ink, index: Int)?
+        func index(of ink: Ink) -> Int? {
+            if let l = last, l.ink == ink { return l.index }
+            guard let i = inkIndex[ink] else { return nil }
+            last = (ink, i)
+            return i
+        }
         for element in content.elements {
-            guard case .stroke(let s) = element, inkIndex[s.ink] == nil else { continue }
+            guard case .stroke(let s) = element, index(of: s.ink) == nil else { continue }
             inkIndex[s.ink] = inks.count
+            last = (s.ink, inks.count)
             inks.append(s.ink)
         }
         guard inks.count <= maxInks else { throw .unencodable("page has \(inks.count) distinct inks, more than \(maxInks)") }
@@ -98,7 +118,7 @@ public enum PageFile {
                 try ElementCodec.writeFramed(element, inkIndex: nil, codec: codec, into: &w)
                 continue
             }
-            let ink = inkIndex[s.ink]!
+            let ink = index(of: s.ink)!
             if let reuse, let part = reuse.parts[s.id] {
                 w.writeUInt8(Kind.stroke)
                 w.writeVarint(16 + varintSize(UInt64(ink)) + part.count)
@@ -109,6 +129,7 @@ public enum PageFile {
                 parts[s.id] = start..<w.count
                 continue
             }
+            try refuseHollow(element, hollow)
             var payload = ByteWriter(capacity: 64)
             let part = try ElementCodec.writePayload(element, inkIndex: ink, codec: codec, into: &payload)!
             w.writeUInt8(Kind.stroke)

@@ -40,29 +40,22 @@ public enum PageBlob {
     ///   codec, so that its coded bytes are copied; otherwise nothing is encoded (an error).
     public static func encode(state: PageState, canvas: QuantizedSize, elements: [UUID: Element],
                               reusing: EncodedStrokes? = nil, hollow: Set<UUID> = []) throws -> [UInt8] {
-        if !hollow.isEmpty {
-            guard let reusing, reusing.codec == .compact, hollow.allSatisfy({ reusing.contains($0) }) else {
-                throw SyncFormatError.invalid(0, "a stroke read hollow would be coded from no samples")
-            }
-        }
-        let order = state.orderedIDs
+        let order = state.orderedEntries
         var content = PageContent(canvasSize: canvas)
         content.elements.reserveCapacity(order.count)
-        for id in order {
+        for (id, _) in order {
             guard let e = elements[id] else { throw SyncFormatError.invalid(0, "no content for element \(id)") }
             content.elements.append(e)
         }
-        let file = try PageFile.encode(content, codec: .compact, reusing: reusing, version: 1).bytes
+        // A hollow stroke (no samples) must be copied from `reusing`: PageFile.encode refuses to code it.
+        let file = try PageFile.encode(content, codec: .compact, reusing: reusing, version: 1, hollow: hollow).bytes
         var w = SyncWriter()
         w.raw(magic)
         w.uint16(version)
         w.uint16(0)
         let devices = writeTables(state, &w)
         w.varint(order.count)
-        for id in order {
-            let e = state.elements[id]!
-            writeEntry(e, devices: devices, &w)
-        }
+        for (_, e) in order { writeEntry(e, devices: devices, &w) }
         w.varint(file.count)
         w.raw(file)
         return w.bytes
@@ -108,10 +101,9 @@ public enum PageBlob {
         w.uint16(version)
         w.uint16(0)
         let devices = writeTables(state, &w)
-        let order = state.orderedIDs
+        let order = state.orderedEntries
         w.varint(order.count)
-        for id in order {
-            let e = state.elements[id]!
+        for (id, e) in order {
             w.uuid(id)
             writeEntry(e, devices: devices, &w)
             w.uint64(e.fingerprint)
@@ -139,7 +131,14 @@ public enum PageBlob {
     // MARK: Shared tables
 
     private static func writeTables(_ state: PageState, _ w: inout SyncWriter) -> [UUID: Int] {
-        let devices = Set(state.elements.values.map(\.stamp.device)).sorted { $0.precedesInBytes($1) }
+        // Few devices, many elements: a short list searched from its last find, not a set.
+        var distinct: [UUID] = []
+        var lastDevice: UUID?
+        for e in state.elements.values where e.stamp.device != lastDevice {
+            lastDevice = e.stamp.device
+            if !distinct.contains(e.stamp.device) { distinct.append(e.stamp.device) }
+        }
+        let devices = distinct.sorted { $0.precedesInBytes($1) }
         w.varint(devices.count)
         for d in devices { w.uuid(d) }
         let tombs = state.tombstones.sorted { $0.precedesInBytes($1) }

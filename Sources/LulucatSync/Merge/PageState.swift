@@ -52,7 +52,10 @@ public struct PageState: Hashable, Sendable {
     }
 
     /// The present elements in z-order: by key, then by id.
-    public var orderedIDs: [UUID] {
+    public var orderedIDs: [UUID] { orderedEntries.map(\.id) }
+
+    /// The present elements in z-order with their entries.
+    public var orderedEntries: [(id: UUID, entry: ElementEntry)] {
         // Sorted first by the keys' first two digits packed in one integer (a consistent coarse
         // order: where they differ, the keys compare the same way), then by the whole key and
         // the id's string: the same order as comparing (key, id string) alone, in a fraction of
@@ -73,7 +76,7 @@ public struct PageState: Hashable, Sendable {
             if ea.value.key != eb.value.key { return ea.value.key < eb.value.key }
             return ea.key.uuidString < eb.key.uuidString
         }
-        return order.map { entries[$0.index].key }
+        return order.map { (entries[$0.index].key, entries[$0.index].value) }
     }
 
     /// Every stamp in the page (for liveness against a removal).

@@ -606,17 +606,6 @@ struct DocumentRound {
         return (out, coded, droppingMissing ? missing : [])
     }
 
-    /// The strokes of `pid` in `content` that are this round's hollow reads (taken from the local
-    /// page: `fromLocal` strokes whose coded bytes `coded` still holds).
-    func hollowStrokes(of pid: UUID, in content: PageContent, coded: EncodedStrokes?) -> Set<UUID> {
-        guard let hollow = localHollow[pid], let lc = localContent[pid] else { return [] }
-        var local: [UUID: Element] = [:]
-        for e in lc.elements where hollow.contains(e.id) { local[e.id] = e }
-        var out = Set<UUID>()
-        for e in content.elements where hollow.contains(e.id) && local[e.id] == e { out.insert(e.id) }
-        return out
-    }
-
     /// Makes the local document what the join says; returns how many pages it wrote.
     mutating func apply(_ merged: DocumentState, localDoc: LocalDocument, to s: DocumentSession) async throws -> Int {
         var written = 0
@@ -737,7 +726,7 @@ struct DocumentRound {
                 for id in lost { st.elements[id] = nil }
                 states[pid] = st
                 let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded,
-                                                hollow: hollowStrokes(of: pid, in: content, coded: coded))
+                                                hollow: localHollow[pid] ?? [])
                 let n = BlobName(of: bytes)
                 name = n
                 if !known.contains(n) { pageUploads.append((LibrarySync.blobsFolder + "/" + n.hex, bytes)); known.insert(n) }
@@ -751,7 +740,7 @@ struct DocumentRound {
                 for id in lost { st.elements[id] = nil }
                 states[pid] = st
                 let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded,
-                                                hollow: hollowStrokes(of: pid, in: content, coded: coded))
+                                                hollow: localHollow[pid] ?? [])
                 name = BlobName(of: bytes)
                 pageUploads.append((LibrarySync.blobsFolder + "/" + name!.hex, bytes))
                 known.insert(name!)

@@ -229,8 +229,13 @@ import LulucatHandwriting
                 #expect(e == original, "a stroke not picked is decoded whole")
             }
         }
-        #expect(try PageFile.encode(content, codec: .compact, reusing: hollowKept, version: 1).bytes
+        #expect(try PageFile.encode(content, codec: .compact, reusing: hollowKept, version: 1, hollow: hollow).bytes
                 == PageFile.encode(page, codec: .compact, version: 1))
+        // A hollow stroke is never coded from its (missing) samples: without the coded strokes to
+        // copy, or in another codec, the encoding is refused.
+        #expect(throws: PageFormatError.self) { try PageFile.encode(content, codec: .compact, reusing: nil, version: 1, hollow: hollow) }
+        #expect(throws: PageFormatError.self) { try PageFile.encode(content, codec: .fixed16, reusing: hollowKept, version: 1, hollow: hollow) }
+        #expect(throws: PageFormatError.self) { try PageFile.encode(content, codec: .compact, reusing: nil, hollow: hollow) }
         // A version-1 file is read whole: nothing hollow.
         let v1 = try PageFile.encode(page, codec: .compact, version: 1)
         let (c1, _, h1) = try PageFile.decodeKeepingStrokes(v1) { _, _, _ in true }
