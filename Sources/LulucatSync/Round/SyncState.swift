@@ -89,6 +89,35 @@ struct PrintTable {
     }
 }
 
+/// A few bases in memory, each with the identity of the file it was read from or saved to.
+final class BaseCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String: (identity: String, base: Base, use: Int)] = [:]
+    private var uses = 0
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func base(_ path: String, identity: String) -> Base? {
+        lock.withLock {
+            guard let e = entries[path], e.identity == identity else { return nil }
+            uses += 1
+            entries[path]!.use = uses
+            return e.base
+        }
+    }
+
+    func keep(_ base: Base, at path: String, identity: String) {
+        lock.withLock {
+            uses += 1
+            entries[path] = (identity, base, uses)
+            if entries.count > limit, let oldest = entries.min(by: { $0.value.use < $1.value.use })?.key { entries[oldest] = nil }
+        }
+    }
+
+    func forget(_ path: String) { _ = lock.withLock { entries.removeValue(forKey: path) } }
+}
+
 /// Reads and writes `.sync/` at the library root with the store's atomic durable writes.
 struct SyncStateStore {
     let folder: String
@@ -179,6 +208,22 @@ struct SyncStateStore {
     /// base and its states are one file written in one synced write. Format 1 (no `"version"`)
     /// keeps each state in `docs/<document>/<page>.state`, checked against `"stateDigests"`.
     func base(_ id: UUID) -> Base? {
+        let identity = cacheable ? baseFileIdentity(id) : nil
+        if let identity, let b = Self.recentBases.base(basePath(id), identity: identity) { return b }
+        let b = readBase(id)
+        if let identity, let b { Self.recentBases.keep(b, at: basePath(id), identity: identity) }
+        return b
+    }
+
+    /// Bases this process saved or read last, by path, with the identity of the file each is in
+    /// (inode, size, mtime in ns: a base is replaced by renaming a new file over it, so another
+    /// write, from here or elsewhere, changes it). A base found here is the file's, read without
+    /// decoding its JSON, its states and its print tables again. Only on the real file system (the
+    /// identity is `lstat`'s).
+    static let recentBases = BaseCache(limit: 16)
+    var cacheable: Bool { fs is PosixFileSystem }
+
+    func readBase(_ id: UUID) -> Base? {
         guard let o = readJSON(basePath(id)), let hs = o["head"] as? String, let hb = Data(base64Encoded: hs),
               let head = try? Head.decode(Array(hb)), head.document == id,
               let docModified = (o["docModified"] as? NSNumber)?.int64Value,
@@ -261,11 +306,24 @@ struct SyncStateStore {
         let headBytes = base.headBytes.isEmpty ? base.head.encode() : base.headBytes
         let bytes = Self.baseJSON(head: Data(headBytes).base64EncodedString(), docModified: base.docModified,
                                   pageModified: pm, published: base.published, states: inline, prints: tables)
+        Self.recentBases.forget(basePath(id))
         if durable { try fs.writeAtomically(bytes, to: basePath(id)) } else { try writeQuickly(bytes, to: basePath(id)) }
         if previous?.statesInFiles == true || previous == nil {
             // Format 1's state files, if any: unused from now on (this base holds its states).
             // Removed only after the new base is written, so they never sit beside a base that lacks them.
             if (try? fs.info(statesFolder(id))) != nil { try? fs.removeTree(statesFolder(id)) }
+        }
+        if cacheable, !format2, let identity = baseFileIdentity(id) {
+            // What a read of the file just written gives.
+            var kept = base
+            kept.savedStates = saved
+            kept.statesInFiles = false
+            kept.headBytes = headBytes
+            for (page, t) in kept.prints {
+                if kept.states[page] == nil || t.entries.isEmpty { kept.prints[page] = nil }
+                else if t.base64 == nil { kept.prints[page]!.base64 = tables?[page.uuidString] }
+            }
+            Self.recentBases.keep(kept, at: basePath(id), identity: identity)
         }
         return saved
     }

@@ -232,6 +232,30 @@ private func stateFiles(_ lib: Library, _ doc: UUID) -> [String] {
         let c = try await h.checkConverged()
         #expect(c.documents[doc]!.allElements == Set(strokes))
     }
+    /// The bases kept in memory are the files' as long as the files are the ones saved: a base
+    /// replaced on disk by anything else is read again.
+    @Test func aBaseReplacedOnDiskIsReadAgainNotTakenFromMemory() async throws {
+        let h = try SyncHarness(.folder, libraries: 1)
+        let a = h.libraries[0]
+        let doc = try a.createDocument(title: "Kept").id
+        _ = try await drawn(a, doc, count: 2, seed: 27)
+        try await h.sync(0)
+        let store = SyncStateStore(library: a)
+        let saved = try #require(store.base(doc))
+        let read = try #require(store.readBase(doc))
+        #expect(saved.head == read.head && saved.states == read.states && saved.published == read.published)
+        #expect(saved.prints.mapValues(\.entries) == read.prints.mapValues(\.entries))
+        var o = try baseJSON(a, doc)
+        o["published"] = false
+        o["docModified"] = 12345
+        try JSONSerialization.data(withJSONObject: o).write(to: URL(fileURLWithPath: a.root + "/.sync/docs/\(doc.uuidString).base"), options: .atomic)
+        let again = try #require(store.base(doc))
+        #expect(!again.published && again.docModified == 12345)
+        // The next round publishes it again (nothing else changed) and the one after is one request.
+        let r = try await h.sync(0)
+        #expect(r.requests > 1, "\(r)")
+        #expect(try await h.sync(0).requests == 1)
+    }
 }
 
 extension Array {
