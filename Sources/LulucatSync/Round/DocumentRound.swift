@@ -459,7 +459,7 @@ struct DocumentRound {
                 prints = Self.fingerprints(content.elements)
                 fingerprinted += prints.count
             } else {
-                let (p, table, computed) = Self.fingerprints(content.elements, encoded: encoded!, known: known)
+                let (p, table, computed) = Self.fingerprints(content.elements, encoded: encoded!, known: known, hollow: hollow)
                 // A hollow stroke has no samples to fingerprint: its entry must be there.
                 guard hollow.allSatisfy({ table[$0] != nil }) else { throw SyncError.local("page \(e.id): a stroke read hollow has no fingerprint") }
                 prints = p
@@ -485,7 +485,7 @@ struct DocumentRound {
     /// have the digest recorded there (the fingerprint definition is unchanged: it was computed
     /// from those bytes' stroke); the others are computed. Also returns the page's new print
     /// table and how many fingerprints were computed.
-    static func fingerprints(_ elements: [Element], encoded: EncodedStrokes, known: [UUID: StrokePrint])
+    static func fingerprints(_ elements: [Element], encoded: EncodedStrokes, known: [UUID: StrokePrint], hollow: Set<UUID> = [])
         -> ([(id: UUID, fingerprint: UInt64)], [UUID: StrokePrint], Int) {
         var out: [(id: UUID, fingerprint: UInt64)] = []
         out.reserveCapacity(elements.count)
@@ -494,6 +494,12 @@ struct DocumentRound {
         var missing: [Int] = []
         var digests: [Int: UInt64] = [:]
         for (i, e) in elements.enumerated() {
+            if !hollow.isEmpty, case .stroke(let st) = e, st.samples.isEmpty, hollow.contains(st.id), let k = known[st.id] {
+                // Read hollow because its digest is the table's (checked by the read itself).
+                out.append((st.id, k.fingerprint))
+                table[st.id] = k
+                continue
+            }
             if case .stroke(let st) = e, let d = encoded.digest(of: st) {
                 if let k = known[st.id], k.digest == d {
                     out.append((st.id, k.fingerprint))
@@ -554,10 +560,13 @@ struct DocumentRound {
         var missing: Set<UUID> = []
         // One index per source, not a scan per element.
         var localIndex: [UUID: Element] = [:]
+        localIndex.reserveCapacity(localContent[pid]?.elements.count ?? 0)
         for e in localContent[pid]?.elements ?? [] { localIndex[e.id] = e }
-        var elements: [Element] = []
-        var fromLocal = Set<UUID>()
         let order = rec.state.orderedIDs
+        var elements: [Element] = []
+        elements.reserveCapacity(order.count)
+        var fromLocal = Set<UUID>()
+        fromLocal.reserveCapacity(localIndex.count)
         for eid in order {
             let entry = rec.state.elements[eid]!
             if let e = localIndex[eid], (localPrints[pid]?[eid] ?? PageBlob.fingerprint(e)) == entry.fingerprint {
@@ -721,6 +730,7 @@ struct DocumentRound {
             if name == nil {
                 let (content, coded, lost) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: !rec.isLive)
                 var byID: [UUID: Element] = [:]
+                byID.reserveCapacity(content.elements.count)
                 for e in content.elements { byID[e.id] = e }
                 var st = rec.state
                 for id in lost { st.elements[id] = nil }
@@ -735,6 +745,7 @@ struct DocumentRound {
                 // removed page, what no source holds any more is left out (it was only here).
                 let (content, coded, lost) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: !rec.isLive)
                 var byID: [UUID: Element] = [:]
+                byID.reserveCapacity(content.elements.count)
                 for e in content.elements { byID[e.id] = e }
                 var st = rec.state
                 for id in lost { st.elements[id] = nil }
