@@ -121,6 +121,14 @@ public enum SyncError: Error, CustomStringConvertible {
     }
 }
 
+/// A flag one task sets and another reads.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
 /// Syncs one library with one remote. One round at a time per library.
 public struct LibrarySync: Sendable {
     public let library: Library
@@ -150,7 +158,11 @@ public struct LibrarySync: Sendable {
         //    documents that changed only here are prepared (speculation, below).
         let speculate = !options.earlierRound.contains(.listingFirst)
         let remote = self.remote
-        async let listedAhead = Self.attempt { () async throws(RemoteError) in try await remote.list(Self.headsFolder) }
+        let listingAnswered = Flag()
+        async let listedAhead = Self.attempt { () async throws(RemoteError) in
+            defer { listingAnswered.set() }
+            return try await remote.list(Self.headsFolder)
+        }
         var listed: Result<[RemoteEntry], RemoteError>?
         if !speculate {
             listed = await listedAhead
@@ -202,7 +214,10 @@ public struct LibrarySync: Sendable {
                 guard bases[id] != nil else { continue }
                 var round = DocumentRound(sync: self, id: id, base: bases[id], heads: [], localPresent: true, inTrash: false, options: options)
                 // Whatever goes wrong here is met again, and reported, by the document's own round.
-                if (try? await round.prepareUnderLock(&report, uploadEarly: true)) == true { prepared[id] = round }
+                // Its blobs start going up now only while the listing is still on its way: once it
+                // is in, they wait for it to say no head of the document changed (otherwise they
+                // would be sent for nothing), and go up while the base is written.
+                if (try? await round.prepareUnderLock(&report, uploadEarly: !listingAnswered.isSet)) == true { prepared[id] = round }
             }
         }
         if listed == nil {
