@@ -483,9 +483,6 @@ public struct EncodedStrokes: Sendable {
         return bytes.withUnsafeBytes { Self.digest(codec: codec, ink: stroke.ink, coded: UnsafeRawBufferPointer(rebasing: $0[part])) }
     }
 
-    /// Whether these coded strokes hold the stroke `id` (an `encode` reusing them copies it).
-    public func contains(_ id: UUID) -> Bool { parts[id] != nil }
-
     static func digest(codec: SampleCodecID, ink: Ink, coded: UnsafeRawBufferPointer) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         @inline(__always) func mix(_ b: UInt8) { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
