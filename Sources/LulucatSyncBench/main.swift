@@ -204,11 +204,17 @@ func noChangeRound(_ server: ApacheServer, documents: Int) async throws {
 func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: Int, seed: UInt64) async throws {
     // The round as it is, and earlier forms of it (SyncOptions.earlierRound), measured side by
     // side: one library each, made alike from the same seed, edited alike, paired with their own PUTs.
-    let variants: [(name: String, earlier: Set<SyncOptions.EarlierStep>)] = [
-        ("earlier round (state files, a session, fingerprints on one core)", [.stateFiles, .sessionForEveryDocument, .fingerprintsOnOneCore]),
-        ("one base file, a session", [.sessionForEveryDocument]),
-        ("current (one base file, lock only)", []),
+    // `--all-variants` adds the earliest round (state files, a session, fingerprints on one core).
+    var variants: [(name: String, earlier: Set<SyncOptions.EarlierStep>)] = [
+        ("before print tables and overlap (base format 2, listing first, blobs after the base)", [.noPrintCache, .blobsAfterBase, .listingFirst]),
+        ("current (print tables and hollow reads, prepared while listing, blobs while the base is written)", []),
     ]
+    // `--current-only`: the current round alone (for a profile).
+    if CommandLine.arguments.contains("--current-only") { variants.removeFirst() }
+    if CommandLine.arguments.contains("--all-variants") {
+        variants.insert(("earlier round (state files, a session, fingerprints on one core)",
+                         [.stateFiles, .sessionForEveryDocument, .fingerprintsOnOneCore, .noPrintCache, .blobsAfterBase, .listingFirst]), at: 0)
+    }
     let breakdown = CommandLine.arguments.contains("--breakdown")
     struct Run {
         var lib: Library
@@ -218,6 +224,7 @@ func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: In
         var rng: Rng
         var ratios: [Double] = [], syncs: [Double] = [], puts: [Double] = []
         var last: (sent: Int, requests: Int, compact: Int) = (0, 0, 0)
+        var lastFingerprinted = 0
         var steps: [String: [Double]] = [:]
         var stepOrder: [String] = []
     }
@@ -268,6 +275,7 @@ func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: In
             run.puts.append(ms(putTime))
             run.ratios.append(ms(syncTime) / ms(putTime))
             run.last = (r.bytesSent, r.requests, compact)
+            run.lastFingerprinted = r.fingerprinted
             for (step, t) in r.timings {
                 if run.steps[step] == nil { run.stepOrder.append(step) }
                 run.steps[step, default: []].append(t)
@@ -275,13 +283,25 @@ func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: In
             runs[k] = run
         }
     }
-    func median(_ v: [Double]) -> Double { let s = v.sorted(); return s.isEmpty ? 0 : (s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2) }
+    /// The q-quantile (0.25, 0.5, 0.75) by linear interpolation between the sorted values.
+    func quantile(_ v: [Double], _ q: Double) -> Double {
+        let s = v.sorted()
+        guard !s.isEmpty else { return 0 }
+        let x = q * Double(s.count - 1)
+        let i = Int(x.rounded(.down)), f = x - Double(i)
+        return i + 1 < s.count ? s[i] + f * (s[i + 1] - s[i]) : s[i]
+    }
+    func median(_ v: [Double]) -> Double { quantile(v, 0.5) }
+    func spread(_ v: [Double], _ digits: Int = 1) -> String {
+        let f = "%.\(digits)f"
+        return String(format: f, median(v)) + " (p25 " + String(format: f, quantile(v, 0.25)) + ", p75 " + String(format: f, quantile(v, 0.75)) + ")"
+    }
     for (k, run) in runs.enumerated() {
         let last = run.last
         say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples), \(variants[k].name): \(last.sent) bytes sent in \(last.requests) requests "
               + "/ \(last.compact) bytes compact page = \(String(format: "%.3f", Double(last.sent) / Double(last.compact))); "
-              + "over \(run.ratios.count) paired runs, median sync \(String(format: "%.1f", median(run.syncs))) ms, median PUT of the same bytes "
-              + "\(String(format: "%.1f", median(run.puts))) ms, median of the pairs' ratios \(String(format: "%.2f", median(run.ratios))) "
+              + "over \(run.ratios.count) paired runs (sync, then a PUT of the same bytes), median sync \(spread(run.syncs)) ms, median PUT "
+              + "\(spread(run.puts)) ms, median of the pairs' ratios \(spread(run.ratios, 2)); fingerprints computed in the last round \(run.lastFingerprinted) "
               + "(ratios \(run.ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))")
         if breakdown {
             let parts = run.stepOrder.map { "\($0) \(String(format: "%.1f", median(run.steps[$0]!)))" }

@@ -287,6 +287,23 @@ public enum ElementCodec {
         return try readPayload(kind: kind, &p, inks: nil, codec: codec, part: &part)
     }
 
+    /// Reads one record at the reader's position when it is a stroke, without decoding its
+    /// samples: its id, its ink and where its coded part (channel byte to the end of its coded
+    /// samples) is in the file. Nil (the reader's position then undefined) for another kind.
+    static func readStrokeRecordHead(_ r: inout ByteReader) throws(PageFormatError) -> (id: UUID, ink: Ink, part: Range<Int>)? {
+        let kind = try r.readUInt8()
+        guard kind == Kind.stroke else { return nil }
+        let length = try r.readCount(limit: r.remaining, "element length")
+        _ = try r.readUInt16()
+        var p = try r.readSlice(length)
+        _ = try r.readUInt32()
+        guard length >= 16 + 7 + 2 else { return nil }
+        let id = try p.readUUID()
+        let ink = try readInk(&p)
+        let start = p.fileOffset
+        return (id, ink, start..<(start + p.remaining))
+    }
+
     // MARK: Lists (journal payloads)
 
     /// A count varint, then each element: checked records (`checked`, journal format 2) or the

@@ -37,8 +37,12 @@ public enum PageFile {
 
     /// Encodes a page, copying the coded samples of strokes `reusing` already holds instead of
     /// coding them again, and returns the coded strokes of the new file for the next save.
-    public static func encode(_ content: PageContent, codec: SampleCodecID, reusing cache: EncodedStrokes?, version: UInt16 = version)
-        throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
+    ///
+    /// - Parameter hollow: ids of hollow strokes (`decodeKeepingStrokes(_:hollowing:)`) that
+    ///   `content` may hold: each must be copied from `cache`; one that would be coded from its
+    ///   (missing) samples is refused (`unencodable`).
+    public static func encode(_ content: PageContent, codec: SampleCodecID, reusing cache: EncodedStrokes?, version: UInt16 = version,
+                              hollow: Set<UUID> = []) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
         precondition(version == 1 || version == 2, "page format version \(version)")
         let reuse = cache?.codec == codec ? cache : nil
         var estimate = checkedHeaderSize + trailerSize + 16
@@ -58,7 +62,7 @@ public enum PageFile {
         var parts: [UUID: Range<Int>] = [:]
         parts.reserveCapacity(content.elements.count)
         if version == 1 {
-            try encodeVersion1(content, codec: codec, reuse: reuse, into: &w, parts: &parts)
+            try encodeVersion1(content, codec: codec, reuse: reuse, hollow: hollow, into: &w, parts: &parts)
         } else {
             guard content.elements.count <= Int(UInt32.max) else { throw .unencodable("too many elements") }
             w.writeUInt32(UInt32(content.elements.count))
@@ -71,6 +75,7 @@ public enum PageFile {
                     }
                     continue
                 }
+                try refuseHollow(element, hollow)
                 if let part = try ElementCodec.writeRecord(element, codec: codec, into: &w) { parts[element.id] = part }
             }
         }
@@ -80,13 +85,28 @@ public enum PageFile {
     }
 
     /// Version 1 after the header: the ink table, the element count, the elements framed without checks.
-    static func encodeVersion1(_ content: PageContent, codec: SampleCodecID, reuse: EncodedStrokes?,
+    static func refuseHollow(_ element: Element, _ hollow: Set<UUID>) throws(PageFormatError) {
+        if !hollow.isEmpty, case .stroke(let s) = element, s.samples.isEmpty, hollow.contains(s.id) {
+            throw .unencodable("stroke \(s.id) was read hollow and is not in the coded strokes to copy")
+        }
+    }
+
+    static func encodeVersion1(_ content: PageContent, codec: SampleCodecID, reuse: EncodedStrokes?, hollow: Set<UUID> = [],
                                into w: inout ByteWriter, parts: inout [UUID: Range<Int>]) throws(PageFormatError) {
         var inks: [Ink] = []
         var inkIndex: [Ink: Int] = [:]
+        // Strokes in a row usually share their ink: the last one found is asked first.
+        var last: (ink: Ink, index: Int)?
+        func index(of ink: Ink) -> Int? {
+            if let l = last, l.ink == ink { return l.index }
+            guard let i = inkIndex[ink] else { return nil }
+            last = (ink, i)
+            return i
+        }
         for element in content.elements {
-            guard case .stroke(let s) = element, inkIndex[s.ink] == nil else { continue }
+            guard case .stroke(let s) = element, index(of: s.ink) == nil else { continue }
             inkIndex[s.ink] = inks.count
+            last = (s.ink, inks.count)
             inks.append(s.ink)
         }
         guard inks.count <= maxInks else { throw .unencodable("page has \(inks.count) distinct inks, more than \(maxInks)") }
@@ -98,7 +118,7 @@ public enum PageFile {
                 try ElementCodec.writeFramed(element, inkIndex: nil, codec: codec, into: &w)
                 continue
             }
-            let ink = inkIndex[s.ink]!
+            let ink = index(of: s.ink)!
             if let reuse, let part = reuse.parts[s.id] {
                 w.writeUInt8(Kind.stroke)
                 w.writeVarint(16 + varintSize(UInt64(ink)) + part.count)
@@ -109,6 +129,7 @@ public enum PageFile {
                 parts[s.id] = start..<w.count
                 continue
             }
+            try refuseHollow(element, hollow)
             var payload = ByteWriter(capacity: 64)
             let part = try ElementCodec.writePayload(element, inkIndex: ink, codec: codec, into: &payload)!
             w.writeUInt8(Kind.stroke)
@@ -161,6 +182,34 @@ public enum PageFile {
         return PageContent(canvasSize: header.canvasSize, elements: elements)
     }
 
+    /// Decodes a page keeping its coded strokes, as `decodeKeepingStrokes`, except that the strokes
+    /// `hollowing` picks are **hollow**: their id and ink are read, their samples are not decoded
+    /// (the stroke is returned with no samples and no optional channels) and their coded bytes are
+    /// kept as for any stroke. `hollowing` is asked, for each stroke of a version-2 file, its id,
+    /// the digest of its coded bytes (`EncodedStrokes.digest`) and the file's codec; version-1
+    /// files are decoded whole. The file's CRC32C is checked as always, but a hollow stroke's coded
+    /// samples are not: pick only strokes whose bytes (by digest) were decoded before.
+    ///
+    /// A hollow stroke is a placeholder, not the page's stroke: it is good only for what needs its
+    /// id, its ink and its coded bytes (an `encode` that copies it from the returned coded
+    /// strokes, in the same codec). Returns the ids of the hollow strokes.
+    public static func decodeKeepingStrokes(_ bytes: [UInt8], hollowing: (UUID, UInt64, SampleCodecID) -> Bool) throws(PageFormatError)
+        -> (content: PageContent, strokes: EncodedStrokes, hollow: Set<UUID>) {
+        var parts: [UUID: Range<Int>]? = [:]
+        var hollow = Set<UUID>()
+        let (content, header) = try withoutActuallyEscaping(hollowing) { hollowing in
+            bytes.withUnsafeBytes { raw in
+                Result { () throws(PageFormatError) in
+                    var elements: [Element] = []
+                    let header = try walk(raw, recording: &parts, hollowing: hollowing, hollow: &hollow,
+                                          reserve: { elements.reserveCapacity($0) }) { elements.append($0) }
+                    return (PageContent(canvasSize: header.canvasSize, elements: elements), header)
+                }
+            }
+        }.get()
+        return (content, EncodedStrokes(codec: header.codec, bytes: bytes, parts: parts ?? [:]), hollow)
+    }
+
     /// What a page file holds, checked exactly as `decode` checks it (magic, version, codec, CRC,
     /// every element and sample), without keeping its elements: each is decoded, counted and
     /// dropped, so the memory it takes is one element's, not the page's. Import and verify use
@@ -187,6 +236,13 @@ public enum PageFile {
     /// Checks the header and CRC, then decodes the elements in order, handing each to `visit`.
     private static func walk(_ bytes: UnsafeRawBufferPointer, recording parts: inout [UUID: Range<Int>]?,
                              reserve: (Int) -> Void, visit: (Element) -> Void) throws(PageFormatError) -> Header {
+        var hollow = Set<UUID>()
+        return try walk(bytes, recording: &parts, hollowing: nil, hollow: &hollow, reserve: reserve, visit: visit)
+    }
+
+    private static func walk(_ bytes: UnsafeRawBufferPointer, recording parts: inout [UUID: Range<Int>]?,
+                             hollowing: ((UUID, UInt64, SampleCodecID) -> Bool)?, hollow: inout Set<UUID>,
+                             reserve: (Int) -> Void, visit: (Element) -> Void) throws(PageFormatError) -> Header {
         let header = try readHeader(bytes)
         try verifyChecksum(bytes)
         if header.version >= 2 {
@@ -201,6 +257,22 @@ public enum PageFile {
             var part: Range<Int>?
             for _ in 0..<count {
                 part = nil
+                if let hollowing {
+                    let at = r
+                    if let h = try ElementCodec.readStrokeRecordHead(&r) {
+                        let digest = EncodedStrokes.digest(codec: header.codec, ink: h.ink,
+                                                           coded: UnsafeRawBufferPointer(rebasing: bytes[h.part]))
+                        if hollowing(h.id, digest, header.codec) {
+                            guard hollow.insert(h.id).inserted else {
+                                throw .invalidField(offset: h.part.lowerBound, "stroke \(h.id) appears twice")
+                            }
+                            parts?[h.id] = h.part
+                            visit(.stroke(Stroke(id: h.id, ink: h.ink, samples: [])))
+                            continue
+                        }
+                    }
+                    r = at
+                }
                 let element = try ElementCodec.readRecord(&r, codec: header.codec, verify: false, part: &part)
                 if let part { parts?[element.id] = part }
                 visit(element)
@@ -398,5 +470,27 @@ public struct EncodedStrokes: Sendable {
     /// Drops strokes whose samples changed (or that left the page) so they are coded afresh.
     public mutating func forget<S: Sequence>(_ ids: S) where S.Element == UUID {
         for id in ids { parts[id] = nil }
+    }
+
+    /// A stable digest of what `stroke` holds, read from its coded bytes instead of its samples:
+    /// FNV-1a 64 over the codec byte, the ink's 7 bytes as the page file writes them (tool, r, g,
+    /// b, a, width little-endian) and the stroke's coded part (channel byte, sample count, coded
+    /// samples). With the stroke's id it determines the stroke (a decoder rebuilds the stroke
+    /// from exactly these). Nil when these coded strokes do not hold `stroke`. The same on every
+    /// device and run (sync keeps it beside a stroke's fingerprint, docs/sync.md §6).
+    public func digest(of stroke: Stroke) -> UInt64? {
+        guard let part = parts[stroke.id] else { return nil }
+        return bytes.withUnsafeBytes { Self.digest(codec: codec, ink: stroke.ink, coded: UnsafeRawBufferPointer(rebasing: $0[part])) }
+    }
+
+    static func digest(codec: SampleCodecID, ink: Ink, coded: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        @inline(__always) func mix(_ b: UInt8) { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        mix(codec.rawValue)
+        mix(ink.tool.rawValue)
+        mix(ink.color.r); mix(ink.color.g); mix(ink.color.b); mix(ink.color.a)
+        mix(UInt8(truncatingIfNeeded: ink.width)); mix(UInt8(truncatingIfNeeded: ink.width >> 8))
+        for b in coded { mix(b) }
+        return h
     }
 }

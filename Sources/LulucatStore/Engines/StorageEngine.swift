@@ -63,6 +63,11 @@ package protocol StorageEngine: AnyObject {
     /// kept durably in `recovered/`, and the next save of the page writes what was salvaged; without
     /// it nothing is written (verify). Nil: this engine salvages another way (SQLite: repair).
     func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage?
+    /// `loadPageForEditing` for sync's read of a closed document: the strokes `hollowing` picks
+    /// may come back hollow (`PageFile.decodeKeepingStrokes(_:hollowing:)`), their ids returned.
+    /// Defaults to `loadPageForEditing` (nothing hollow); the snapshot engine hollows.
+    func loadPageForSync(_ id: UUID, hollowing: (UUID, UInt64, SampleCodecID) -> Bool) throws(StoreError)
+        -> (PageContent, EncodedStrokes?, Set<UUID>)
 }
 
 extension StorageEngine {
@@ -76,4 +81,9 @@ extension StorageEngine {
     package func limitReadCost(_ budget: Int?) {}
     package func prepareForCopyWhileOpen() throws(StoreError) {}
     package func salvagePage(_ id: UUID, canvas: QuantizedSize, keep: Bool) throws(StoreError) -> SalvagedPage? { nil }
+    package func loadPageForSync(_ id: UUID, hollowing: (UUID, UInt64, SampleCodecID) -> Bool) throws(StoreError)
+        -> (PageContent, EncodedStrokes?, Set<UUID>) {
+        let (content, encoded) = try loadPageForEditing(id)
+        return (content, encoded, [])
+    }
 }

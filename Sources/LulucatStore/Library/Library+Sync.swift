@@ -211,6 +211,21 @@ package final class LockedDocumentReader: @unchecked Sendable {
         return r
     }
 
+    /// `contentForSync`, with the strokes `hollowing` picks possibly hollow (no samples decoded:
+    /// `PageFile.decodeKeepingStrokes(_:hollowing:)`); returns their ids.
+    package func contentForSync(of page: UUID, hollowing: (UUID, UInt64, SampleCodecID) -> Bool) throws(StoreError)
+        -> (PageContent, EncodedStrokes?, Set<UUID>) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard lock != nil else { throw .sessionClosed }
+        guard document.pages.contains(where: { $0.id == page }) else { throw .pageNotFound(page) }
+        let r = try engine.loadPageForSync(page, hollowing: hollowing)
+        if let f = engine.findings.first(where: { $0.severity == .error || $0.severity == .repaired }) {
+            throw .corruptFile(path: f.path, reason: f.message)
+        }
+        return r
+    }
+
     /// Lets go of the engine and the lock. Calling it again does nothing.
     package func release() {
         mutex.lock()

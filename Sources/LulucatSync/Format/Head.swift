@@ -68,7 +68,7 @@ public struct Head: Hashable, Sendable {
             if let r = p.removed { devs.formUnion(r.clocks.keys) }
         }
         if let d = deleted { devs.formUnion(d.clocks.keys) }
-        let devices = devs.sorted { $0.bytesForOrder.lexicographicallyPrecedes($1.bytesForOrder) }
+        let devices = devs.sorted { $0.precedesInBytes($1) }
         var index: [UUID: Int] = [:]
         for (i, d) in devices.enumerated() { index[d] = i }
         var w = SyncWriter()
@@ -95,10 +95,10 @@ public struct Head: Hashable, Sendable {
         string(origin.engine)
         string(origin.codec)
         vv(deleted)
-        let assetList = assets.sorted { $0.key.bytesForOrder.lexicographicallyPrecedes($1.key.bytesForOrder) }
+        let assetList = assets.sorted { $0.key.precedesInBytes($1.key) }
         w.varint(assetList.count)
         for (id, a) in assetList { w.uuid(id); w.raw(a.blob.bytes); string(a.ext) }
-        let pageList = pages.sorted { $0.key.bytesForOrder.lexicographicallyPrecedes($1.key.bytesForOrder) }
+        let pageList = pages.sorted { $0.key.precedesInBytes($1.key) }
         w.varint(pageList.count)
         for (id, p) in pageList {
             w.uuid(id)

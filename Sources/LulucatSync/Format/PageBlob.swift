@@ -35,26 +35,27 @@ public enum PageBlob {
     /// The canonical blob of a page. Every present element must have its content in `elements`.
     /// - Parameter reusing: coded strokes to copy instead of coding again; every stroke in it must
     ///   have the samples it has in `elements` (forget the others first).
+    /// - Parameter hollow: strokes of `elements` read hollow (no samples,
+    ///   `PageFile.decodeKeepingStrokes(_:hollowing:)`): each must be in `reusing`, in the blob's
+    ///   codec, so that its coded bytes are copied; otherwise nothing is encoded (an error).
     public static func encode(state: PageState, canvas: QuantizedSize, elements: [UUID: Element],
-                              reusing: EncodedStrokes? = nil) throws -> [UInt8] {
-        let order = state.orderedIDs
+                              reusing: EncodedStrokes? = nil, hollow: Set<UUID> = []) throws -> [UInt8] {
+        let order = state.orderedEntries
         var content = PageContent(canvasSize: canvas)
         content.elements.reserveCapacity(order.count)
-        for id in order {
+        for (id, _) in order {
             guard let e = elements[id] else { throw SyncFormatError.invalid(0, "no content for element \(id)") }
             content.elements.append(e)
         }
-        let file = try PageFile.encode(content, codec: .compact, reusing: reusing, version: 1).bytes
+        // A hollow stroke (no samples) must be copied from `reusing`: PageFile.encode refuses to code it.
+        let file = try PageFile.encode(content, codec: .compact, reusing: reusing, version: 1, hollow: hollow).bytes
         var w = SyncWriter()
         w.raw(magic)
         w.uint16(version)
         w.uint16(0)
         let devices = writeTables(state, &w)
         w.varint(order.count)
-        for id in order {
-            let e = state.elements[id]!
-            writeEntry(e, devices: devices, &w)
-        }
+        for (_, e) in order { writeEntry(e, devices: devices, &w) }
         w.varint(file.count)
         w.raw(file)
         return w.bytes
@@ -100,10 +101,9 @@ public enum PageBlob {
         w.uint16(version)
         w.uint16(0)
         let devices = writeTables(state, &w)
-        let order = state.orderedIDs
+        let order = state.orderedEntries
         w.varint(order.count)
-        for id in order {
-            let e = state.elements[id]!
+        for (id, e) in order {
             w.uuid(id)
             writeEntry(e, devices: devices, &w)
             w.uint64(e.fingerprint)
@@ -131,10 +131,17 @@ public enum PageBlob {
     // MARK: Shared tables
 
     private static func writeTables(_ state: PageState, _ w: inout SyncWriter) -> [UUID: Int] {
-        let devices = Set(state.elements.values.map(\.stamp.device)).sorted { $0.bytesForOrder.lexicographicallyPrecedes($1.bytesForOrder) }
+        // Few devices, many elements: a short list searched from its last find, not a set.
+        var distinct: [UUID] = []
+        var lastDevice: UUID?
+        for e in state.elements.values where e.stamp.device != lastDevice {
+            lastDevice = e.stamp.device
+            if !distinct.contains(e.stamp.device) { distinct.append(e.stamp.device) }
+        }
+        let devices = distinct.sorted { $0.precedesInBytes($1) }
         w.varint(devices.count)
         for d in devices { w.uuid(d) }
-        let tombs = state.tombstones.sorted { $0.bytesForOrder.lexicographicallyPrecedes($1.bytesForOrder) }
+        let tombs = state.tombstones.sorted { $0.precedesInBytes($1) }
         w.varint(tombs.count)
         for t in tombs { w.uuid(t) }
         var index: [UUID: Int] = [:]

@@ -100,6 +100,19 @@ public enum SyncFormatError: Error, Equatable, Sendable, CustomStringConvertible
 extension UUID {
     /// The 16 bytes, for sorting tables canonically.
     var bytesForOrder: [UInt8] { withUnsafeBytes(of: uuid) { Array($0) } }
+
+    /// Whether this id's 16 bytes sort before `other`'s (the order of `bytesForOrder`), without
+    /// making arrays: the bytes as two big-endian integers.
+    func precedesInBytes(_ other: UUID) -> Bool {
+        let a = halves, b = other.halves
+        return a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
+    }
+
+    private var halves: (UInt64, UInt64) {
+        withUnsafeBytes(of: uuid) {
+            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
 }
 
 /// A stable 64-bit digest (FNV-1a) of bytes: the same on every device and run.

@@ -52,11 +52,31 @@ public struct PageState: Hashable, Sendable {
     }
 
     /// The present elements in z-order: by key, then by id.
-    public var orderedIDs: [UUID] {
-        elements.sorted { a, b in
-            if a.value.key != b.value.key { return a.value.key < b.value.key }
-            return a.key.uuidString < b.key.uuidString
-        }.map(\.key)
+    public var orderedIDs: [UUID] { orderedEntries.map(\.id) }
+
+    /// The present elements in z-order with their entries.
+    public var orderedEntries: [(id: UUID, entry: ElementEntry)] {
+        // Sorted first by the keys' first two digits packed in one integer (a consistent coarse
+        // order: where they differ, the keys compare the same way), then by the whole key and
+        // the id's string: the same order as comparing (key, id string) alone, in a fraction of
+        // the time for a large page.
+        let entries = Array(elements)
+        var order: [(prefix: UInt64, index: Int)] = []
+        order.reserveCapacity(entries.count)
+        for (i, e) in entries.enumerated() {
+            let d = e.value.key.digits
+            let hi = UInt64(d.first ?? 0), lo = d.count > 1 ? UInt64(d[1]) : 0
+            // Keys equal in their first two digits ([5], [5, 0], [5, 0, 7]; or [] and [0]) tie here
+            // and are ordered by the whole key below.
+            order.append((hi << 32 | lo, i))
+        }
+        order.sort { a, b in
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            let ea = entries[a.index], eb = entries[b.index]
+            if ea.value.key != eb.value.key { return ea.value.key < eb.value.key }
+            return ea.key.uuidString < eb.key.uuidString
+        }
+        return order.map { (entries[$0.index].key, entries[$0.index].value) }
     }
 
     /// Every stamp in the page (for liveness against a removal).

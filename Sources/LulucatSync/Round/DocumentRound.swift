@@ -37,6 +37,12 @@ struct DocumentRound {
     var localContent: [UUID: PageContent] = [:]
     var localEncoded: [UUID: EncodedStrokes] = [:]
     var localPrints: [UUID: [UUID: UInt64]] = [:]
+    /// Of each page read this round, its strokes' fingerprints by their coded bytes' digests
+    /// (saved in the base, read next round instead of fingerprinting again).
+    var localPrintTables: [UUID: PrintTable] = [:]
+    /// Of each page read this round, the strokes read hollow (id and ink, no samples: only good
+    /// for copying their coded bytes into a blob, `PageFile.decodeKeepingStrokes(_:hollowing:)`).
+    var localHollow: [UUID: Set<UUID>] = [:]
     /// The document's session while the round holds it.
     var session: DocumentSession?
     /// The session is the app's (the document was open in this process): the round merges into
@@ -51,6 +57,8 @@ struct DocumentRound {
     var uncertainPages: Set<UUID> = []
     /// The base this round saved last (for the index).
     var savedBase: Base?
+    /// How many element fingerprints this round computed (the others came from print tables).
+    var fingerprinted = 0
     /// The document read under its lock alone (`runUnderLock`), while the round holds it.
     var lockedReader: LockedDocumentReader?
 
@@ -99,9 +107,38 @@ struct DocumentRound {
     /// Returns false, having written nothing, when the document needs a session after all (it
     /// was not shut down cleanly, a page needs repair, or the join would change it).
     mutating func runUnderLock(_ report: inout SyncReport) async throws -> Bool {
+        guard try await prepareUnderLock(&report, uploadEarly: false) else { return false }
+        try await finishUnderLock(&report)
+        return true
+    }
+
+    /// What `prepareUnderLock` made: the join of the document's local changes with its base,
+    /// coded as blobs and a head, not yet published.
+    struct Prepared {
+        var coded: (Head, [UUID: PageState], [(String, [UInt8])], Int)
+        var pageModified: [UUID: Int64]
+        var docModified: Int64
+        var pushed: Bool
+    }
+    var prepared: Prepared?
+    /// The blobs' uploads started by `prepareUnderLock(uploadEarly: true)`.
+    var earlyUploads: Task<Int, any Error>?
+
+    /// The first half of `runUnderLock`: takes the lock (kept until `finishUnderLock` or
+    /// `discard`), reads, records, joins and codes. Writes nothing but, with `uploadEarly`, starts
+    /// uploading the blobs (content-addressed: while the listing of heads is still on its way,
+    /// LibrarySync's speculation; a blob no head comes to name is garbage, §8). Returns false,
+    /// with the lock let go, when the document needs a session.
+    mutating func prepareUnderLock(_ report: inout SyncReport, uploadEarly: Bool) async throws -> Bool {
         guard let base, let reader = try library.lockForSyncRead(id) else { return false }
-        defer { reader.release() }
         lockedReader = reader
+        var keep = false
+        defer {
+            if !keep {
+                reader.release()
+                lockedReader = nil
+            }
+        }
         report.mark("lock and read document.json")
         let baseState = base.documentState
         let stamp = Stamp(clock: baseState.clock + 1, device: sync.device)
@@ -118,9 +155,38 @@ struct DocumentRound {
         for e in reader.document.pages { pageModified[e.id] = e.modified.milliseconds }
         let coded = try await headAndBlobs(for: merged, base: base, remoteStates: [])
         report.mark("code blobs and head")
-        try await publish(coded, pageModified: pageModified, docModified: reader.document.modified.milliseconds, &report)
-        if merged != baseState { report.documentsPushed += 1 }
+        prepared = Prepared(coded: coded, pageModified: pageModified, docModified: reader.document.modified.milliseconds,
+                            pushed: merged != baseState)
+        let uploads = coded.2
+        if uploadEarly, !uploads.isEmpty, !base.published || base.head != coded.0 {
+            let remote = self.remote
+            earlyUploads = Task { try await Self.putAll(remote, uploads) }
+        }
+        keep = true
         return true
+    }
+
+    /// The second half: the base, the blobs (or the wait for their early uploads), the head.
+    mutating func finishUnderLock(_ report: inout SyncReport) async throws {
+        defer {
+            lockedReader?.release()
+            lockedReader = nil
+        }
+        guard let p = prepared else { throw SyncError.local("document \(id): nothing prepared") }
+        let uploading = earlyUploads
+        earlyUploads = nil
+        try await publish(p.coded, pageModified: p.pageModified, docModified: p.docModified, uploading: uploading, &report)
+        if p.pushed { report.documentsPushed += 1 }
+    }
+
+    /// Lets a prepared round go without publishing anything: the lock released, its early
+    /// uploads awaited (whatever they did is garbage until a head names those blobs).
+    mutating func discard() async {
+        lockedReader?.release()
+        lockedReader = nil
+        prepared = nil
+        if let t = earlyUploads { _ = try? await t.value }
+        earlyUploads = nil
     }
 
     /// Whether `apply` would leave the document as it is: the same pages in the same order, each
@@ -237,35 +303,76 @@ struct DocumentRound {
     /// Step 5 of a round once the document holds the join: the base durably (unpublished), the
     /// blobs, the head, then the base marked published.
     mutating func publish(_ coded: (Head, [UUID: PageState], [(String, [UInt8])], Int), pageModified: [UUID: Int64],
-                          docModified: Int64, _ report: inout SyncReport) async throws {
+                          docModified: Int64, uploading: Task<Int, any Error>? = nil, _ report: inout SyncReport) async throws {
         let (head, newStates, uploads, pageBlobs) = coded
         let stateFiles = options.earlierRound.contains(.stateFiles)
+        let format2 = options.earlierRound.contains(.noPrintCache)
         var next = Base(head: head, states: newStates, docModified: docModified, pageModified: pageModified, published: false)
+        next.headBytes = head.encode()
         next.statesInFiles = stateFiles
+        if !format2 {
+            // The tables of the pages read now; the others' as the base had them.
+            for pid in newStates.keys {
+                if var t = localPrintTables[pid] {
+                    t.base64 = Data(t.encode()).base64EncodedString()
+                    next.prints[pid] = t
+                } else if let t = base?.prints[pid] {
+                    next.prints[pid] = t
+                }
+            }
+        }
+        report.fingerprinted += fingerprinted
+        report.readHollow += localHollow.values.reduce(0) { $0 + $1.count }
         let needsPublish = base == nil || !(base!.published) || base!.head != head
         if needsPublish {
-            // The base first, durably, unpublished: a head on the remote is never ahead of the
-            // base its stamps came from (a crash after the head's PUT must not reuse its stamp).
-            next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles)
-            report.mark("save base (synced)")
-            for (path, bytes) in uploads {
-                // A failure leaves the base unpublished: the next round publishes it even if
-                // nothing else changes.
-                try await put(path, bytes)
-                report.blobsUploaded += 1
+            // The base durably, unpublished, before the head: a head on the remote is never
+            // ahead of the base its stamps came from (a crash after the head's PUT must not reuse
+            // its stamp). The blobs go up while the base is written: they are content-addressed
+            // and immutable, so one written before the base (and never named, after a crash or
+            // a failure) is only garbage (§8). The head goes up only once both are done.
+            // A failure leaves the base unpublished: the next round publishes it even if
+            // nothing else changes.
+            if let task = uploading {
+                // Started before the listing was in (`prepareUnderLock`).
+                do {
+                    next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
+                } catch {
+                    _ = try? await task.value
+                    throw error
+                }
+                report.mark("save base (synced)")
+                report.blobsUploaded += try await task.value
+            } else if options.earlierRound.contains(.blobsAfterBase) || uploads.isEmpty {
+                next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
+                report.mark("save base (synced)")
+                for (path, bytes) in uploads {
+                    try await put(path, bytes)
+                    report.blobsUploaded += 1
+                }
+            } else {
+                let remote = self.remote
+                async let uploaded = Self.putAll(remote, uploads)
+                do {
+                    next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
+                } catch {
+                    _ = try? await uploaded
+                    throw error
+                }
+                report.mark("save base (synced)")
+                report.blobsUploaded += try await uploaded
             }
             report.mark("PUT blobs")
-            try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), head.encode())
+            try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), next.headBytes)
             report.mark("PUT head")
             report.pagesPushed += pageBlobs
             let unpublished = next
             next.published = true
             // Not synced: rolled back, the same head is published again.
-            try sync.store.save(next, previous: unpublished, durable: false, stateFiles: stateFiles)
+            try sync.store.save(next, previous: unpublished, durable: false, stateFiles: stateFiles, format2: format2)
         } else {
             next.published = true
             // The same head as the base's: a rollback only makes the next round read the pages again.
-            try sync.store.save(next, previous: base, durable: false, stateFiles: stateFiles)
+            try sync.store.save(next, previous: base, durable: false, stateFiles: stateFiles, format2: format2)
         }
         report.mark("save base (published)")
         savedBase = next
@@ -273,6 +380,14 @@ struct DocumentRound {
 
     func put(_ path: String, _ bytes: [UInt8]) async throws {
         do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
+    }
+
+    /// Uploads blobs one after the other; returns how many.
+    static func putAll(_ remote: any Remote, _ uploads: [(String, [UInt8])]) async throws -> Int {
+        for (path, bytes) in uploads {
+            do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
+        }
+        return uploads.count
     }
 
     // MARK: Reading
@@ -321,11 +436,36 @@ struct DocumentRound {
                 pages.append(LocalPage(id: e.id, canvas: canvas, elements: nil))
                 continue
             }
-            let (content, encoded) = try await s.syncContent(of: e.id)
+            let known = base?.prints[e.id]?.entries ?? [:]
+            let (content, encoded, hollow): (PageContent, EncodedStrokes?, Set<UUID>)
+            if s.readsHollow, !options.earlierRound.contains(.noPrintCache), !known.isEmpty {
+                // Strokes whose coded bytes we fingerprinted before are not decoded: the blob
+                // copies their bytes (the same codec), and their fingerprints are in the table.
+                (content, encoded, hollow) = try await s.syncContent(of: e.id) { id, digest, codec in
+                    codec == .compact && known[id]?.digest == digest
+                }
+            } else {
+                (content, encoded) = try await s.syncContent(of: e.id)
+                hollow = []
+            }
+            if !hollow.isEmpty { localHollow[e.id] = hollow }
             localContent[e.id] = content
             if let encoded { localEncoded[e.id] = encoded }
-            let prints = options.earlierRound.contains(.fingerprintsOnOneCore)
-                ? content.elements.map { ($0.id, PageBlob.fingerprint($0)) } : Self.fingerprints(content.elements)
+            let prints: [(id: UUID, fingerprint: UInt64)]
+            if options.earlierRound.contains(.fingerprintsOnOneCore) {
+                prints = content.elements.map { ($0.id, PageBlob.fingerprint($0)) }
+                fingerprinted += prints.count
+            } else if options.earlierRound.contains(.noPrintCache) || encoded == nil {
+                prints = Self.fingerprints(content.elements)
+                fingerprinted += prints.count
+            } else {
+                let (p, table, computed) = Self.fingerprints(content.elements, encoded: encoded!, known: known, hollow: hollow)
+                // A hollow stroke has no samples to fingerprint: its entry must be there.
+                guard hollow.allSatisfy({ table[$0] != nil }) else { throw SyncError.local("page \(e.id): a stroke read hollow has no fingerprint") }
+                prints = p
+                fingerprinted += computed
+                localPrintTables[e.id] = PrintTable(entries: table, base64: nil)
+            }
             localPrints[e.id] = Dictionary(prints, uniquingKeysWith: { a, _ in a })
             pages.append(LocalPage(id: e.id, canvas: content.canvasSize, elements: prints))
         }
@@ -339,6 +479,46 @@ struct DocumentRound {
         }
         let origin = DocumentOrigin(created: doc.created.milliseconds, engine: doc.engine.rawValue, codec: doc.codec.description)
         return LocalDocument(id: id, title: doc.title, origin: origin, pages: pages, assets: assets)
+    }
+
+    /// Each element's fingerprint, in order, taken from `known` for a stroke whose coded bytes
+    /// have the digest recorded there (the fingerprint definition is unchanged: it was computed
+    /// from those bytes' stroke); the others are computed. Also returns the page's new print
+    /// table and how many fingerprints were computed.
+    static func fingerprints(_ elements: [Element], encoded: EncodedStrokes, known: [UUID: StrokePrint], hollow: Set<UUID> = [])
+        -> ([(id: UUID, fingerprint: UInt64)], [UUID: StrokePrint], Int) {
+        var out: [(id: UUID, fingerprint: UInt64)] = []
+        out.reserveCapacity(elements.count)
+        var table: [UUID: StrokePrint] = [:]
+        table.reserveCapacity(elements.count)
+        var missing: [Int] = []
+        var digests: [Int: UInt64] = [:]
+        for (i, e) in elements.enumerated() {
+            if !hollow.isEmpty, case .stroke(let st) = e, st.samples.isEmpty, hollow.contains(st.id), let k = known[st.id] {
+                // Read hollow because its digest is the table's (checked by the read itself).
+                out.append((st.id, k.fingerprint))
+                table[st.id] = k
+                continue
+            }
+            if case .stroke(let st) = e, let d = encoded.digest(of: st) {
+                if let k = known[st.id], k.digest == d {
+                    out.append((st.id, k.fingerprint))
+                    table[st.id] = k
+                    continue
+                }
+                digests[i] = d
+            }
+            missing.append(i)
+            out.append((e.id, 0))
+        }
+        if !missing.isEmpty {
+            let computed = fingerprints(missing.map { elements[$0] })
+            for (k, i) in missing.enumerated() {
+                out[i].fingerprint = computed[k].fingerprint
+                if let d = digests[i] { table[out[i].id] = StrokePrint(digest: d, fingerprint: computed[k].fingerprint) }
+            }
+        }
+        return (out, table, missing.count)
     }
 
     /// Each element's fingerprint, in order; a large page's are computed on every core (the same
@@ -380,10 +560,13 @@ struct DocumentRound {
         var missing: Set<UUID> = []
         // One index per source, not a scan per element.
         var localIndex: [UUID: Element] = [:]
+        localIndex.reserveCapacity(localContent[pid]?.elements.count ?? 0)
         for e in localContent[pid]?.elements ?? [] { localIndex[e.id] = e }
-        var elements: [Element] = []
-        var fromLocal = Set<UUID>()
         let order = rec.state.orderedIDs
+        var elements: [Element] = []
+        elements.reserveCapacity(order.count)
+        var fromLocal = Set<UUID>()
+        fromLocal.reserveCapacity(localIndex.count)
         for eid in order {
             let entry = rec.state.elements[eid]!
             if let e = localIndex[eid], (localPrints[pid]?[eid] ?? PageBlob.fingerprint(e)) == entry.fingerprint {
@@ -547,11 +730,13 @@ struct DocumentRound {
             if name == nil {
                 let (content, coded, lost) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: !rec.isLive)
                 var byID: [UUID: Element] = [:]
+                byID.reserveCapacity(content.elements.count)
                 for e in content.elements { byID[e.id] = e }
                 var st = rec.state
                 for id in lost { st.elements[id] = nil }
                 states[pid] = st
-                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded)
+                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded,
+                                                hollow: localHollow[pid] ?? [])
                 let n = BlobName(of: bytes)
                 name = n
                 if !known.contains(n) { pageUploads.append((LibrarySync.blobsFolder + "/" + n.hex, bytes)); known.insert(n) }
@@ -560,11 +745,13 @@ struct DocumentRound {
                 // removed page, what no source holds any more is left out (it was only here).
                 let (content, coded, lost) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: !rec.isLive)
                 var byID: [UUID: Element] = [:]
+                byID.reserveCapacity(content.elements.count)
                 for e in content.elements { byID[e.id] = e }
                 var st = rec.state
                 for id in lost { st.elements[id] = nil }
                 states[pid] = st
-                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded)
+                let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded,
+                                                hollow: localHollow[pid] ?? [])
                 name = BlobName(of: bytes)
                 pageUploads.append((LibrarySync.blobsFolder + "/" + name!.hex, bytes))
                 known.insert(name!)
@@ -598,14 +785,30 @@ protocol SyncReadable: Sendable {
     var syncDocument: DocumentMetadata { get async }
     var package: DocumentPackage { get }
     func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?)
+    /// Whether `syncContent(of:hollowing:)` may read strokes hollow: only a reader whose content
+    /// nothing applies or saves (the lock-only read, whose join writes nothing).
+    var readsHollow: Bool { get }
+    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws
+        -> (PageContent, EncodedStrokes?, Set<UUID>)
 }
 
 extension DocumentSession: SyncReadable {
     var syncDocument: DocumentMetadata { get async { document } }
     func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
+    nonisolated var readsHollow: Bool { false }
+    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws
+        -> (PageContent, EncodedStrokes?, Set<UUID>) {
+        let (c, e) = try contentForSync(of: page)
+        return (c, e, [])
+    }
 }
 
 extension LockedDocumentReader: SyncReadable {
     var syncDocument: DocumentMetadata { get async { document } }
     func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
+    var readsHollow: Bool { true }
+    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws
+        -> (PageContent, EncodedStrokes?, Set<UUID>) {
+        try contentForSync(of: page, hollowing: hollowing)
+    }
 }

@@ -33,6 +33,12 @@ public struct SyncOptions: Sendable {
         case sessionForEveryDocument
         /// A page's element fingerprints computed one after the other on one core.
         case fingerprintsOnOneCore
+        /// Base format 2: no print tables, every element of a changed page fingerprinted.
+        case noPrintCache
+        /// The blobs uploaded after the base was written durably, not while it is written.
+        case blobsAfterBase
+        /// The listing of heads first, then the local side (no speculation).
+        case listingFirst
     }
 
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
@@ -74,6 +80,10 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     /// With `SyncOptions.timed`: milliseconds spent in each step, summed over the documents, in
     /// the order the steps were first met.
     public var timings: [(step: String, ms: Double)] = []
+    /// Element fingerprints computed this round (the rest came from the bases' print tables).
+    public var fingerprinted = 0
+    /// Strokes read hollow this round (their samples not decoded: their bytes copied into a blob).
+    public var readHollow = 0
     var lastMark: ContinuousClock.Instant?
 
     /// Adds the time since the last mark to `step` (when the round is timed).
@@ -112,6 +122,14 @@ public enum SyncError: Error, CustomStringConvertible {
     }
 }
 
+/// A flag one task sets and another reads.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
 /// Syncs one library with one remote. One round at a time per library.
 public struct LibrarySync: Sendable {
     public let library: Library
@@ -140,59 +158,126 @@ public struct LibrarySync: Sendable {
         let stats0 = (remote.statistics.requests, remote.statistics.bytesSent, remote.statistics.bytesReceived)
         var report = SyncReport()
         if options.timed { report.lastMark = ContinuousClock.now }
-        // 1. The heads: one PROPFIND.
-        var entries: [RemoteEntry] = []
-        let listed: Result<[RemoteEntry], RemoteError> = await Self.attempt { () async throws(RemoteError) in try await remote.list(Self.headsFolder) }
-        switch listed {
-        case .success(let e): entries = e
-        case .failure(.notFound):
-            try await remote.makeFolder(Self.headsFolder)
-            try await remote.makeFolder(Self.blobsFolder)
-        case .failure(let e): throw SyncError.remote(e)
+        // 1. The heads: one PROPFIND, on its way while the local side is read (2) and while the
+        //    documents that changed only here are prepared (speculation, below).
+        let speculate = !options.earlierRound.contains(.listingFirst)
+        let remote = self.remote
+        let listingAnswered = Flag()
+        async let listedAhead = Self.attempt { () async throws(RemoteError) in
+            defer { listingAnswered.set() }
+            return try await remote.list(Self.headsFolder)
         }
-        report.mark("PROPFIND heads")
+        var listed: Result<[RemoteEntry], RemoteError>?
+        if !speculate {
+            listed = await listedAhead
+            report.mark("PROPFIND heads")
+        }
         var seen = store.seen()
-        var changed: [UUID: [(name: String, etag: String?)]] = [:]
-        var remoteDocs = Set<UUID>()
-        for e in entries where !e.isFolder {
-            guard let (doc, dev) = Head.parseFileName(e.name) else { continue }
-            remoteDocs.insert(doc)
-            if dev == device { continue }
-            let etag = RemotePath.normalizedETag(e.etag)
-            if etag == nil || seen[e.name] != etag { changed[doc, default: []].append((e.name, etag)) }
-        }
-        // 2. The local side: manifests only.
+        // 2. The local side: manifests only. A document needs work for a local reason when it
+        //    has no base, or its index entry (or base) says it changed here or was not published.
         let local = try library.list()
         let localByID = Dictionary(local.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let trashed = Set(((try? library.trashedDocuments()) ?? []).map(\.id))
         let baseIDs = Set(store.baseIDs())
-        var work: [UUID] = []
+        var localWork = Set<UUID>()
         var bases: [UUID: Base] = [:]
         // The index tells, without reading a base, whether its document needs work; a base is
         // read only when its entry is missing or describes another version of the file.
         var index = store.index()
         var indexChanged = false
-        for id in Set(localByID.keys).union(baseIDs).union(changed.keys).sorted(by: { $0.uuidString < $1.uuidString }) {
-            report.documentsChecked += 1
-            if changed[id] != nil || !baseIDs.contains(id) { work.append(id); continue }
+        for id in Set(localByID.keys).union(baseIDs).sorted(by: { $0.uuidString < $1.uuidString }) {
+            if !baseIDs.contains(id) { localWork.insert(id); continue }
             var summary = index[id]
             if summary == nil || summary!.file != store.baseFileIdentity(id) {
-                guard let base = store.base(id) else { work.append(id); continue }
+                guard let base = store.base(id) else { localWork.insert(id); continue }
                 bases[id] = base
                 summary = store.indexEntry(for: base)
                 index[id] = summary
                 indexChanged = true
-                if summary == nil { work.append(id); continue }
+                if summary == nil { localWork.insert(id); continue }
             }
             let entry = localByID[id]
             var modified = entry?.modified.milliseconds
             // Open in this process: its edits are in memory before the manifest has them.
             if entry != nil, let s = library.openSession(id) { modified = await s.document.modified.milliseconds }
             if !summary!.published || (entry == nil) == summary!.live || (entry != nil && modified != summary!.docModified) {
-                work.append(id)
+                localWork.insert(id)
             }
         }
         report.mark("manifests and index")
+        // Speculation: a closed document that changed here is read, joined with its base and
+        // coded under its lock, and its blobs start going up, before the listing says whether a
+        // head of it changed elsewhere. If none did (the usual case) the round goes on from there;
+        // if one did, the prepared work is let go (its blobs, if any went up, are garbage, §8)
+        // and the document is merged as below. Nothing is written locally before the listing.
+        var prepared: [UUID: DocumentRound] = [:]
+        if speculate && !options.earlierRound.contains(.sessionForEveryDocument) {
+            for id in localWork.sorted(by: { $0.uuidString < $1.uuidString }) where prepared.count < Self.speculationLimit {
+                guard baseIDs.contains(id), localByID[id] != nil, !trashed.contains(id), library.openSession(id) == nil else { continue }
+                if bases[id] == nil { bases[id] = store.base(id) }
+                guard bases[id] != nil else { continue }
+                var round = DocumentRound(sync: self, id: id, base: bases[id], heads: [], localPresent: true, inTrash: false, options: options)
+                // Whatever goes wrong here is met again, and reported, by the document's own round.
+                // Its blobs start going up now only while the listing is still on its way: once it
+                // is in, they wait for it to say no head of the document changed (otherwise they
+                // would be sent for nothing), and go up while the base is written.
+                if (try? await round.prepareUnderLock(&report, uploadEarly: !listingAnswered.isSet)) == true { prepared[id] = round }
+            }
+        }
+        if listed == nil {
+            listed = await listedAhead
+            report.mark("PROPFIND heads")
+        }
+        do {
+            return try await finishRound(listed: listed!, report: report, seen: &seen, localByID: localByID, trashed: trashed,
+                                         baseIDs: baseIDs, localWork: localWork, bases: &bases, index: &index,
+                                         indexChanged: indexChanged, prepared: &prepared, stats0: stats0, options: options,
+                                         progress: progress)
+        } catch {
+            for id in Array(prepared.keys) { await prepared[id]!.discard() }
+            throw error
+        }
+    }
+
+    /// Documents prepared before the listing at most (each holds its lock and its coded page).
+    static let speculationLimit = 4
+
+    /// A round once the listing of heads is in: steps 1 (the listing's result) to 6.
+    func finishRound(listed: Result<[RemoteEntry], RemoteError>, report: SyncReport, seen: inout [String: String],
+                     localByID: [UUID: LibraryEntry], trashed: Set<UUID>, baseIDs: Set<UUID>, localWork: Set<UUID>,
+                     bases: inout [UUID: Base], index: inout [UUID: SyncStateStore.IndexEntry], indexChanged: Bool,
+                     prepared: inout [UUID: DocumentRound], stats0: (Int, Int, Int), options: SyncOptions,
+                     progress: @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
+        var report = report
+        var indexChanged = indexChanged
+        var entries: [RemoteEntry] = []
+        switch listed {
+        case .success(let e): entries = e
+        case .failure(.notFound):
+            // A remote without heads/ (new, or emptied): nothing prepared goes on.
+            for id in Array(prepared.keys) { await prepared[id]!.discard() }
+            prepared = [:]
+            try await remote.makeFolder(Self.headsFolder)
+            try await remote.makeFolder(Self.blobsFolder)
+        case .failure(let e): throw SyncError.remote(e)
+        }
+        var changed: [UUID: [(name: String, etag: String?)]] = [:]
+        for e in entries where !e.isFolder {
+            guard let (doc, dev) = Head.parseFileName(e.name) else { continue }
+            if dev == device { continue }
+            let etag = RemotePath.normalizedETag(e.etag)
+            if etag == nil || seen[e.name] != etag { changed[doc, default: []].append((e.name, etag)) }
+        }
+        var work: [UUID] = []
+        for id in Set(localByID.keys).union(baseIDs).union(changed.keys).sorted(by: { $0.uuidString < $1.uuidString }) {
+            report.documentsChecked += 1
+            if changed[id] != nil || localWork.contains(id) { work.append(id) }
+        }
+        // Prepared, but a head of it changed: merged from the start instead.
+        for id in Array(prepared.keys) where changed[id] != nil {
+            await prepared[id]!.discard()
+            prepared[id] = nil
+        }
         if work.isEmpty {
             if indexChanged { try? store.saveIndex(index) }
             return finish(report, stats0)
@@ -248,12 +333,23 @@ public struct LibrarySync: Sendable {
         for (i, doc) in work.enumerated() {
             try Task.checkCancellation()
             progress(SyncProgress(done: i, total: work.count, document: doc))
-            var round = DocumentRound(sync: self, id: doc, base: bases[doc], heads: heads[doc] ?? [],
-                                      localPresent: localByID[doc] != nil, inTrash: trashed.contains(doc), options: options)
+            let speculated = prepared.removeValue(forKey: doc)
+            var round = speculated ?? DocumentRound(sync: self, id: doc, base: bases[doc], heads: heads[doc] ?? [],
+                                                    localPresent: localByID[doc] != nil, inTrash: trashed.contains(doc), options: options)
             do {
-                try await round.run(&report)
-                for h in round.joinedHeads { if let e = h.etag { seen[h.name] = e } }
-                try store.saveSeen(seen)
+                if speculated != nil && (heads[doc] ?? []).isEmpty { try await round.finishUnderLock(&report) } else {
+                    if speculated != nil {
+                        // A head of it listed as changed but not read (gone, or damaged): merged as usual.
+                        await round.discard()
+                        round = DocumentRound(sync: self, id: doc, base: bases[doc], heads: heads[doc] ?? [],
+                                              localPresent: localByID[doc] != nil, inTrash: trashed.contains(doc), options: options)
+                    }
+                    try await round.run(&report)
+                }
+                var seenChanged = false
+                for h in round.joinedHeads { if let e = h.etag, seen[h.name] != e { seen[h.name] = e; seenChanged = true } }
+                // Unchanged (only this device changed the document): not written again.
+                if seenChanged { try store.saveSeen(seen) }
                 if let b = round.savedBase { index[doc] = store.indexEntry(for: b) } else { index[doc] = nil }
                 indexChanged = true
                 report.mark("save seen")

@@ -21,6 +21,13 @@ struct Base {
     /// Page states as last saved and their bytes (base64): a save copies the bytes of a state
     /// equal to one of these instead of coding it again.
     var savedStates: [UUID: (state: PageState, base64: String)] = [:]
+    /// Base format 3: per page, its strokes' fingerprints by the digest of their coded bytes
+    /// (`EncodedStrokes.digest`), so a round reading a changed page fingerprints only the strokes
+    /// whose bytes it has not seen. A cache: an entry is used only when its digest matches, so
+    /// it is right whatever the states say, and a lost or damaged table costs time only.
+    var prints: [UUID: PrintTable] = [:]
+    /// `head.encode()`, when the round made it already (a save and the head's PUT share it).
+    var headBytes: [UInt8] = []
 
     var documentState: DocumentState {
         var pages: [UUID: PageRecord] = [:]
@@ -30,6 +37,85 @@ struct Base {
         return DocumentState(id: head.document, title: head.title, origin: head.origin, deleted: head.deleted,
                              assets: head.assets, pages: pages)
     }
+}
+
+/// One element's fingerprint and the digest of the coded bytes it was computed from.
+struct StrokePrint: Equatable {
+    var digest: UInt64
+    var fingerprint: UInt64
+}
+
+/// A page's table of `StrokePrint`s (base format 3, docs/sync.md §6), and its bytes as last read
+/// or saved (base64), which a save copies when the table did not change.
+struct PrintTable {
+    var entries: [UUID: StrokePrint]
+    var base64: String?
+
+    static let magic: [UInt8] = [0x4C, 0x53, 0x46, 0x50]  // "LSFP"
+    static let version: UInt16 = 1
+
+    /// magic, version (u16 LE), reserved (u16), count (varint), then per entry: id (16), digest
+    /// (u64 LE), fingerprint (u64 LE). Entries in any order, ids distinct.
+    func encode() -> [UInt8] {
+        var w = SyncWriter()
+        w.raw(Self.magic)
+        w.uint16(Self.version)
+        w.uint16(0)
+        w.varint(entries.count)
+        for (id, p) in entries {
+            w.uuid(id)
+            w.uint64(p.digest)
+            w.uint64(p.fingerprint)
+        }
+        return w.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(SyncFormatError) -> [UUID: StrokePrint] {
+        var r = SyncReader(bytes)
+        guard Array(try r.raw(4)) == magic else { throw .badMagic }
+        let v = try r.uint16()
+        guard v <= version else { throw .newerVersion(Int(v)) }
+        _ = try r.uint16()
+        let n = try r.count(limit: PageBlob.maxTable, minBytes: 32)
+        var out: [UUID: StrokePrint] = [:]
+        out.reserveCapacity(n)
+        for _ in 0..<n {
+            let id = try r.uuid()
+            let p = StrokePrint(digest: try r.uint64(), fingerprint: try r.uint64())
+            guard out.updateValue(p, forKey: id) == nil else { throw .invalid(r.offset, "print table repeats an id") }
+        }
+        guard r.remaining == 0 else { throw .invalid(r.offset, "bytes after the print table") }
+        return out
+    }
+}
+
+/// A few bases in memory, each with the identity of the file it was read from or saved to.
+final class BaseCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String: (identity: String, base: Base, use: Int)] = [:]
+    private var uses = 0
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func base(_ path: String, identity: String) -> Base? {
+        lock.withLock {
+            guard let e = entries[path], e.identity == identity else { return nil }
+            uses += 1
+            entries[path]!.use = uses
+            return e.base
+        }
+    }
+
+    func keep(_ base: Base, at path: String, identity: String) {
+        lock.withLock {
+            uses += 1
+            entries[path] = (identity, base, uses)
+            if entries.count > limit, let oldest = entries.min(by: { $0.value.use < $1.value.use })?.key { entries[oldest] = nil }
+        }
+    }
+
+    func forget(_ path: String) { _ = lock.withLock { entries.removeValue(forKey: path) } }
 }
 
 /// Reads and writes `.sync/` at the library root with the store's atomic durable writes.
@@ -122,17 +208,33 @@ struct SyncStateStore {
     /// base and its states are one file written in one synced write. Format 1 (no `"version"`)
     /// keeps each state in `docs/<document>/<page>.state`, checked against `"stateDigests"`.
     func base(_ id: UUID) -> Base? {
+        let identity = cacheable ? baseFileIdentity(id) : nil
+        if let identity, let b = Self.recentBases.base(basePath(id), identity: identity) { return b }
+        let b = readBase(id)
+        if let identity, let b { Self.recentBases.keep(b, at: basePath(id), identity: identity) }
+        return b
+    }
+
+    /// Bases this process saved or read last, by path, with the identity of the file each is in
+    /// (inode, size, mtime in ns: a base is replaced by renaming a new file over it, so another
+    /// write, from here or elsewhere, changes it). A base found here is the file's, read without
+    /// decoding its JSON, its states and its print tables again. Only on the real file system (the
+    /// identity is `lstat`'s).
+    static let recentBases = BaseCache(limit: 16)
+    var cacheable: Bool { fs is PosixFileSystem }
+
+    func readBase(_ id: UUID) -> Base? {
         guard let o = readJSON(basePath(id)), let hs = o["head"] as? String, let hb = Data(base64Encoded: hs),
               let head = try? Head.decode(Array(hb)), head.document == id,
               let docModified = (o["docModified"] as? NSNumber)?.int64Value,
               let published = o["published"] as? Bool,
               let pm = o["pageModified"] as? [String: NSNumber] else { return nil }
         let version = (o["version"] as? NSNumber)?.intValue ?? 1
-        guard version <= 2 else { return nil }
+        guard version <= 3 else { return nil }
         var pageModified: [UUID: Int64] = [:]
         for (k, v) in pm { if let p = UUID(strictString: k) { pageModified[p] = v.int64Value } }
         var states: [UUID: PageState] = [:]
-        if version == 2 {
+        if version >= 2 {
             guard let inline = o["states"] as? [String: String] else { return nil }
             var saved: [UUID: (state: PageState, base64: String)] = [:]
             for page in head.pages.keys {
@@ -143,6 +245,14 @@ struct SyncStateStore {
             }
             var b = Base(head: head, states: states, docModified: docModified, pageModified: pageModified, published: published)
             b.savedStates = saved
+            if version >= 3, let tables = o["prints"] as? [String: String] {
+                // A table that does not decode is dropped (its page's strokes are fingerprinted).
+                for page in head.pages.keys {
+                    guard let b64 = tables[page.uuidString], let bytes = Data(base64Encoded: b64),
+                          let entries = try? PrintTable.decode(Array(bytes)) else { continue }
+                    b.prints[page] = PrintTable(entries: entries, base64: b64)
+                }
+            }
             return b
         }
         // Each page state must be the one this base was saved with: a crash between writing the
@@ -159,13 +269,16 @@ struct SyncStateStore {
                     statesInFiles: true)
     }
 
-    /// Saves a base in format 2: one file holding the head and every page state, replaced whole
-    /// (a temporary file renamed over it), synced when `durable` (see the round for when a
-    /// rollback is harmless). `stateFiles`: format 1 instead (each state that differs from
-    /// `previous` in its own synced file, then the base), kept for the bench's side-by-side runs.
+    /// Saves a base in format 3: one file holding the head, every page state and the pages'
+    /// print tables, replaced whole (a temporary file renamed over it), synced when `durable`
+    /// (see the round for when a rollback is harmless). `stateFiles`: format 1 instead (each
+    /// state that differs from `previous` in its own synced file, then the base), and
+    /// `format2`: format 2 (no print tables), kept for the bench's side-by-side runs and the
+    /// tests of older bases.
     /// - Returns: the states as saved (`Base.savedStates` of the base now on disk).
     @discardableResult
-    func save(_ base: Base, previous: Base?, durable: Bool, stateFiles: Bool = false) throws -> [UUID: (state: PageState, base64: String)] {
+    func save(_ base: Base, previous: Base?, durable: Bool, stateFiles: Bool = false, format2: Bool = false) throws
+        -> [UUID: (state: PageState, base64: String)] {
         let id = base.head.document
         var pm: [String: Int64] = [:]
         for (k, v) in base.pageModified { pm[k.uuidString] = v }
@@ -183,34 +296,66 @@ struct SyncStateStore {
             inline[page.uuidString] = b64
             saved[page] = (st, b64)
         }
-        let bytes = Self.baseJSON(head: Data(base.head.encode()).base64EncodedString(), docModified: base.docModified,
-                                  pageModified: pm, published: base.published, states: inline)
+        var tables: [String: String]?
+        if !format2 {
+            tables = [:]
+            for (page, t) in base.prints where base.states[page] != nil && !t.entries.isEmpty {
+                tables![page.uuidString] = t.base64 ?? Data(t.encode()).base64EncodedString()
+            }
+        }
+        let headBytes = base.headBytes.isEmpty ? base.head.encode() : base.headBytes
+        let bytes = Self.baseJSON(head: Data(headBytes).base64EncodedString(), docModified: base.docModified,
+                                  pageModified: pm, published: base.published, states: inline, prints: tables)
+        Self.recentBases.forget(basePath(id))
         if durable { try fs.writeAtomically(bytes, to: basePath(id)) } else { try writeQuickly(bytes, to: basePath(id)) }
         if previous?.statesInFiles == true || previous == nil {
             // Format 1's state files, if any: unused from now on (this base holds its states).
             // Removed only after the new base is written, so they never sit beside a base that lacks them.
             if (try? fs.info(statesFolder(id))) != nil { try? fs.removeTree(statesFolder(id)) }
         }
+        if cacheable, !format2, let identity = baseFileIdentity(id) {
+            // What a read of the file just written gives.
+            var kept = base
+            kept.savedStates = saved
+            kept.statesInFiles = false
+            kept.headBytes = headBytes
+            for (page, t) in kept.prints {
+                if kept.states[page] == nil || t.entries.isEmpty { kept.prints[page] = nil }
+                else if t.base64 == nil { kept.prints[page]!.base64 = tables?[page.uuidString] }
+            }
+            Self.recentBases.keep(kept, at: basePath(id), identity: identity)
+        }
         return saved
     }
 
-    /// The JSON of a format-2 base, written directly (JSONSerialization's sorted-keys writer cost
-    /// more than the rest of a one-page round): keys sorted, no spaces, a newline at the end. Every
-    /// string in it is base64 or a UUID, so nothing needs escaping.
+    /// The JSON of a format-3 base (format 2 when `prints` is nil), written directly
+    /// (JSONSerialization's sorted-keys writer cost more than the rest of a one-page round): keys
+    /// sorted, no spaces, a newline at the end. Every string in it is base64 or a UUID, so
+    /// nothing needs escaping.
     static func baseJSON(head: String, docModified: Int64, pageModified: [String: Int64], published: Bool,
-                         states: [String: String]) -> [UInt8] {
+                         states: [String: String], prints: [String: String]? = nil) -> [UInt8] {
         var out = "{\"docModified\":\(docModified),\"head\":\"\(head)\",\"pageModified\":{"
-        out.reserveCapacity(head.utf8.count + states.values.reduce(0) { $0 + $1.utf8.count } + 100 * states.count + 200)
+        out.reserveCapacity(head.utf8.count + states.values.reduce(0) { $0 + $1.utf8.count }
+                            + (prints?.values.reduce(0) { $0 + $1.utf8.count } ?? 0) + 150 * states.count + 200)
         for (i, k) in pageModified.keys.sorted().enumerated() {
             if i > 0 { out += "," }
             out += "\"\(k)\":\(pageModified[k]!)"
         }
-        out += "},\"published\":\(published ? "true" : "false"),\"states\":{"
+        out += "},"
+        if let prints {
+            out += "\"prints\":{"
+            for (i, k) in prints.keys.sorted().enumerated() {
+                if i > 0 { out += "," }
+                out += "\"\(k)\":\"\(prints[k]!)\""
+            }
+            out += "},"
+        }
+        out += "\"published\":\(published ? "true" : "false"),\"states\":{"
         for (i, k) in states.keys.sorted().enumerated() {
             if i > 0 { out += "," }
             out += "\"\(k)\":\"\(states[k]!)\""
         }
-        out += "},\"version\":2}\n"
+        out += "},\"version\":\(prints == nil ? 2 : 3)}\n"
         return Array(out.utf8)
     }
 

@@ -200,4 +200,49 @@ import LulucatHandwriting
             #expect(accepted < 1500)
         }
     }
+    /// A hollow read (sync's read of a page whose strokes it has seen) decodes only the strokes it
+    /// is not asked to hollow; the hollow ones keep their id, ink and coded bytes, and a version-1
+    /// encoding that copies them (the sync blob) is byte for byte the one of the whole page. The
+    /// digests it hands out are the coded strokes' own.
+    @Test func aHollowReadEncodesLikeTheWholePage() throws {
+        var page = PageContent(canvasSize: .a4, elements: TestInk.awkwardStrokes(seed: 3).map(Element.stroke))
+        page.elements += HandwritingGenerator(seed: 5).page(strokes: 6).elements
+        let bytes = try PageFile.encode(page, codec: .compact)
+        let (whole, kept) = try PageFile.decodeKeepingStrokes(bytes)
+        #expect(whole == page)
+        var asked: [UUID: UInt64] = [:]
+        let strokes = page.strokes
+        let pick = Set(strokes.enumerated().filter { $0.offset % 3 != 1 }.map(\.element.id))
+        let (content, hollowKept, hollow) = try PageFile.decodeKeepingStrokes(bytes) { id, digest, codec in
+            #expect(codec == .compact)
+            asked[id] = digest
+            return pick.contains(id)
+        }
+        #expect(hollow == pick)
+        #expect(Set(asked.keys) == Set(strokes.map(\.id)))
+        for s in strokes { #expect(asked[s.id] == kept.digest(of: s) && hollowKept.digest(of: s) == asked[s.id]) }
+        #expect(content.elements.map(\.id) == page.elements.map(\.id))
+        for (e, original) in zip(content.elements, page.elements) {
+            if hollow.contains(e.id), case .stroke(let h) = e, case .stroke(let o) = original {
+                #expect(h.samples.isEmpty && h.ink == o.ink)
+            } else {
+                #expect(e == original, "a stroke not picked is decoded whole")
+            }
+        }
+        #expect(try PageFile.encode(content, codec: .compact, reusing: hollowKept, version: 1, hollow: hollow).bytes
+                == PageFile.encode(page, codec: .compact, version: 1))
+        // A hollow stroke is never coded from its (missing) samples: without the coded strokes to
+        // copy, or in another codec, the encoding is refused.
+        #expect(throws: PageFormatError.self) { try PageFile.encode(content, codec: .compact, reusing: nil, version: 1, hollow: hollow) }
+        #expect(throws: PageFormatError.self) { try PageFile.encode(content, codec: .fixed16, reusing: hollowKept, version: 1, hollow: hollow) }
+        #expect(throws: PageFormatError.self) { try PageFile.encode(content, codec: .compact, reusing: nil, hollow: hollow) }
+        // A version-1 file is read whole: nothing hollow.
+        let v1 = try PageFile.encode(page, codec: .compact, version: 1)
+        let (c1, _, h1) = try PageFile.decodeKeepingStrokes(v1) { _, _, _ in true }
+        #expect(h1.isEmpty && c1 == page)
+        // A damaged file is refused as always.
+        var bad = bytes
+        bad[bytes.count / 2] ^= 0x10
+        #expect(throws: PageFormatError.self) { try PageFile.decodeKeepingStrokes(bad) { _, _, _ in true } }
+    }
 }

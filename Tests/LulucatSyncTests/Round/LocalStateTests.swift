@@ -31,9 +31,10 @@ private func stateFiles(_ lib: Library, _ doc: UUID) -> [String] {
 @Suite(.serialized) struct LocalStateTests {
     init() { Library.enableSQLiteEngine() }
     /// A base written by the earlier round (format 1: a state file per page) is read by this one,
-    /// which writes format 2 (the states inside the base) and removes the files; nothing is lost
-    /// on the way and a round where nothing changed stays one request.
-    @Test func aBaseOfFormat1IsReadAndRewrittenAsFormat2() async throws {
+    /// which writes the current format (3: the states and print tables inside the base) and
+    /// removes the files; nothing is lost on the way and a round where nothing changed stays one
+    /// request.
+    @Test func aBaseOfFormat1IsReadAndRewrittenInTheCurrentFormat() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let a = h.libraries[0]
         let doc = try a.createDocument(title: "Formats").id
@@ -50,12 +51,12 @@ private func stateFiles(_ lib: Library, _ doc: UUID) -> [String] {
         let r = try await h.sync(0)
         #expect(r.documentsPushed == 1 && r.pagesPushed == 1, "\(r)")
         o = try baseJSON(a, doc)
-        #expect((o["version"] as? Int) == 2, "\(o.keys)")
+        #expect((o["version"] as? Int) == 3, "\(o.keys)")
         #expect((o["states"] as? [String: String])?.count == 2)
         #expect(o["stateDigests"] == nil)
-        #expect(stateFiles(a, doc).isEmpty, "format 1's state files are removed once format 2 is written")
+        #expect(stateFiles(a, doc).isEmpty, "format 1's state files are removed once format 3 is written")
 
-        // Format 2 read back: the next change is recorded against it (one page blob, not two).
+        // Format 3 read back: the next change is recorded against it (one page blob, not two).
         strokes += try await drawn(a, doc, page: 1, count: 1, seed: 3)
         let r2 = try await h.sync(0)
         #expect(r2.pagesPushed == 1, "\(r2)")
@@ -152,5 +153,117 @@ private func stateFiles(_ lib: Library, _ doc: UUID) -> [String] {
         try await h.converge()
         let c = try await h.checkConverged()
         #expect(c.documents[doc]!.allElements == Set(strokes))
+    }
+    /// Base format 2 (no print tables, written by the round before format 3) is read by this one:
+    /// its changed page is fingerprinted whole once, the base is rewritten as format 3 with the
+    /// page's print table, and from then on a round fingerprints only the strokes whose coded
+    /// bytes it has not seen. Nothing lost on the way.
+    @Test func aBaseOfFormat2IsReadAndItsPrintTablesSpareFingerprints() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        let a = h.libraries[0]
+        let doc = try a.createDocument(title: "Prints").id
+        var strokes = try await drawn(a, doc, count: 4, seed: 20)
+        var format2 = testSyncOptions
+        format2.earlierRound = [.noPrintCache]
+        try await h.sync(0, options: format2)
+        var o = try baseJSON(a, doc)
+        #expect((o["version"] as? Int) == 2 && o["prints"] == nil, "\(o.keys)")
+
+        strokes += try await drawn(a, doc, count: 1, seed: 21)
+        let r = try await h.sync(0)
+        #expect(r.pagesPushed == 1 && r.fingerprinted == 5, "format 2 has no tables: the whole page, \(r)")
+        o = try baseJSON(a, doc)
+        #expect((o["version"] as? Int) == 3, "\(o.keys)")
+        let tables = try #require(o["prints"] as? [String: String])
+        #expect(tables.count == 1)
+        let page = try await edit(a, doc) { s in await s.pageIDs()[0] }
+        let b64 = try #require(tables[page.uuidString])
+        let tableBytes = try #require(Data(base64Encoded: b64))
+        let table = try PrintTable.decode(Array(tableBytes))
+        #expect(Set(table.keys) == Set(strokes))
+        let content = try await edit(a, doc) { s in try await s.content(of: page) }
+        for e in content.elements { #expect(table[e.id]?.fingerprint == PageBlob.fingerprint(e), "a cached fingerprint is the fingerprint") }
+
+        strokes += try await drawn(a, doc, count: 2, seed: 22)
+        let r2 = try await h.sync(0)
+        #expect(r2.pagesPushed == 1 && r2.fingerprinted == 2, "only the new strokes: \(r2)")
+        #expect(r2.readHollow == 5, "the strokes seen before are not decoded: \(r2)")
+        #expect(try await h.sync(0).requests == 1)
+        try await h.converge()
+        let c = try await h.checkConverged()
+        #expect(c.documents[doc]!.allElements == Set(strokes))
+    }
+
+    /// A stroke transformed here keeps its id and gets new samples: its coded bytes differ from
+    /// the ones its cached fingerprint was computed from, so it is fingerprinted again, recorded
+    /// as a new version and arrives with its new samples (a cache keyed by id alone would miss it).
+    @Test func aTransformedStrokeIsNotTakenFromThePrintTable() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        let a = h.libraries[0]
+        let doc = try a.createDocument(title: "Moved").id
+        let strokes = try await drawn(a, doc, count: 3, seed: 23)
+        try await h.converge()
+        try await edit(a, doc) { s in try await s.transform([strokes[1]], by: .translation(dx: 250, dy: 40), on: await s.pageIDs()[0]) }
+        let r = try await h.sync(0)
+        #expect(r.pagesPushed == 1 && r.fingerprinted == 1 && r.readHollow == 2, "\(r)")
+        try await h.sync(1)
+        let pages = try await [a, h.libraries[1]].asyncMap { lib in try await edit(lib, doc) { s in try await s.content(of: await s.pageIDs()[0]) } }
+        #expect(pages[0] == pages[1], "the moved stroke arrives with its new samples")
+        _ = try await h.checkConverged()
+    }
+
+    /// A print table that does not decode is dropped: the base is still used (its states are
+    /// fine), the page is fingerprinted whole, nothing is lost.
+    @Test func aDamagedPrintTableOnlyCostsFingerprints() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        let a = h.libraries[0]
+        let doc = try a.createDocument(title: "Damaged table").id
+        var strokes = try await drawn(a, doc, count: 3, seed: 25)
+        try await h.converge()
+        var o = try baseJSON(a, doc)
+        var tables = try #require(o["prints"] as? [String: String])
+        for k in tables.keys { tables[k] = Data([0x4C, 0x53, 0x46, 0x50, 9, 9]).base64EncodedString() }
+        o["prints"] = tables
+        try JSONSerialization.data(withJSONObject: o).write(to: URL(fileURLWithPath: a.root + "/.sync/docs/\(doc.uuidString).base"))
+        let read = try #require(SyncStateStore(library: a).base(doc))
+        #expect(read.prints.isEmpty && read.states.count == 1)
+        strokes += try await drawn(a, doc, count: 1, seed: 26)
+        let r = try await h.sync(0)
+        #expect(r.pagesPushed == 1 && r.fingerprinted == 4 && r.readHollow == 0, "\(r)")
+        try await h.converge()
+        let c = try await h.checkConverged()
+        #expect(c.documents[doc]!.allElements == Set(strokes))
+    }
+    /// The bases kept in memory are the files' as long as the files are the ones saved: a base
+    /// replaced on disk by anything else is read again.
+    @Test func aBaseReplacedOnDiskIsReadAgainNotTakenFromMemory() async throws {
+        let h = try SyncHarness(.folder, libraries: 1)
+        let a = h.libraries[0]
+        let doc = try a.createDocument(title: "Kept").id
+        _ = try await drawn(a, doc, count: 2, seed: 27)
+        try await h.sync(0)
+        let store = SyncStateStore(library: a)
+        let saved = try #require(store.base(doc))
+        let read = try #require(store.readBase(doc))
+        #expect(saved.head == read.head && saved.states == read.states && saved.published == read.published)
+        #expect(saved.prints.mapValues(\.entries) == read.prints.mapValues(\.entries))
+        var o = try baseJSON(a, doc)
+        o["published"] = false
+        o["docModified"] = 12345
+        try JSONSerialization.data(withJSONObject: o).write(to: URL(fileURLWithPath: a.root + "/.sync/docs/\(doc.uuidString).base"), options: .atomic)
+        let again = try #require(store.base(doc))
+        #expect(!again.published && again.docModified == 12345)
+        // The next round publishes it again (nothing else changed) and the one after is one request.
+        let r = try await h.sync(0)
+        #expect(r.requests > 1, "\(r)")
+        #expect(try await h.sync(0).requests == 1)
+    }
+}
+
+extension Array {
+    fileprivate func asyncMap<T>(_ f: (Element) async throws -> T) async rethrows -> [T] {
+        var out: [T] = []
+        for e in self { out.append(try await f(e)) }
+        return out
     }
 }

@@ -33,6 +33,16 @@ package final class SnapshotEngine: StorageEngine {
         } catch { throw .corruptPage(page: id, path: path, error) }
     }
 
+    package func loadPageForSync(_ id: UUID, hollowing: (UUID, UInt64, SampleCodecID) -> Bool) throws(StoreError)
+        -> (PageContent, EncodedStrokes?, Set<UUID>) {
+        let path = package.pagePath(id)
+        let bytes = try SnapshotEngine.readBytes(path, page: id, fileSystem: fileSystem)
+        do {
+            let (content, strokes, hollow) = try PageFile.decodeKeepingStrokes(bytes, hollowing: hollowing)
+            return (content, strokes, hollow)
+        } catch { throw .corruptPage(page: id, path: path, error) }
+    }
+
     static func readBytes(_ path: String, page: UUID, fileSystem: any FileSystem) throws(StoreError) -> [UInt8] {
         // A page file larger than the documented limit (a sparse 2 GB file from elsewhere) is
         // refused by its size, before a byte of it is read.
