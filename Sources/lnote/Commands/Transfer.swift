@@ -6,17 +6,18 @@ import LulucatStore
 import LulucatInterchange
 
 /// A page named on the command line: its 1-based number (as `pages` lists it), or its id or a
-/// unique prefix of the id (4 characters or more).
+/// unique prefix of the id (4 characters or more). Digits name a page by number when there is
+/// such a page, else by id prefix (an id can begin with digits only, "12345678-…").
 func resolvePage(_ ref: String, of metadata: DocumentMetadata) throws -> (number: Int, id: UUID) {
     let pages = metadata.pages
-    if !ref.isEmpty && ref.allSatisfy(\.isASCII) && ref.allSatisfy(\.isNumber) {
-        guard let n = Int(ref), n >= 1 && n <= pages.count else {
-            throw UsageError("--page \(ref) is outside 1...\(pages.count) (lnote pages DOC lists them)")
-        }
-        return (n, pages[n - 1].id)
-    }
     let lower = ref.lowercased()
     let matches = pages.enumerated().filter { lower.count >= 4 && $0.element.id.uuidString.lowercased().hasPrefix(lower) }
+    if !ref.isEmpty && ref.allSatisfy(\.isASCII) && ref.allSatisfy(\.isNumber) {
+        if let n = Int(ref), n >= 1 && n <= pages.count { return (n, pages[n - 1].id) }
+        guard matches.count == 1 else {
+            throw UsageError("--page \(ref) is outside 1...\(pages.count) (lnote pages DOC lists them)")
+        }
+    }
     guard matches.count == 1 else {
         throw UsageError(matches.isEmpty ? "no page '\(ref)': give its number or (4 or more characters of) its id, as lnote pages DOC lists them"
                                          : "page '\(ref)' matches \(matches.count) pages; give more of the id")
