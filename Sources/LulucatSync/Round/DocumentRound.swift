@@ -448,7 +448,9 @@ struct DocumentRound {
                 (content, encoded) = try await s.syncContent(of: e.id)
                 hollow = []
             }
-            if !hollow.isEmpty { localHollow[e.id] = hollow }
+            // Set or cleared: a page read again (through a session, after a head changed
+            // elsewhere) has no hollow stroke left from the earlier read.
+            localHollow[e.id] = hollow.isEmpty ? nil : hollow
             localContent[e.id] = content
             if let encoded { localEncoded[e.id] = encoded }
             let prints: [(id: UUID, fingerprint: UInt64)]
