@@ -98,11 +98,8 @@ public enum SyncFormatError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 extension UUID {
-    /// The 16 bytes, for sorting tables canonically.
-    var bytesForOrder: [UInt8] { withUnsafeBytes(of: uuid) { Array($0) } }
-
-    /// Whether this id's 16 bytes sort before `other`'s (the order of `bytesForOrder`), without
-    /// making arrays: the bytes as two big-endian integers.
+    /// Whether this id's 16 bytes sort before `other`'s, byte by byte (the canonical order of the
+    /// tables), without making arrays: the bytes as two big-endian integers.
     func precedesInBytes(_ other: UUID) -> Bool {
         let a = halves, b = other.halves
         return a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
