@@ -323,6 +323,10 @@ struct DocumentRound {
         }
         report.fingerprinted += fingerprinted
         report.readHollow += localHollow.values.reduce(0) { $0 + $1.count }
+        let store = sync.store
+        func save(_ b: Base, previous: Base?, durable: Bool) throws -> [UUID: (state: PageState, base64: String)] {
+            try store.save(b, previous: previous, durable: durable, stateFiles: stateFiles, format2: format2)
+        }
         let needsPublish = base == nil || !(base!.published) || base!.head != head
         if needsPublish {
             // The base durably, unpublished, before the head: a head on the remote is never
@@ -335,7 +339,7 @@ struct DocumentRound {
             if let task = uploading {
                 // Started before the listing was in (`prepareUnderLock`).
                 do {
-                    next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
+                    next.savedStates = try save(next, previous: base, durable: true)
                 } catch {
                     _ = try? await task.value
                     throw error
@@ -343,7 +347,7 @@ struct DocumentRound {
                 report.mark("save base (synced)")
                 report.blobsUploaded += try await task.value
             } else if options.earlierRound.contains(.blobsAfterBase) || uploads.isEmpty {
-                next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
+                next.savedStates = try save(next, previous: base, durable: true)
                 report.mark("save base (synced)")
                 for (path, bytes) in uploads {
                     try await put(path, bytes)
@@ -353,7 +357,7 @@ struct DocumentRound {
                 let remote = self.remote
                 async let uploaded = Self.putAll(remote, uploads)
                 do {
-                    next.savedStates = try sync.store.save(next, previous: base, durable: true, stateFiles: stateFiles, format2: format2)
+                    next.savedStates = try save(next, previous: base, durable: true)
                 } catch {
                     _ = try? await uploaded
                     throw error
@@ -368,11 +372,11 @@ struct DocumentRound {
             let unpublished = next
             next.published = true
             // Not synced: rolled back, the same head is published again.
-            try sync.store.save(next, previous: unpublished, durable: false, stateFiles: stateFiles, format2: format2)
+            _ = try save(next, previous: unpublished, durable: false)
         } else {
             next.published = true
             // The same head as the base's: a rollback only makes the next round read the pages again.
-            try sync.store.save(next, previous: base, durable: false, stateFiles: stateFiles, format2: format2)
+            _ = try save(next, previous: base, durable: false)
         }
         report.mark("save base (published)")
         savedBase = next

@@ -334,15 +334,17 @@ public struct LibrarySync: Sendable {
             try Task.checkCancellation()
             progress(SyncProgress(done: i, total: work.count, document: doc))
             let speculated = prepared.removeValue(forKey: doc)
-            var round = speculated ?? DocumentRound(sync: self, id: doc, base: bases[doc], heads: heads[doc] ?? [],
-                                                    localPresent: localByID[doc] != nil, inTrash: trashed.contains(doc), options: options)
+            func fresh() -> DocumentRound {
+                DocumentRound(sync: self, id: doc, base: bases[doc], heads: heads[doc] ?? [],
+                              localPresent: localByID[doc] != nil, inTrash: trashed.contains(doc), options: options)
+            }
+            var round = speculated ?? fresh()
             do {
                 if speculated != nil && (heads[doc] ?? []).isEmpty { try await round.finishUnderLock(&report) } else {
                     if speculated != nil {
                         // A head of it listed as changed but not read (gone, or damaged): merged as usual.
                         await round.discard()
-                        round = DocumentRound(sync: self, id: doc, base: bases[doc], heads: heads[doc] ?? [],
-                                              localPresent: localByID[doc] != nil, inTrash: trashed.contains(doc), options: options)
+                        round = fresh()
                     }
                     try await round.run(&report)
                 }
