@@ -32,7 +32,7 @@ public struct DocumentRepair: Sendable {
         // Not damage: a build without the document's engine repairs nothing in it.
         try doc.engine.requireAvailable(package)
         try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
-        try EngineMigration.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
+        try EngineForm.cleanUpInterruptedMigration(package, engine: doc.engine, fileSystem: fs, findings: &findings)
         for dir in package.contentFolders(doc.engine) {
             try fs.checked.ensureDirectory(dir)
         }

@@ -101,7 +101,7 @@ public struct EngineMigration: Sendable {
         // An engine this build lacks, on either side: refused before anything is tidied.
         for engine in [doc.engine, target] { try engine.requireAvailable(package) }
         try DocumentSession.removeStaleTemporaries(package, fileSystem: fs, findings: &findings)
-        try Self.cleanUpInterrupted(package, engine: doc.engine, fileSystem: fs, findings: &findings)
+        try EngineForm.cleanUpInterruptedMigration(package, engine: doc.engine, fileSystem: fs, findings: &findings)
         let source = doc.engine
         var report = MigrationReport(document: package.id, from: source, to: target, migrated: false,
                                      pages: doc.pages.count, elements: 0, assets: 0, seconds: 0, findings: findings)
@@ -235,12 +235,5 @@ public struct EngineMigration: Sendable {
         for asset in Set(expected.values.flatMap(\.assets)).sortedByUUIDString() where onDisk[asset] == nil {
             throw MigrationError.verification(page: nil, "asset \(asset) is shown by a page but missing from assets/ (run lnote verify)")
         }
-    }
-
-    /// Open-time cleanup of an interrupted migration (`EngineForm.cleanUpInterruptedMigration`,
-    /// which a session's open runs too).
-    static func cleanUpInterrupted(_ package: DocumentPackage, engine: EngineKind, fileSystem fs: any FileSystem,
-                                   findings: inout [Finding]) throws(StoreError) {
-        try EngineForm.cleanUpInterruptedMigration(package, engine: engine, fileSystem: fs, findings: &findings)
     }
 }
