@@ -159,7 +159,7 @@ public struct Library: Sendable {
         // An engine this build lacks whose form has a file of its own at the package root (SQLite's
         // content.sqlite): one stat per document, and document.json read only when it is there.
         let missing = EngineKind.allCases.filter { !$0.isAvailable && !$0.rootFiles.isEmpty }
-        for i in entries.indices where !missing.isEmpty {
+        for i in entries.indices where !missing.isEmpty {  // nothing to look at when every engine is in
             let package = entries[i].package
             for kind in missing where kind.rootFiles.contains(where: { (try? fs.info(package.path + "/" + $0)) != nil }) {
                 guard (try? PackageReader.readDocument(package, fileSystem: fs))?.engine == kind else { continue }

@@ -95,9 +95,9 @@ public actor DocumentSession {
         self.lockFD = lockFD
         let hub = eventHub
         // No renderer in this build (LulucatStoreThumbnails not enabled): no thumbnails are written.
-        self.thumbnailWriter = options.thumbnails.flatMap { ThumbnailWriter.isAvailable ? $0 : nil }.map {
+        self.thumbnailWriter = ThumbnailWriter.isAvailable ? options.thumbnails.map {
             ThumbnailWriter(options: $0, fileSystem: fileSystem, onWritten: { hub.send(.thumbnailWritten(page: $0)) })
-        }
+        } : nil
     }
 
     /// A session released without `close()` saves what it accepted and releases its lock here
