@@ -52,3 +52,18 @@ public func packageFiles(_ package: DocumentPackage) -> Set<String> {
 public func fileSize(_ path: String) -> Int? {
     (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
 }
+
+/// A 50-sample pen stroke (by default) whose x values shift with `seed`: the plain stroke most
+/// store tests append.
+public func sampleStroke(_ n: Int = 50, seed: Int = 0, tool: Tool = .pen) -> Stroke {
+    let samples = (0..<n).map { i in
+        Sample(x: Int32(1000 + i * 7 + seed), y: Int32(2000 + (i * i) % 97), radius: UInt16(10 + i % 3),
+               pressure: UInt16(400 + i % 50), time: UInt32(i * 4))
+    }
+    return Stroke(ink: Ink(tool: tool, color: RGBA8(r: 10, g: 20, b: 30), width: 20), samples: samples)
+}
+
+/// A file's bytes, or nil when it cannot be read.
+public func readBytes(_ path: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+}

@@ -1,5 +1,5 @@
-// Test support for the SQLite engine's tests: temporary folders and sample strokes, as
-// LulucatStoreTests has them (each test target keeps its own small support file).
+// Test support for the SQLite engine's tests: temporary folders, as LulucatStoreTests has them
+// (sample strokes and file helpers are LulucatStoreTesting's, SampleElements.swift).
 
 import Foundation
 import LulucatInk
@@ -17,16 +17,4 @@ final class TemporaryFolder: @unchecked Sendable {
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-func sampleStroke(_ n: Int = 50, seed: Int = 0, tool: Tool = .pen) -> Stroke {
-    let samples = (0..<n).map { i in
-        Sample(x: Int32(1000 + i * 7 + seed), y: Int32(2000 + (i * i) % 97), radius: UInt16(10 + i % 3),
-               pressure: UInt16(400 + i % 50), time: UInt32(i * 4))
-    }
-    return Stroke(ink: Ink(tool: tool, color: RGBA8(r: 10, g: 20, b: 30), width: 20), samples: samples)
-}
-
-func readBytes(_ path: String) -> [UInt8]? {
-    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
 }

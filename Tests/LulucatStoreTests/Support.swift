@@ -24,14 +24,6 @@ final class TemporaryFolder: @unchecked Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-func sampleStroke(_ n: Int = 50, seed: Int = 0, tool: Tool = .pen) -> Stroke {
-    let samples = (0..<n).map { i in
-        Sample(x: Int32(1000 + i * 7 + seed), y: Int32(2000 + (i * i) % 97), radius: UInt16(10 + i % 3),
-               pressure: UInt16(400 + i % 50), time: UInt32(i * 4))
-    }
-    return Stroke(ink: Ink(tool: tool, color: RGBA8(r: 10, g: 20, b: 30), width: 20), samples: samples)
-}
-
 /// Wraps the real file system: counts opens and writes per path, and fails chosen calls.
 final class InstrumentedFileSystem: ForwardingFileSystem, @unchecked Sendable {
     private let lock = NSLock()
@@ -75,8 +67,4 @@ final class InstrumentedFileSystem: ForwardingFileSystem, @unchecked Sendable {
         if shouldFail(to) { throw FileError("rename", path: to, errno: failErrno) }
         try base.rename(from, to: to)
     }
-}
-
-func readBytes(_ path: String) -> [UInt8]? {
-    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
 }

@@ -6,6 +6,7 @@ import Testing
 import LulucatInk
 @testable import LulucatStore
 @testable import LulucatStoreMaintenance
+import LulucatStoreTesting
 
 @Suite struct NeedsRepairTests {
     func document(_ library: Library) async throws -> (DocumentPackage, UUID) {

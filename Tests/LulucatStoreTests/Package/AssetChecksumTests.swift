@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import LulucatInk
 @testable import LulucatStore
+import LulucatStoreTesting
 
 @Suite struct AssetChecksumTests {
     func documentWithImage(_ library: Library) async throws -> (DocumentPackage, UUID) {

@@ -7,6 +7,7 @@ import LulucatInk
 import LulucatHandwriting
 @testable import LulucatStore
 @testable import LulucatStoreSQLite
+import LulucatStoreTesting
 
 @Suite struct BatchUndoTests {
     init() { Library.enableSQLiteEngine() }

@@ -3,6 +3,7 @@ import Testing
 import LulucatInk
 @testable import LulucatStore
 @testable import LulucatStoreThumbnails
+import LulucatStoreTesting
 
 @Suite struct DocumentSessionTests {
     init() { Library.enableThumbnails() }

@@ -7,6 +7,7 @@ import Testing
 import LulucatInk
 @testable import LulucatStore
 @testable import LulucatStoreSQLite
+import LulucatStoreTesting
 
 @Suite struct ElementRulesTests {
     init() { Library.enableSQLiteEngine() }

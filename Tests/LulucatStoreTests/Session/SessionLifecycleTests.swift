@@ -7,6 +7,7 @@ import LulucatInk
 @testable import LulucatStore
 @testable import LulucatStoreThumbnails
 @testable import LulucatStoreSQLite
+import LulucatStoreTesting
 
 extension DocumentSession {
     func evictForTest(_ page: UUID) { loaded[page] = nil }

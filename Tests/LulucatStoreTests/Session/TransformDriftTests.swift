@@ -6,6 +6,7 @@ import Testing
 import LulucatInk
 import LulucatHandwriting
 @testable import LulucatStore
+import LulucatStoreTesting
 
 @Suite struct TransformDriftTests {
     let noAutosave = SessionOptions(autosaveDelay: nil)

@@ -4,6 +4,7 @@ import LulucatInk
 import LulucatRender
 @testable import LulucatStore
 @testable import LulucatStoreThumbnails
+import LulucatStoreTesting
 
 @Suite struct ThumbnailTests {
     init() { Library.enableThumbnails() }

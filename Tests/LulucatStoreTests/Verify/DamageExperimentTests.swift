@@ -9,6 +9,7 @@ import LulucatInk
 import LulucatHandwriting
 @testable import LulucatStore
 @testable import LulucatStoreSQLite
+import LulucatStoreTesting
 
 @Suite struct DamageExperimentTests {
     init() { Library.enableSQLiteEngine() }

@@ -3,6 +3,7 @@ import Testing
 import LulucatInk
 @testable import LulucatStore
 @testable import LulucatStoreMaintenance
+import LulucatStoreTesting
 
 @Suite struct RepairTests {
     @Test func repairMovesDamageAsideAndLeavesAVerifiedDocument() async throws {

@@ -8,6 +8,7 @@ import Testing
 import LulucatInk
 @testable import LulucatStore
 @testable import LulucatStoreSQLite
+import LulucatStoreTesting
 
 /// Runs `body` in a task whose progress callback records every report and cancels the task right
 /// after the `cancelAfter`-th one (never, for nil).

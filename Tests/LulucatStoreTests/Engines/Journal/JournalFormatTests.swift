@@ -6,6 +6,7 @@ import Testing
 import LulucatInk
 @testable import LulucatStore
 import LulucatHandwriting
+import LulucatStoreTesting
 
 /// Every kind of page change, with elements of every kind.
 func everyChange(base: Stroke) -> [PageChange] {
