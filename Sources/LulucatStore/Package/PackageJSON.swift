@@ -200,9 +200,8 @@ package enum PackageJSON {
     }
 
     /// `decode` followed by the check of the ids as written, in one parse of the file when it is
-    /// well formed (a 200-page document.json was parsed three times: about 5 ms of every session
-    /// open and every sync read of it). A file that fails anywhere is decoded again step by step,
-    /// so every error is the one those steps give.
+    /// well formed, instead of three (header, value, ids). A file that fails anywhere is decoded
+    /// again step by step, so every error is the one those steps give.
     private static func decodeCheckingIDs<T: Decodable>(_ bytes: [UInt8], path: String, format: String,
                                                         supported: Int) throws(StoreError) -> T {
         if let parsed = try? decoder().decode(Parsed<T>.self, from: Data(bytes)),
