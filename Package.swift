@@ -91,18 +91,17 @@ let package = Package(
                                "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .target(name: "LulucatInterchangeTesting",
                 dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
-        // Apache with mod_dav and a fault proxy for the sync tests, and the sync bench.
+        // Apache with mod_dav and a fault proxy for the sync tests and lnote-dev bench sync.
         .target(name: "LulucatSyncTestSupport"),
         // The sync tests' helpers and the client-crash check of a round, shared with lnote-dev crashcheck.
         .target(name: "LulucatSyncTesting",
                 dependencies: ["LulucatSync", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
-        .executableTarget(name: "LulucatSyncBench",
-                          dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatStore", "LulucatInk", "LulucatCrypto"]),
         .executableTarget(name: "lnote-dev",
                           dependencies: ["LulucatInk", "LulucatStore", "LulucatRender", "LulucatInterchange",
                                          "LulucatSQLite", "LulucatHandwriting", "LulucatStoreTesting",
                                          "LulucatInterchangeTesting", "LulucatCrypto", "LnoteCommandLine",
-                                         "LulucatSync", "LulucatSyncTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails",
+                                         "LulucatSync", "LulucatSyncTesting", "LulucatSyncTestSupport", "LulucatStoreSQLite",
+                                         "LulucatStoreThumbnails",
                                          "LulucatStoreMaintenance"]),
 
         .testTarget(name: "LulucatInkTests", dependencies: ["LulucatInk", "LulucatHandwriting"]),

@@ -1,4 +1,4 @@
-// Not a product: shared by LulucatSyncTests and LulucatSyncBench.
+// Not a product: shared by LulucatSyncTests and lnote-dev bench sync.
 // A real WebDAV server for the tests: Apache httpd with mod_dav from a config in a temporary
 // folder, on a free port on 127.0.0.1, stopped by its PID. Tests that need it are skipped when
 // apache2 is not installed (.ci/run installs apache2-bin).

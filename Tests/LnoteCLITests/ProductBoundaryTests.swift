@@ -22,7 +22,7 @@ private func swiftDriver() -> URL? {
 @Suite("The product apart from the workshop")
 struct ProductBoundaryTests {
     static let workshop: Set<String> = ["LulucatHandwriting", "LulucatStoreTesting", "LulucatInterchangeTesting", "lnote-dev",
-                                         "LulucatSyncTestSupport", "LulucatSyncBench"]
+                                         "LulucatSyncTestSupport", "LulucatSyncTesting"]
     /// The opt-in products (the SQLite engine, thumbnails, maintenance) and what they link, none of which the
     /// LulucatStore product may reach.
     static let optIn: Set<String> = ["LulucatStoreSQLite", "LulucatSQLite", "CSQLite", "CLulucatVFS",

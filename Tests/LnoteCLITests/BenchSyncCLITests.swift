@@ -1,0 +1,39 @@
+// `lnote-dev bench sync` is registered, refuses bad arguments before it starts a server, and with
+// Apache mod_dav installed runs its small forms to the end with the figures it promises. Its
+// timings come from a release build only (docs/sync.md §10), so none is checked here.
+
+import Foundation
+import Testing
+
+@Suite struct BenchSyncCLITests {
+    static let apache = ["/usr/sbin/apache2", "/usr/sbin/httpd"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+        && FileManager.default.fileExists(atPath: "/usr/lib/apache2/modules/mod_dav.so")
+
+    @Test func usageErrors() throws {
+        let unknown = try lnoteDev(["bench", "sync", "--nope"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown argument '--nope'"), "\(unknown.stderr)")
+        let only = try lnoteDev(["bench", "sync", "--only", "everything"])
+        #expect(only.status == 64 && only.stderr.contains("--only takes pages, many or rounds"), "\(only.stderr)")
+        let zero = try lnoteDev(["bench", "sync", "--rounds", "0"])
+        #expect(zero.status == 64 && zero.stderr.contains("--rounds must be a whole number of at least 1"), "\(zero.stderr)")
+        #expect(try lnoteDev(["bench", "sync", "--pairs"]).status == 64)
+        #expect(try lnoteDev(["bench", "sync", "--seed", "-1"]).status == 64)
+        let help = try lnoteDev(["bench"])
+        #expect(help.status == 64 && help.stderr.contains("sync"))
+    }
+
+    @Test("a round where nothing changed costs one request", .enabled(if: apache, "needs apache2-bin with mod_dav"))
+    func nothingChanged() throws {
+        let r = try lnoteDev(["bench", "sync", "--only", "many", "--documents", "3"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("nothing changed, 3 documents, 5 rounds: requests 1, 1, 1, 1, 1,"), "\(r.stdout)")
+    }
+
+    @Test("randomized rounds with faults lose nothing and converge", .enabled(if: apache, "needs apache2-bin with mod_dav"))
+    func randomizedRounds() throws {
+        let r = try lnoteDev(["bench", "sync", "--only", "rounds", "--rounds", "4", "--seed", "3"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("randomized rounds: 4 rounds of 3 libraries"), "\(r.stdout)")
+        #expect(r.stdout.contains("lost 0, resurrected 0, converged yes"), "\(r.stdout)")
+    }
+}
