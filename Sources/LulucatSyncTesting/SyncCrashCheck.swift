@@ -14,12 +14,12 @@ public enum SyncCrashCheck {
         public var engine: EngineKind
         public var othersPublish: Bool
         /// Disk operations of the traced round; documents it merged, pushed and pages pushed; its
-        /// timed steps (the path it took: a session, or the lock alone).
+        /// path to the document ("session", or "underLock" for the lock alone).
         public var operations = 0
         public var documentsMerged = 0
         public var documentsPushed = 0
         public var pagesPushed = 0
-        public var steps: [String] = []
+        public var path = ""
         /// Distinct crash states (disk and remote as they were), and how many were recovered and checked.
         public var distinctStates = 0
         public var statesChecked = 0
@@ -72,13 +72,11 @@ public enum SyncCrashCheck {
         // The traced round.
         diskA.startRecording()
         remote.clock = { diskA.recordedCount }
-        var timed = testSyncOptions
-        timed.timed = true
-        let r = try await libA.sync(with: remote, options: timed)
+        let r = try await libA.sync(with: remote, options: testSyncOptions)
         report.documentsMerged = r.documentsMerged
         report.documentsPushed = r.documentsPushed
         report.pagesPushed = r.pagesPushed
-        report.steps = r.timings.map(\.step)
+        report.path = r.paths[doc].map { "\($0)" } ?? "none"
         guard let trace = diskA.trace else { report.failures.append("the round left no trace"); return report }
         report.operations = trace.operations.count
 

@@ -2,7 +2,7 @@
 // starts on 127.0.0.1 (LulucatSyncTestSupport). Release build:
 //   swift build -c release --product lnote-dev
 //   .build/release/lnote-dev bench sync [--rounds N] [--documents N] [--strokes N] [--samples N] [--pairs N] [--seed S]
-//                                       [--only pages|many|rounds] [--breakdown] [--current-only] [--all-variants] [--trace] [--why]
+//                                       [--only pages|many|rounds] [--trace] [--why]
 //   .build/release/lnote-dev bench sync --encrypted [--runs N]: encrypted ÷ plain time (BenchSyncEncrypted.swift)
 
 import Foundation
@@ -208,20 +208,10 @@ enum SyncBench {
     // MARK: Bytes and time for one edited page
 
     static func oneEditedPage(_ server: ApacheServer, pages: Int, strokes: Int, samples: Int, seed: UInt64) async throws {
-        // The round as it is, and earlier forms of it (SyncOptions.earlierRound), measured side by
-        // side: one library each, made alike from the same seed, edited alike, paired with their own PUTs.
-        // `--all-variants` adds the earliest round (state files, a session, fingerprints on one core).
-        var variants: [(name: String, earlier: Set<SyncOptions.EarlierStep>)] = [
-            ("before print tables and overlap (base format 2, listing first, blobs after the base)", [.noPrintCache, .blobsAfterBase, .listingFirst]),
-            ("current (print tables and hollow reads, prepared while listing, blobs while the base is written)", []),
-        ]
-        // `--current-only`: the current round alone (for a profile).
-        if arguments.contains("--current-only") { variants.removeFirst() }
-        if arguments.contains("--all-variants") {
-            variants.insert(("earlier round (state files, a session, fingerprints on one core)",
-                             [.stateFiles, .sessionForEveryDocument, .fingerprintsOnOneCore, .noPrintCache, .blobsAfterBase, .listingFirst]), at: 0)
-        }
-        let breakdown = arguments.contains("--breakdown")
+        // The round against a plain PUT of the same bytes, paired. (The earlier forms of the round
+        // that this bench once ran side by side were retired from the product; their figures are
+        // in docs/sync.md §10.1 and §10.2.)
+        let variants = ["current"]
         struct Run {
             var lib: Library
             var doc: UUID
@@ -231,11 +221,9 @@ enum SyncBench {
             var ratios: [Double] = [], syncs: [Double] = [], puts: [Double] = []
             var last: (sent: Int, requests: Int, compact: Int) = (0, 0, 0)
             var lastFingerprinted = 0
-            var steps: [String: [Double]] = [:]
-            var stepOrder: [String] = []
         }
         var runs: [Run] = []
-        for (k, v) in variants.enumerated() {
+        for k in variants.indices {
             var rng = Rng(state: seed)
             let lib = Library(root: tempDir("pages\(pages)-\(k)"))
             let doc = try lib.createDocument(title: "\(pages) pages").id
@@ -248,9 +236,7 @@ enum SyncBench {
             }
             let remote = try WebDAVRemote(url: server.url.appendingPathComponent("pages\(pages)-\(k)/"), credentials: nil, timeout: 120)
             try await remote.makeFolder("")
-            var o = options
-            o.earlierRound = v.earlier
-            o.timed = breakdown
+            let o = options
             _ = try await lib.sync(with: remote, options: o)
             runs.append(Run(lib: lib, doc: doc, remote: remote, options: o, rng: rng))
         }
@@ -282,10 +268,6 @@ enum SyncBench {
                 run.ratios.append(ms(syncTime) / ms(putTime))
                 run.last = (r.bytesSent, r.requests, compact)
                 run.lastFingerprinted = r.fingerprinted
-                for (step, t) in r.timings {
-                    if run.steps[step] == nil { run.stepOrder.append(step) }
-                    run.steps[step, default: []].append(t)
-                }
                 runs[k] = run
             }
         }
@@ -304,15 +286,11 @@ enum SyncBench {
         }
         for (k, run) in runs.enumerated() {
             let last = run.last
-            say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples), \(variants[k].name): \(last.sent) bytes sent in \(last.requests) requests "
+            say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples), \(variants[k]): \(last.sent) bytes sent in \(last.requests) requests "
                   + "/ \(last.compact) bytes compact page = \(String(format: "%.3f", Double(last.sent) / Double(last.compact))); "
                   + "over \(run.ratios.count) paired runs (sync, then a PUT of the same bytes), median sync \(spread(run.syncs)) ms, median PUT "
                   + "\(spread(run.puts)) ms, median of the pairs' ratios \(spread(run.ratios, 2)); fingerprints computed in the last round \(run.lastFingerprinted) "
                   + "(ratios \(run.ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))")
-            if breakdown {
-                let parts = run.stepOrder.map { "\($0) \(String(format: "%.1f", median(run.steps[$0]!)))" }
-                say("  breakdown (median ms per step): " + parts.joined(separator: ", "))
-            }
         }
     }
 
@@ -320,7 +298,7 @@ enum SyncBench {
     // MARK: Main
 
     static let valued: Set<String> = ["--rounds", "--documents", "--strokes", "--samples", "--pairs", "--seed", "--runs", "--only"]
-    static let flags: Set<String> = ["--breakdown", "--current-only", "--all-variants", "--trace", "--why", "--encrypted"]
+    static let flags: Set<String> = ["--trace", "--why", "--encrypted"]
 
     /// Every argument is a known flag, and every count a whole number of at least 1 (a seed, of at least 0).
     static func validate(_ arguments: [String]) throws {

@@ -67,10 +67,11 @@ struct DocumentRound {
             // Open in this process: merged through its session, which stays the app's.
             session = s
             appHeld = true
+            report.paths[id] = .appSession
             try await runLocked(&report)
             return
         }
-        if !options.earlierRound.contains(.sessionForEveryDocument), heads.isEmpty, base != nil, localPresent, !inTrash {
+        if heads.isEmpty, base != nil, localPresent, !inTrash {
             // Changed here only: read under the lock, without a session (nothing is written to
             // the document), unless the join asks for a write, which takes the session below.
             var attempt = self
@@ -87,7 +88,7 @@ struct DocumentRound {
             }
         }
         session = localPresent ? try await library.open(id, options: options.session) : nil
-        report.mark("open session")
+        report.paths[id] = .session
         do {
             try await runLocked(&report)
         } catch {
@@ -99,7 +100,6 @@ struct DocumentRound {
             throw error
         }
         if let s = session { try await s.close() }
-        report.mark("close session")
     }
 
     /// The round of a closed document that changed only here (no head of it changed): its writer
@@ -139,7 +139,6 @@ struct DocumentRound {
                 lockedReader = nil
             }
         }
-        report.mark("lock and read document.json")
         let baseState = base.documentState
         let stamp = Stamp(clock: baseState.clock + 1, device: sync.device)
         let localDoc: LocalDocument
@@ -147,14 +146,11 @@ struct DocumentRound {
             if case .documentInUse = e { throw e }
             return false  // a session reads it (and repairs what needs it)
         }
-        report.mark("read changed pages")
         guard let merged = LocalChanges.record(base: baseState, local: localDoc, stamp: stamp), merged.isLive,
               applyWritesNothing(merged, localDoc: localDoc, document: reader.document) else { return false }
-        report.mark("record and join")
         var pageModified: [UUID: Int64] = [:]
         for e in reader.document.pages { pageModified[e.id] = e.modified.milliseconds }
         let coded = try await headAndBlobs(for: merged, base: base, remoteStates: [])
-        report.mark("code blobs and head")
         prepared = Prepared(coded: coded, pageModified: pageModified, docModified: reader.document.modified.milliseconds,
                             pushed: merged != baseState)
         let uploads = coded.2
@@ -175,6 +171,7 @@ struct DocumentRound {
         guard let p = prepared else { throw SyncError.local("document \(id): nothing prepared") }
         let uploading = earlyUploads
         earlyUploads = nil
+        report.paths[id] = .underLock
         try await publish(p.coded, pageModified: p.pageModified, docModified: p.docModified, uploading: uploading, &report)
         if p.pushed { report.documentsPushed += 1 }
     }
@@ -219,14 +216,12 @@ struct DocumentRound {
                 report.problems.append("document \(id): head \(h.name) left out of this round (both kept): \(error)")
             }
         }
-        report.mark("fetch blobs")
         // 2. What changed here, under one new stamp.
         var clock = baseState?.clock ?? 0
         for (h, s) in remoteStates { clock = max(clock, h.clock, s.clock) }
         let stamp = Stamp(clock: clock + 1, device: sync.device)
         var localDoc: LocalDocument?
         if let s = session { localDoc = try await readLocal(s) }
-        report.mark("read changed pages")
         let recorded = LocalChanges.record(base: baseState, local: localDoc, stamp: stamp)
         // 3. The join.
         var merged = recorded
@@ -235,7 +230,6 @@ struct DocumentRound {
         let localChanged = recorded != baseState
         let remoteChanged = remoteStates.contains { merged != recorded && $0.1 != baseState }
 
-        report.mark("record and join")
         // 4. Apply here.
         if appHeld, let hook = options.beforeApplyingToOpenSession { await hook(id) }
         if !merged.isLive {
@@ -268,10 +262,8 @@ struct DocumentRound {
             report.pagesPulled += try await apply(merged, localDoc: localDoc!, to: session!)
         }
 
-        report.mark("apply")
         // 5. Blobs, then the head.
         let coded = try await headAndBlobs(for: merged, base: base, remoteStates: remoteStates)
-        report.mark("code blobs and head")
         var pageModified: [UUID: Int64] = [:]
         var docModified: Int64 = 0
         if let s = session, appHeld {
@@ -293,7 +285,6 @@ struct DocumentRound {
             for e in await s.pageEntries() { pageModified[e.id] = e.modified.milliseconds }
             docModified = await s.document.modified.milliseconds
         }
-        report.mark("save document")
         try await publish(coded, pageModified: pageModified, docModified: docModified, &report)
         if localChanged { report.documentsPushed += 1 }
         if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }
@@ -305,27 +296,22 @@ struct DocumentRound {
     mutating func publish(_ coded: (Head, [UUID: PageState], [(String, [UInt8])], Int), pageModified: [UUID: Int64],
                           docModified: Int64, uploading: Task<Int, any Error>? = nil, _ report: inout SyncReport) async throws {
         let (head, newStates, uploads, pageBlobs) = coded
-        let stateFiles = options.earlierRound.contains(.stateFiles)
-        let format2 = options.earlierRound.contains(.noPrintCache)
         var next = Base(head: head, states: newStates, docModified: docModified, pageModified: pageModified, published: false)
         next.headBytes = head.encode()
-        next.statesInFiles = stateFiles
-        if !format2 {
-            // The tables of the pages read now; the others' as the base had them.
-            for pid in newStates.keys {
-                if var t = localPrintTables[pid] {
-                    t.base64 = Data(t.encode()).base64EncodedString()
-                    next.prints[pid] = t
-                } else if let t = base?.prints[pid] {
-                    next.prints[pid] = t
-                }
+        // The tables of the pages read now; the others' as the base had them.
+        for pid in newStates.keys {
+            if var t = localPrintTables[pid] {
+                t.base64 = Data(t.encode()).base64EncodedString()
+                next.prints[pid] = t
+            } else if let t = base?.prints[pid] {
+                next.prints[pid] = t
             }
         }
         report.fingerprinted += fingerprinted
         report.readHollow += localHollow.values.reduce(0) { $0 + $1.count }
         let store = sync.store
         func save(_ b: Base, previous: Base?, durable: Bool) throws -> [UUID: (state: PageState, base64: String)] {
-            try store.save(b, previous: previous, durable: durable, stateFiles: stateFiles, format2: format2)
+            try store.save(b, previous: previous, durable: durable)
         }
         let needsPublish = base == nil || !(base!.published) || base!.head != head
         if needsPublish {
@@ -344,15 +330,9 @@ struct DocumentRound {
                     _ = try? await task.value
                     throw error
                 }
-                report.mark("save base (synced)")
                 report.blobsUploaded += try await task.value
-            } else if options.earlierRound.contains(.blobsAfterBase) || uploads.isEmpty {
+            } else if uploads.isEmpty {
                 next.savedStates = try save(next, previous: base, durable: true)
-                report.mark("save base (synced)")
-                for (path, bytes) in uploads {
-                    try await put(path, bytes)
-                    report.blobsUploaded += 1
-                }
             } else {
                 let remote = self.remote
                 async let uploaded = Self.putAll(remote, uploads)
@@ -362,12 +342,9 @@ struct DocumentRound {
                     _ = try? await uploaded
                     throw error
                 }
-                report.mark("save base (synced)")
                 report.blobsUploaded += try await uploaded
             }
-            report.mark("PUT blobs")
             try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), next.headBytes)
-            report.mark("PUT head")
             report.pagesPushed += pageBlobs
             let unpublished = next
             next.published = true
@@ -378,7 +355,6 @@ struct DocumentRound {
             // The same head as the base's: a rollback only makes the next round read the pages again.
             _ = try save(next, previous: base, durable: false)
         }
-        report.mark("save base (published)")
         savedBase = next
     }
 
@@ -442,7 +418,7 @@ struct DocumentRound {
             }
             let known = base?.prints[e.id]?.entries ?? [:]
             let (content, encoded, hollow): (PageContent, EncodedStrokes?, Set<UUID>)
-            if s.readsHollow, !options.earlierRound.contains(.noPrintCache), !known.isEmpty {
+            if s.readsHollow, !known.isEmpty {
                 // Strokes whose coded bytes we fingerprinted before are not decoded: the blob
                 // copies their bytes (the same codec), and their fingerprints are in the table.
                 (content, encoded, hollow) = try await s.syncContent(of: e.id) { id, digest, codec in
@@ -458,10 +434,7 @@ struct DocumentRound {
             localContent[e.id] = content
             if let encoded { localEncoded[e.id] = encoded }
             let prints: [(id: UUID, fingerprint: UInt64)]
-            if options.earlierRound.contains(.fingerprintsOnOneCore) {
-                prints = content.elements.map { ($0.id, PageBlob.fingerprint($0)) }
-                fingerprinted += prints.count
-            } else if options.earlierRound.contains(.noPrintCache) || encoded == nil {
+            if encoded == nil {
                 prints = Self.fingerprints(content.elements)
                 fingerprinted += prints.count
             } else {

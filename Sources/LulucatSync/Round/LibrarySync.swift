@@ -17,30 +17,6 @@ public struct SyncOptions: Sendable {
     /// Garbage collection of unreferenced blobs (§8), at the end of a round that did work, when
     /// due; nil: never in a round (`LibrarySync.collectGarbage` still can).
     public var garbage: GarbageOptions?
-    /// Times each step of the round into `SyncReport.timings` (the bench's breakdown).
-    public var timed = false
-    /// Steps of the earlier round to take instead of the current ones, so the bench can measure
-    /// both side by side in one run. Empty (the default) is the round docs/sync.md describes.
-    /// `package`: the bench's knob, not an app's.
-    package var earlierRound: Set<EarlierStep> = []
-
-    package enum EarlierStep: Sendable, Hashable {
-        /// Format 1 of the local base: each changed page state in its own synced file, then the
-        /// base file (four syncs instead of two).
-        case stateFiles
-        /// A `DocumentSession` for every document at work, also one that changed only here
-        /// (its open marker written and removed: three more syncs).
-        case sessionForEveryDocument
-        /// A page's element fingerprints computed one after the other on one core.
-        case fingerprintsOnOneCore
-        /// Base format 2: no print tables, every element of a changed page fingerprinted.
-        case noPrintCache
-        /// The blobs uploaded after the base was written durably, not while it is written.
-        case blobsAfterBase
-        /// The listing of heads first, then the local side (no speculation).
-        case listingFirst
-    }
-
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
                 garbage: GarbageOptions? = GarbageOptions()) {
         self.trashLimit = trashLimit
@@ -77,24 +53,13 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     public var problems: [String] = []
     /// The garbage collection this round ran, if it ran one.
     public var garbage: GarbageReport?
-    /// With `SyncOptions.timed`: milliseconds spent in each step, summed over the documents, in
-    /// the order the steps were first met.
-    public var timings: [(step: String, ms: Double)] = []
     /// Element fingerprints computed this round (the rest came from the bases' print tables).
     public var fingerprinted = 0
     /// Strokes read hollow this round (their samples not decoded: their bytes copied into a blob).
     public var readHollow = 0
-    var lastMark: ContinuousClock.Instant?
-
-    /// Adds the time since the last mark to `step` (when the round is timed).
-    mutating func mark(_ step: String) {
-        guard let last = lastMark else { return }
-        let now = ContinuousClock.now
-        let d = (now - last).components
-        let ms = Double(d.seconds) * 1000 + Double(d.attoseconds) / 1e15
-        if let i = timings.firstIndex(where: { $0.step == step }) { timings[i].ms += ms } else { timings.append((step, ms)) }
-        lastMark = now
-    }
+    /// How this round reached each document it worked on (the tests and the crash check tell
+    /// the paths apart).
+    package var paths: [UUID: DocumentPath] = [:]
 
     public var description: String {
         var s = "\(documentsChecked) documents checked: \(documentsPulled) pulled, \(documentsPushed) pushed, "
@@ -104,6 +69,16 @@ public struct SyncReport: Sendable, CustomStringConvertible {
         for p in problems { s += "\nproblem: \(p)" }
         return s
     }
+}
+
+/// How a round reached a document.
+package enum DocumentPath: Sendable, Equatable {
+    /// Changed here only, closed: read under its writer lock, no session.
+    case underLock
+    /// Through a session the round opened.
+    case session
+    /// Through the app's own session (open in this process).
+    case appSession
 }
 
 public enum SyncError: Error, CustomStringConvertible {
@@ -157,20 +132,13 @@ public struct LibrarySync: Sendable {
                      progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
         let stats0 = (remote.statistics.requests, remote.statistics.bytesSent, remote.statistics.bytesReceived)
         var report = SyncReport()
-        if options.timed { report.lastMark = ContinuousClock.now }
         // 1. The heads: one PROPFIND, on its way while the local side is read (2) and while the
         //    documents that changed only here are prepared (speculation, below).
-        let speculate = !options.earlierRound.contains(.listingFirst)
         let remote = self.remote
         let listingAnswered = Flag()
         async let listedAhead = Self.attempt { () async throws(RemoteError) in
             defer { listingAnswered.set() }
             return try await remote.list(Self.headsFolder)
-        }
-        var listed: Result<[RemoteEntry], RemoteError>?
-        if !speculate {
-            listed = await listedAhead
-            report.mark("PROPFIND heads")
         }
         var seen = store.seen()
         // 2. The local side: manifests only. A document needs work for a local reason when it
@@ -204,14 +172,13 @@ public struct LibrarySync: Sendable {
                 localWork.insert(id)
             }
         }
-        report.mark("manifests and index")
         // Speculation: a closed document that changed here is read, joined with its base and
         // coded under its lock, and its blobs start going up, before the listing says whether a
         // head of it changed elsewhere. If none did (the usual case) the round goes on from there;
         // if one did, the prepared work is let go (its blobs, if any went up, are garbage, §8)
         // and the document is merged as below. Nothing is written locally before the listing.
         var prepared: [UUID: DocumentRound] = [:]
-        if speculate && !options.earlierRound.contains(.sessionForEveryDocument) {
+        do {
             for id in localWork.sorted(by: { $0.uuidString < $1.uuidString }) where prepared.count < Self.speculationLimit {
                 guard baseIDs.contains(id), localByID[id] != nil, !trashed.contains(id), library.openSession(id) == nil else { continue }
                 if bases[id] == nil { bases[id] = store.base(id) }
@@ -224,12 +191,9 @@ public struct LibrarySync: Sendable {
                 if (try? await round.prepareUnderLock(&report, uploadEarly: !listingAnswered.isSet)) == true { prepared[id] = round }
             }
         }
-        if listed == nil {
-            listed = await listedAhead
-            report.mark("PROPFIND heads")
-        }
+        let listed = await listedAhead
         do {
-            return try await finishRound(listed: listed!, report: report, seen: &seen, localByID: localByID, trashed: trashed,
+            return try await finishRound(listed: listed, report: report, seen: &seen, localByID: localByID, trashed: trashed,
                                          baseIDs: baseIDs, localWork: localWork, bases: &bases, index: &index,
                                          indexChanged: indexChanged, prepared: &prepared, stats0: stats0, options: options,
                                          progress: progress)
@@ -285,7 +249,6 @@ public struct LibrarySync: Sendable {
         // The bases of the documents at work (those of changed heads too, for the deletion stop).
         for id in work where bases[id] == nil && baseIDs.contains(id) { bases[id] = store.base(id) }
 
-        report.mark("read bases")
         // 3. The changed heads.
         var heads: [UUID: [(name: String, etag: String?, head: Head)]] = [:]
         for (doc, list) in changed {
@@ -310,7 +273,6 @@ public struct LibrarySync: Sendable {
             }
         }
 
-        report.mark("GET heads")
         // 4. The mass-deletion stop, before anything is applied: documents here that a head
         //    now says are deleted, and that did not change here since the last round.
         var doomed: [UUID] = []
@@ -354,7 +316,6 @@ public struct LibrarySync: Sendable {
                 if seenChanged { try store.saveSeen(seen) }
                 if let b = round.savedBase { index[doc] = store.indexEntry(for: b) } else { index[doc] = nil }
                 indexChanged = true
-                report.mark("save seen")
             } catch let e as StoreError {
                 if case .documentInUse = e { report.skipped[doc] = "open in a session; synced when it is closed" }
                 else { report.skipped[doc] = "\(e)" }
@@ -368,7 +329,6 @@ public struct LibrarySync: Sendable {
         // Entries of documents skipped this round are dropped: their bases are read next time.
         for doc in report.skipped.keys { index[doc] = nil }
         if indexChanged || !report.skipped.isEmpty { try? store.saveIndex(index) }
-        report.mark("save index")
         // Garbage, once a day at most, only in a round that had work (a round where nothing
         // changed stays one request). Its failure leaves the blobs; the round stands.
         if let g = options.garbage, report.skipped.isEmpty, garbageDue(g) {

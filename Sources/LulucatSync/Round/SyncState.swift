@@ -271,21 +271,13 @@ struct SyncStateStore {
 
     /// Saves a base in format 3: one file holding the head, every page state and the pages'
     /// print tables, replaced whole (a temporary file renamed over it), synced when `durable`
-    /// (see the round for when a rollback is harmless). `stateFiles`: format 1 instead (each
-    /// state that differs from `previous` in its own synced file, then the base), and
-    /// `format2`: format 2 (no print tables), kept for the bench's side-by-side runs and the
-    /// tests of older bases.
+    /// (see the round for when a rollback is harmless). Formats 1 and 2 are read, never written.
     /// - Returns: the states as saved (`Base.savedStates` of the base now on disk).
     @discardableResult
-    func save(_ base: Base, previous: Base?, durable: Bool, stateFiles: Bool = false, format2: Bool = false) throws
-        -> [UUID: (state: PageState, base64: String)] {
+    func save(_ base: Base, previous: Base?, durable: Bool) throws -> [UUID: (state: PageState, base64: String)] {
         let id = base.head.document
         var pm: [String: Int64] = [:]
         for (k, v) in base.pageModified { pm[k.uuidString] = v }
-        if stateFiles {
-            try saveWithStateFiles(base, previous: previous, durable: durable, pageModified: pm)
-            return [:]
-        }
         var inline: [String: String] = [:]
         var saved: [UUID: (state: PageState, base64: String)] = [:]
         for (page, st) in base.states {
@@ -296,12 +288,9 @@ struct SyncStateStore {
             inline[page.uuidString] = b64
             saved[page] = (st, b64)
         }
-        var tables: [String: String]?
-        if !format2 {
-            tables = [:]
-            for (page, t) in base.prints where base.states[page] != nil && !t.entries.isEmpty {
-                tables![page.uuidString] = t.base64 ?? Data(t.encode()).base64EncodedString()
-            }
+        var tables: [String: String] = [:]
+        for (page, t) in base.prints where base.states[page] != nil && !t.entries.isEmpty {
+            tables[page.uuidString] = t.base64 ?? Data(t.encode()).base64EncodedString()
         }
         let headBytes = base.headBytes.isEmpty ? base.head.encode() : base.headBytes
         let bytes = Self.baseJSON(head: Data(headBytes).base64EncodedString(), docModified: base.docModified,
@@ -313,7 +302,7 @@ struct SyncStateStore {
             // Removed only after the new base is written, so they never sit beside a base that lacks them.
             if (try? fs.info(statesFolder(id))) != nil { try? fs.removeTree(statesFolder(id)) }
         }
-        if cacheable, !format2, let identity = baseFileIdentity(id) {
+        if cacheable, let identity = baseFileIdentity(id) {
             // What a read of the file just written gives.
             var kept = base
             kept.savedStates = saved
@@ -321,7 +310,7 @@ struct SyncStateStore {
             kept.headBytes = headBytes
             for (page, t) in kept.prints {
                 if kept.states[page] == nil || t.entries.isEmpty { kept.prints[page] = nil }
-                else if t.base64 == nil { kept.prints[page]!.base64 = tables?[page.uuidString] }
+                else if t.base64 == nil { kept.prints[page]!.base64 = tables[page.uuidString] }
             }
             Self.recentBases.keep(kept, at: basePath(id), identity: identity)
         }
@@ -357,24 +346,6 @@ struct SyncStateStore {
         }
         out += "},\"version\":\(prints == nil ? 2 : 3)}\n"
         return Array(out.utf8)
-    }
-
-    /// Format 1: page states in their own files (durably, only where they differ from
-    /// `previous`), then the base file with their digests.
-    func saveWithStateFiles(_ base: Base, previous: Base?, durable: Bool, pageModified pm: [String: Int64]) throws {
-        let id = base.head.document
-        // A previous base of format 2 left no files: every state is written.
-        let previous = previous?.statesInFiles == true ? previous : nil
-        if previous == nil || base.states.contains(where: { previous!.states[$0.key] != $0.value }) {
-            try fs.ensureDirectory(statesFolder(id))
-        }
-        for (page, st) in base.states where previous?.states[page] != st {
-            try fs.writeAtomically(PageBlob.encodeState(st), to: statePath(id, page: page))
-        }
-        var digests: [String: String] = [:]
-        for (page, st) in base.states { digests[page.uuidString] = Self.stateDigest(PageBlob.encodeState(st)) }
-        try writeJSON(["head": Data(base.head.encode()).base64EncodedString(), "docModified": base.docModified,
-                       "pageModified": pm, "published": base.published, "stateDigests": digests], to: basePath(id), durable: durable)
     }
 
     /// FNV-1a 64 of a page state file, in hex: which state a base was saved with.
