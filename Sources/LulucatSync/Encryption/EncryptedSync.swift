@@ -318,7 +318,7 @@ public struct EncryptedLibrarySync: Sendable {
         let remote = EncryptedRemote(inner: inner, key: key, round: round)
         let sync = try LibrarySync(library: library, remote: remote)
         let store = sync.store
-        let stats0 = (inner.statistics.requests, inner.statistics.bytesSent, inner.statistics.bytesReceived)
+        let stats0 = RemoteCounts(inner.statistics)
 
         // 1. The one listing; the key settings, read again only when their ETag changed.
         let entries: [RemoteEntry]

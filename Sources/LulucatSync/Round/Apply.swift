@@ -1,0 +1,102 @@
+// A document round's apply (docs/sync.md §6 step 5.3): the local document made what the join says,
+// through a session; the app's own session keeps what was edited in it meanwhile.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+
+/// Of an app's session, what the apply knows of its pages afterwards.
+struct AppliedPages {
+    /// The pages whose `modified` is known to match the merged state after the apply.
+    var modified: [UUID: Int64] = [:]
+    /// The pages edited in the app meanwhile (read again next round).
+    var uncertain: Set<UUID> = []
+}
+
+extension DocumentRound {
+    /// Makes the local document what the join says; returns how many pages it wrote.
+    mutating func apply(_ merged: DocumentState, localDoc: LocalDocument, to s: DocumentSession) async throws -> Int {
+        var written = 0
+        let order = merged.orderedLivePageIDs
+        let live = Set(order)
+        let localPages = Dictionary(localDoc.pages.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        /// A page as this round read it (what the merge took as this device's), as ids and fingerprints.
+        func seen(_ lp: LocalPage) -> [(id: UUID, fingerprint: UInt64)] {
+            lp.elements ?? base?.states[lp.id].map { st in st.orderedIDs.map { ($0, st.elements[$0]!.fingerprint) } } ?? []
+        }
+        let fingerprint: @Sendable (Element) -> UInt64 = { PageBlob.fingerprint($0) }
+        for p in await s.pageIDs() where !live.contains(p) {
+            if appHeld {
+                // Only a page this round read, and unchanged since: one added or edited in the
+                // app meanwhile stays (an edit wins over a removal; the next round publishes it).
+                guard let lp = localPages[p] else { continue }
+                if try await s.removeSyncedPage(p, seen: (seen(lp), lp.canvas), fingerprint: fingerprint) { written += 1 }
+                else { applied.uncertain.insert(p) }
+            } else {
+                try await s.removePage(p)
+                written += 1
+            }
+        }
+        for (i, pid) in order.enumerated() {
+            let rec = merged.pages[pid]!
+            let canvas = QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height)
+            let wanted = rec.state.orderedIDs.map { ($0, rec.state.elements[$0]!.fingerprint) }
+            if let lp = localPages[pid] {
+                let have = seen(lp)
+                if lp.canvas == canvas && have.map(\.0) == wanted.map(\.0) && have.map(\.1) == wanted.map(\.1) { continue }
+                let content = try await self.content(of: pid, in: merged)
+                try await ensureAssets(content, merged, s)
+                if appHeld {
+                    guard await s.pageIDs().contains(pid) else { continue }  // removed in the app meanwhile
+                    if let m = try await s.mergeSyncedContent(of: pid, seen: (have, lp.canvas), merged: content, fingerprint: fingerprint) {
+                        applied.modified[pid] = m.milliseconds
+                    } else {
+                        applied.uncertain.insert(pid)
+                    }
+                } else {
+                    try await s.mergeSyncedContent(of: pid, seen: nil, merged: content, fingerprint: fingerprint)
+                }
+            } else {
+                let content = try await self.content(of: pid, in: merged)
+                try await ensureAssets(content, merged, s)
+                let at = min(i, await s.pageIDs().count)
+                try await s.insertSyncedPage(id: pid, content: content, at: at)
+                if appHeld { applied.uncertain.insert(pid) }
+            }
+            written += 1
+        }
+        if appHeld {
+            // Pages added in the app meanwhile keep their places; the merged pages take the
+            // places merged pages hold, in the merged order.
+            let ids = await s.pageIDs()
+            let slots = ids.indices.filter { live.contains(ids[$0]) }
+            let placed = order.filter { Set(ids).contains($0) }
+            var want = ids
+            for (k, slot) in slots.enumerated() where k < placed.count { want[slot] = placed[k] }
+            for (i, pid) in want.enumerated() {
+                let now = await s.pageIDs()
+                if i < now.count, now[i] != pid, now.contains(pid) { try await s.movePage(pid, to: i) }
+            }
+            let title = await s.title
+            if title != merged.title.value && title == localDoc.title { try await s.rename(to: merged.title.value) }
+        } else {
+            for (i, pid) in order.enumerated() {
+                let ids = await s.pageIDs()
+                if ids[i] != pid { try await s.movePage(pid, to: i) }
+            }
+            if await s.title != merged.title.value { try await s.rename(to: merged.title.value) }
+        }
+        return written
+    }
+
+    /// Writes the assets a page shows and this device lacks, from their blobs, before the page.
+    func ensureAssets(_ content: PageContent, _ merged: DocumentState, _ s: DocumentSession) async throws {
+        for aid in content.assetIDs {
+            guard let ref = merged.assets[aid] else { continue }
+            let path = s.package.assetPath(aid, ext: ref.ext)
+            if (try? library.fileSystem.info(path)) != nil { continue }
+            let bytes = try await fetchBlob(ref.blob)
+            try await s.importSyncedAsset(Data(bytes), id: aid, fileExtension: ref.ext)
+        }
+    }
+}

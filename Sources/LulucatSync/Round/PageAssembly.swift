@@ -1,0 +1,115 @@
+// How a document round assembles a merged page: each element from this device's page as read, a
+// blob fetched this round, the page as it is here now, or our last published blob of it.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+
+extension DocumentRound {
+    /// A head as a state: its pages' states from their blobs (fetched unless the base has them).
+    mutating func state(of head: Head) async throws -> DocumentState {
+        var pages: [UUID: PageRecord] = [:]
+        for (pid, p) in head.pages {
+            let st: PageState
+            if let b = base, b.head.pages[pid]?.blob == p.blob, let known = b.states[pid] {
+                st = known
+            } else {
+                st = try await snapshot(p.blob).state
+            }
+            pages[pid] = PageRecord(fields: p.fields, removed: p.removed, state: st)
+        }
+        return DocumentState(id: head.document, title: head.title, origin: head.origin, deleted: head.deleted,
+                             assets: head.assets, pages: pages)
+    }
+
+    /// A page blob, fetched, checked against its name and decoded once per round.
+    mutating func snapshot(_ name: BlobName) async throws -> PageSnapshot {
+        if let s = snapshots[name] { return s }
+        let bytes = try await fetchBlob(name)
+        let snap = try PageBlob.decode(bytes)
+        snapshots[name] = snap
+        return snap
+    }
+
+    func fetchBlob(_ name: BlobName) async throws -> [UInt8] {
+        let (bytes, _) = try await remote.get(LibrarySync.blobsFolder + "/" + name.hex, maxBytes: PageBlob.maxBytes)
+        guard BlobName(of: bytes) == name else { throw SyncError.local("blob \(name.hex) is damaged: its SHA-256 is not its name") }
+        return bytes
+    }
+
+    /// The content of a merged page, from what this device has or fetched.
+    mutating func content(of pid: UUID, in merged: DocumentState) async throws -> PageContent {
+        try await contentAndCodedStrokes(of: pid, in: merged).0
+    }
+
+    /// The merged page's content, and the coded strokes of ours it may copy (only strokes taken
+    /// from this device's page as read, whose samples are the merged ones).
+    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState) async throws -> (PageContent, EncodedStrokes?) {
+        let (content, coded, _) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: false)
+        return (content, coded)
+    }
+
+    /// With `droppingMissing`, elements no source holds are left out and returned instead of
+    /// failing (a removed page whose only copy was a blob of ours that never reached the remote).
+    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState, droppingMissing: Bool) async throws
+        -> (PageContent, EncodedStrokes?, Set<UUID>) {
+        let rec = merged.pages[pid]!
+        var out = PageContent(canvasSize: QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height))
+        var missing: Set<UUID> = []
+        // One index per source, not a scan per element.
+        var localIndex: [UUID: Element] = [:]
+        localIndex.reserveCapacity(read.content[pid]?.elements.count ?? 0)
+        for e in read.content[pid]?.elements ?? [] { localIndex[e.id] = e }
+        let order = rec.state.orderedIDs
+        var elements: [Element] = []
+        elements.reserveCapacity(order.count)
+        var fromLocal = Set<UUID>()
+        fromLocal.reserveCapacity(localIndex.count)
+        for eid in order {
+            let entry = rec.state.elements[eid]!
+            if let e = localIndex[eid], (read.prints[pid]?[eid] ?? PageBlob.fingerprint(e)) == entry.fingerprint {
+                elements.append(e)
+                fromLocal.insert(eid)
+                continue
+            }
+            var found: Element?
+            for s in snapshots.values where s.state.elements[eid]?.stamp == entry.stamp { found = s.elements[eid]; break }
+            if let f = found { elements.append(f) } else { missing.insert(eid); elements.append(.unknown(try UnknownElement(kind: 0, payload: Data(count: 16)))) }
+        }
+        var currentElements: [Element]?
+        if !missing.isEmpty, let s = session, await s.pageIDs().contains(pid) {
+            currentElements = try await s.content(of: pid).elements
+        } else if !missing.isEmpty, session == nil, let r = lockedReader, r.document.pages.contains(where: { $0.id == pid }) {
+            currentElements = try r.contentForSync(of: pid).0.elements
+        }
+        if let currentElements {
+            // The page as it is here now (it was not read this round, or has been merged since).
+            var current: [UUID: Element] = [:]
+            for e in currentElements { current[e.id] = e }
+            for (i, eid) in order.enumerated() where missing.contains(eid) {
+                if let e = current[eid], PageBlob.fingerprint(e) == rec.state.elements[eid]!.fingerprint {
+                    elements[i] = e
+                    missing.remove(eid)
+                }
+            }
+        }
+        if !missing.isEmpty {
+            // Elements we hold only in our last published blob of the page (removed here, say).
+            if let b = base?.head.pages[pid]?.blob, base?.published == true { _ = try await snapshot(b) }
+            for (i, eid) in order.enumerated() where missing.contains(eid) {
+                let entry = rec.state.elements[eid]!
+                guard let f = snapshots.values.lazy.compactMap({ $0.state.elements[eid]?.stamp == entry.stamp ? $0.elements[eid] : nil }).first else {
+                    if droppingMissing { continue }
+                    throw SyncError.local("page \(pid): element \(eid) of version \(entry.stamp) is in no blob read this round")
+                }
+                elements[i] = f
+                missing.remove(eid)
+            }
+        }
+        if droppingMissing && !missing.isEmpty { elements = zip(order, elements).filter { !missing.contains($0.0) }.map(\.1) }
+        out.elements = elements
+        var coded = read.encoded[pid]
+        if coded != nil, let lc = read.content[pid] { coded!.forget(lc.elements.map(\.id).filter { !fromLocal.contains($0) }) }
+        return (out, coded, droppingMissing ? missing : [])
+    }
+}

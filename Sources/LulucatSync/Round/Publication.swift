@@ -1,0 +1,175 @@
+// A document round's publication (docs/sync.md §6 steps 5.4 to 5.6): our head for the merged state
+// and the blobs it needs, then the base durably, the blobs, the head, the base marked published.
+
+import Foundation
+import LulucatInk
+import LulucatStore
+
+/// What a document round publishes.
+struct Publication {
+    /// Our head for the merged state.
+    var head: Head
+    /// The page states the base keeps.
+    var states: [UUID: PageState]
+    /// The blobs that no head we know names (assets, then pages), to upload before the head.
+    var uploads: [(path: String, bytes: [UInt8])]
+    /// How many of `uploads` are page blobs.
+    var pageBlobs: Int
+}
+
+/// The `modified` times (ms) the base records for the document and its pages after a round (-1:
+/// unknown, read again next round).
+struct ModifiedTimes {
+    var pages: [UUID: Int64] = [:]
+    var document: Int64 = 0
+}
+
+extension DocumentRound {
+    /// What to publish for the merged state: blobs that no head we know names are coded (a page
+    /// whose state a known head has keeps that head's blob).
+    mutating func publication(for merged: DocumentState, remoteStates: [(Head, DocumentState)]) async throws -> Publication {
+        var known = Set<BlobName>()
+        if let b = base, b.published {
+            for p in b.head.pages.values { known.insert(p.blob) }
+            for a in b.head.assets.values { known.insert(a.blob) }
+        }
+        for (h, _) in remoteStates {
+            for p in h.pages.values { known.insert(p.blob) }
+            for a in h.assets.values { known.insert(a.blob) }
+        }
+        var pages: [UUID: HeadPage] = [:]
+        var states: [UUID: PageState] = [:]
+        var pageUploads: [(path: String, bytes: [UInt8])] = []
+        for (pid, rec) in merged.pages {
+            states[pid] = rec.state
+            var name: BlobName?
+            if let b = base, let bp = b.head.pages[pid], b.states[pid] == rec.state { name = bp.blob }
+            if name == nil {
+                for (h, s) in remoteStates where s.pages[pid]?.state == rec.state { name = h.pages[pid]!.blob; break }
+            }
+            if name == nil || !known.contains(name!) {
+                // New, or named only by an unpublished base of ours (uploaded again from what we hold).
+                let namedBefore = name != nil
+                let blob = try await pageBlob(pid, rec, in: merged)
+                states[pid] = blob.state
+                name = blob.name
+                if namedBefore || !known.contains(blob.name) {
+                    pageUploads.append((LibrarySync.blobsFolder + "/" + blob.name.hex, blob.bytes))
+                    known.insert(blob.name)
+                }
+            }
+            pages[pid] = HeadPage(fields: rec.fields, removed: rec.removed, blob: name!)
+        }
+        var uploads: [(path: String, bytes: [UInt8])] = []
+        if let package = localPresentPackage {
+            for (aid, ref) in merged.assets where !known.contains(ref.blob) {
+                let path = package.assetPath(aid, ext: ref.ext)
+                guard let bytes = try? library.fileSystem.readFile(path), BlobName(of: bytes) == ref.blob else { continue }
+                uploads.append((LibrarySync.blobsFolder + "/" + ref.blob.hex, bytes))
+                known.insert(ref.blob)
+            }
+        }
+        let head = Head(document: id, device: sync.device, clock: merged.clock, title: merged.title, origin: merged.origin,
+                        deleted: merged.deleted, assets: merged.assets, pages: pages)
+        return Publication(head: head, states: states, uploads: uploads + pageUploads, pageBlobs: pageUploads.count)
+    }
+
+    /// A page's blob for its merged state. Of a removed page, what no source holds any more is
+    /// left out (it was only here), and the state kept says so.
+    mutating func pageBlob(_ pid: UUID, _ rec: PageRecord, in merged: DocumentState) async throws
+        -> (name: BlobName, bytes: [UInt8], state: PageState) {
+        let (content, coded, lost) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: !rec.isLive)
+        var byID: [UUID: Element] = [:]
+        byID.reserveCapacity(content.elements.count)
+        for e in content.elements { byID[e.id] = e }
+        var st = rec.state
+        for id in lost { st.elements[id] = nil }
+        let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded,
+                                        hollow: read.hollow[pid] ?? [])
+        return (BlobName(of: bytes), bytes, st)
+    }
+
+    var localPresentPackage: DocumentPackage? {
+        let p = library.package(id)
+        return (try? library.fileSystem.info(p.path)) != nil ? p : nil
+    }
+
+    /// Step 5 of a round once the document holds the join: the base durably (unpublished), the
+    /// blobs, the head, then the base marked published.
+    mutating func publish(_ publication: Publication, times: ModifiedTimes, uploading: Task<Int, any Error>? = nil,
+                          _ report: inout SyncReport) async throws {
+        let (head, newStates, uploads, pageBlobs) = (publication.head, publication.states, publication.uploads, publication.pageBlobs)
+        var next = Base(head: head, states: newStates, docModified: times.document, pageModified: times.pages, published: false)
+        next.headBytes = head.encode()
+        // The tables of the pages read now; the others' as the base had them.
+        for pid in newStates.keys {
+            if var t = read.printTables[pid] {
+                t.base64 = Data(t.encode()).base64EncodedString()
+                next.prints[pid] = t
+            } else if let t = base?.prints[pid] {
+                next.prints[pid] = t
+            }
+        }
+        report.fingerprinted += read.fingerprinted
+        report.readHollow += read.hollow.values.reduce(0) { $0 + $1.count }
+        let store = sync.store
+        func save(_ b: Base, previous: Base?, durable: Bool) throws -> [UUID: (state: PageState, base64: String)] {
+            try store.save(b, previous: previous, durable: durable)
+        }
+        let needsPublish = base == nil || !(base!.published) || base!.head != head
+        if needsPublish {
+            // The base durably, unpublished, before the head: a head on the remote is never
+            // ahead of the base its stamps came from (a crash after the head's PUT must not reuse
+            // its stamp). The blobs go up while the base is written: they are content-addressed
+            // and immutable, so one written before the base (and never named, after a crash or
+            // a failure) is only garbage (§8). The head goes up only once both are done.
+            // A failure leaves the base unpublished: the next round publishes it even if
+            // nothing else changes.
+            if let task = uploading {
+                // Started before the listing was in (`prepareUnderLock`).
+                do {
+                    next.savedStates = try save(next, previous: base, durable: true)
+                } catch {
+                    _ = try? await task.value
+                    throw error
+                }
+                report.blobsUploaded += try await task.value
+            } else if uploads.isEmpty {
+                next.savedStates = try save(next, previous: base, durable: true)
+            } else {
+                let remote = self.remote
+                async let uploaded = Self.putAll(remote, uploads)
+                do {
+                    next.savedStates = try save(next, previous: base, durable: true)
+                } catch {
+                    _ = try? await uploaded
+                    throw error
+                }
+                report.blobsUploaded += try await uploaded
+            }
+            try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), next.headBytes)
+            report.pagesPushed += pageBlobs
+            let unpublished = next
+            next.published = true
+            // Not synced: rolled back, the same head is published again.
+            _ = try save(next, previous: unpublished, durable: false)
+        } else {
+            next.published = true
+            // The same head as the base's: a rollback only makes the next round read the pages again.
+            _ = try save(next, previous: base, durable: false)
+        }
+        savedBase = next
+    }
+
+    func put(_ path: String, _ bytes: [UInt8]) async throws {
+        do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
+    }
+
+    /// Uploads blobs one after the other; returns how many.
+    static func putAll(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])]) async throws -> Int {
+        for (path, bytes) in uploads {
+            do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
+        }
+        return uploads.count
+    }
+}

@@ -1,0 +1,31 @@
+// What an app sets for a round (SyncOptions) and hears while it runs (SyncProgress).
+
+import Foundation
+import LulucatStore
+
+/// How a round runs.
+public struct SyncOptions: Sendable {
+    /// A round that would move more documents than this to the trash stops before applying anything.
+    public var trashLimit: Int
+    /// Options of the sessions the round opens (thumbnails, journal thresholds).
+    public var session: SessionOptions
+    /// For tests: runs after a document open in this process was read and joined and before the
+    /// join is applied to it, where an app's edits race the round.
+    var beforeApplyingToOpenSession: (@Sendable (UUID) async -> Void)?
+    /// Garbage collection of unreferenced blobs (§8), at the end of a round that did work, when
+    /// due; nil: never in a round (`LibrarySync.collectGarbage` still can).
+    public var garbage: GarbageOptions?
+    public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
+                garbage: GarbageOptions? = GarbageOptions()) {
+        self.trashLimit = trashLimit
+        self.session = session
+        self.garbage = garbage
+    }
+}
+
+/// Where a round is: `done` of `total` documents that needed work.
+public struct SyncProgress: Sendable {
+    public var done: Int
+    public var total: Int
+    public var document: UUID?
+}

@@ -1,0 +1,52 @@
+// What a round did: counts, the documents it left alone and why, the problems it met.
+
+import Foundation
+
+/// What a round did.
+public struct SyncReport: Sendable, CustomStringConvertible {
+    public var requests = 0
+    public var bytesSent = 0
+    public var bytesReceived = 0
+    public var documentsChecked = 0
+    public var documentsPulled = 0
+    public var documentsPushed = 0
+    public var documentsMerged = 0
+    public var documentsCreated = 0
+    public var documentsTrashed = 0
+    public var documentsRestored = 0
+    public var pagesPulled = 0
+    public var pagesPushed = 0
+    public var blobsUploaded = 0
+    /// Documents left alone this round, and why (open in a session, a head that cannot be read...).
+    public var skipped: [UUID: String] = [:]
+    /// Problems that kept a head or a page out of the merge (both kept).
+    public var problems: [String] = []
+    /// The garbage collection this round ran, if it ran one.
+    public var garbage: GarbageReport?
+    /// Element fingerprints computed this round (the rest came from the bases' print tables).
+    public var fingerprinted = 0
+    /// Strokes read hollow this round (their samples not decoded: their bytes copied into a blob).
+    public var readHollow = 0
+    /// How this round reached each document it worked on (the tests and the crash check tell
+    /// the paths apart).
+    package var paths: [UUID: DocumentPath] = [:]
+
+    public var description: String {
+        var s = "\(documentsChecked) documents checked: \(documentsPulled) pulled, \(documentsPushed) pushed, "
+            + "\(documentsMerged) merged (\(documentsCreated) new here, \(documentsTrashed) to the trash, \(documentsRestored) restored); "
+            + "pages \(pagesPulled) pulled, \(pagesPushed) pushed; \(requests) requests, \(bytesSent) bytes sent, \(bytesReceived) received"
+        for (id, why) in skipped.sorted(by: { $0.key.uuidString < $1.key.uuidString }) { s += "\nskipped \(id): \(why)" }
+        for p in problems { s += "\nproblem: \(p)" }
+        return s
+    }
+}
+
+/// How a round reached a document.
+package enum DocumentPath: Sendable, Equatable {
+    /// Changed here only, closed: read under its writer lock, no session.
+    case underLock
+    /// Through a session the round opened.
+    case session
+    /// Through the app's own session (open in this process).
+    case appSession
+}
