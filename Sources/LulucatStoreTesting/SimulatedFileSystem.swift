@@ -330,7 +330,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
                 guard let i = ino else { throw FileError("open", path: path, errno: ENOENT) }
                 guard tree.nodes[i]!.kind == .file else { throw FileError("open", path: path, errno: EISDIR) }
                 if mode == .read { readOpenCounts[path, default: 0] += 1 }
-            case .createExclusive:
+            case .createExclusive, .createExclusivePrivate:
                 guard ino == nil else { throw FileError("open", path: path, errno: EEXIST) }
                 ino = newInode(SimulatedNode(kind: .file))
                 tree.nodes[dir]!.entries[name] = ino

@@ -30,11 +30,21 @@ extension FileSystem {
     /// created exclusively, written fully and synced, renamed over `path`, then the directory synced.
     /// On any failure the temporary file is removed and `path` keeps its previous content.
     public func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String) throws(FileError) {
+        try writeAtomically(bytes, to: path, creating: .createExclusive)
+    }
+
+    /// `writeAtomically` for a secret: the file is its owner's alone (mode 0600) from its first
+    /// byte, and the bytes are written from the caller's buffer (never copied into an array).
+    public func writeSecretAtomically(_ bytes: UnsafeRawBufferPointer, to path: String) throws(FileError) {
+        try writeAtomically(bytes, to: path, creating: .createExclusivePrivate)
+    }
+
+    func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String, creating mode: OpenMode) throws(FileError) {
         let (dir, name) = splitPath(path)
         let temp = dir + "/" + temporaryFilePrefix + UUID().uuidString + "-" + name
         // A failure names the file being written, never the temporary file or its descriptor.
         let fd: FileDescriptor
-        do { fd = try open(temp, .createExclusive) } catch { throw error.naming(path) }
+        do { fd = try open(temp, mode) } catch { throw error.naming(path) }
         do {
             try write(fd, bytes)
             try sync(fd)
@@ -85,6 +95,25 @@ extension FileSystem {
             throw error
         }
         try syncDirectory(dir)
+    }
+
+    /// Replaces `path` whole without syncing: a temporary file in the same directory, written and
+    /// renamed over it. Readers see the old content or the new, never a mix; but a power cut may
+    /// bring back the old one, so it is only for files whose rollback does no harm (a cache, or
+    /// state the next run repairs by itself). On failure the temporary file is removed.
+    public func replaceQuickly(_ bytes: [UInt8], at path: String) throws(FileError) {
+        let (dir, name) = splitPath(path)
+        let temp = dir + "/" + temporaryFilePrefix + UUID().uuidString + "-" + name
+        let fd: FileDescriptor
+        do { fd = try open(temp, .createExclusive) } catch { throw error.naming(path) }
+        do {
+            try write(fd, bytes)
+            try close(fd)
+            try rename(temp, to: path)
+        } catch {
+            try? unlink(temp)
+            throw error.naming(path)
+        }
     }
 
     /// Writes all of `bytes` at the current offset.

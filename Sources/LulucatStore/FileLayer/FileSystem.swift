@@ -48,6 +48,9 @@ public enum OpenMode: Sendable, Equatable {
     case read
     /// Create a new file for writing; fails with EEXIST when the path exists (O_EXCL).
     case createExclusive
+    /// The same, readable and writable by its owner alone from its first byte (mode 0600): for
+    /// a secret such as sync's library key.
+    case createExclusivePrivate
     /// Open for appending, creating the file when missing.
     case append
     /// Open an existing file for reading and writing (truncating a torn tail, for example).

@@ -29,14 +29,15 @@ public struct PosixFileSystem: FileSystem {
         var flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
         switch mode {
         case .read: flags |= O_RDONLY
-        case .createExclusive: flags |= O_WRONLY | O_CREAT | O_EXCL
+        case .createExclusive, .createExclusivePrivate: flags |= O_WRONLY | O_CREAT | O_EXCL
         case .append: flags |= O_WRONLY | O_CREAT | O_APPEND
         case .readWrite: flags |= O_RDWR
         }
         let (dir, name) = try walkToParent(path, "open")
         defer { closeQuietly(dir) }
         let fd: Int32
-        do { fd = try call("open", path) { openAt(dir, name, flags, 0o644) } } catch {
+        let permissions: mode_t = mode == .createExclusivePrivate ? 0o600 : 0o644
+        do { fd = try call("open", path) { openAt(dir, name, flags, permissions) } } catch {
             throw explained(error, dir: dir, name: name, path: path)
         }
         try requireRegularFile(fd, path: path, "open")

@@ -51,77 +51,57 @@ struct LocalEncryption {
     static func keyPath(_ library: Library) -> String { library.root + "/.sync/library.key" }
     static func statePath(_ library: Library) -> String { library.root + "/.sync/encryption.json" }
 
-    static func isSetUp(_ library: Library) -> Bool { FileManager.default.fileExists(atPath: keyPath(library)) }
+    static func isSetUp(_ library: Library) -> Bool { (try? library.fileSystem.fileExists(keyPath(library))) == true }
 
+    /// The key, read into protected memory straight from the file (never through an array).
     static func readKey(_ library: Library) throws -> LibraryKey {
         let path = keyPath(library)
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw EncryptionError.notSetUp("no \(path)") }
-        defer { _ = close(fd) }
+        let fs = library.fileSystem
+        let fd: FileDescriptor
+        do { fd = try fs.open(path, .read) } catch { throw EncryptionError.notSetUp("no \(path)") }
+        defer { try? fs.close(fd) }
         let material = try SecretBytes(count: LibraryKey.byteCount) { out in
             var done = 0
             while done < out.count {
-                let n = read(fd, out.baseAddress! + done, out.count - done)
+                let n = try fs.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: out[done...]))
                 guard n > 0 else { throw EncryptionError.notSetUp("\(path) is shorter than a key") }
                 done += n
             }
             var extra: UInt8 = 0
-            guard read(fd, &extra, 1) == 0 else { throw EncryptionError.notSetUp("\(path) is longer than a key") }
+            let more = try withUnsafeMutableBytes(of: &extra) { try fs.read(fd, into: $0) }
+            guard more == 0 else { throw EncryptionError.notSetUp("\(path) is longer than a key") }
         }
         return try LibraryKey(material)
     }
 
-    /// Writes the key with mode 0600 from its first byte (a temporary file made 0600, synced,
-    /// renamed), never through a Swift array.
+    /// Writes the key with mode 0600 from its first byte (the seam's atomic durable write of a
+    /// secret: a temporary file made 0600, synced, renamed, the folder synced), from the key's
+    /// own memory, never through a Swift array.
     static func writeKey(_ key: LibraryKey, _ library: Library) throws {
         let path = keyPath(library)
-        let temp = library.root + "/.sync/" + temporaryFilePrefix + UUID().uuidString + "-library.key"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw SyncError.local("cannot create \(temp): errno \(errno)") }
-        let ok = key.withMaterial { raw -> Bool in
-            var done = 0
-            while done < raw.count {
-                let n = write(fd, raw.baseAddress! + done, raw.count - done)
-                guard n > 0 else { return false }
-                done += n
-            }
-            return fsync(fd) == 0
-        }
-        _ = close(fd)
-        guard ok, rename(temp, path) == 0 else {
-            unlink(temp)
-            throw SyncError.local("cannot write \(path): errno \(errno)")
-        }
-        let dir = open(library.root + "/.sync", O_RDONLY)
-        if dir >= 0 { _ = fsync(dir); _ = close(dir) }
+        try key.withMaterial { raw in try library.fileSystem.writeSecretAtomically(raw, to: path) }
     }
 
     static func load(_ library: Library) throws -> LocalEncryption {
         let store = SyncStateStore(library: library)
-        guard let o = store.readJSON(statePath(library)),
-              let kc = (o["keyCheck"] as? String).flatMap(unhexBytes), let st = (o["settings"] as? String).flatMap({ Data(base64Encoded: $0) }) else {
+        guard let o = store.read(EncryptionFile.self, statePath(library)),
+              let kc = unhexBytes(o.keyCheck), let st = Data(base64Encoded: o.settings) else {
             throw EncryptionError.notSetUp("no readable \(statePath(library))")
         }
-        func counters(_ any: Any?) -> [String: UInt64] {
-            var out: [String: UInt64] = [:]
-            for (k, v) in (any as? [String: NSNumber]) ?? [:] { out[k] = v.uint64Value }
-            return out
-        }
-        return LocalEncryption(keyCheck: kc, settings: Array(st), settingsETag: o["settingsETag"] as? String,
-                               highest: counters(o["highest"]), written: counters(o["written"]))
+        return LocalEncryption(keyCheck: kc, settings: Array(st), settingsETag: o.settingsETag,
+                               highest: o.highest ?? [:], written: o.written ?? [:])
     }
 
     func save(_ library: Library) throws {
         let store = SyncStateStore(library: library)
-        var o: [String: Any] = ["keyCheck": hexString(keyCheck), "settings": Data(settings).base64EncodedString(),
-                                "highest": highest.mapValues { NSNumber(value: $0) }, "written": written.mapValues { NSNumber(value: $0) }]
-        if let settingsETag { o["settingsETag"] = settingsETag }
-        try store.writeJSON(o, to: LocalEncryption.statePath(library))
+        let file = EncryptionFile(keyCheck: hexString(keyCheck), settings: Data(settings).base64EncodedString(),
+                                  settingsETag: settingsETag, highest: highest, written: written)
+        try store.write(file, to: LocalEncryption.statePath(library))
     }
 
     static func remove(_ library: Library) {
-        unlink(keyPath(library))
-        unlink(statePath(library))
+        try? library.fileSystem.removeIfPresent(keyPath(library))
+        try? library.fileSystem.removeIfPresent(statePath(library))
     }
 }
 
@@ -360,7 +340,7 @@ public struct EncryptedLibrarySync: Sendable {
                 _ = try await remote.fetchBlob(document: doc, blob: p.blob)
             }
             let package = library.package(doc)
-            for (aid, ref) in head.assets where !FileManager.default.fileExists(atPath: package.assetPath(aid, ext: ref.ext)) {
+            for (aid, ref) in head.assets where (try? library.fileSystem.info(package.assetPath(aid, ext: ref.ext))) == nil {
                 _ = try await remote.fetchBlob(document: doc, blob: ref.blob)
             }
         }

@@ -119,33 +119,28 @@ extension SyncStateStore {
     var garbagePath: String { folder + "/" + LibrarySync.garbageFile }
 
     func garbage() -> [String: GarbageEntry] {
-        guard let o = readJSON(garbagePath), let blobs = o["blobs"] as? [String: [String: Any]] else { return [:] }
+        guard let blobs = read(GarbageFileRead.self, garbagePath)?.blobs else { return [:] }
         var out: [String: GarbageEntry] = [:]
         for (name, v) in blobs {
-            guard BlobName(hex: name) != nil, let since = (v["since"] as? NSNumber)?.int64Value else { continue }
-            out[name] = GarbageEntry(since: Date(timeIntervalSince1970: Double(since) / 1000), etag: v["etag"] as? String)
+            guard BlobName(hex: name) != nil, let b = v.value else { continue }
+            out[name] = GarbageEntry(since: Date(timeIntervalSince1970: Double(b.since) / 1000), etag: b.etag)
         }
         return out
     }
 
     func garbageLastRun() -> Date? {
-        guard let o = readJSON(garbagePath), let ms = (o["lastRun"] as? NSNumber)?.int64Value else { return nil }
+        guard let ms = read(GarbageFileRead.self, garbagePath)?.lastRun else { return nil }
         return Date(timeIntervalSince1970: Double(ms) / 1000)
     }
 
     func saveGarbage(_ entries: [String: GarbageEntry], lastRun: Date) throws {
-        var blobs: [String: Any] = [:]
-        for (name, e) in entries {
-            var v: [String: Any] = ["since": e.since.milliseconds]
-            if let t = e.etag { v["etag"] = t }
-            blobs[name] = v
-        }
-        try writeJSON(["lastRun": lastRun.milliseconds, "blobs": blobs], to: garbagePath)
+        let blobs = entries.mapValues { GarbageFile.Blob(since: $0.since.milliseconds, etag: $0.etag) }
+        try write(GarbageFile(lastRun: lastRun.milliseconds, blobs: blobs), to: garbagePath)
     }
 
     /// A base's head alone (its page states are not needed to know which blobs it names).
     func baseHead(_ id: UUID) -> Head? {
-        guard let o = readJSON(basePath(id)), let hs = o["head"] as? String, let hb = Data(base64Encoded: hs),
+        guard let o = read(BaseFile.self, basePath(id)), let hb = Data(base64Encoded: o.head),
               let head = try? Head.decode(Array(hb)), head.document == id else { return nil }
         return head
     }

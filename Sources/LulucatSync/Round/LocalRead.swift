@@ -72,8 +72,7 @@ extension DocumentRound {
             pages.append(LocalPage(id: e.id, canvas: content.canvasSize, elements: prints))
         }
         var assets: [UUID: AssetRef] = [:]
-        let fm = FileManager.default
-        for name in (try? fm.contentsOfDirectory(atPath: s.package.assetsPath)) ?? [] {
+        for name in (try? library.fileSystem.contentsOfDirectory(s.package.assetsPath)) ?? [] {
             guard let (aid, ext) = DocumentPackage.parseName(name, extensions: DocumentPackage.assetExtensions),
                   base?.head.assets[aid] == nil else { continue }
             let bytes = try library.fileSystem.readFile(s.package.assetPath(aid, ext: ext))

@@ -14,8 +14,8 @@ public struct SyncConfiguration: Sendable, Equatable {
 
     public static func read(_ library: Library) -> SyncConfiguration? {
         let store = SyncStateStore(library: library)
-        guard let o = store.readJSON(path(library)), let r = o["remote"] as? String else { return nil }
-        return SyncConfiguration(remote: r)
+        guard let file = store.read(RemoteFile.self, path(library)) else { return nil }
+        return SyncConfiguration(remote: file.remote)
     }
 
     /// Checks the remote's form and saves it.
@@ -25,7 +25,7 @@ public struct SyncConfiguration: Sendable, Equatable {
         try library.prepare()
         let store = SyncStateStore(library: library)
         try store.prepare()
-        try store.writeJSON(["remote": remote], to: SyncConfiguration.path(library))
+        try store.write(RemoteFile(remote: remote), to: SyncConfiguration.path(library))
     }
 
     enum Kind { case folder(String), webdav(URL) }
