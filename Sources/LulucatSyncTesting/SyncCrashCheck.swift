@@ -56,15 +56,30 @@ public enum SyncCrashCheck {
             _ = try await libA.sync(with: remote, options: testSyncOptions)
             _ = try await libB.sync(with: remote, options: testSyncOptions)
         }
-        // B draws on both pages and publishes (or not); A draws on page 0, closed (not yet synced).
+        // B draws on both pages and inserts an image, and publishes (or not); A draws on page 0 and
+        // inserts an image there, closed (not yet synced): the traced round uploads A's asset
+        // and, when B published, writes B's through the simulated disk.
+        var images: [(id: UUID, asset: UUID, bytes: Data)] = []
+        func picture(_ seed: UInt8) -> Data {
+            Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<300).map { UInt8(truncatingIfNeeded: Int($0) &* Int(seed)) })
+        }
+        let frame = QuantizedRect(x: 10, y: 20, width: 300, height: 200)
         if othersPublish {
             try await edit(libB, doc) { s in
                 for p in await s.pageIDs() { let st = makeStroke(&rng); try await s.append(st, to: p); strokes.append(st.id) }
+                let bytes = picture(7)
+                let image = try await s.insertImage(bytes, fileExtension: "png", frame: frame, on: await s.pageIDs()[0])
+                strokes.append(image.id)
+                images.append((image.id, image.assetID, bytes))
             }
             _ = try await libB.sync(with: remote, options: testSyncOptions)
         }
         try await edit(libA, doc) { s in
             let st = makeStroke(&rng); try await s.append(st, to: await s.pageIDs()[0]); strokes.append(st.id)
+            let bytes = picture(11)
+            let image = try await s.insertImage(bytes, fileExtension: "png", frame: frame, on: await s.pageIDs()[0])
+            strokes.append(image.id)
+            images.append((image.id, image.assetID, bytes))
         }
         let bTree = try snapshotFolder(libB.root)
         remote.settle()
@@ -118,6 +133,11 @@ public enum SyncCrashCheck {
                 let lost = Set(strokes).subtracting(held)
                 if !lost.isEmpty { report.failures.append("state \(state.prefix) \(state.effects): \(lost.count) strokes lost") }
                 for lib in [a, b] {
+                    // Every image's asset is there, byte for byte.
+                    let package = lib.package(doc)
+                    for image in images where (try? lib.fileSystem.readFile(package.assetPath(image.asset, ext: "png"))) != Array(image.bytes) {
+                        report.failures.append("state \(state.prefix) \(state.effects): the asset of image \(image.id) is missing or wrong in \(lib.root)")
+                    }
                     for e in try lib.list() {
                         let bad = DocumentVerifier(fileSystem: lib.fileSystem).verify(e.package).filter { $0.severity == .error }
                         if !bad.isEmpty { report.failures.append("state \(state.prefix): verify: \(bad)") }
