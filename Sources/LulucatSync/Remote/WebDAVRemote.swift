@@ -50,18 +50,19 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
 
     deinit { session.invalidateAndCancel() }
 
-    func url(_ path: String) throws(RemoteError) -> URL {
-        if path.isEmpty || path == "/" { return base }
-        guard RemotePath.isSafe(path.hasSuffix("/") ? String(path.dropLast()) : path) else {
-            throw .failed(path, "unsafe remote path")
-        }
-        return URL(string: path, relativeTo: base)!.absoluteURL
+    /// The URL of a caller's path, which must be a safe path as given (a trailing "/" is refused,
+    /// never dropped: it is added for a `folder`); "" is the collection itself, as a folder only
+    /// (listed or made, never read, written or deleted).
+    func url(_ path: String, folder: Bool = false) throws(RemoteError) -> URL {
+        if path.isEmpty && folder { return base }
+        guard RemotePath.isSafe(path) else { throw .failed(path, "unsafe remote path") }
+        return URL(string: folder ? path + "/" : path, relativeTo: base)!.absoluteURL
     }
 
     /// One request; `write` says whether a lost reply leaves the outcome unknown.
-    func send(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:],
+    func send(_ method: String, _ path: String, folder: Bool = false, body: [UInt8]? = nil, headers: [String: String] = [:],
               write: Bool) async throws(RemoteError) -> (Int, Data, HTTPURLResponse) {
-        var request = URLRequest(url: try url(path))
+        var request = URLRequest(url: try url(path, folder: folder))
         request.httpMethod = method
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
@@ -115,7 +116,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         <?xml version="1.0" encoding="utf-8"?>
         <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontentlength/><D:resourcetype/></D:prop></D:propfind>
         """.utf8)
-        let (status, data, _) = try await send("PROPFIND", folder + "/", body: body,
+        let (status, data, _) = try await send("PROPFIND", folder, folder: true, body: body,
                                                headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"], write: false)
         if status == 404 { throw .notFound(folder) }
         guard status == 207 else { throw .failed(folder, "PROPFIND answered \(status)") }
@@ -143,7 +144,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 
     public func makeFolder(_ path: String) async throws(RemoteError) {
-        let (status, _, _) = try await send("MKCOL", path + "/", write: true)
+        let (status, _, _) = try await send("MKCOL", path, folder: true, write: true)
         // 405: the collection exists already.
         guard status == 201 || status == 405 else { throw .failed(path, "MKCOL answered \(status)") }
     }
