@@ -121,8 +121,14 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if status == 404 { throw .notFound(folder) }
         guard status == 207 else { throw .failed(folder, "PROPFIND answered \(status)") }
         guard data.count <= WebDAVRemote.maxListingBytes else { throw .invalidResponse(folder, "listing larger than \(WebDAVRemote.maxListingBytes) bytes") }
-        guard let entries = MultistatusParser.parse(data) else { throw .invalidResponse(folder, "PROPFIND reply is not a multistatus") }
-        return entries.filter { RemotePath.isSafeName($0.name) && $0.name != folder.split(separator: "/").last.map(String.init) }
+        guard let listed = MultistatusParser.parseWithPaths(data) else { throw .invalidResponse(folder, "PROPFIND reply is not a multistatus") }
+        // The folder's own entry is the one whose href is the request's path; only a server whose
+        // hrefs never match it falls back to its name (which also drops a child of the same name).
+        let own = try url(folder, folder: true).path(percentEncoded: true)
+        let ownName = folder.split(separator: "/").last.map(String.init)
+        let isOwn: (String, RemoteEntry) -> Bool = listed.contains { MultistatusParser.samePath($0.path, own) }
+            ? { path, _ in MultistatusParser.samePath(path, own) } : { _, e in e.name == ownName }
+        return listed.filter { !isOwn($0.path, $0.entry) && RemotePath.isSafeName($0.entry.name) }.map(\.entry)
     }
 
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
