@@ -47,12 +47,14 @@ public struct FolderRemote: Remote {
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
         let p = try absolute(path)
         do {
-            let bytes = try FileCoordination.run(p, .reading) { p in
+            // A read that finds nothing, or too much, was still a request.
+            var bytes: [UInt8] = []
+            defer { statistics.record(sent: 0, received: bytes.count) }
+            bytes = try FileCoordination.run(p, .reading) { p in
                 guard let info = try fs.info(p), info.kind == .file else { throw RemoteError.notFound(path) }
                 guard info.size <= maxBytes else { throw RemoteError.invalidResponse(path, "\(info.size) bytes, more than \(maxBytes)") }
                 return try fs.readFile(p, limit: maxBytes)
             }
-            statistics.record(sent: 0, received: bytes.count)
             return (bytes, nil)
         } catch let e as RemoteError { throw e } catch { throw .failed(path, "\(error)") }
     }
