@@ -8,12 +8,17 @@ import LulucatStore
 public struct FolderRemote: Remote {
     public let root: String
     public let statistics = RemoteStatistics()
-    let fs = PosixFileSystem()
+    let fs: any FileSystem
 
-    public init(root: String) {
+    public init(root: String) { self.init(root: root, fileSystem: PosixFileSystem()) }
+
+    /// Through another file system (tests: one that watches or cuts a write); `list` still reads
+    /// entries' facts with lstat, so it must be the real one underneath.
+    package init(root: String, fileSystem: any FileSystem) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
         self.root = r
+        fs = fileSystem
     }
 
     func absolute(_ path: String) throws(RemoteError) -> String {
