@@ -36,26 +36,51 @@ public final class MemoryRemote: Remote, @unchecked Sendable {
     /// Makes the current content the starting point (no log).
     public func settle() { lock.withLock { log = files.map { (0, $0.key, $0.value) } } }
 
+    /// The files and folders held now (for tests that look past the remote's calls).
+    public var storedFiles: [String: [UInt8]] { lock.withLock { files } }
+    public var storedFolders: Set<String> { lock.withLock { folders } }
+
+    /// Refuses what the other remotes refuse: a path `RemotePath.isSafe` rejects ("" is the root,
+    /// as a folder only).
+    private func check(_ path: String, folder: Bool = false) throws(RemoteError) {
+        if path.isEmpty && folder { return }
+        guard RemotePath.isSafe(path) else { throw .failed(path, "unsafe remote path") }
+    }
+
+    /// One level: the files directly in `folder`, and its subfolders (made, or holding files).
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        try check(folder, folder: true)
         statistics.record(sent: 0, received: 0)
+        let prefix = folder.isEmpty ? "" : folder + "/"
         let listed: [RemoteEntry]? = lock.withLock {
-            guard folders.contains(folder) else { return nil }
-            return files.keys.filter { $0.hasPrefix(folder + "/") }.map {
-                RemoteEntry(name: String($0.dropFirst(folder.count + 1)), etag: "\"\(etags[$0] ?? 0)\"", size: files[$0]!.count)
+            guard folder.isEmpty || folders.contains(folder) else { return nil }
+            var out: [RemoteEntry] = []
+            var subfolders: Set<String> = []
+            for (path, bytes) in files where path.hasPrefix(prefix) {
+                let rest = path.dropFirst(prefix.count)
+                if let slash = rest.firstIndex(of: "/") { subfolders.insert(String(rest[..<slash])) }
+                else { out.append(RemoteEntry(name: String(rest), etag: "\"\(etags[path] ?? 0)\"", size: bytes.count)) }
             }
+            for f in folders where f.hasPrefix(prefix) && f.count > prefix.count {
+                subfolders.insert(String(f.dropFirst(prefix.count).prefix { $0 != "/" }))
+            }
+            return out + subfolders.sorted().map { RemoteEntry(name: $0, etag: nil, size: nil, isFolder: true) }
         }
         guard let listed else { throw .notFound(folder) }
         return listed
     }
 
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
+        try check(path)
         let found: ([UInt8], String?)? = lock.withLock { files[path].map { ($0, "\"\(etags[path] ?? 0)\"") } }
+        statistics.record(sent: 0, received: found?.0.count ?? 0)
         guard let found else { throw .notFound(path) }
-        statistics.record(sent: 0, received: found.0.count)
+        guard found.0.count <= maxBytes else { throw .invalidResponse(path, "\(found.0.count) bytes, more than \(maxBytes)") }
         return found
     }
 
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
+        try check(path)
         let at = clock()
         lock.withLock {
             statistics.record(sent: bytes.count, received: 0)
@@ -67,12 +92,18 @@ public final class MemoryRemote: Remote, @unchecked Sendable {
     }
 
     public func delete(_ path: String) async throws(RemoteError) {
+        try check(path)
         let at = clock()
         lock.withLock {
+            statistics.record(sent: 0, received: 0)
             files[path] = nil
             log.append((at, path, nil))
         }
     }
 
-    public func makeFolder(_ path: String) async throws(RemoteError) { _ = lock.withLock { folders.insert(path) } }
+    public func makeFolder(_ path: String) async throws(RemoteError) {
+        try check(path, folder: true)
+        statistics.record(sent: 0, received: 0)
+        _ = lock.withLock { folders.insert(path) }
+    }
 }

@@ -8,12 +8,17 @@ import LulucatStore
 public struct FolderRemote: Remote {
     public let root: String
     public let statistics = RemoteStatistics()
-    let fs = PosixFileSystem()
+    let fs: any FileSystem
 
-    public init(root: String) {
+    public init(root: String) { self.init(root: root, fileSystem: PosixFileSystem()) }
+
+    /// Through another file system (tests: one that watches or cuts a write); `list` still reads
+    /// entries' facts with lstat, so it must be the real one underneath.
+    package init(root: String, fileSystem: any FileSystem) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
         self.root = r
+        fs = fileSystem
     }
 
     func absolute(_ path: String) throws(RemoteError) -> String {
@@ -47,12 +52,14 @@ public struct FolderRemote: Remote {
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
         let p = try absolute(path)
         do {
-            let bytes = try FileCoordination.run(p, .reading) { p in
+            // A read that finds nothing, or too much, was still a request.
+            var bytes: [UInt8] = []
+            defer { statistics.record(sent: 0, received: bytes.count) }
+            bytes = try FileCoordination.run(p, .reading) { p in
                 guard let info = try fs.info(p), info.kind == .file else { throw RemoteError.notFound(path) }
                 guard info.size <= maxBytes else { throw RemoteError.invalidResponse(path, "\(info.size) bytes, more than \(maxBytes)") }
                 return try fs.readFile(p, limit: maxBytes)
             }
-            statistics.record(sent: 0, received: bytes.count)
             return (bytes, nil)
         } catch let e as RemoteError { throw e } catch { throw .failed(path, "\(error)") }
     }

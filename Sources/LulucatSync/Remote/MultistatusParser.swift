@@ -6,7 +6,7 @@ import FoundationXML
 #endif
 
 final class MultistatusParser: NSObject, XMLParserDelegate {
-    private var entries: [RemoteEntry] = []
+    private var entries: [(path: String, entry: RemoteEntry)] = []
     private var text = ""
     private var href: String?
     private var etag: String?
@@ -17,7 +17,10 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
 
     /// The entries, named by the last segment of their href (percent-decoded); nil when the
     /// bytes are not a DAV multistatus.
-    static func parse(_ data: Data) -> [RemoteEntry]? {
+    static func parse(_ data: Data) -> [RemoteEntry]? { parseWithPaths(data)?.map(\.entry) }
+
+    /// The entries with their href's path (scheme and host removed, still percent-encoded).
+    static func parseWithPaths(_ data: Data) -> [(path: String, entry: RemoteEntry)]? {
         let p = MultistatusParser()
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
@@ -63,10 +66,21 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
                 while path.hasSuffix("/") { path.removeLast() }
                 let last = path.split(separator: "/").last.map(String.init) ?? ""
                 let name = last.removingPercentEncoding ?? last
-                entries.append(RemoteEntry(name: name, etag: etag, size: size, isFolder: isFolder))
+                entries.append((String(path), RemoteEntry(name: name, etag: etag, size: size, isFolder: isFolder)))
             }
         default: break
         }
         text = ""
+    }
+
+    /// Whether two percent-encoded URL paths name the same resource: compared decoded, trailing
+    /// slashes ignored.
+    static func samePath(_ a: String, _ b: String) -> Bool {
+        func normal(_ p: String) -> String {
+            var s = Substring(p)
+            while s.hasSuffix("/") { s.removeLast() }
+            return s.removingPercentEncoding ?? String(s)
+        }
+        return normal(a) == normal(b)
     }
 }

@@ -50,18 +50,19 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
 
     deinit { session.invalidateAndCancel() }
 
-    func url(_ path: String) throws(RemoteError) -> URL {
-        if path.isEmpty || path == "/" { return base }
-        guard RemotePath.isSafe(path.hasSuffix("/") ? String(path.dropLast()) : path) else {
-            throw .failed(path, "unsafe remote path")
-        }
-        return URL(string: path, relativeTo: base)!.absoluteURL
+    /// The URL of a caller's path, which must be a safe path as given (a trailing "/" is refused,
+    /// never dropped: it is added for a `folder`); "" is the collection itself, as a folder only
+    /// (listed or made, never read, written or deleted).
+    func url(_ path: String, folder: Bool = false) throws(RemoteError) -> URL {
+        if path.isEmpty && folder { return base }
+        guard RemotePath.isSafe(path) else { throw .failed(path, "unsafe remote path") }
+        return URL(string: folder ? path + "/" : path, relativeTo: base)!.absoluteURL
     }
 
     /// One request; `write` says whether a lost reply leaves the outcome unknown.
-    func send(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:],
+    func send(_ method: String, _ path: String, folder: Bool = false, body: [UInt8]? = nil, headers: [String: String] = [:],
               write: Bool) async throws(RemoteError) -> (Int, Data, HTTPURLResponse) {
-        var request = URLRequest(url: try url(path))
+        var request = URLRequest(url: try url(path, folder: folder))
         request.httpMethod = method
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
@@ -115,13 +116,19 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         <?xml version="1.0" encoding="utf-8"?>
         <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontentlength/><D:resourcetype/></D:prop></D:propfind>
         """.utf8)
-        let (status, data, _) = try await send("PROPFIND", folder + "/", body: body,
+        let (status, data, _) = try await send("PROPFIND", folder, folder: true, body: body,
                                                headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"], write: false)
         if status == 404 { throw .notFound(folder) }
         guard status == 207 else { throw .failed(folder, "PROPFIND answered \(status)") }
         guard data.count <= WebDAVRemote.maxListingBytes else { throw .invalidResponse(folder, "listing larger than \(WebDAVRemote.maxListingBytes) bytes") }
-        guard let entries = MultistatusParser.parse(data) else { throw .invalidResponse(folder, "PROPFIND reply is not a multistatus") }
-        return entries.filter { RemotePath.isSafeName($0.name) && $0.name != folder.split(separator: "/").last.map(String.init) }
+        guard let listed = MultistatusParser.parseWithPaths(data) else { throw .invalidResponse(folder, "PROPFIND reply is not a multistatus") }
+        // The folder's own entry is the one whose href is the request's path; only a server whose
+        // hrefs never match it falls back to its name (which also drops a child of the same name).
+        let own = try url(folder, folder: true).path(percentEncoded: true)
+        let ownName = folder.split(separator: "/").last.map(String.init)
+        let isOwn: (String, RemoteEntry) -> Bool = listed.contains { MultistatusParser.samePath($0.path, own) }
+            ? { path, _ in MultistatusParser.samePath(path, own) } : { _, e in e.name == ownName }
+        return listed.filter { !isOwn($0.path, $0.entry) && RemotePath.isSafeName($0.entry.name) }.map(\.entry)
     }
 
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
@@ -143,7 +150,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 
     public func makeFolder(_ path: String) async throws(RemoteError) {
-        let (status, _, _) = try await send("MKCOL", path + "/", write: true)
+        let (status, _, _) = try await send("MKCOL", path, folder: true, write: true)
         // 405: the collection exists already.
         guard status == 201 || status == 405 else { throw .failed(path, "MKCOL answered \(status)") }
     }
