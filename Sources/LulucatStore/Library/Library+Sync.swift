@@ -88,88 +88,38 @@ extension DocumentSession {
     }
 }
 
+/// What `DocumentSession.updatePage(_:_:)`'s closure decides for a page.
+package enum PageUpdate: Sendable {
+    /// Leave the page as it is.
+    case keep
+    /// Apply these changes, as one batch.
+    case change([PageChange])
+    /// Remove the page.
+    case remove
+}
+
 extension DocumentSession {
-    /// Puts a merged page in place, as ordinary changes through `apply(_:to:)` in one step of the
-    /// session (so the canvas hears `elementsChanged`, and the page saves through the session).
-    ///
-    /// `seen` is the page as the round read it (its elements in z-order, as id and fingerprint, and
-    /// its canvas), or nil when nobody else can have edited it since (the round opened the session
-    /// itself). What was edited here after the read is kept: an element erased since stays erased,
-    /// one changed since keeps its new version, one added since stays on top, a canvas resized since
-    /// keeps its size; everything else becomes what `merged` says.
-    ///
-    /// - Returns: the page's `modified` when it now holds exactly `merged` with nothing edited
-    ///   since the read, nil when edits made since were kept (the next round reads the page again).
-    @discardableResult
-    package func mergeSyncedContent(of page: UUID, seen: (elements: [(id: UUID, fingerprint: UInt64)], canvas: QuantizedSize)?,
-                                   merged: PageContent, fingerprint: @Sendable (Element) -> UInt64) throws(StoreError) -> Date? {
+    /// Sync's one primitive for merging into a session: `decide` runs on the session's actor with
+    /// the page's current content, and what it returns is applied there and then (changes as one
+    /// step of the session, through `apply(_:to:)`, so the canvas hears `elementsChanged` and the
+    /// page saves through the session), so no edit of the app can slip between the read and the
+    /// write. The merge rule itself is sync's (LulucatSync's `PageMerge`).
+    /// - Returns: what `decide` returned beside the update, and the page's `modified` after it
+    ///   (nil when the page was removed).
+    package func updatePage<R: Sendable>(_ page: UUID, _ decide: @Sendable (PageContent) -> (update: PageUpdate, result: R))
+        throws(StoreError) -> (result: R, modified: Date?) {
         try checkWritable()
         _ = try pageIndex(page)
         let current = try load(page).content
-        var currentByID: [UUID: Element] = [:]
-        for e in current.elements { currentByID[e.id] = e }
-        var result = merged.elements
-        var canvas = merged.canvasSize
-        var editedSince = false
-        if let seen {
-            var seenPrint: [UUID: UInt64] = [:]
-            for (id, print) in seen.elements { seenPrint[id] = print }
-            var erasedSince = Set<UUID>()
-            for (id, _) in seen.elements where currentByID[id] == nil { erasedSince.insert(id) }
-            var changedSince: [UUID: Element] = [:]
-            for e in current.elements { if let p = seenPrint[e.id], fingerprint(e) != p { changedSince[e.id] = e } }
-            if current.canvasSize != seen.canvas { canvas = current.canvasSize; editedSince = true }
-            if !erasedSince.isEmpty || !changedSince.isEmpty || current.elements.map(\.id) != seen.elements.map(\.id) { editedSince = true }
-            result = []
-            var inResult = Set<UUID>()
-            for e in merged.elements where !erasedSince.contains(e.id) {
-                result.append(changedSince[e.id] ?? e)
-                inResult.insert(e.id)
-            }
-            // Added here since the read: on top, in their order.
-            for e in current.elements where seenPrint[e.id] == nil && !inResult.contains(e.id) {
-                result.append(e)
-                inResult.insert(e.id)
-            }
+        let (update, result) = decide(current)
+        switch update {
+        case .keep: break
+        case .change(let changes): if !changes.isEmpty { try apply(changes, to: page) }
+        case .remove:
+            try removePage(page)
+            return (result, nil)
         }
-        var changes: [PageChange] = []
-        if canvas != current.canvasSize { changes.append(.resize(canvas)) }
-        let resultIDs = Set(result.map(\.id))
-        let gone = current.elements.map(\.id).filter { !resultIDs.contains($0) }
-        if !gone.isEmpty { changes.append(.delete(gone)) }
-        let updated = result.filter { e in currentByID[e.id].map { $0 != e } ?? false }
-        if !updated.isEmpty { changes.append(.update(updated)) }
-        let added = result.filter { currentByID[$0.id] == nil }
-        if !added.isEmpty { changes.append(.append(added)) }
-        // The order after those changes, then single moves to the merged order (usually none).
-        var order = current.elements.map(\.id).filter { resultIDs.contains($0) } + added.map(\.id)
-        let target = result.map(\.id)
-        if order != target {
-            for k in target.indices where order[k] != target[k] {
-                let j = order[k...].firstIndex(of: target[k])!
-                order.remove(at: j)
-                order.insert(target[k], at: k)
-                changes.append(.move([target[k]], to: .index(k)))
-            }
-        }
-        if !changes.isEmpty { try apply(changes, to: page) }
-        return editedSince ? nil : metadata.pages[try pageIndex(page)].modified
-    }
-
-    /// Removes a page the merge removed, unless it was edited here after the round read it
-    /// (`seen` as in `mergeSyncedContent`): an edit wins over a removal, and the next round
-    /// publishes it. Returns whether the page was removed.
-    package func removeSyncedPage(_ page: UUID, seen: (elements: [(id: UUID, fingerprint: UInt64)], canvas: QuantizedSize)?,
-                                 fingerprint: @Sendable (Element) -> UInt64) throws(StoreError) -> Bool {
-        try checkWritable()
-        _ = try pageIndex(page)
-        if let seen {
-            let current = try load(page).content
-            guard current.canvasSize == seen.canvas, current.elements.count == seen.elements.count else { return false }
-            for (e, s) in zip(current.elements, seen.elements) where e.id != s.id || fingerprint(e) != s.fingerprint { return false }
-        }
-        try removePage(page)
-        return true
+        return (result, metadata.pages[try pageIndex(page)].modified)
     }
 }
 

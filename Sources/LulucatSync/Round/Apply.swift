@@ -24,14 +24,16 @@ extension DocumentRound {
         func seen(_ lp: LocalPage) -> [(id: UUID, fingerprint: UInt64)] {
             lp.elements ?? base?.states[lp.id].map { st in st.orderedIDs.map { ($0, st.elements[$0]!.fingerprint) } } ?? []
         }
-        let fingerprint: @Sendable (Element) -> UInt64 = { PageBlob.fingerprint($0) }
         for p in await s.pageIDs() where !live.contains(p) {
             if appHeld {
                 // Only a page this round read, and unchanged since: one added or edited in the
                 // app meanwhile stays (an edit wins over a removal; the next round publishes it).
                 guard let lp = localPages[p] else { continue }
-                if try await s.removeSyncedPage(p, seen: (seen(lp), lp.canvas), fingerprint: fingerprint) { written += 1 }
-                else { applied.uncertain.insert(p) }
+                let read = SeenPage(elements: seen(lp), canvas: lp.canvas)
+                let (removable, _) = try await s.updatePage(p) { current in
+                    PageMerge.mayRemove(current: current, seen: read) ? (.remove, true) : (.keep, false)
+                }
+                if removable { written += 1 } else { applied.uncertain.insert(p) }
             } else {
                 try await s.removePage(p)
                 written += 1
@@ -48,13 +50,14 @@ extension DocumentRound {
                 try await ensureAssets(content, merged, s)
                 if appHeld {
                     guard await s.pageIDs().contains(pid) else { continue }  // removed in the app meanwhile
-                    if let m = try await s.mergeSyncedContent(of: pid, seen: (have, lp.canvas), merged: content, fingerprint: fingerprint) {
-                        applied.modified[pid] = m.milliseconds
-                    } else {
-                        applied.uncertain.insert(pid)
+                    let read = SeenPage(elements: have, canvas: lp.canvas)
+                    let (editedSince, modified) = try await s.updatePage(pid) { current in
+                        let m = PageMerge.changes(current: current, seen: read, merged: content)
+                        return (.change(m.changes), m.editedSince)
                     }
+                    if !editedSince, let modified { applied.modified[pid] = modified.milliseconds } else { applied.uncertain.insert(pid) }
                 } else {
-                    try await s.mergeSyncedContent(of: pid, seen: nil, merged: content, fingerprint: fingerprint)
+                    _ = try await s.updatePage(pid) { current in (.change(PageMerge.changes(current: current, seen: nil, merged: content).changes), ()) }
                 }
             } else {
                 let content = try await self.content(of: pid, in: merged)
