@@ -80,7 +80,7 @@ let package = Package(
                                          "LulucatSync", "LnoteCommandLine", "LulucatStoreSQLite",
                                          "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         // Sync through a folder or a WebDAV server (docs/sync.md).
-        .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk", "LulucatCrypto", "LulucatStoreSQLite"]),
+        .target(name: "LulucatSync", dependencies: ["LulucatStore", "LulucatInk", "LulucatCrypto"]),
 
         // The workshop: targets that no product vends. Generators and real-ink reading, the crash
         // harness with its simulated file system and flows, the fuzz checks shared with swift test,

@@ -36,8 +36,7 @@ extension SyncBench {
         }
 
         func sync() async throws -> SyncReport {
-            let r = encrypted ? try await EncryptedLibrarySync(library: lib, remote: remote).sync(options: options)
-                : try await lib.sync(with: remote, options: options)
+            let r = try await lib.sync(with: remote, options: options)
             guard r.problems.isEmpty, r.skipped.isEmpty else { throw SyncError.local("bench round: \(r.problems) \(r.skipped)") }
             return r
         }

@@ -17,6 +17,8 @@ public enum EncryptionError: Error, Equatable, CustomStringConvertible {
     case settingsReplaced(String)
     /// The remote holds a library synced without encryption.
     case remoteNotEncrypted
+    /// The remote holds an encrypted library, and this library holds no key for it.
+    case remoteEncrypted
     /// An object that failed its checks (authentication, place, size, content).
     case refused(object: String, reason: String)
     /// A head older than one already read from the same device for the same document.
@@ -31,6 +33,9 @@ public enum EncryptionError: Error, Equatable, CustomStringConvertible {
         case .settingsMissing: return "the remote has no key settings (heads/keys): it was emptied or replaced" + Self.nothingChanged
         case .settingsReplaced(let why): return "the remote's key settings were replaced (\(why))" + Self.nothingChanged
         case .remoteNotEncrypted: return "the remote holds a library synced without encryption; an encrypted library needs an empty remote"
+        case .remoteEncrypted:
+            return "the remote holds an end-to-end encrypted library and this library has no key for it: join it with "
+                + "'lnote remote add URL --encrypt' and its passphrase" + Self.nothingChanged
         case let .refused(object, reason): return "\(object) was refused: \(reason)" + Self.nothingChanged
         case let .replayedHead(object, counter, highest):
             return "\(object) is an older copy (counter \(counter), already read \(highest)): the server replayed it" + Self.nothingChanged
@@ -267,36 +272,29 @@ public enum RemoteEncryption {
     }
 }
 
-/// Syncs one library with an encrypted remote: `LibrarySync` over an `EncryptedRemote`, after
-/// every object the round will read has been fetched, opened and checked.
-public struct EncryptedLibrarySync: Sendable {
-    public let library: Library
-    public let inner: any Remote
+/// An encrypted library's round (`LibrarySync` of a library that holds a key): the plain round over
+/// an `EncryptedRemote`, after every object the round will read has been fetched, opened and checked.
+struct EncryptedRound: Sendable {
+    let library: Library
+    let inner: any Remote
     let key: LibraryKey
 
-    /// - Throws: `EncryptionError.notSetUp` when the library holds no key.
-    public init(library: Library, remote: any Remote) throws {
-        self.library = library
-        inner = remote
-        key = try LocalEncryption.readKey(library)
-    }
-
-    public func status(offline: Bool = false) async throws -> SyncStatus {
+    func status(offline: Bool) async throws -> SyncStatus {
         let local = try LocalEncryption.load(library)
         let round = EncryptionRound(highest: local.highest, written: local.written)
-        return try await LibrarySync(library: library, remote: EncryptedRemote(inner: inner, key: key, round: round)).status(offline: offline)
+        let plain = try LibrarySync(library: library, remote: EncryptedRemote(inner: inner, key: key, round: round), key: nil)
+        return try await plain.status(offline: offline)
     }
 
     /// One round. Throws an `EncryptionError` (nothing changed here) when any object the round
     /// would use fails its checks, the key settings changed, or a head is older than one read.
-    public func sync(options: SyncOptions = SyncOptions(),
-                     progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+    func sync(options: SyncOptions, progress: @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         var local = try LocalEncryption.load(library)
         guard local.keyCheck == key.keyCheck else { throw EncryptionError.notSetUp(".sync/encryption.json names another key") }
         let round = EncryptionRound(highest: local.highest, written: local.written)
         let writtenBefore = local.written
         let remote = EncryptedRemote(inner: inner, key: key, round: round)
-        let sync = try LibrarySync(library: library, remote: remote)
+        let sync = try LibrarySync(library: library, remote: remote, key: nil)
         let store = sync.store
         let stats0 = RemoteCounts(inner.statistics)
 
@@ -336,11 +334,11 @@ public struct EncryptedLibrarySync: Sendable {
             let base = store.base(doc)
             for (pid, p) in head.pages.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
                 // What the round reads (DocumentRound.state(of:)): a blob the base does not hold.
-                if let b = base, b.head.pages[pid]?.blob == p.blob, b.states[pid] != nil { continue }
+                if DocumentRound.knownState(of: pid, in: head, base: base) != nil { continue }
                 _ = try await remote.fetchBlob(document: doc, blob: p.blob)
             }
             let package = library.package(doc)
-            for (aid, ref) in head.assets where (try? library.fileSystem.info(package.assetPath(aid, ext: ref.ext))) == nil {
+            for (aid, ref) in head.assets where DocumentRound.lacksAsset(aid, ext: ref.ext, of: package, in: library) {
                 _ = try await remote.fetchBlob(document: doc, blob: ref.blob)
             }
         }

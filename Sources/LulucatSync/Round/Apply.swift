@@ -96,8 +96,7 @@ extension DocumentRound {
     func ensureAssets(_ content: PageContent, _ merged: DocumentState, _ s: DocumentSession) async throws {
         for aid in content.assetIDs {
             guard let ref = merged.assets[aid] else { continue }
-            let path = s.package.assetPath(aid, ext: ref.ext)
-            if (try? library.fileSystem.info(path)) != nil { continue }
+            guard Self.lacksAsset(aid, ext: ref.ext, of: s.package, in: library) else { continue }
             let bytes = try await fetchBlob(ref.blob)
             try await s.importSyncedAsset(Data(bytes), id: aid, fileExtension: ref.ext)
         }

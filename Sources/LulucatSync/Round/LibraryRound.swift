@@ -140,7 +140,11 @@ struct LibraryRound {
         -> SyncReport {
         var entries: [RemoteEntry] = []
         switch listed {
-        case .success(let e): entries = e
+        case .success(let e):
+            // Plain objects never go into an encrypted remote (its key settings are in heads/;
+            // an encrypted round's listing, opened, never shows them).
+            if e.contains(where: { $0.name == EncryptedRemote.settingsName && !$0.isFolder }) { throw EncryptionError.remoteEncrypted }
+            entries = e
         case .failure(.notFound):
             // A remote without heads/ (new, or emptied): nothing prepared goes on.
             await discardPrepared()

@@ -2,23 +2,44 @@
 // LibraryRound (the library) and DocumentRound (each document that needs work).
 
 import Foundation
+import LulucatCrypto
 import LulucatInk
 import LulucatStore
-import LulucatStoreSQLite
 
-/// Syncs one library with one remote. One round at a time per library.
+/// Syncs one library with one remote, encrypted or not as the library was set up: one call for an
+/// app either way. One round at a time per library.
+///
+/// A library that holds a key (`RemoteEncryption.setUp`) syncs end-to-end encrypted
+/// (docs/encryption.md): every object the round will use is fetched, opened and checked before
+/// anything here changes. Any other library syncs in clear.
+///
+/// A synced library receives the documents of every device, whichever engine made them: an app
+/// whose devices may make SQLite documents calls `Library.enableSQLiteEngine()` at launch, as it
+/// does to open them (without it such a document is skipped, with the reason, until it is).
 public struct LibrarySync: Sendable {
     public let library: Library
+    /// The remote as given (for an encrypted library, the server that holds sealed objects).
     public let remote: any Remote
     public let device: UUID
     let store: SyncStateStore
+    /// The library key, when the library syncs encrypted.
+    let key: LibraryKey?
 
-    /// Enables the SQLite engine (`Library.enableSQLiteEngine()`): a synced library holds the
-    /// documents of every device, whichever engine made them.
+    /// Whether this library syncs end-to-end encrypted (it holds a key).
+    public var isEncrypted: Bool { key != nil }
+
+    /// - Throws: when `.sync/` cannot be prepared, or the library's key cannot be read.
     public init(library: Library, remote: any Remote) throws {
-        Library.enableSQLiteEngine()
+        let key = RemoteEncryption.isSetUp(library) ? try LocalEncryption.readKey(library) : nil
+        try self.init(library: library, remote: remote, key: key)
+    }
+
+    /// `key` nil: the plain round over `remote` (which, under an encrypted round, is the
+    /// `EncryptedRemote`).
+    init(library: Library, remote: any Remote, key: LibraryKey?) throws {
         self.library = library
         self.remote = remote
+        self.key = key
         try library.prepare()
         store = SyncStateStore(library: library)
         try store.prepare()
@@ -31,6 +52,7 @@ public struct LibrarySync: Sendable {
     /// One round. Cancellable between documents (a document is applied and published whole).
     public func sync(options: SyncOptions = SyncOptions(),
                      progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+        if let key { return try await EncryptedRound(library: library, inner: remote, key: key).sync(options: options, progress: progress) }
         var round = LibraryRound(self, options: options)
         return try await round.run(progress: progress)
     }

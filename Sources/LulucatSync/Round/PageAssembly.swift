@@ -10,16 +10,24 @@ extension DocumentRound {
     mutating func state(of head: Head) async throws -> DocumentState {
         var pages: [UUID: PageRecord] = [:]
         for (pid, p) in head.pages {
-            let st: PageState
-            if let b = base, b.head.pages[pid]?.blob == p.blob, let known = b.states[pid] {
-                st = known
-            } else {
-                st = try await snapshot(p.blob).state
-            }
-            pages[pid] = PageRecord(fields: p.fields, removed: p.removed, state: st)
+            var st = Self.knownState(of: pid, in: head, base: base)
+            if st == nil { st = try await snapshot(p.blob).state }
+            pages[pid] = PageRecord(fields: p.fields, removed: p.removed, state: st!)
         }
         return DocumentState(id: head.document, title: head.title, origin: head.origin, deleted: head.deleted,
                              assets: head.assets, pages: pages)
+    }
+
+    /// A page's state in `head` when the base holds it (the same blob), so its blob is not read.
+    /// The encrypted round's checks ask the same question of every head before the round runs.
+    static func knownState(of page: UUID, in head: Head, base: Base?) -> PageState? {
+        guard let b = base, let p = head.pages[page], b.head.pages[page]?.blob == p.blob else { return nil }
+        return b.states[page]
+    }
+
+    /// Whether this device lacks an asset of the document (the round fetches its blob).
+    static func lacksAsset(_ id: UUID, ext: String, of package: DocumentPackage, in library: Library) -> Bool {
+        (try? library.fileSystem.info(package.assetPath(id, ext: ext))) == nil
     }
 
     /// A page blob, fetched, checked against its name and decoded once per round.

@@ -102,6 +102,7 @@ public struct SyncStatus: Sendable {
 extension LibrarySync {
     /// The status, from the local state and (unless `offline`) one listing of the remote's heads.
     public func status(offline: Bool = false) async throws -> SyncStatus {
+        if let key { return try await EncryptedRound(library: library, inner: remote, key: key).status(offline: offline) }
         let bases = store.baseIDs()
         var local: [UUID] = []
         var unpublished: [UUID] = []

@@ -110,11 +110,9 @@ struct SyncCommand: Command {
             printError("lnote sync: no remote set for \(lib.root); run 'lnote remote add URL' first")
             throw ExitCode(code: ExitStatus.failure)
         }
-        let encrypted = RemoteEncryption.isSetUp(lib)
-        let remote = try config.makeRemote()
+        let sync = try LibrarySync(library: lib, remote: try config.makeRemote())
         if args.flag("status") {
-            let s = encrypted ? try await EncryptedLibrarySync(library: lib, remote: remote).status(offline: args.flag("offline"))
-                : try await LibrarySync(library: lib, remote: remote).status(offline: args.flag("offline"))
+            let s = try await sync.status(offline: args.flag("offline"))
             print("remote    \(config.remote)\ndevice    \(s.device.uuidString)\nsynced    \(s.documentsSynced) documents")
             print("to push   \(s.localChanges.count) documents changed here" + (s.unpublished.isEmpty ? "" : ", \(s.unpublished.count) not yet published"))
             if let r = s.remoteChanges { print("to pull   \(r) heads written elsewhere since the last sync") }
@@ -128,8 +126,7 @@ struct SyncCommand: Command {
             FileHandle.standardError.write(Data("\rsyncing \(p.done)/\(p.total) documents".utf8))
             if p.done == p.total { FileHandle.standardError.write(Data("\n".utf8)) }
         }
-        let report = encrypted ? try await EncryptedLibrarySync(library: lib, remote: remote).sync(options: options, progress: progress)
-            : try await LibrarySync(library: lib, remote: remote).sync(options: options, progress: progress)
+        let report = try await sync.sync(options: options, progress: progress)
         if json {
             printJSON(["checked": report.documentsChecked, "pulled": report.documentsPulled, "pushed": report.documentsPushed,
                        "merged": report.documentsMerged, "created": report.documentsCreated, "trashed": report.documentsTrashed,

@@ -30,7 +30,7 @@ func tree(_ root: String) -> [String: [UInt8]] {
 }
 
 func encryptedSync(_ lib: Library, _ remote: any Remote) async throws -> SyncReport {
-    let r = try await EncryptedLibrarySync(library: lib, remote: remote).sync(options: testSyncOptions)
+    let r = try await LibrarySync(library: lib, remote: remote).sync(options: testSyncOptions)
     #expect(r.problems.isEmpty, "\(r.problems)")
     #expect(r.skipped.isEmpty, "\(r.skipped)")
     return r
@@ -165,7 +165,13 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
             try await RemoteEncryption.setUp(library: b, remote: FolderRemote(root: remoteFolder), passphrase: "Correct horse battery staple", cost: testCost)
         }
         #expect(!RemoteEncryption.isSetUp(b))
-        #expect(throws: EncryptionError.self) { try EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)) }
+        // Without a key, b syncs in clear, and a remote that holds an encrypted library refuses that.
+        try b.createDocument(title: "Plain here")
+        let remoteBefore = tree(remoteFolder)
+        let plain = try LibrarySync(library: b, remote: FolderRemote(root: remoteFolder))
+        #expect(!plain.isEncrypted)
+        await #expect(throws: EncryptionError.remoteEncrypted) { try await plain.sync(options: testSyncOptions) }
+        #expect(tree(remoteFolder) == remoteBefore, "nothing in clear went to the encrypted remote")
     }
 
     @Test func aPlainRemoteIsNotEncryptedOver() async throws {
@@ -247,7 +253,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
             try change()
             tried += 1
             do {
-                let r = try await EncryptedLibrarySync(library: fresh, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+                let r = try await LibrarySync(library: fresh, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
                 Issue.record("\(label): the round was not refused (\(r))")
             } catch let e as EncryptionError {
                 let kind: String
@@ -335,7 +341,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         try Data(old[aHead]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + aHead))
         let before = tree(b.root)
         await #expect {
-            try await EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+            try await LibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
         } throws: { e in
             guard case .replayedHead = e as? EncryptionError else { return false }
             return true
@@ -371,7 +377,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         try Data(try SettingsFile.make(settings, key: other)).write(to: URL(fileURLWithPath: remoteFolder + "/heads/keys"))
         let before = tree(b.root)
         await #expect {
-            try await EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+            try await LibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
         } throws: { e in
             guard case .settingsReplaced = e as? EncryptionError else { return false }
             return true
@@ -380,11 +386,11 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         // Gone altogether (the remote was emptied): refused, never read as "everything deleted".
         try FileManager.default.removeItem(atPath: remoteFolder + "/heads/keys")
         await #expect(throws: EncryptionError.settingsMissing) {
-            try await EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+            try await LibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
         }
         try FileManager.default.removeItem(atPath: remoteFolder)
         await #expect(throws: EncryptionError.settingsMissing) {
-            try await EncryptedLibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+            try await LibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
         }
         #expect(tree(b.root) == before)
     }
@@ -438,7 +444,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         bytes[bytes.count / 2] ^= 0x80
         try await WebDAVRemote(url: server.url, credentials: nil, timeout: 10).put(blob, bytes)
         let before = tree(b.root)
-        await #expect(throws: EncryptionError.self) { try await EncryptedLibrarySync(library: b, remote: try remote()).sync(options: testSyncOptions) }
+        await #expect(throws: EncryptionError.self) { try await LibrarySync(library: b, remote: try remote()).sync(options: testSyncOptions) }
         #expect(tree(b.root) == before)
         #expect(try b.list().isEmpty)
         try await WebDAVRemote(url: server.url, credentials: nil, timeout: 10).put(blob, files[blob]!)
