@@ -83,7 +83,7 @@ import Testing
         p.standardOutput = output
         p.standardError = output
         try p.run()
-        // Wait for the prompt, then a moment for echo to be off, then type.
+        // Wait for the prompt (shown once echo is off), then type.
         var shown = Data()
         let deadline = Date().addingTimeInterval(120)
         while !String(decoding: shown, as: UTF8.self).contains("Passphrase"), Date() < deadline {
@@ -92,7 +92,6 @@ import Testing
             shown.append(chunk)
         }
         #expect(String(decoding: shown, as: UTF8.self).contains("Passphrase of the encrypted remote: "))
-        Thread.sleep(forTimeInterval: 1)
         input.fileHandleForWriting.write(Data((secret + "\n").utf8))
         shown.append(output.fileHandleForReading.readDataToEndOfFile())
         p.waitUntilExit()

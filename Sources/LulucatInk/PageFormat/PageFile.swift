@@ -8,9 +8,32 @@ public enum PageFile {
     /// "LNPG".
     public static let magic: [UInt8] = [0x4C, 0x4E, 0x50, 0x47]
     /// The format version this build writes and the newest it reads. Version 1 (an ink table,
-    /// elements without their own checks) is still read, and written on request for the encodings
-    /// that hash or exchange pages (`PageContent.contentHash`, sync's page blobs).
+    /// elements without their own checks) is still read, and written as the canonical form
+    /// (`canonicalVersion`, `canonicalBytes`) that hashes and exchanges pages.
     public static let version: UInt16 = 2
+    /// The version of the **canonical form** of a page: the bytes that are a page's identity
+    /// outside this device, independent of the version the page file is stored in (`version`).
+    ///
+    /// What depends on it: sync's page blobs (their bytes, hence their content-addressed names)
+    /// and element fingerprints (`PageBlob`, docs/sync.md), and the store's content hash
+    /// (`PageContent.contentHash`, used by verified migration). Changing it changes every blob
+    /// name, every fingerprint and every content hash, so it never changes for existing data:
+    /// a new page format version changes `version`, not this.
+    public static let canonicalVersion: UInt16 = 1
+
+    /// The canonical bytes of `content`: its page file in `canonicalVersion`, samples coded with
+    /// `codec`. The one encoding that hashes, fingerprints or exchanges pages; use it, never
+    /// `encode(_:codec:version:)` with a version literal.
+    ///
+    /// - Parameter reusing: coded strokes to copy instead of coding again (as in
+    ///   `encode(_:codec:reusing:version:hollow:)`); the bytes are the same either way.
+    /// - Parameter hollow: ids of hollow strokes `content` may hold; each must be copied from
+    ///   `reusing` (otherwise `unencodable`).
+    /// - Throws: `PageFormatError.unencodable` for a page no engine could store.
+    public static func canonicalBytes(_ content: PageContent, codec: SampleCodecID, reusing: EncodedStrokes? = nil,
+                                      hollow: Set<UUID> = []) throws(PageFormatError) -> [UInt8] {
+        try encode(content, codec: codec, reusing: reusing, version: canonicalVersion, hollow: hollow).bytes
+    }
     /// The fixed part of every version's header (magic, version, codec, flags, canvas size).
     public static let headerSize = 16
     /// Version 2's header: the 16 bytes, the element count (u32) and the header's CRC32C (u32).

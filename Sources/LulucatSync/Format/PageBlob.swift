@@ -25,10 +25,11 @@ public enum PageBlob {
     public static let maxBytes = 256 << 20
     static let maxTable = 1 << 24
 
-    /// The fingerprint of one element: FNV-1a 64 of its bytes in a one-element fixed16 page file.
+    /// The fingerprint of one element: FNV-1a 64 of the canonical bytes
+    /// (`PageFile.canonicalBytes`) of a one-element fixed16 page.
     public static func fingerprint(_ element: Element) -> UInt64 {
-        let bytes = (try? PageFile.encode(PageContent(canvasSize: QuantizedSize(width: 0, height: 0), elements: [element]),
-                                          codec: .fixed16, version: 1)) ?? []
+        let bytes = (try? PageFile.canonicalBytes(PageContent(canvasSize: QuantizedSize(width: 0, height: 0), elements: [element]),
+                                                  codec: .fixed16)) ?? []
         return fnv1a64(bytes)
     }
 
@@ -47,8 +48,8 @@ public enum PageBlob {
             guard let e = elements[id] else { throw SyncFormatError.invalid(0, "no content for element \(id)") }
             content.elements.append(e)
         }
-        // A hollow stroke (no samples) must be copied from `reusing`: PageFile.encode refuses to code it.
-        let file = try PageFile.encode(content, codec: .compact, reusing: reusing, version: 1, hollow: hollow).bytes
+        // A hollow stroke (no samples) must be copied from `reusing`: PageFile refuses to code it.
+        let file = try PageFile.canonicalBytes(content, codec: .compact, reusing: reusing, hollow: hollow)
         var w = SyncWriter()
         w.raw(magic)
         w.uint16(version)

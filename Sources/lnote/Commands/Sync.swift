@@ -73,9 +73,9 @@ enum Passphrase {
         return first
     }
 
-    /// One line from the terminal with echo off, restored whatever happens.
+    /// One line from the terminal with echo off, restored whatever happens. Echo goes off before
+    /// the prompt is shown, so that nothing typed after the prompt is echoed or flushed away.
     static func ask(_ prompt: String, _ fd: Int32) throws -> String {
-        _ = prompt.withCString { write(fd, $0, strlen($0)) }
         var saved = termios()
         let isTerminal = tcgetattr(fd, &saved) == 0
         if isTerminal {
@@ -83,6 +83,7 @@ enum Passphrase {
             quiet.c_lflag &= ~tcflag_t(ECHO)
             guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else { throw UsageError("cannot turn the terminal's echo off") }
         }
+        _ = prompt.withCString { write(fd, $0, strlen($0)) }
         defer {
             if isTerminal { _ = tcsetattr(fd, TCSAFLUSH, &saved) }
             _ = write(fd, "\n", 1)

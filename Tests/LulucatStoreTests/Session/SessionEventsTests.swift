@@ -13,6 +13,30 @@ private func collect<E: Sendable>(_ stream: AsyncStream<E>) -> Task<[E], Never> 
     Task { var all: [E] = []; for await e in stream { all.append(e) }; return all }
 }
 
+/// Collects a stream's events until `done` says the events so far are all that is awaited
+/// (`complete`), the stream ends or `bound` passes (then `complete` is false): what arrived, to
+/// wait for events themselves rather than sleep and look.
+private func collect<E: Sendable>(_ stream: AsyncStream<E>, within bound: Duration = .seconds(30),
+                                  until done: @escaping @Sendable ([E]) -> Bool) async -> (events: [E], complete: Bool) {
+    await withTaskGroup(of: (events: [E], complete: Bool)?.self) { group in
+        group.addTask {
+            var all: [E] = []
+            for await e in stream {
+                all.append(e)
+                if done(all) { return (all, true) }
+            }
+            return (all, false)  // ended, or cancelled when the bound passed
+        }
+        group.addTask { try? await Task.sleep(for: bound); return nil }
+        // The first to finish stops the other; the collector always answers.
+        for await result in group {
+            group.cancelAll()
+            if let result { return result }
+        }
+        return ([], false)
+    }
+}
+
 private func stroke(_ k: Int) -> Stroke {
     Stroke(ink: Ink(tool: .pen, color: RGBA8(r: 1, g: 2, b: 3), width: 10),
            samples: [Sample(x: Int32(10 * k), y: 5, radius: 10, pressure: 500, time: 0),
@@ -107,21 +131,22 @@ private func name(_ e: SessionEvent) -> String {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path + "/lib/")
         try library.prepare()
-        let events = collect(Library(root: tmp.path + "/lib").events())
+        let events = Library(root: tmp.path + "/lib").events()
         let package = try library.createDocument(title: "One")
         try await library.rename(package.id, to: "Two")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         try await session.append(stroke(1), to: session.pageIDs()[0])
         try await session.close()
+        // Another library's events stay apart (made before the last event awaited, so that one
+        // sent here by mistake would be among those collected).
+        _ = try Library(root: tmp.path + "/other").createDocument(title: "Elsewhere")
         let copy = try library.duplicate(package.id)
         try library.moveToTrash(package.id)
         try library.restoreFromTrash(package.id)
-        // Another library's events stay apart.
-        _ = try Library(root: tmp.path + "/other").createDocument(title: "Elsewhere")
-        try await Task.sleep(for: .milliseconds(50))
-        events.cancel()
-        let all = await events.value
+        // Events are handed over in the background: wait for the last one, however busy the machine.
         let id = package.id
+        let (all, complete) = await collect(events) { $0.contains(.restored(id)) }
+        #expect(complete, "the events did not all arrive within 30 s; arrived: \(all)")
         #expect(all.first == .created(id))
         #expect(all.contains(.renamed(id, title: "Two")))
         #expect(all.contains(.changed(id)))
