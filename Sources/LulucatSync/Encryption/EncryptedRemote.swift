@@ -119,12 +119,12 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
     }
 
     func sealedHeadName(document: UUID, device: UUID) throws(RemoteError) -> String {
-        do { return try key.sealedHeadName(document: document, device: device) } catch { throw .failed("heads", "\(error)") }
+        try key.sealedHeadNameOrFail(document: document, device: device)
     }
 
     /// `blobs/` name of a blob: HMAC(names subkey, document ‖ SHA-256 of the plaintext).
-    static func sealedBlobName(key: LibraryKey, document: UUID, blob: BlobName) throws -> String {
-        try key.blobName(document: document, content: rawDigest(blob))
+    static func sealedBlobName(key: LibraryKey, document: UUID, blob: BlobName) throws(RemoteError) -> String {
+        do { return try key.blobName(document: document, content: rawDigest(blob)) } catch { throw .failed("blobs", "\(error)") }
     }
 
     static func rawDigest(_ blob: BlobName) -> [UInt8] {
@@ -135,12 +135,12 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
 
     /// The plain entries of a `heads/` listing: sealed names opened, the settings file and
     /// foreign names left out. A name of a head's shape that does not open is refused.
-    static func openListing(_ entries: [RemoteEntry], key: LibraryKey) throws -> [RemoteEntry] {
+    static func openListing(_ entries: [RemoteEntry], key: LibraryKey) throws(SyncError) -> [RemoteEntry] {
         var out: [RemoteEntry] = []
         for e in entries where !e.isFolder && e.name != settingsName {
             let pair: (document: UUID, device: UUID)?
             do { pair = try key.openSealedHeadName(e.name) } catch {
-                throw EncryptionError.refused(object: "the head name \(e.name.prefix(16))…", reason: "\(error)")
+                throw .encryption(.refused(object: "the head name \(e.name.prefix(16))…", reason: "\(error)"))
             }
             guard let (d, v) = pair else { continue }
             out.append(RemoteEntry(name: Head.fileName(document: d, device: v), etag: e.etag,
@@ -152,42 +152,46 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
     // MARK: Opening (also used by the checks before a round)
 
     /// A head from the remote, opened, its counter checked against the highest seen.
-    func fetchHead(plain: String, document: UUID, device: UUID) async throws -> (bytes: [UInt8], etag: String?, counter: UInt64) {
-        let sealedName = try sealedHeadName(document: document, device: device)
-        let (sealed, etag) = try await inner.get(LibrarySync.headsFolder + "/" + sealedName,
-                                                 maxBytes: Head.maxBytes + EncryptedObject.overhead + Self.counterByteCount)
+    func fetchHead(plain: String, document: UUID, device: UUID) async throws(SyncError) -> (bytes: [UInt8], etag: String?, counter: UInt64) {
+        let (inner, key) = (inner, key)
+        let (sealedName, sealed, etag) = try await SyncError.remote { () async throws(RemoteError) in
+            let name = try key.sealedHeadNameOrFail(document: document, device: device)
+            let (sealed, etag) = try await inner.get(LibrarySync.headsFolder + "/" + name,
+                                                     maxBytes: Head.maxBytes + EncryptedObject.overhead + Self.counterByteCount)
+            return (name, sealed, etag)
+        }
         let what = "the head of document \(document) from device \(device)"
         let plainBytes: [UInt8]
         do { plainBytes = try key.open(kind: .head, document: document, name: sealedName, sealed: sealed) } catch {
-            throw EncryptionError.refused(object: what, reason: "\(error)")
+            throw .encryption(.refused(object: what, reason: "\(error)"))
         }
-        guard plainBytes.count >= Self.counterByteCount else { throw EncryptionError.refused(object: what, reason: "no counter") }
+        guard plainBytes.count >= Self.counterByteCount else { throw .encryption(.refused(object: what, reason: "no counter")) }
         var counter: UInt64 = 0
         for i in (0..<8).reversed() { counter = counter << 8 | UInt64(plainBytes[i]) }
         if let h = round.highest(plain), counter < h {
-            throw EncryptionError.replayedHead(object: what, counter: counter, highest: h)
+            throw .encryption(.replayedHead(object: what, counter: counter, highest: h))
         }
         return (Array(plainBytes[Self.counterByteCount...]), etag, counter)
     }
 
     /// A blob from the remote, opened and checked against its SHA-256 name.
-    func fetchBlob(document: UUID, blob: BlobName) async throws -> [UInt8] {
+    func fetchBlob(document: UUID, blob: BlobName) async throws(SyncError) -> [UInt8] {
         let cacheKey = document.uuidString + "/" + blob.hex
         if let b = round.blob(cacheKey) { return b }
         let sealedName: String
-        do { sealedName = try Self.sealedBlobName(key: key, document: document, blob: blob) } catch { throw RemoteError.failed("blobs", "\(error)") }
+        do { sealedName = try Self.sealedBlobName(key: key, document: document, blob: blob) } catch { throw .remote(error) }
         let what = "blob \(blob.hex.prefix(12))… of document \(document)"
         let sealed: [UInt8]
         switch await inner.getResult(LibrarySync.blobsFolder + "/" + sealedName, maxBytes: PageBlob.maxBytes + EncryptedObject.overhead) {
         case .success(let b): sealed = b
-        case .failure(.notFound): throw EncryptionError.refused(object: what, reason: "missing on the remote, though a head names it")
-        case .failure(let e): throw e
+        case .failure(.notFound): throw .encryption(.refused(object: what, reason: "missing on the remote, though a head names it"))
+        case .failure(let e): throw .remote(e)
         }
         let plain: [UInt8]
         do { plain = try key.open(kind: .blob, document: document, name: sealedName, sealed: sealed) } catch {
-            throw EncryptionError.refused(object: what, reason: "\(error)")
+            throw .encryption(.refused(object: what, reason: "\(error)"))
         }
-        guard BlobName(of: plain) == blob else { throw EncryptionError.refused(object: what, reason: "its content is not its name") }
+        guard BlobName(of: plain) == blob else { throw .encryption(.refused(object: what, reason: "its content is not its name")) }
         round.keepBlob(cacheKey, plain)
         return plain
     }
@@ -202,24 +206,27 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
     }
 
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
-        do {
-            switch try place(path) {
-            case let .head(plain, d, v):
-                if let h = round.head(plain) { return (h.bytes, h.etag) }
-                let h = try await fetchHead(plain: plain, document: d, device: v)
-                round.keepHead(plain, h)
-                return (h.bytes, h.etag)
-            case .blob(let b):
-                guard let document else { throw RemoteError.failed(path, "a blob read outside a document's round") }
-                return (try await fetchBlob(document: document, blob: b), nil)
-            case .folder:
-                throw RemoteError.failed(path, "a folder")
-            }
-        } catch let e as RemoteError {
-            throw e
-        } catch {
+        let place = try place(path)
+        do { return try await open(place, path) } catch {
+            if case .remote(let e) = error { throw e }
             round.refuse("\(error)")
             throw .invalidResponse(path, "\(error)")
+        }
+    }
+
+    /// What `get` reads at `place`, opened and checked.
+    func open(_ place: Place, _ path: String) async throws(SyncError) -> (bytes: [UInt8], etag: String?) {
+        switch place {
+        case let .head(plain, d, v):
+            if let h = round.head(plain) { return (h.bytes, h.etag) }
+            let h = try await fetchHead(plain: plain, document: d, device: v)
+            round.keepHead(plain, h)
+            return (h.bytes, h.etag)
+        case .blob(let b):
+            guard let document else { throw .remote(.failed(path, "a blob read outside a document's round")) }
+            return (try await fetchBlob(document: document, blob: b), nil)
+        case .folder:
+            throw .remote(.failed(path, "a folder"))
         }
     }
 
@@ -268,5 +275,12 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
 
     public func makeFolder(_ path: String) async throws(RemoteError) {
         try await inner.makeFolder(path)
+    }
+}
+
+extension LibraryKey {
+    /// A head's sealed name, a failure to make it as the remote's.
+    func sealedHeadNameOrFail(document: UUID, device: UUID) throws(RemoteError) -> String {
+        do { return try sealedHeadName(document: document, device: device) } catch { throw .failed("heads", "\(error)") }
     }
 }

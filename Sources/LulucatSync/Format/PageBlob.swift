@@ -40,16 +40,19 @@ public enum PageBlob {
     ///   `PageFile.decodeKeepingStrokes(_:hollowing:)`): each must be in `reusing`, in the blob's
     ///   codec, so that its coded bytes are copied; otherwise nothing is encoded (an error).
     public static func encode(state: PageState, canvas: QuantizedSize, elements: [UUID: Element],
-                              reusing: EncodedStrokes? = nil, hollow: Set<UUID> = []) throws -> [UInt8] {
+                              reusing: EncodedStrokes? = nil, hollow: Set<UUID> = []) throws(SyncFormatError) -> [UInt8] {
         let order = state.orderedEntries
         var content = PageContent(canvasSize: canvas)
         content.elements.reserveCapacity(order.count)
         for (id, _) in order {
-            guard let e = elements[id] else { throw SyncFormatError.invalid(0, "no content for element \(id)") }
+            guard let e = elements[id] else { throw .invalid(0, "no content for element \(id)") }
             content.elements.append(e)
         }
         // A hollow stroke (no samples) must be copied from `reusing`: PageFile refuses to code it.
-        let file = try PageFile.canonicalBytes(content, codec: .compact, reusing: reusing, hollow: hollow)
+        let file: [UInt8]
+        do { file = try PageFile.canonicalBytes(content, codec: .compact, reusing: reusing, hollow: hollow) } catch {
+            throw .invalid(0, "the page does not code: \(error)")
+        }
         var w = SyncWriter()
         w.raw(magic)
         w.uint16(version)

@@ -8,28 +8,29 @@ import Foundation
 enum FileCoordination {
     enum Access { case reading, writing, deleting }
 
-    /// Runs `body` on the path under coordination (Apple), or directly (elsewhere).
-    static func run<T>(_ path: String, _ access: Access, _ body: (String) throws -> T) throws -> T {
+    /// Runs `body` on the path under coordination (Apple), or directly (elsewhere). A failure to
+    /// coordinate is the remote's `.failed`.
+    static func run<T>(_ path: String, _ access: Access, _ body: (String) throws(RemoteError) -> T) throws(RemoteError) -> T {
         #if canImport(Foundation) && (os(iOS) || os(macOS))
         var coordinationError: NSError?
-        var result: Result<T, Error> = .failure(CocoaError(.fileReadUnknown))
+        var result: Result<T, RemoteError> = .failure(.failed(path, "file coordination did not run"))
         let url = URL(fileURLWithPath: path)
         let coordinator = NSFileCoordinator(filePresenter: nil)
         switch access {
         case .reading:
             coordinator.coordinate(readingItemAt: url, options: [], error: &coordinationError) { u in
-                result = Result { try body(u.path) }
+                result = Result { () throws(RemoteError) in try body(u.path) }
             }
         case .writing:
             coordinator.coordinate(writingItemAt: url, options: .forReplacing, error: &coordinationError) { u in
-                result = Result { try body(u.path) }
+                result = Result { () throws(RemoteError) in try body(u.path) }
             }
         case .deleting:
             coordinator.coordinate(writingItemAt: url, options: .forDeleting, error: &coordinationError) { u in
-                result = Result { try body(u.path) }
+                result = Result { () throws(RemoteError) in try body(u.path) }
             }
         }
-        if let e = coordinationError { throw e }
+        if let e = coordinationError { throw .failed(path, "file coordination: \(e.localizedDescription)") }
         return try result.get()
         #else
         return try body(path)

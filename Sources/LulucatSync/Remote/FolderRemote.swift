@@ -12,8 +12,8 @@ public struct FolderRemote: Remote {
 
     public init(root: String) { self.init(root: root, fileSystem: PosixFileSystem()) }
 
-    /// Through another file system (tests: one that watches or cuts a write); `list` still reads
-    /// entries' facts with lstat, so it must be the real one underneath.
+    /// Through another file system (tests: one that watches or cuts a write). Entries' ETags come
+    /// from its `stamp` (inode, size, modification time), so it should report one.
     package init(root: String, fileSystem: any FileSystem) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
@@ -29,59 +29,62 @@ public struct FolderRemote: Remote {
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         let dir = try absolute(folder)
         statistics.record(sent: 0, received: 0)
+        let info: FileInfo?
+        do { info = try fs.info(dir) } catch { throw .failed(folder, "\(error)") }
+        guard info?.kind == .directory else { throw .notFound(folder) }
         let names: [String]
-        do {
-            guard try fs.info(dir)?.kind == .directory else { throw RemoteError.notFound(folder) }
-            names = try fs.contentsOfDirectory(dir)
-        } catch let e as RemoteError { throw e } catch { throw .failed(folder, "\(error)") }
+        do { names = try fs.contentsOfDirectory(dir) } catch { throw .failed(folder, "\(error)") }
         var out: [RemoteEntry] = []
         for name in names where RemotePath.isSafeName(name) {
-            var st = stat()
-            guard lstat(dir + "/" + name, &st) == 0 else { continue }
-            let isDir = (st.st_mode & S_IFMT) == S_IFDIR
-            #if canImport(Darwin)
-            let ns = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
-            #else
-            let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-            #endif
-            out.append(RemoteEntry(name: name, etag: "\"\(st.st_ino)-\(st.st_size)-\(ns)\"", size: Int(st.st_size), isFolder: isDir))
+            guard let st = try? fs.stamp(dir + "/" + name) else { continue }
+            out.append(RemoteEntry(name: name, etag: "\"\(st.inode)-\(st.size)-\(st.modifiedNanoseconds)\"", size: st.size,
+                                   isFolder: st.kind == .directory))
         }
         return out
     }
 
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
         let p = try absolute(path)
-        do {
-            // A read that finds nothing, or too much, was still a request.
-            var bytes: [UInt8] = []
-            defer { statistics.record(sent: 0, received: bytes.count) }
-            bytes = try FileCoordination.run(p, .reading) { p in
-                guard let info = try fs.info(p), info.kind == .file else { throw RemoteError.notFound(path) }
-                guard info.size <= maxBytes else { throw RemoteError.invalidResponse(path, "\(info.size) bytes, more than \(maxBytes)") }
-                return try fs.readFile(p, limit: maxBytes)
-            }
-            return (bytes, nil)
-        } catch let e as RemoteError { throw e } catch { throw .failed(path, "\(error)") }
+        // A read that finds nothing, or too much, was still a request.
+        var bytes: [UInt8] = []
+        defer { statistics.record(sent: 0, received: bytes.count) }
+        bytes = try FileCoordination.run(p, .reading) { (p) throws(RemoteError) in
+            let info: FileInfo?
+            do { info = try fs.info(p) } catch { throw .failed(path, "\(error)") }
+            guard let info, info.kind == .file else { throw .notFound(path) }
+            guard info.size <= maxBytes else { throw .invalidResponse(path, "\(info.size) bytes, more than \(maxBytes)") }
+            do { return try fs.readFile(p, limit: maxBytes) } catch { throw .failed(path, "\(error)") }
+        }
+        return (bytes, nil)
     }
 
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: bytes.count, received: 0)
         // A failed local write leaves the old file or the new one (rename is the commit point).
-        do { try FileCoordination.run(p, .writing) { p in try fs.writeAtomically(bytes, to: p) } } catch { throw .ambiguous(path, "\(error)") }
+        try FileCoordination.run(p, .writing) { (p) throws(RemoteError) in
+            do { try fs.writeAtomically(bytes, to: p) } catch { throw .ambiguous(path, "\(error)") }
+        }
     }
 
     public func delete(_ path: String) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: 0, received: 0)
-        do { try FileCoordination.run(p, .deleting) { p in try fs.removeIfPresent(p) } } catch { throw .ambiguous(path, "\(error)") }
+        try FileCoordination.run(p, .deleting) { (p) throws(RemoteError) in
+            do { try fs.removeIfPresent(p) } catch { throw .ambiguous(path, "\(error)") }
+        }
     }
 
     public func makeFolder(_ path: String) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: 0, received: 0)
         do {
-            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            // The root and the folders above it, as `mkdir -p` would.
+            var prefix = ""
+            for part in root.split(separator: "/") {
+                prefix += "/" + part
+                if try fs.info(prefix) == nil { try fs.ensureDirectory(prefix) }
+            }
             try fs.ensureDirectory(p)
         } catch { throw .ambiguous(path, "\(error)") }
     }

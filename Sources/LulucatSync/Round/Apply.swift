@@ -15,7 +15,7 @@ struct AppliedPages {
 
 extension DocumentRound {
     /// Makes the local document what the join says; returns how many pages it wrote.
-    mutating func apply(_ merged: DocumentState, localDoc: LocalDocument, to s: DocumentSession) async throws -> Int {
+    mutating func apply(_ merged: DocumentState, localDoc: LocalDocument, to s: DocumentSession) async throws(SyncError) -> Int {
         var written = 0
         let order = merged.orderedLivePageIDs
         let live = Set(order)
@@ -30,12 +30,14 @@ extension DocumentRound {
                 // app meanwhile stays (an edit wins over a removal; the next round publishes it).
                 guard let lp = localPages[p] else { continue }
                 let read = SeenPage(elements: seen(lp), canvas: lp.canvas)
-                let (removable, _) = try await s.updatePage(p) { current in
-                    PageMerge.mayRemove(current: current, seen: read) ? (.remove, true) : (.keep, false)
+                let (removable, _) = try await SyncError.store { () async throws(StoreError) in 
+                    try await s.updatePage(p) { current in
+                        PageMerge.mayRemove(current: current, seen: read) ? (.remove, true) : (.keep, false)
+                    }
                 }
                 if removable { written += 1 } else { applied.uncertain.insert(p) }
             } else {
-                try await s.removePage(p)
+try await SyncError.store { () async throws(StoreError) in try await s.removePage(p) }
                 written += 1
             }
         }
@@ -51,19 +53,23 @@ extension DocumentRound {
                 if appHeld {
                     guard await s.pageIDs().contains(pid) else { continue }  // removed in the app meanwhile
                     let read = SeenPage(elements: have, canvas: lp.canvas)
-                    let (editedSince, modified) = try await s.updatePage(pid) { current in
-                        let m = PageMerge.changes(current: current, seen: read, merged: content)
-                        return (.change(m.changes), m.editedSince)
+                    let (editedSince, modified) = try await SyncError.store { () async throws(StoreError) in 
+                        try await s.updatePage(pid) { current in
+                            let m = PageMerge.changes(current: current, seen: read, merged: content)
+                            return (.change(m.changes), m.editedSince)
+                        }
                     }
                     if !editedSince, let modified { applied.modified[pid] = modified.milliseconds } else { applied.uncertain.insert(pid) }
                 } else {
-                    _ = try await s.updatePage(pid) { current in (.change(PageMerge.changes(current: current, seen: nil, merged: content).changes), ()) }
+                    _ = try await SyncError.store { () async throws(StoreError) in 
+                        try await s.updatePage(pid) { current in (.change(PageMerge.changes(current: current, seen: nil, merged: content).changes), ()) }
+                    }
                 }
             } else {
                 let content = try await self.content(of: pid, in: merged)
                 try await ensureAssets(content, merged, s)
                 let at = min(i, await s.pageIDs().count)
-                try await s.insertSyncedPage(id: pid, content: content, at: at)
+try await SyncError.store { () async throws(StoreError) in try await s.insertSyncedPage(id: pid, content: content, at: at) }
                 if appHeld { applied.uncertain.insert(pid) }
             }
             written += 1
@@ -78,27 +84,27 @@ extension DocumentRound {
             for (k, slot) in slots.enumerated() where k < placed.count { want[slot] = placed[k] }
             for (i, pid) in want.enumerated() {
                 let now = await s.pageIDs()
-                if i < now.count, now[i] != pid, now.contains(pid) { try await s.movePage(pid, to: i) }
+                if i < now.count, now[i] != pid, now.contains(pid) { try await SyncError.store { () async throws(StoreError) in try await s.movePage(pid, to: i) } }
             }
             let title = await s.title
-            if title != merged.title.value && title == localDoc.title { try await s.rename(to: merged.title.value) }
+            if title != merged.title.value && title == localDoc.title { try await SyncError.store { () async throws(StoreError) in try await s.rename(to: merged.title.value) } }
         } else {
             for (i, pid) in order.enumerated() {
                 let ids = await s.pageIDs()
-                if ids[i] != pid { try await s.movePage(pid, to: i) }
+                if ids[i] != pid { try await SyncError.store { () async throws(StoreError) in try await s.movePage(pid, to: i) } }
             }
-            if await s.title != merged.title.value { try await s.rename(to: merged.title.value) }
+            if await s.title != merged.title.value { try await SyncError.store { () async throws(StoreError) in try await s.rename(to: merged.title.value) } }
         }
         return written
     }
 
     /// Writes the assets a page shows and this device lacks, from their blobs, before the page.
-    func ensureAssets(_ content: PageContent, _ merged: DocumentState, _ s: DocumentSession) async throws {
+    func ensureAssets(_ content: PageContent, _ merged: DocumentState, _ s: DocumentSession) async throws(SyncError) {
         for aid in content.assetIDs {
             guard let ref = merged.assets[aid] else { continue }
             guard Self.lacksAsset(aid, ext: ref.ext, of: s.package, in: library) else { continue }
             let bytes = try await fetchBlob(ref.blob)
-            try await s.importSyncedAsset(Data(bytes), id: aid, fileExtension: ref.ext)
+try await SyncError.store { () async throws(StoreError) in try await s.importSyncedAsset(Data(bytes), id: aid, fileExtension: ref.ext) }
         }
     }
 }

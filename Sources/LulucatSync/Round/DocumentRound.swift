@@ -64,9 +64,9 @@ struct DocumentRound {
     var lockedReader: LockedDocumentReader?
     /// What `prepareUnderLock` made, and the uploads of its blobs it started.
     var prepared: Prepared?
-    var earlyUploads: Task<Int, any Error>?
+    var earlyUploads: Task<Result<Int, SyncError>, Never>?
 
-    mutating func run(_ report: inout SyncReport) async throws {
+    mutating func run(_ report: inout SyncReport) async throws(SyncError) {
         if localPresent, let s = library.openSession(id), !(await s.closing) {
             // Open in this process: merged through its session, which stays the app's.
             session = s
@@ -91,7 +91,10 @@ struct DocumentRound {
                 throw error
             }
         }
-        session = localPresent ? try await library.open(id, options: options.session) : nil
+        if localPresent {
+            let (library, id, options) = (library, id, options)
+            session = try await SyncError.store { () async throws(StoreError) in try await library.open(id, options: options.session) }
+        }
         report.paths[id] = .session
         do {
             try await runLocked(&report)
@@ -103,7 +106,7 @@ struct DocumentRound {
             }
             throw error
         }
-        if let s = session { try await s.close() }
+        if let s = session { try await SyncError.store { () async throws(StoreError) in try await s.close() } }
     }
 
     /// What `prepareUnderLock` made: the join of the document's local changes with its base,
@@ -116,7 +119,7 @@ struct DocumentRound {
 
     /// The round through a session (the app's or one it opened), or of a document that is not
     /// here: join the changed heads with what changed here, apply the join, then publish it.
-    mutating func runLocked(_ report: inout SyncReport) async throws {
+    mutating func runLocked(_ report: inout SyncReport) async throws(SyncError) {
         let baseState = base?.documentState
         // 1. The heads that changed, as states (their page blobs fetched when new to us).
         let remoteStates = await remoteStates(&report)
@@ -159,34 +162,39 @@ struct DocumentRound {
     }
 
     /// Makes the document here what the join says: to the trash, restored, created, or merged.
-    mutating func applyHere(_ merged: DocumentState, localDoc: LocalDocument?, _ report: inout SyncReport) async throws {
+    mutating func applyHere(_ merged: DocumentState, localDoc: LocalDocument?, _ report: inout SyncReport) async throws(SyncError) {
         if appHeld, let hook = options.beforeApplyingToOpenSession { await hook(id) }
         if !merged.isLive {
             if appHeld {
                 // A document open in the app is not moved away under it: applied when it is closed.
-                throw SyncError.local("open in a session and deleted on another device; moved to the trash when it is closed")
+                throw .deletedWhileOpen(id)
             }
             if let s = session {
-                try await s.close()
+                let (library, id) = (library, id)
+                try await SyncError.store { () async throws(StoreError) in
+                    try await s.close()
+                    try library.moveToTrash(id)
+                }
                 session = nil
-                try library.moveToTrash(id)
                 report.documentsTrashed += 1
             }
             return
         }
         var localDoc = localDoc
         if session == nil {
-            if inTrash {
-                try library.restoreFromTrash(id)
-                report.documentsRestored += 1
-            } else {
-                let created = Date(timeIntervalSince1970: Double(merged.origin.created) / 1000)
-                try library.createSyncedDocument(id: id, title: merged.title.value, created: created,
-                                                 engine: EngineKind(rawValue: merged.origin.engine) ?? .snapshot,
-                                                 codec: SampleCodecID(name: merged.origin.codec) ?? .compact)
-                report.documentsCreated += 1
+            let (library, id, options, inTrash) = (library, id, options, inTrash)
+            let s = try await SyncError.store { () async throws(StoreError) in
+                if inTrash {
+                    try library.restoreFromTrash(id)
+                } else {
+                    let created = Date(timeIntervalSince1970: Double(merged.origin.created) / 1000)
+                    try library.createSyncedDocument(id: id, title: merged.title.value, created: created,
+                                                     engine: EngineKind(rawValue: merged.origin.engine) ?? .snapshot,
+                                                     codec: SampleCodecID(name: merged.origin.codec) ?? .compact)
+                }
+                return try await library.open(id, options: options.session)
             }
-            let s = try await library.open(id, options: options.session)
+            if inTrash { report.documentsRestored += 1 } else { report.documentsCreated += 1 }
             session = s
             localDoc = try await readLocal(s)
         }
@@ -197,11 +205,11 @@ struct DocumentRound {
     /// writer saves (with whatever was edited meanwhile); a page counts as unchanged since this
     /// state only when the apply said so or nothing was applied to it, and the others (and the
     /// document) are read again next round.
-    func savedTimes() async throws -> ModifiedTimes {
+    func savedTimes() async throws(SyncError) -> ModifiedTimes {
         var times = ModifiedTimes()
         guard let s = session else { return times }
         if appHeld {
-            try await s.flush()
+            try await SyncError.store { () async throws(StoreError) in try await s.flush() }
             let entries = await s.pageEntries()
             for e in entries {
                 if applied.uncertain.contains(e.id) { times.pages[e.id] = -1 }
@@ -212,7 +220,7 @@ struct DocumentRound {
             let untouched = applied.uncertain.isEmpty && applied.modified.isEmpty && Set(entries.map(\.id)) == Set(read.pageModified.keys)
             times.document = untouched ? read.documentModified : -1
         } else {
-            try await s.save()
+            try await SyncError.store { () async throws(StoreError) in try await s.save() }
             for e in await s.pageEntries() { times.pages[e.id] = e.modified.milliseconds }
             times.document = await s.document.modified.milliseconds
         }

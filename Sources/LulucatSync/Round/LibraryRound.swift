@@ -55,7 +55,7 @@ struct LibraryRound {
         index = sync.store.index()
     }
 
-    mutating func run(progress: @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
+    mutating func run(progress: @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
         // 1. The heads: one PROPFIND, on its way while the local side is read (2) and while the
         //    documents that changed only here are prepared (speculation, below).
         let remote = sync.remote
@@ -83,8 +83,9 @@ struct LibraryRound {
 
     /// 2. The local side: manifests only. A document needs work for a local reason when it has no
     ///    base, or its index entry (or base) says it changed here or was not published.
-    mutating func readLocalSide() async throws {
-        let entries = try sync.library.list()
+    mutating func readLocalSide() async throws(SyncError) {
+        let library = sync.library
+        let entries = try SyncError.store { () throws(StoreError) in try library.list() }
         local = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         trashed = Set(((try? sync.library.trashedDocuments()) ?? []).map(\.id))
         baseIDs = Set(store.baseIDs())
@@ -136,21 +137,24 @@ struct LibraryRound {
     }
 
     /// The round once the listing of heads is in: steps 1 (the listing's result) to 6.
-    mutating func finish(_ listed: Result<[RemoteEntry], RemoteError>, progress: @Sendable (SyncProgress) -> Void) async throws
+    mutating func finish(_ listed: Result<[RemoteEntry], RemoteError>, progress: @Sendable (SyncProgress) -> Void) async throws(SyncError)
         -> SyncReport {
         var entries: [RemoteEntry] = []
         switch listed {
         case .success(let e):
             // Plain objects never go into an encrypted remote (its key settings are in heads/;
             // an encrypted round's listing, opened, never shows them).
-            if e.contains(where: { $0.name == EncryptedRemote.settingsName && !$0.isFolder }) { throw EncryptionError.remoteEncrypted }
+            if e.contains(where: { $0.name == EncryptedRemote.settingsName && !$0.isFolder }) { throw .encryption(.remoteEncrypted) }
             entries = e
         case .failure(.notFound):
             // A remote without heads/ (new, or emptied): nothing prepared goes on.
             await discardPrepared()
-            try await sync.remote.makeFolder(LibrarySync.headsFolder)
-            try await sync.remote.makeFolder(LibrarySync.blobsFolder)
-        case .failure(let e): throw SyncError.remote(e)
+            let remote = sync.remote
+            try await SyncError.remote { () async throws(RemoteError) in
+                try await remote.makeFolder(LibrarySync.headsFolder)
+                try await remote.makeFolder(LibrarySync.blobsFolder)
+            }
+        case .failure(let e): throw .remote(e)
         }
         let changed = changedHeads(entries)
         var work: [UUID] = []
@@ -175,7 +179,7 @@ struct LibraryRound {
         try checkMassDeletion(heads)
         // 5. Each document, one at a time.
         for (i, doc) in work.enumerated() {
-            try Task.checkCancellation()
+            if Task.isCancelled { throw .cancelled }
             progress(SyncProgress(done: i, total: work.count, document: doc))
             try await runDocument(doc, heads: heads[doc] ?? [])
         }
@@ -233,7 +237,7 @@ struct LibraryRound {
 
     /// Documents here that a head now says are deleted, and that did not change here since the
     /// last round: more than the limit stops the round before anything is applied.
-    func checkMassDeletion(_ heads: [UUID: [ChangedHead]]) throws {
+    func checkMassDeletion(_ heads: [UUID: [ChangedHead]]) throws(SyncError) {
         var doomed: [UUID] = []
         for (doc, hs) in heads where local[doc] != nil {
             guard hs.contains(where: { $0.head.deleted != nil }) else { continue }
@@ -248,14 +252,15 @@ struct LibraryRound {
         }
         let limit = context.options.trashLimit
         if doomed.count > limit {
-            throw SyncError.massDeletion(count: doomed.count, limit: limit, documents: doomed.sorted { $0.uuidString < $1.uuidString })
+            throw .massDeletion(count: doomed.count, limit: limit, documents: doomed.sorted { $0.uuidString < $1.uuidString })
         }
     }
 
     /// One document's round (the prepared one when no head of it changed), then the heads it
     /// joined recorded as seen and its index entry. A document that cannot be synced now is
-    /// skipped (reported), the others go on.
-    mutating func runDocument(_ doc: UUID, heads: [ChangedHead]) async throws {
+    /// skipped (reported), the others go on; what concerns the whole library (its sync state,
+    /// encryption, a cancellation) stops the round.
+    mutating func runDocument(_ doc: UUID, heads: [ChangedHead]) async throws(SyncError) {
         let speculated = prepared.removeValue(forKey: doc)
         let fresh = DocumentRound(context, id: doc, base: bases[doc], heads: heads,
                                   localPresent: local[doc] != nil, inTrash: trashed.contains(doc))
@@ -275,13 +280,12 @@ struct LibraryRound {
             if seenChanged { try store.saveSeen(seen) }
             if let b = round.savedBase { index[doc] = store.indexEntry(for: b) } else { index[doc] = nil }
             indexChanged = true
-        } catch let e as StoreError {
-            if case .documentInUse = e { report.skipped[doc] = "open in a session; synced when it is closed" }
-            else { report.skipped[doc] = "\(e)" }
-        } catch let e as RemoteError {
-            report.skipped[doc] = "\(e)"
-        } catch let e as SyncError {
-            report.skipped[doc] = "\(e)"
+        } catch {
+            switch error {
+            case .localState, .encryption, .cancelled: throw error
+            case _ where error.isDocumentInUse: report.skipped[doc] = "open in a session; synced when it is closed"
+            default: report.skipped[doc] = "\(error)"
+            }
         }
     }
 }

@@ -29,18 +29,18 @@ public struct LibrarySync: Sendable {
     public var isEncrypted: Bool { key != nil }
 
     /// - Throws: when `.sync/` cannot be prepared, or the library's key cannot be read.
-    public init(library: Library, remote: any Remote) throws {
+    public init(library: Library, remote: any Remote) throws(SyncError) {
         let key = RemoteEncryption.isSetUp(library) ? try LocalEncryption.readKey(library) : nil
         try self.init(library: library, remote: remote, key: key)
     }
 
     /// `key` nil: the plain round over `remote` (which, under an encrypted round, is the
     /// `EncryptedRemote`).
-    init(library: Library, remote: any Remote, key: LibraryKey?) throws {
+    init(library: Library, remote: any Remote, key: LibraryKey?) throws(SyncError) {
         self.library = library
         self.remote = remote
         self.key = key
-        try library.prepare()
+        try SyncError.store { () throws(StoreError) in try library.prepare() }
         store = SyncStateStore(library: library)
         try store.prepare()
         device = try store.deviceID()
@@ -51,7 +51,7 @@ public struct LibrarySync: Sendable {
 
     /// One round. Cancellable between documents (a document is applied and published whole).
     public func sync(options: SyncOptions = SyncOptions(),
-                     progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+                     progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
         if let key { return try await EncryptedRound(library: library, inner: remote, key: key).sync(options: options, progress: progress) }
         var round = LibraryRound(self, options: options)
         return try await round.run(progress: progress)
@@ -74,7 +74,7 @@ public struct LibrarySync: Sendable {
 extension Library {
     /// Syncs this library with a remote: see `LibrarySync`.
     public func sync(with remote: any Remote, options: SyncOptions = SyncOptions(),
-                     progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+                     progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
         try await LibrarySync(library: self, remote: remote).sync(options: options, progress: progress)
     }
 }

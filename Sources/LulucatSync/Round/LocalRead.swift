@@ -27,7 +27,7 @@ struct LocalRead {
 
 extension DocumentRound {
     /// The document as it is here, reading only the pages that changed since the base.
-    mutating func readLocal(_ s: some SyncReadable) async throws -> LocalDocument {
+    mutating func readLocal(_ s: some SyncReadable) async throws(SyncError) -> LocalDocument {
         let doc = await s.syncDocument
         read.documentModified = doc.modified.milliseconds
         var pages: [LocalPage] = []
@@ -44,11 +44,13 @@ extension DocumentRound {
             if s.readsHollow, !known.isEmpty {
                 // Strokes whose coded bytes we fingerprinted before are not decoded: the blob
                 // copies their bytes (the same codec), and their fingerprints are in the table.
-                (content, encoded, hollow) = try await s.syncContent(of: e.id) { id, digest, codec in
-                    codec == .compact && known[id]?.digest == digest
+                (content, encoded, hollow) = try await SyncError.store { () async throws(StoreError) in
+                    try await s.syncContent(of: e.id) { id, digest, codec in
+                        codec == .compact && known[id]?.digest == digest
+                    }
                 }
             } else {
-                (content, encoded) = try await s.syncContent(of: e.id)
+                (content, encoded) = try await SyncError.store { () async throws(StoreError) in try await s.syncContent(of: e.id) }
                 hollow = []
             }
             // Set or cleared: a page read again (through a session, after a head changed
@@ -63,7 +65,7 @@ extension DocumentRound {
             } else {
                 let (p, table, computed) = Self.fingerprints(content.elements, encoded: encoded!, known: known, hollow: hollow)
                 // A hollow stroke has no samples to fingerprint: its entry must be there.
-                guard hollow.allSatisfy({ table[$0] != nil }) else { throw SyncError.local("page \(e.id): a stroke read hollow has no fingerprint") }
+                guard hollow.allSatisfy({ table[$0] != nil }) else { throw .damaged(object: "the print table of page \(e.id)", reason: "a stroke read hollow has no fingerprint") }
                 prints = p
                 read.fingerprinted += computed
                 read.printTables[e.id] = PrintTable(entries: table, base64: nil)
@@ -75,7 +77,9 @@ extension DocumentRound {
         for name in (try? library.fileSystem.contentsOfDirectory(s.package.assetsPath)) ?? [] {
             guard let (aid, ext) = DocumentPackage.parseName(name, extensions: DocumentPackage.assetExtensions),
                   base?.head.assets[aid] == nil else { continue }
-            let bytes = try library.fileSystem.readFile(s.package.assetPath(aid, ext: ext))
+            let path = s.package.assetPath(aid, ext: ext)
+            let bytes: [UInt8]
+            do { bytes = try library.fileSystem.readFile(path) } catch { throw .store(.file(error)) }
             assets[aid] = AssetRef(blob: BlobName(of: bytes), ext: ext)
         }
         let origin = DocumentOrigin(created: doc.created.milliseconds, engine: doc.engine.rawValue, codec: doc.codec.description)
@@ -143,19 +147,19 @@ extension DocumentRound {
 protocol SyncReadable: Sendable {
     var syncDocument: DocumentMetadata { get async }
     var package: DocumentPackage { get }
-    func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?)
+    func syncContent(of page: UUID) async throws(StoreError) -> (PageContent, EncodedStrokes?)
     /// Whether `syncContent(of:hollowing:)` may read strokes hollow: only a reader whose content
     /// nothing applies or saves (the lock-only read, whose join writes nothing).
     var readsHollow: Bool { get }
-    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws
+    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws(StoreError)
         -> (PageContent, EncodedStrokes?, Set<UUID>)
 }
 
 extension DocumentSession: SyncReadable {
     var syncDocument: DocumentMetadata { get async { document } }
-    func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
+    func syncContent(of page: UUID) async throws(StoreError) -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
     nonisolated var readsHollow: Bool { false }
-    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws
+    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws(StoreError)
         -> (PageContent, EncodedStrokes?, Set<UUID>) {
         let (c, e) = try contentForSync(of: page)
         return (c, e, [])
@@ -164,9 +168,9 @@ extension DocumentSession: SyncReadable {
 
 extension LockedDocumentReader: SyncReadable {
     var syncDocument: DocumentMetadata { get async { document } }
-    func syncContent(of page: UUID) async throws -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
+    func syncContent(of page: UUID) async throws(StoreError) -> (PageContent, EncodedStrokes?) { try contentForSync(of: page) }
     var readsHollow: Bool { true }
-    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws
+    func syncContent(of page: UUID, hollowing: @escaping @Sendable (UUID, UInt64, SampleCodecID) -> Bool) async throws(StoreError)
         -> (PageContent, EncodedStrokes?, Set<UUID>) {
         try contentForSync(of: page, hollowing: hollowing)
     }

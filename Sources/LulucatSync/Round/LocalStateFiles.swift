@@ -28,7 +28,7 @@ struct IndexFileEntry: Codable {
 /// `garbage.json`): nil when it does not.
 struct Lossy<Value: Decodable>: Decodable {
     var value: Value?
-    init(from decoder: any Decoder) throws { value = try? Value(from: decoder) }
+    init(from decoder: any Decoder) { value = try? Value(from: decoder) }
 }
 
 /// `garbage.json`: blobs seen unreferenced, and when the last collection ran (ms since 1970).
@@ -117,10 +117,13 @@ extension SyncStateStore {
     }
 
     /// Writes a file of `.sync/` (keys sorted, indented). `durable`: see `writeQuickly`.
-    func write<T: Encodable>(_ value: T, to path: String, durable: Bool = true) throws {
+    func write<T: Encodable>(_ value: T, to path: String, durable: Bool = true) throws(SyncError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        let bytes = Array(try encoder.encode(value)) + [10]
-        if durable { try fs.writeAtomically(bytes, to: path) } else { try writeQuickly(bytes, to: path) }
+        // These models hold strings and integers only: encoding cannot fail but for memory.
+        guard let data = try? encoder.encode(value) else { throw .localState(FileError("encode", path: path, errno: ENOMEM)) }
+        let bytes = Array(data) + [10]
+        if durable { try SyncError.state { () throws(FileError) in try fs.writeAtomically(bytes, to: path) } }
+        else { try writeQuickly(bytes, to: path) }
     }
 }

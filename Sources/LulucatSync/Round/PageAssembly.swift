@@ -5,9 +5,13 @@ import Foundation
 import LulucatInk
 import LulucatStore
 
+/// Holds a missing element's place while the other sources are asked (a valid element: kind 0, a
+/// 16-byte payload, which `UnknownElement` accepts).
+private let placeholder: Element = .unknown(try! UnknownElement(kind: 0, payload: Data(count: 16)))
+
 extension DocumentRound {
     /// A head as a state: its pages' states from their blobs (fetched unless the base has them).
-    mutating func state(of head: Head) async throws -> DocumentState {
+    mutating func state(of head: Head) async throws(SyncError) -> DocumentState {
         var pages: [UUID: PageRecord] = [:]
         for (pid, p) in head.pages {
             var st = Self.knownState(of: pid, in: head, base: base)
@@ -31,35 +35,39 @@ extension DocumentRound {
     }
 
     /// A page blob, fetched, checked against its name and decoded once per round.
-    mutating func snapshot(_ name: BlobName) async throws -> PageSnapshot {
+    mutating func snapshot(_ name: BlobName) async throws(SyncError) -> PageSnapshot {
         if let s = snapshots[name] { return s }
         let bytes = try await fetchBlob(name)
-        let snap = try PageBlob.decode(bytes)
+        let snap: PageSnapshot
+        do { snap = try PageBlob.decode(bytes) } catch { throw .damaged(object: "blob \(name.hex)", reason: "\(error)") }
         snapshots[name] = snap
         return snap
     }
 
-    func fetchBlob(_ name: BlobName) async throws -> [UInt8] {
-        let (bytes, _) = try await remote.get(LibrarySync.blobsFolder + "/" + name.hex, maxBytes: PageBlob.maxBytes)
-        guard BlobName(of: bytes) == name else { throw SyncError.local("blob \(name.hex) is damaged: its SHA-256 is not its name") }
+    func fetchBlob(_ name: BlobName) async throws(SyncError) -> [UInt8] {
+        let remote = self.remote
+        let (bytes, _) = try await SyncError.remote { () async throws(RemoteError) in
+            try await remote.get(LibrarySync.blobsFolder + "/" + name.hex, maxBytes: PageBlob.maxBytes)
+        }
+        guard BlobName(of: bytes) == name else { throw .damaged(object: "blob \(name.hex)", reason: "its SHA-256 is not its name") }
         return bytes
     }
 
     /// The content of a merged page, from what this device has or fetched.
-    mutating func content(of pid: UUID, in merged: DocumentState) async throws -> PageContent {
+    mutating func content(of pid: UUID, in merged: DocumentState) async throws(SyncError) -> PageContent {
         try await contentAndCodedStrokes(of: pid, in: merged).0
     }
 
     /// The merged page's content, and the coded strokes of ours it may copy (only strokes taken
     /// from this device's page as read, whose samples are the merged ones).
-    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState) async throws -> (PageContent, EncodedStrokes?) {
+    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState) async throws(SyncError) -> (PageContent, EncodedStrokes?) {
         let (content, coded, _) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: false)
         return (content, coded)
     }
 
     /// With `droppingMissing`, elements no source holds are left out and returned instead of
     /// failing (a removed page whose only copy was a blob of ours that never reached the remote).
-    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState, droppingMissing: Bool) async throws
+    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState, droppingMissing: Bool) async throws(SyncError)
         -> (PageContent, EncodedStrokes?, Set<UUID>) {
         let rec = merged.pages[pid]!
         var out = PageContent(canvasSize: QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height))
@@ -82,13 +90,13 @@ extension DocumentRound {
             }
             var found: Element?
             for s in snapshots.values where s.state.elements[eid]?.stamp == entry.stamp { found = s.elements[eid]; break }
-            if let f = found { elements.append(f) } else { missing.insert(eid); elements.append(.unknown(try UnknownElement(kind: 0, payload: Data(count: 16)))) }
+            if let f = found { elements.append(f) } else { missing.insert(eid); elements.append(placeholder) }
         }
         var currentElements: [Element]?
         if !missing.isEmpty, let s = session, await s.pageIDs().contains(pid) {
-            currentElements = try await s.content(of: pid).elements
+            currentElements = try await SyncError.store { () async throws(StoreError) in try await s.content(of: pid).elements }
         } else if !missing.isEmpty, session == nil, let r = lockedReader, r.document.pages.contains(where: { $0.id == pid }) {
-            currentElements = try r.contentForSync(of: pid).0.elements
+            currentElements = try SyncError.store { () throws(StoreError) in try r.contentForSync(of: pid).0.elements }
         }
         if let currentElements {
             // The page as it is here now (it was not read this round, or has been merged since).
@@ -108,7 +116,7 @@ extension DocumentRound {
                 let entry = rec.state.elements[eid]!
                 guard let f = snapshots.values.lazy.compactMap({ $0.state.elements[eid]?.stamp == entry.stamp ? $0.elements[eid] : nil }).first else {
                     if droppingMissing { continue }
-                    throw SyncError.local("page \(pid): element \(eid) of version \(entry.stamp) is in no blob read this round")
+                    throw .elementMissing(page: pid, element: eid)
                 }
                 elements[i] = f
                 missing.remove(eid)

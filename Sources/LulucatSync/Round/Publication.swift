@@ -27,7 +27,7 @@ struct ModifiedTimes {
 extension DocumentRound {
     /// What to publish for the merged state: blobs that no head we know names are coded (a page
     /// whose state a known head has keeps that head's blob).
-    mutating func publication(for merged: DocumentState, remoteStates: [(Head, DocumentState)]) async throws -> Publication {
+    mutating func publication(for merged: DocumentState, remoteStates: [(Head, DocumentState)]) async throws(SyncError) -> Publication {
         var known = Set<BlobName>()
         if let b = base, b.published {
             for p in b.head.pages.values { known.insert(p.blob) }
@@ -76,7 +76,7 @@ extension DocumentRound {
 
     /// A page's blob for its merged state. Of a removed page, what no source holds any more is
     /// left out (it was only here), and the state kept says so.
-    mutating func pageBlob(_ pid: UUID, _ rec: PageRecord, in merged: DocumentState) async throws
+    mutating func pageBlob(_ pid: UUID, _ rec: PageRecord, in merged: DocumentState) async throws(SyncError)
         -> (name: BlobName, bytes: [UInt8], state: PageState) {
         let (content, coded, lost) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: !rec.isLive)
         var byID: [UUID: Element] = [:]
@@ -84,8 +84,12 @@ extension DocumentRound {
         for e in content.elements { byID[e.id] = e }
         var st = rec.state
         for id in lost { st.elements[id] = nil }
-        let bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded,
-                                        hollow: read.hollow[pid] ?? [])
+        let bytes: [UInt8]
+        do {
+            bytes = try PageBlob.encode(state: st, canvas: content.canvasSize, elements: byID, reusing: coded, hollow: read.hollow[pid] ?? [])
+        } catch {
+            throw .damaged(object: "page \(pid) as merged", reason: "\(error)")
+        }
         return (BlobName(of: bytes), bytes, st)
     }
 
@@ -96,8 +100,8 @@ extension DocumentRound {
 
     /// Step 5 of a round once the document holds the join: the base durably (unpublished), the
     /// blobs, the head, then the base marked published.
-    mutating func publish(_ publication: Publication, times: ModifiedTimes, uploading: Task<Int, any Error>? = nil,
-                          _ report: inout SyncReport) async throws {
+    mutating func publish(_ publication: Publication, times: ModifiedTimes, uploading: Task<Result<Int, SyncError>, Never>? = nil,
+                          _ report: inout SyncReport) async throws(SyncError) {
         let (head, newStates, uploads, pageBlobs) = (publication.head, publication.states, publication.uploads, publication.pageBlobs)
         var next = Base(head: head, states: newStates, docModified: times.document, pageModified: times.pages, published: false)
         next.headBytes = head.encode()
@@ -113,7 +117,7 @@ extension DocumentRound {
         report.fingerprinted += read.fingerprinted
         report.readHollow += read.hollow.values.reduce(0) { $0 + $1.count }
         let store = sync.store
-        func save(_ b: Base, previous: Base?, durable: Bool) throws -> [UUID: (state: PageState, base64: String)] {
+        func save(_ b: Base, previous: Base?, durable: Bool) throws(SyncError) -> [UUID: (state: PageState, base64: String)] {
             try store.save(b, previous: previous, durable: durable)
         }
         let needsPublish = base == nil || !(base!.published) || base!.head != head
@@ -125,27 +129,17 @@ extension DocumentRound {
             // a failure) is only garbage (§8). The head goes up only once both are done.
             // A failure leaves the base unpublished: the next round publishes it even if
             // nothing else changes.
-            if let task = uploading {
-                // Started before the listing was in (`prepareUnderLock`).
+            // Started before the listing was in (`prepareUnderLock`), or now.
+            if let task = uploading ?? (uploads.isEmpty ? nil : Self.uploadTask(remote, uploads)) {
                 do {
                     next.savedStates = try save(next, previous: base, durable: true)
                 } catch {
-                    _ = try? await task.value
+                    _ = await task.value
                     throw error
                 }
-                report.blobsUploaded += try await task.value
-            } else if uploads.isEmpty {
-                next.savedStates = try save(next, previous: base, durable: true)
+                report.blobsUploaded += try await task.value.get()
             } else {
-                let remote = self.remote
-                async let uploaded = Self.putAll(remote, uploads)
-                do {
-                    next.savedStates = try save(next, previous: base, durable: true)
-                } catch {
-                    _ = try? await uploaded
-                    throw error
-                }
-                report.blobsUploaded += try await uploaded
+                next.savedStates = try save(next, previous: base, durable: true)
             }
             try await put(LibrarySync.headsFolder + "/" + Head.fileName(document: id, device: sync.device), next.headBytes)
             report.pagesPushed += pageBlobs
@@ -161,12 +155,21 @@ extension DocumentRound {
         savedBase = next
     }
 
-    func put(_ path: String, _ bytes: [UInt8]) async throws {
+    func put(_ path: String, _ bytes: [UInt8]) async throws(SyncError) {
         do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
     }
 
+    /// `putAll` in a task of its own, which always finishes (its outcome a `Result`).
+    static func uploadTask(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])]) -> Task<Result<Int, SyncError>, Never> {
+        Task { await putAllResult(remote, uploads) }
+    }
+
+    static func putAllResult(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])]) async -> Result<Int, SyncError> {
+        do { return .success(try await putAll(remote, uploads)) } catch { return .failure(error) }
+    }
+
     /// Uploads blobs one after the other; returns how many.
-    static func putAll(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])]) async throws -> Int {
+    static func putAll(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])]) async throws(SyncError) -> Int {
         for (path, bytes) in uploads {
             do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
         }

@@ -19,10 +19,10 @@ public struct SyncConfiguration: Sendable, Equatable {
     }
 
     /// Checks the remote's form and saves it.
-    /// - Throws: `SyncError.local` for a URL that is neither http(s) nor an absolute folder.
-    public func save(_ library: Library) throws {
+    /// - Throws: `SyncError.invalidRemote` for a URL that is neither http(s) nor an absolute folder.
+    public func save(_ library: Library) throws(SyncError) {
         _ = try kind()
-        try library.prepare()
+        try SyncError.store { () throws(StoreError) in try library.prepare() }
         let store = SyncStateStore(library: library)
         try store.prepare()
         try store.write(RemoteFile(remote: remote), to: SyncConfiguration.path(library))
@@ -30,21 +30,21 @@ public struct SyncConfiguration: Sendable, Equatable {
 
     enum Kind { case folder(String), webdav(URL) }
 
-    func kind() throws -> Kind {
+    func kind() throws(SyncError) -> Kind {
         if remote.hasPrefix("/") { return .folder(remote) }
         if let u = URL(string: remote), let scheme = u.scheme?.lowercased() {
             if scheme == "file" { return .folder(u.path) }
             if scheme == "http" || scheme == "https", u.host != nil, u.user == nil, u.password == nil { return .webdav(u) }
             if u.user != nil || u.password != nil {
-                throw SyncError.local("put no credentials in the URL: use LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc file")
+                throw .invalidRemote("put no credentials in the URL: use LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc file")
             }
         }
-        throw SyncError.local("'\(remote)' is neither an http(s) WebDAV URL nor an absolute folder path")
+        throw .invalidRemote("'\(remote)' is neither an http(s) WebDAV URL nor an absolute folder path")
     }
 
     /// The remote, with credentials from `LNOTE_REMOTE_USER`/`LNOTE_REMOTE_PASSWORD`, else from
     /// the netrc-style file `$LNOTE_NETRC` or `~/.netrc` (`machine HOST login USER password PASS`).
-    public func makeRemote(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> any Remote {
+    public func makeRemote(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SyncError) -> any Remote {
         switch try kind() {
         case .folder(let p): return FolderRemote(root: p)
         case .webdav(let url):
@@ -57,7 +57,7 @@ public struct SyncConfiguration: Sendable, Equatable {
                     credentials = SyncConfiguration.netrc(text, host: host)
                 }
             }
-            return try WebDAVRemote(url: url, credentials: credentials)
+            do { return try WebDAVRemote(url: url, credentials: credentials) } catch { throw .remote(error) }
         }
     }
 
@@ -101,14 +101,14 @@ public struct SyncStatus: Sendable {
 
 extension LibrarySync {
     /// The status, from the local state and (unless `offline`) one listing of the remote's heads.
-    public func status(offline: Bool = false) async throws -> SyncStatus {
+    public func status(offline: Bool = false) async throws(SyncError) -> SyncStatus {
         if let key { return try await EncryptedRound(library: library, inner: remote, key: key).status(offline: offline) }
         let bases = store.baseIDs()
         var local: [UUID] = []
         var unpublished: [UUID] = []
         var baseByID: [UUID: Base] = [:]
         for id in bases { if let b = store.base(id) { baseByID[id] = b; if !b.published { unpublished.append(id) } } }
-        for e in try library.list() where baseByID[e.id]?.docModified != e.modified.milliseconds { local.append(e.id) }
+        for e in try SyncError.store({ () throws(StoreError) in try library.list() }) where baseByID[e.id]?.docModified != e.modified.milliseconds { local.append(e.id) }
         var remoteChanges: Int?
         if !offline {
             let seen = store.seen()

@@ -1,11 +1,34 @@
-// Why a round stopped.
+// Why a sync call stopped: one typed error for everything `LulucatSync` throws, with a sentence an
+// app can show (`errorDescription`) and what the person can do about it (`recoverySuggestion`).
 
 import Foundation
+import LulucatStore
 
-public enum SyncError: Error, CustomStringConvertible {
+public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible {
+    /// The round would move more documents to the trash than `SyncOptions.trashLimit`; nothing
+    /// was changed.
     case massDeletion(count: Int, limit: Int, documents: [UUID])
+    /// The remote failed or refused a request.
     case remote(RemoteError)
-    case local(String)
+    /// The library here failed: a document in use, a full disk, damage the store found.
+    case store(StoreError)
+    /// A file of this device's sync state (`.sync/` in the library) could not be read or written.
+    case localState(FileError)
+    /// End-to-end encryption stopped the round; nothing was changed here.
+    case encryption(EncryptionError)
+    /// Something read from the remote cannot be used (a blob whose bytes are not its name, a
+    /// head or blob that does not decode); it is left out, and nothing of ours is lost.
+    case damaged(object: String, reason: String)
+    /// The remote's address cannot be used (not http(s) or an absolute folder, or credentials in it).
+    case invalidRemote(String)
+    /// A document open in this process was deleted on another device: it goes to the trash once
+    /// it is closed.
+    case deletedWhileOpen(UUID)
+    /// A merged page names an element that no copy read this round holds (a bug or a damaged
+    /// remote; the page is not written).
+    case elementMissing(page: UUID, element: UUID)
+    /// The round was cancelled between documents; what was done stands.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -13,7 +36,83 @@ public enum SyncError: Error, CustomStringConvertible {
             return "this sync would move \(count) documents to the trash (more than \(limit)); nothing was changed. "
                 + "If that is what you want, run it again with a larger limit (lnote sync --trash-limit N)"
         case .remote(let e): return e.description
-        case .local(let m): return m
+        case .store(let e): return e.description
+        case .localState(let e): return "this library's sync state: \(e)"
+        case .encryption(let e): return e.description
+        case let .damaged(object, reason): return "\(object) is damaged: \(reason)"
+        case .invalidRemote(let why): return why
+        case .deletedWhileOpen: return "open in a session and deleted on another device; moved to the trash when it is closed"
+        case let .elementMissing(page, element): return "page \(page): element \(element) is in no copy read this round"
+        case .cancelled: return "the sync was cancelled"
         }
+    }
+
+    public var errorDescription: String? {
+        switch self {
+        case .massDeletion(let count, _, _): return "This sync would move \(count) notes to the trash, so nothing was changed."
+        case .remote: return "The sync server could not be reached or refused the request (\(description))."
+        case .store(let e): return e.errorDescription
+        case .localState: return "This device's sync records could not be read or written (\(description))."
+        case .encryption: return "The encrypted sync stopped: \(description)."
+        case .damaged: return "Something on the sync server is damaged and was left out (\(description))."
+        case .invalidRemote(let why): return "The sync address cannot be used: \(why)."
+        case .deletedWhileOpen: return "This note was deleted on another device while it is open here."
+        case .elementMissing: return "A synced page could not be put together (\(description))."
+        case .cancelled: return "The sync was cancelled."
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .massDeletion: return "If those notes were deleted on purpose, sync again allowing more deletions."
+        case .remote(let e):
+            if case .ambiguous = e { return "Sync again: the next sync repeats what may not have happened." }
+            return "Check the connection and the server's address and credentials, then sync again."
+        case .store(let e): return e.recoverySuggestion
+        case .localState(let e):
+            return e.isOutOfSpace ? "Free some space on this device, then sync again." : "Sync again; if it keeps failing, check the library folder's permissions."
+        case .encryption(.wrongPassphrase): return "Enter the passphrase used on your other devices."
+        case .encryption: return "Nothing was changed here. If the remote was reset or replaced, set up encrypted sync again."
+        case .damaged: return "Sync from the device that made it; nothing here was lost."
+        case .invalidRemote: return "Use an http(s) address of a WebDAV folder or an absolute folder path; give credentials separately."
+        case .deletedWhileOpen: return "Close the note; it then goes to the trash, where it can be restored."
+        case .elementMissing: return "Sync again; if it keeps failing, report it."
+        case .cancelled: return nil
+        }
+    }
+}
+
+extension SyncError {
+    /// A store call, its error as `.store`.
+    static func store<T>(_ body: () throws(StoreError) -> T) throws(SyncError) -> T {
+        do { return try body() } catch { throw .store(error) }
+    }
+
+    /// An async store call (a session's), its error as `.store`.
+    static func store<T>(_ body: () async throws(StoreError) -> T) async throws(SyncError) -> T {
+        do { return try await body() } catch { throw .store(error) }
+    }
+
+    /// A remote call, its error as `.remote`.
+    static func remote<T>(_ body: () async throws(RemoteError) -> T) async throws(SyncError) -> T {
+        do { return try await body() } catch { throw .remote(error) }
+    }
+
+    /// A call on this device's sync state, its error as `.localState`.
+    static func state<T>(_ body: () throws(FileError) -> T) throws(SyncError) -> T {
+        do { return try body() } catch { throw .localState(error) }
+    }
+
+    /// A crypto call (LulucatCrypto throws untyped), its failure as a refused object.
+    static func crypto<T>(_ object: String, _ body: () throws -> T) throws(SyncError) -> T {
+        do { return try body() } catch let e as SyncError { throw e } catch let e as EncryptionError { throw .encryption(e) } catch {
+            throw .encryption(.refused(object: object, reason: "\(error)"))
+        }
+    }
+
+    /// Whether the store said the document is open elsewhere (its lock is held).
+    var isDocumentInUse: Bool {
+        if case .store(.documentInUse) = self { return true }
+        return false
     }
 }

@@ -17,13 +17,15 @@ struct SyncStateStore {
 
     var docsFolder: String { folder + "/docs" }
 
-    func prepare() throws {
-        try fs.ensureDirectory(folder)
-        try fs.ensureDirectory(docsFolder)
+    func prepare() throws(SyncError) {
+        try SyncError.state { () throws(FileError) in
+            try fs.ensureDirectory(folder)
+            try fs.ensureDirectory(docsFolder)
+        }
     }
 
     /// This library's device id, made on first use.
-    func deviceID() throws -> UUID {
+    func deviceID() throws(SyncError) -> UUID {
         let path = folder + "/device.json"
         if let file = read(DeviceFile.self, path, limit: 1 << 16), let id = UUID(strictString: file.device) { return id }
         try prepare()
@@ -34,8 +36,8 @@ struct SyncStateStore {
 
     /// Replaces a file whole without syncing (`FileSystem.replaceQuickly`): only for files whose
     /// rollback the next round repairs by itself (seen.json, the index, a base marked published, §6).
-    func writeQuickly(_ bytes: [UInt8], to path: String) throws {
-        try fs.replaceQuickly(bytes, at: path)
+    func writeQuickly(_ bytes: [UInt8], to path: String) throws(SyncError) {
+        try SyncError.state { () throws(FileError) in try fs.replaceQuickly(bytes, at: path) }
     }
 
     // MARK: Heads seen
@@ -44,7 +46,7 @@ struct SyncStateStore {
         read([String: String].self, folder + "/seen.json") ?? [:]
     }
 
-    func saveSeen(_ seen: [String: String]) throws {
+    func saveSeen(_ seen: [String: String]) throws(SyncError) {
         // A rollback re-reads heads already joined: the join is idempotent.
         try write(seen, to: folder + "/seen.json", durable: false)
     }
@@ -132,7 +134,7 @@ struct SyncStateStore {
     /// (see the round for when a rollback is harmless). Formats 1 and 2 are read, never written.
     /// - Returns: the states as saved (`Base.savedStates` of the base now on disk).
     @discardableResult
-    func save(_ base: Base, previous: Base?, durable: Bool) throws -> [UUID: (state: PageState, base64: String)] {
+    func save(_ base: Base, previous: Base?, durable: Bool) throws(SyncError) -> [UUID: (state: PageState, base64: String)] {
         let id = base.head.document
         var pm: [String: Int64] = [:]
         for (k, v) in base.pageModified { pm[k.uuidString] = v }
@@ -154,7 +156,8 @@ struct SyncStateStore {
         let bytes = BaseFile(docModified: base.docModified, head: Data(headBytes).base64EncodedString(), pageModified: pm,
                              prints: tables, published: base.published, states: inline, version: 3).encoded()
         Self.recentBases.forget(basePath(id))
-        if durable { try fs.writeAtomically(bytes, to: basePath(id)) } else { try writeQuickly(bytes, to: basePath(id)) }
+        if durable { try SyncError.state { () throws(FileError) in try fs.writeAtomically(bytes, to: basePath(id)) } }
+        else { try writeQuickly(bytes, to: basePath(id)) }
         if previous?.statesInFiles == true || previous == nil {
             // Format 1's state files, if any: unused from now on (this base holds its states).
             // Removed only after the new base is written, so they never sit beside a base that lacks them.
@@ -204,7 +207,7 @@ struct SyncStateStore {
         return out
     }
 
-    func saveIndex(_ entries: [UUID: IndexEntry]) throws {
+    func saveIndex(_ entries: [UUID: IndexEntry]) throws(SyncError) {
         var o: [String: IndexFileEntry] = [:]
         for (id, e) in entries {
             o[id.uuidString] = IndexFileEntry(docModified: e.docModified, published: e.published, live: e.live, file: e.file)

@@ -11,7 +11,7 @@ extension DocumentRound {
     /// lock and a read of its changed pages, no session (no open marker, no repair, no save).
     /// Returns false, having written nothing, when the document needs a session after all (it
     /// was not shut down cleanly, a page needs repair, or the join would change it).
-    mutating func runUnderLock(_ report: inout SyncReport) async throws -> Bool {
+    mutating func runUnderLock(_ report: inout SyncReport) async throws(SyncError) -> Bool {
         guard try await prepareUnderLock(&report, uploadEarly: false) else { return false }
         try await finishUnderLock(&report)
         return true
@@ -22,8 +22,9 @@ extension DocumentRound {
     /// uploading the blobs (content-addressed: while the listing of heads is still on its way,
     /// LibraryRound's speculation; a blob no head comes to name is garbage, §8). Returns false,
     /// with the lock let go, when the document needs a session.
-    mutating func prepareUnderLock(_ report: inout SyncReport, uploadEarly: Bool) async throws -> Bool {
-        guard let base, let reader = try library.lockForSyncRead(id) else { return false }
+    mutating func prepareUnderLock(_ report: inout SyncReport, uploadEarly: Bool) async throws(SyncError) -> Bool {
+        let (library, id) = (library, id)
+        guard let base, let reader = try SyncError.store({ () throws(StoreError) in try library.lockForSyncRead(id) }) else { return false }
         lockedReader = reader
         var keep = false
         defer {
@@ -35,8 +36,8 @@ extension DocumentRound {
         let baseState = base.documentState
         let stamp = Stamp(clock: baseState.clock + 1, device: sync.device)
         let localDoc: LocalDocument
-        do { localDoc = try await readLocal(reader) } catch let e as StoreError {
-            if case .documentInUse = e { throw e }
+        do { localDoc = try await readLocal(reader) } catch {
+            guard case .store = error, !error.isDocumentInUse else { throw error }
             return false  // a session reads it (and repairs what needs it)
         }
         guard let merged = LocalChanges.record(base: baseState, local: localDoc, stamp: stamp), merged.isLive,
@@ -48,19 +49,22 @@ extension DocumentRound {
         let uploads = publication.uploads
         if uploadEarly, !uploads.isEmpty, !base.published || base.head != publication.head {
             let remote = self.remote
-            earlyUploads = Task { try await Self.putAll(remote, uploads) }
+            earlyUploads = Self.uploadTask(remote, uploads)
         }
         keep = true
         return true
     }
 
     /// The second half: the base, the blobs (or the wait for their early uploads), the head.
-    mutating func finishUnderLock(_ report: inout SyncReport) async throws {
+    mutating func finishUnderLock(_ report: inout SyncReport) async throws(SyncError) {
         defer {
             lockedReader?.release()
             lockedReader = nil
         }
-        guard let p = prepared else { throw SyncError.local("document \(id): nothing prepared") }
+        guard let p = prepared else {
+            assertionFailure("finishUnderLock without a prepared round")
+            return
+        }
         let uploading = earlyUploads
         earlyUploads = nil
         report.paths[id] = .underLock
@@ -74,7 +78,7 @@ extension DocumentRound {
         lockedReader?.release()
         lockedReader = nil
         prepared = nil
-        if let t = earlyUploads { _ = try? await t.value }
+        if let t = earlyUploads { _ = await t.value }
         earlyUploads = nil
     }
 

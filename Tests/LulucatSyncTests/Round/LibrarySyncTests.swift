@@ -274,7 +274,10 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         let task = Task { try await lib.sync(with: remote, options: testSyncOptions) { p in
             if p.done == 2 { withUnsafeCurrentTask { $0?.cancel() } }
         } }
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect { try await task.value } throws: { e in
+            if case .cancelled = e as? SyncError { return true }
+            return false
+        }
         try await h.converge()
         let c = try await h.checkConverged()
         #expect(c.documents.count == 6)

@@ -73,10 +73,10 @@ import Testing
         var bytes = try lib.fileSystem.readFile(LocalEncryption.keyPath(lib))
         bytes.append(0)
         try lib.fileSystem.writeAtomically(bytes, to: LocalEncryption.keyPath(lib))
-        #expect(throws: EncryptionError.self) { try LocalEncryption.readKey(lib) }
+        #expect(throws: SyncError.self) { try LocalEncryption.readKey(lib) }
         bytes.removeLast(2)
         try lib.fileSystem.writeAtomically(bytes, to: LocalEncryption.keyPath(lib))
-        #expect(throws: EncryptionError.self) { try LocalEncryption.readKey(lib) }
+        #expect(throws: SyncError.self) { try LocalEncryption.readKey(lib) }
         LocalEncryption.remove(lib)
         #expect(!LocalEncryption.isSetUp(lib))
     }
