@@ -75,7 +75,7 @@ final class EncryptionRound: @unchecked Sendable {
 /// Any remote, with every object sealed (docs/encryption.md §8). The round writes and reads the
 /// plain layout (`heads/<document>.<device>.head`, `blobs/<sha256>`); this maps it to
 /// `heads/<sealed name>` and `blobs/<keyed MAC>` and seals and opens the bytes.
-public struct EncryptedRemote: Remote, DocumentScopedRemote {
+package struct EncryptedRemote: Remote, DocumentScopedRemote {
     let inner: any Remote
     let key: LibraryKey
     let round: EncryptionRound
@@ -95,7 +95,7 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
         self.document = document
     }
 
-    public var statistics: RemoteStatistics { inner.statistics }
+    package var statistics: RemoteStatistics { inner.statistics }
 
     func scoped(to document: UUID) -> any Remote {
         EncryptedRemote(inner: inner, key: key, round: round, document: document)
@@ -198,14 +198,14 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
 
     // MARK: Remote
 
-    public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+    package func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         guard folder == LibrarySync.headsFolder else { throw .failed(folder, "an encrypted remote lists heads only") }
         if let l = round.listing { return l }
         let entries = try await inner.list(folder)
         do { return try Self.openListing(entries, key: key) } catch { throw .invalidResponse(folder, "\(error)") }
     }
 
-    public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
+    package func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
         let place = try place(path)
         do { return try await open(place, path) } catch {
             if case .remote(let e) = error { throw e }
@@ -230,7 +230,7 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
         }
     }
 
-    public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
+    package func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         let (remotePath, sealed) = try seal(path, bytes)
         try await inner.put(remotePath, sealed)
     }
@@ -261,7 +261,7 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
         }
     }
 
-    public func delete(_ path: String) async throws(RemoteError) {
+    package func delete(_ path: String) async throws(RemoteError) {
         switch try place(path) {
         case let .head(_, d, v): try await inner.delete(LibrarySync.headsFolder + "/" + sealedHeadName(document: d, device: v))
         case .blob(let b):
@@ -273,7 +273,7 @@ public struct EncryptedRemote: Remote, DocumentScopedRemote {
         }
     }
 
-    public func makeFolder(_ path: String) async throws(RemoteError) {
+    package func makeFolder(_ path: String) async throws(RemoteError) {
         try await inner.makeFolder(path)
     }
 }

@@ -24,6 +24,7 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
 
     static let nothingChanged = "; sync stopped for this library and nothing was changed here"
 
+    /// The reason in a sentence, for a log or a message.
     public var description: String {
         switch self {
         case .notSetUp(let why): return "this library is not set up for encrypted sync (\(why)): run 'lnote remote add URL --encrypt'"

@@ -121,7 +121,7 @@ package struct KeyDerivationCost: Sendable {
     /// nil: calibrated on this device (about 250 ms).
     package var iterations: Int?
     package var minimum: Int
-    public static let standard = KeyDerivationCost(iterations: nil, minimum: RemoteKeys.iterationFloor)
+    package static let standard = KeyDerivationCost(iterations: nil, minimum: RemoteKeys.iterationFloor)
     package init(iterations: Int?, minimum: Int) {
         self.iterations = iterations
         self.minimum = minimum

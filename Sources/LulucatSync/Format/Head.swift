@@ -5,51 +5,61 @@ import Foundation
 import LulucatStore
 
 /// One page of a head: its fields, its removal and the blob holding its elements.
-public struct HeadPage: Hashable, Sendable {
-    public var fields: Register<PageFields>
-    public var removed: VersionVector?
-    public var blob: BlobName
+package struct HeadPage: Hashable, Sendable {
+    package var fields: Register<PageFields>
+    package var removed: VersionVector?
+    package var blob: BlobName
 
-    public init(fields: Register<PageFields>, removed: VersionVector?, blob: BlobName) {
+    package init(fields: Register<PageFields>, removed: VersionVector?, blob: BlobName) {
         self.fields = fields
         self.removed = removed
         self.blob = blob
     }
 }
 
-public struct Head: Hashable, Sendable {
-    public static let format = "lulucat.sync.head"
-    public static let formatVersion = 1
-    public static let maxBytes = 16 << 20
+package struct Head: Hashable, Sendable {
+    package static let format = "lulucat.sync.head"
+    package static let formatVersion = 1
+    package static let maxBytes = 16 << 20
 
-    public var document: UUID
-    public var device: UUID
-    public var clock: UInt64
-    public var title: Register<String>
-    public var origin: DocumentOrigin
-    public var deleted: VersionVector?
-    public var assets: [UUID: AssetRef]
-    public var pages: [UUID: HeadPage]
+    package var document: UUID
+    package var device: UUID
+    package var clock: UInt64
+    package var title: Register<String>
+    package var origin: DocumentOrigin
+    package var deleted: VersionVector?
+    package var assets: [UUID: AssetRef]
+    package var pages: [UUID: HeadPage]
 
-    public init(document: UUID, device: UUID, clock: UInt64, title: Register<String>, origin: DocumentOrigin,
-                deleted: VersionVector?, assets: [UUID: AssetRef], pages: [UUID: HeadPage]) {
+    /// A head of the document's fields alone, no asset and no page yet (set `assets` and `pages`).
+    package init(document: UUID, device: UUID, clock: UInt64, title: Register<String>, origin: DocumentOrigin,
+                deleted: VersionVector?) {
         self.document = document
         self.device = device
         self.clock = clock
         self.title = title
         self.origin = origin
         self.deleted = deleted
-        self.assets = assets
+        assets = [:]
+        pages = [:]
+    }
+
+    /// `device`'s head for a merged state: its document fields and assets, and `pages` (each page's
+    /// fields with the blob that holds it).
+    package init(device: UUID, of state: DocumentState, pages: [UUID: HeadPage]) {
+        self.init(document: state.id, device: device, clock: state.clock, title: state.title, origin: state.origin,
+                  deleted: state.deleted)
+        assets = state.assets
         self.pages = pages
     }
 
     /// The remote file name: `<document>.<device>.head`.
-    public static func fileName(document: UUID, device: UUID) -> String {
+    package static func fileName(document: UUID, device: UUID) -> String {
         document.uuidString + "." + device.uuidString + ".head"
     }
 
     /// Parses a head file name exactly; nil for anything else.
-    public static func parseFileName(_ name: String) -> (document: UUID, device: UUID)? {
+    package static func parseFileName(_ name: String) -> (document: UUID, device: UUID)? {
         let u = Array(name.utf8)
         guard u.count == 36 + 1 + 36 + 5, name.hasSuffix(".head"), u[36] == 46 else { return nil }
         guard let d = UUID(strictString: String(decoding: u[0..<36], as: UTF8.self)),
@@ -59,9 +69,9 @@ public struct Head: Hashable, Sendable {
 
     // MARK: Binary form (docs/sync.md §4)
 
-    public static let magic: [UInt8] = [0x4C, 0x53, 0x48, 0x44]  // "LSHD"
+    package static let magic: [UInt8] = [0x4C, 0x53, 0x48, 0x44]  // "LSHD"
 
-    public func encode() -> [UInt8] {
+    package func encode() -> [UInt8] {
         var devs = Set<UUID>([title.stamp.device])
         for p in pages.values {
             devs.insert(p.fields.stamp.device)
@@ -113,7 +123,7 @@ public struct Head: Hashable, Sendable {
         return w.bytes
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(SyncFormatError) -> Head {
+    package static func decode(_ bytes: [UInt8]) throws(SyncFormatError) -> Head {
         guard bytes.count <= maxBytes else { throw .invalid(0, "head larger than \(maxBytes) bytes") }
         var r = SyncReader(bytes)
         guard Array(try r.raw(4)) == magic else { throw .badMagic }
@@ -184,8 +194,10 @@ public struct Head: Hashable, Sendable {
             pages[id] = HeadPage(fields: fields, removed: try vv(), blob: blob)
         }
         guard r.remaining == 0 else { throw .invalid(r.offset, "bytes after the pages") }
-        return Head(document: document, device: device, clock: clock, title: title,
-                    origin: DocumentOrigin(created: Int64(created), engine: engine, codec: codec),
-                    deleted: deleted, assets: assets, pages: pages)
+        var head = Head(document: document, device: device, clock: clock, title: title,
+                        origin: DocumentOrigin(created: Int64(created), engine: engine, codec: codec), deleted: deleted)
+        head.assets = assets
+        head.pages = pages
+        return head
     }
 }

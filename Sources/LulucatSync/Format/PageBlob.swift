@@ -5,29 +5,29 @@ import Foundation
 import LulucatInk
 
 /// A page's elements as the merge sees them, with their content.
-public struct PageSnapshot: Sendable, Equatable {
-    public var state: PageState
-    public var canvas: QuantizedSize
+package struct PageSnapshot: Sendable, Equatable {
+    package var state: PageState
+    package var canvas: QuantizedSize
     /// Present elements by id.
-    public var elements: [UUID: Element]
+    package var elements: [UUID: Element]
 
-    public init(state: PageState, canvas: QuantizedSize, elements: [UUID: Element]) {
+    package init(state: PageState, canvas: QuantizedSize, elements: [UUID: Element]) {
         self.state = state
         self.canvas = canvas
         self.elements = elements
     }
 }
 
-public enum PageBlob {
-    public static let magic: [UInt8] = [0x4C, 0x53, 0x50, 0x42]  // "LSPB"
+package enum PageBlob {
+    package static let magic: [UInt8] = [0x4C, 0x53, 0x50, 0x42]  // "LSPB"
     static let stateMagic: [UInt8] = [0x4C, 0x53, 0x50, 0x53]     // "LSPS", local only
-    public static let version: UInt16 = 1
-    public static let maxBytes = 256 << 20
+    package static let version: UInt16 = 1
+    package static let maxBytes = 256 << 20
     static let maxTable = 1 << 24
 
     /// The fingerprint of one element: FNV-1a 64 of the canonical bytes
     /// (`PageFile.canonicalBytes`) of a one-element fixed16 page.
-    public static func fingerprint(_ element: Element) -> UInt64 {
+    package static func fingerprint(_ element: Element) -> UInt64 {
         let bytes = (try? PageFile.canonicalBytes(PageContent(canvasSize: QuantizedSize(width: 0, height: 0), elements: [element]),
                                                   codec: .fixed16)) ?? []
         return fnv1a64(bytes)
@@ -39,7 +39,7 @@ public enum PageBlob {
     /// - Parameter hollow: strokes of `elements` read hollow (no samples,
     ///   `PageFile.decodeKeepingStrokes(_:hollowing:)`): each must be in `reusing`, in the blob's
     ///   codec, so that its coded bytes are copied; otherwise nothing is encoded (an error).
-    public static func encode(state: PageState, canvas: QuantizedSize, elements: [UUID: Element],
+    package static func encode(state: PageState, canvas: QuantizedSize, elements: [UUID: Element],
                               reusing: EncodedStrokes? = nil, hollow: Set<UUID> = []) throws(SyncFormatError) -> [UInt8] {
         let order = state.orderedEntries
         var content = PageContent(canvasSize: canvas)
@@ -66,7 +66,7 @@ public enum PageBlob {
     }
 
     /// Decodes a blob whose name has been checked. Fingerprints are computed from the content.
-    public static func decode(_ bytes: [UInt8]) throws(SyncFormatError) -> PageSnapshot {
+    package static func decode(_ bytes: [UInt8]) throws(SyncFormatError) -> PageSnapshot {
         guard bytes.count <= maxBytes else { throw .invalid(0, "blob larger than \(maxBytes) bytes") }
         var r = SyncReader(bytes)
         guard Array(try r.raw(4)) == magic else { throw .badMagic }

@@ -81,13 +81,13 @@ struct SyncReader {
 }
 
 /// A sync file (page blob, page state, head) that cannot be read.
-public enum SyncFormatError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum SyncFormatError: Error, Equatable, Sendable, CustomStringConvertible {
     case truncated(Int)
     case invalid(Int, String)
     case newerVersion(Int)
     case badMagic
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated(let o): return "ends early at byte \(o)"
         case .invalid(let o, let m): return "invalid at byte \(o): \(m)"

@@ -5,94 +5,94 @@ import LulucatCrypto
 import LulucatStore
 
 /// A page's fields under one last-writer-wins stamp: its place in the page order and its canvas.
-public struct PageFields: Hashable, Comparable, Sendable {
-    public var key: PositionKey
-    public var width: Int32
-    public var height: Int32
+package struct PageFields: Hashable, Comparable, Sendable {
+    package var key: PositionKey
+    package var width: Int32
+    package var height: Int32
 
-    public init(key: PositionKey, width: Int32, height: Int32) {
+    package init(key: PositionKey, width: Int32, height: Int32) {
         self.key = key
         self.width = width
         self.height = height
     }
 
-    public static func < (a: PageFields, b: PageFields) -> Bool {
+    package static func < (a: PageFields, b: PageFields) -> Bool {
         if a.key != b.key { return a.key < b.key }
         return (a.width, a.height) < (b.width, b.height)
     }
 }
 
 /// One page of a document's state, removed ones too.
-public struct PageRecord: Hashable, Sendable {
-    public var fields: Register<PageFields>
+package struct PageRecord: Hashable, Sendable {
+    package var fields: Register<PageFields>
     /// nil while never removed; else what the removing devices had seen.
-    public var removed: VersionVector?
-    public var state: PageState
+    package var removed: VersionVector?
+    package var state: PageState
 
-    public init(fields: Register<PageFields>, removed: VersionVector? = nil, state: PageState = PageState()) {
+    package init(fields: Register<PageFields>, removed: VersionVector? = nil, state: PageState = PageState()) {
         self.fields = fields
         self.removed = removed
         self.state = state
     }
 
-    public func joined(_ other: PageRecord) -> PageRecord {
+    package func joined(_ other: PageRecord) -> PageRecord {
         PageRecord(fields: fields.joined(other.fields), removed: VersionVector.join(removed, other.removed),
                    state: state.joined(other.state))
     }
 
     /// Edit wins over delete: live unless removed by a device that had seen every stamp in it.
-    public var isLive: Bool {
+    package var isLive: Bool {
         guard let removed else { return true }
         return !removed.covers(fields.stamp) || state.anyStamp(notCoveredBy: removed)
     }
 
-    public func include(into vv: inout VersionVector) {
+    package func include(into vv: inout VersionVector) {
         vv.include(fields.stamp)
         state.include(into: &vv)
     }
 }
 
 /// When and how a document was first made: the earliest wins, so every device creates it alike.
-public struct DocumentOrigin: Hashable, Comparable, Sendable {
+package struct DocumentOrigin: Hashable, Comparable, Sendable {
     /// Milliseconds since 1970 (shown only, never used to decide between devices' edits).
-    public var created: Int64
-    public var engine: String
-    public var codec: String
+    package var created: Int64
+    package var engine: String
+    package var codec: String
 
-    public init(created: Int64, engine: String, codec: String) {
+    package init(created: Int64, engine: String, codec: String) {
         self.created = created
         self.engine = engine
         self.codec = codec
     }
 
-    public static func < (a: DocumentOrigin, b: DocumentOrigin) -> Bool {
+    package static func < (a: DocumentOrigin, b: DocumentOrigin) -> Bool {
         (a.created, a.engine, a.codec) < (b.created, b.engine, b.codec)
     }
 }
 
 /// An asset a page may show: its blob and its file extension.
-public struct AssetRef: Hashable, Comparable, Sendable {
-    public var blob: BlobName
-    public var ext: String
+package struct AssetRef: Hashable, Comparable, Sendable {
+    package var blob: BlobName
+    package var ext: String
 
-    public init(blob: BlobName, ext: String) {
+    package init(blob: BlobName, ext: String) {
         self.blob = blob
         self.ext = ext
     }
 
-    public static func < (a: AssetRef, b: AssetRef) -> Bool { (a.blob.hex, a.ext) < (b.blob.hex, b.ext) }
+    package static func < (a: AssetRef, b: AssetRef) -> Bool { (a.blob.hex, a.ext) < (b.blob.hex, b.ext) }
 }
 
 /// The whole merge state of one document.
-public struct DocumentState: Hashable, Sendable {
-    public var id: UUID
-    public var title: Register<String>
-    public var origin: DocumentOrigin
-    public var deleted: VersionVector?
-    public var assets: [UUID: AssetRef]
-    public var pages: [UUID: PageRecord]
+package struct DocumentState: Hashable, Sendable {
+    package var id: UUID
+    package var title: Register<String>
+    package var origin: DocumentOrigin
+    package var deleted: VersionVector?
+    package var assets: [UUID: AssetRef]
+    package var pages: [UUID: PageRecord]
 
-    public init(id: UUID, title: Register<String>, origin: DocumentOrigin, deleted: VersionVector? = nil,
+    package init(id: UUID, title: Register<String>, origin: DocumentOrigin, deleted: VersionVector? = nil,
                 assets: [UUID: AssetRef] = [:], pages: [UUID: PageRecord] = [:]) {
         self.id = id
         self.title = title
@@ -103,7 +103,7 @@ public struct DocumentState: Hashable, Sendable {
     }
 
     /// The join: commutative, associative and idempotent (MergeLawTests).
-    public func joined(_ other: DocumentState) -> DocumentState {
+    package func joined(_ other: DocumentState) -> DocumentState {
         precondition(id == other.id, "joining the states of two documents")
         var pages = self.pages
         for (id, p) in other.pages { pages[id] = pages[id].map { $0.joined(p) } ?? p }
@@ -114,14 +114,14 @@ public struct DocumentState: Hashable, Sendable {
     }
 
     /// Edit wins over delete, for the document as for its pages.
-    public var isLive: Bool {
+    package var isLive: Bool {
         guard let deleted else { return true }
         if !deleted.covers(title.stamp) { return true }
         return pages.values.contains { !deleted.covers($0.fields.stamp) || $0.state.anyStamp(notCoveredBy: deleted) }
     }
 
     /// The live pages in reading order: by key, then by id.
-    public var orderedLivePageIDs: [UUID] {
+    package var orderedLivePageIDs: [UUID] {
         pages.filter { $0.value.isLive }.sorted { a, b in
             if a.value.fields.value.key != b.value.fields.value.key { return a.value.fields.value.key < b.value.fields.value.key }
             return a.key.uuidString < b.key.uuidString
@@ -129,7 +129,7 @@ public struct DocumentState: Hashable, Sendable {
     }
 
     /// Every stamp the state holds, as a version vector: what a deletion made now has seen.
-    public var seen: VersionVector {
+    package var seen: VersionVector {
         var vv = VersionVector()
         vv.include(title.stamp)
         for p in pages.values { p.include(into: &vv) }
@@ -137,7 +137,7 @@ public struct DocumentState: Hashable, Sendable {
     }
 
     /// The largest clock in the state.
-    public var clock: UInt64 {
+    package var clock: UInt64 {
         var c = title.stamp.clock
         for p in pages.values {
             c = Swift.max(c, p.fields.stamp.clock)
@@ -150,24 +150,24 @@ public struct DocumentState: Hashable, Sendable {
 }
 
 /// A blob's name: the SHA-256 of its bytes, as 64 lowercase hexadecimal characters.
-public struct BlobName: Hashable, Sendable, CustomStringConvertible {
-    public let hex: String
+package struct BlobName: Hashable, Sendable, CustomStringConvertible {
+    package let hex: String
 
     /// Parses exactly 64 characters `[0-9a-f]`; nil for anything else (names come from servers).
-    public init?(hex: String) {
+    package init?(hex: String) {
         let u = Array(hex.utf8)
         guard u.count == 64, u.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
         self.hex = hex
     }
 
-    public init(of bytes: [UInt8]) {
+    package init(of bytes: [UInt8]) {
         // The platform's SHA-256 (SHA instructions where the CPU has them); the store's own
         // implementation if the platform's fails. The same digest either way.
         self.init(bytes: (try? CryptoBackend.sha256(bytes)) ?? ContentDigest.sha256(bytes))
     }
 
     /// From the 32 raw digest bytes.
-    public init(bytes digest: [UInt8]) {
+    package init(bytes digest: [UInt8]) {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(64)
@@ -179,11 +179,11 @@ public struct BlobName: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The 32 raw digest bytes.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         let u = Array(hex.utf8)
         func v(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : c - 87 }
         return (0..<32).map { v(u[2 * $0]) << 4 | v(u[2 * $0 + 1]) }
     }
 
-    public var description: String { hex }
+    package var description: String { hex }
 }

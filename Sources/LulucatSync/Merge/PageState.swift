@@ -3,15 +3,15 @@
 import Foundation
 
 /// What the merge knows of one element: which version is present and where it is in z-order.
-public struct ElementEntry: Hashable, Sendable {
+package struct ElementEntry: Hashable, Sendable {
     /// The version: a transform or a z-order move makes a new one.
-    public var stamp: Stamp
-    public var key: PositionKey
+    package var stamp: Stamp
+    package var key: PositionKey
     /// A 64-bit digest of the element's bytes; a function of (id, stamp). Lets a device see what it
     /// changed locally without keeping a copy of the page.
-    public var fingerprint: UInt64
+    package var fingerprint: UInt64
 
-    public init(stamp: Stamp, key: PositionKey, fingerprint: UInt64) {
+    package init(stamp: Stamp, key: PositionKey, fingerprint: UInt64) {
         self.stamp = stamp
         self.key = key
         self.fingerprint = fingerprint
@@ -19,18 +19,18 @@ public struct ElementEntry: Hashable, Sendable {
 }
 
 /// The elements of a page: present ids with their versions, and the ids removed for good.
-public struct PageState: Hashable, Sendable {
-    public var elements: [UUID: ElementEntry]
-    public var tombstones: Set<UUID>
+package struct PageState: Hashable, Sendable {
+    package var elements: [UUID: ElementEntry]
+    package var tombstones: Set<UUID>
 
-    public init(elements: [UUID: ElementEntry] = [:], tombstones: Set<UUID> = []) {
+    package init(elements: [UUID: ElementEntry] = [:], tombstones: Set<UUID> = []) {
         self.elements = elements
         self.tombstones = tombstones
     }
 
     /// Tombstones are a union; an element is present when some side has it and no side removed
     /// it; of two versions the larger stamp wins.
-    public func joined(_ other: PageState) -> PageState {
+    package func joined(_ other: PageState) -> PageState {
         let dead = tombstones.union(other.tombstones)
         var out: [UUID: ElementEntry] = [:]
         out.reserveCapacity(Swift.max(elements.count, other.elements.count))
@@ -52,10 +52,10 @@ public struct PageState: Hashable, Sendable {
     }
 
     /// The present elements in z-order: by key, then by id.
-    public var orderedIDs: [UUID] { orderedEntries.map(\.id) }
+    package var orderedIDs: [UUID] { orderedEntries.map(\.id) }
 
     /// The present elements in z-order with their entries.
-    public var orderedEntries: [(id: UUID, entry: ElementEntry)] {
+    package var orderedEntries: [(id: UUID, entry: ElementEntry)] {
         // Sorted first by the keys' first two digits packed in one integer (a consistent coarse
         // order: where they differ, the keys compare the same way), then by the whole key and
         // the id's string: the same order as comparing (key, id string) alone, in a fraction of
@@ -80,11 +80,11 @@ public struct PageState: Hashable, Sendable {
     }
 
     /// Every stamp in the page (for liveness against a removal).
-    public func anyStamp(notCoveredBy vv: VersionVector) -> Bool {
+    package func anyStamp(notCoveredBy vv: VersionVector) -> Bool {
         elements.values.contains { !vv.covers($0.stamp) }
     }
 
-    public func include(into vv: inout VersionVector) {
+    package func include(into vv: inout VersionVector) {
         for e in elements.values { vv.include(e.stamp) }
     }
 }

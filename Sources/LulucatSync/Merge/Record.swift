@@ -5,35 +5,35 @@ import Foundation
 import LulucatInk
 
 /// One local page as the round read it.
-public struct LocalPage: Sendable, Equatable {
-    public var id: UUID
-    public var canvas: QuantizedSize
+package struct LocalPage: Sendable, Equatable {
+    package var id: UUID
+    package var canvas: QuantizedSize
     /// The elements in z-order as (id, fingerprint); nil when the page has not changed since the
     /// base (its base state is taken as it is).
-    public var elements: [(id: UUID, fingerprint: UInt64)]?
+    package var elements: [(id: UUID, fingerprint: UInt64)]?
 
-    public init(id: UUID, canvas: QuantizedSize, elements: [(id: UUID, fingerprint: UInt64)]?) {
+    package init(id: UUID, canvas: QuantizedSize, elements: [(id: UUID, fingerprint: UInt64)]?) {
         self.id = id
         self.canvas = canvas
         self.elements = elements
     }
 
-    public static func == (a: LocalPage, b: LocalPage) -> Bool {
+    package static func == (a: LocalPage, b: LocalPage) -> Bool {
         a.id == b.id && a.canvas == b.canvas && a.elements?.map(\.id) == b.elements?.map(\.id)
             && a.elements?.map(\.fingerprint) == b.elements?.map(\.fingerprint)
     }
 }
 
 /// One local document as the round read it.
-public struct LocalDocument: Sendable, Equatable {
-    public var id: UUID
-    public var title: String
-    public var origin: DocumentOrigin
+package struct LocalDocument: Sendable, Equatable {
+    package var id: UUID
+    package var title: String
+    package var origin: DocumentOrigin
     /// In reading order.
-    public var pages: [LocalPage]
-    public var assets: [UUID: AssetRef]
+    package var pages: [LocalPage]
+    package var assets: [UUID: AssetRef]
 
-    public init(id: UUID, title: String, origin: DocumentOrigin, pages: [LocalPage], assets: [UUID: AssetRef] = [:]) {
+    package init(id: UUID, title: String, origin: DocumentOrigin, pages: [LocalPage], assets: [UUID: AssetRef] = [:]) {
         self.id = id
         self.title = title
         self.origin = origin
@@ -42,10 +42,10 @@ public struct LocalDocument: Sendable, Equatable {
     }
 }
 
-public enum LocalChanges {
+package enum LocalChanges {
     /// The base with this device's changes recorded under `stamp`. `local` nil means the document
     /// was deleted here. With no base the whole document is new.
-    public static func record(base: DocumentState?, local: LocalDocument?, stamp: Stamp) -> DocumentState? {
+    package static func record(base: DocumentState?, local: LocalDocument?, stamp: Stamp) -> DocumentState? {
         guard let local else {
             guard var b = base else { return nil }
             if b.isLive { b.deleted = VersionVector.join(b.deleted, b.seen) }

@@ -4,45 +4,45 @@ import Foundation
 
 /// A logical time: a device's Lamport clock and the device. Ordered by clock, then by the device's
 /// UUID string. Wall-clock times are never compared across devices.
-public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public var clock: UInt64
-    public var device: UUID
+package struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package var clock: UInt64
+    package var device: UUID
 
-    public init(clock: UInt64, device: UUID) {
+    package init(clock: UInt64, device: UUID) {
         self.clock = clock
         self.device = device
     }
 
-    public static func < (a: Stamp, b: Stamp) -> Bool {
+    package static func < (a: Stamp, b: Stamp) -> Bool {
         if a.clock != b.clock { return a.clock < b.clock }
         return a.device.uuidString < b.device.uuidString
     }
 
-    public var description: String { "\(clock)@\(device.uuidString.prefix(8))" }
+    package var description: String { "\(clock)@\(device.uuidString.prefix(8))" }
 }
 
 /// What a deleting device had seen: for each device, the largest clock of its stamps.
 /// The join is the element-wise maximum.
-public struct VersionVector: Hashable, Sendable {
-    public var clocks: [UUID: UInt64]
+package struct VersionVector: Hashable, Sendable {
+    package var clocks: [UUID: UInt64]
 
-    public init(_ clocks: [UUID: UInt64] = [:]) { self.clocks = clocks }
+    package init(_ clocks: [UUID: UInt64] = [:]) { self.clocks = clocks }
 
     /// Whether the deleting device had seen the change `stamp` stands for.
-    public func covers(_ stamp: Stamp) -> Bool { (clocks[stamp.device] ?? 0) >= stamp.clock }
+    package func covers(_ stamp: Stamp) -> Bool { (clocks[stamp.device] ?? 0) >= stamp.clock }
 
-    public mutating func include(_ stamp: Stamp) {
+    package mutating func include(_ stamp: Stamp) {
         if (clocks[stamp.device] ?? 0) < stamp.clock { clocks[stamp.device] = stamp.clock }
     }
 
-    public func joined(_ other: VersionVector) -> VersionVector {
+    package func joined(_ other: VersionVector) -> VersionVector {
         var r = self
         for (d, c) in other.clocks where (r.clocks[d] ?? 0) < c { r.clocks[d] = c }
         return r
     }
 
     /// The join of two optional removals, `nil` being the bottom (never removed).
-    public static func join(_ a: VersionVector?, _ b: VersionVector?) -> VersionVector? {
+    package static func join(_ a: VersionVector?, _ b: VersionVector?) -> VersionVector? {
         guard let a else { return b }
         guard let b else { return a }
         return a.joined(b)
@@ -51,20 +51,20 @@ public struct VersionVector: Hashable, Sendable {
 
 /// A place in an order: digits in `[0, 2^32)`, compared lexicographically (a proper prefix is
 /// smaller). Ties between equal keys are broken by the element's or page's id.
-public struct PositionKey: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public static let maxDigits = 64
-    public var digits: [UInt32]
+package struct PositionKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package static let maxDigits = 64
+    package var digits: [UInt32]
 
-    public init(_ digits: [UInt32]) { self.digits = digits }
+    package init(_ digits: [UInt32]) { self.digits = digits }
 
-    public static func < (a: PositionKey, b: PositionKey) -> Bool { a.digits.lexicographicallyPrecedes(b.digits) }
+    package static func < (a: PositionKey, b: PositionKey) -> Bool { a.digits.lexicographicallyPrecedes(b.digits) }
 
-    public var description: String { digits.map(String.init).joined(separator: ".") }
+    package var description: String { digits.map(String.init).joined(separator: ".") }
 
     /// A key strictly between `a` and `b` (either may be open), or nil when there is none
     /// (`a >= b`, or the key would grow past `maxDigits`). After the last key it is `[first + 1]`,
     /// so appending keeps keys one digit long.
-    public static func between(_ a: PositionKey?, _ b: PositionKey?) -> PositionKey? {
+    package static func between(_ a: PositionKey?, _ b: PositionKey?) -> PositionKey? {
         if let a, let b, !(a < b) { return nil }
         let lower = a?.digits ?? []
         var upper: [UInt32]? = b?.digits
@@ -96,18 +96,18 @@ public struct PositionKey: Hashable, Comparable, Sendable, CustomStringConvertib
 }
 
 /// A last-writer-wins register: the value with the largest stamp wins.
-public struct Register<Value: Hashable & Comparable & Sendable>: Hashable, Sendable {
-    public var value: Value
-    public var stamp: Stamp
+package struct Register<Value: Hashable & Comparable & Sendable>: Hashable, Sendable {
+    package var value: Value
+    package var stamp: Stamp
 
-    public init(_ value: Value, stamp: Stamp) {
+    package init(_ value: Value, stamp: Stamp) {
         self.value = value
         self.stamp = stamp
     }
 
     /// The join; equal stamps (one device, one round) carry equal values, but a tie still decides
     /// the same way everywhere.
-    public func joined(_ other: Register) -> Register {
+    package func joined(_ other: Register) -> Register {
         if stamp != other.stamp { return stamp < other.stamp ? other : self }
         return value >= other.value ? self : other
     }

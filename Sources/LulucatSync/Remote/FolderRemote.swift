@@ -5,11 +5,15 @@
 import Foundation
 import LulucatStore
 
+/// A remote that is a folder on this device (a USB drive, a Syncthing or iCloud Drive folder): writes are atomic and durable, ETags come from each file's inode, size and modification time.
 public struct FolderRemote: Remote {
+    /// The folder's absolute path, without a trailing slash.
     public let root: String
+    /// Requests made and bytes moved (each call counts as one request).
     public let statistics = RemoteStatistics()
     let fs: any FileSystem
 
+    /// A remote at the folder `root` (made, with its parents, by the first `makeFolder`).
     public init(root: String) { self.init(root: root, fileSystem: PosixFileSystem()) }
 
     /// Through another file system (tests: one that watches or cuts a write). Entries' ETags come
@@ -26,6 +30,7 @@ public struct FolderRemote: Remote {
         return root + "/" + path
     }
 
+    /// The entries of `folder` with safe names; `.notFound` when it is not a folder.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         let dir = try absolute(folder)
         statistics.record(sent: 0, received: 0)
@@ -43,6 +48,7 @@ public struct FolderRemote: Remote {
         return out
     }
 
+    /// A file's bytes (no ETag: the listing gives it); `.notFound`, or `.invalidResponse` when larger than `maxBytes`.
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
         let p = try absolute(path)
         // A read that finds nothing, or too much, was still a request.
@@ -58,6 +64,7 @@ public struct FolderRemote: Remote {
         return (bytes, nil)
     }
 
+    /// Replaces a file whole, atomically and durably; a failure is `.ambiguous`.
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: bytes.count, received: 0)
@@ -67,6 +74,7 @@ public struct FolderRemote: Remote {
         }
     }
 
+    /// Removes a file; one already gone is success.
     public func delete(_ path: String) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: 0, received: 0)
@@ -75,6 +83,7 @@ public struct FolderRemote: Remote {
         }
     }
 
+    /// Creates a folder (and the root with its parents); one that exists is success.
     public func makeFolder(_ path: String) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: 0, received: 0)

@@ -4,12 +4,16 @@ import Foundation
 
 /// One name in a remote folder, as the server listed it (untrusted: validate before use).
 public struct RemoteEntry: Sendable, Equatable {
+    /// The entry's name in its folder, as listed (check it with `RemotePath.isSafeName` before use).
     public var name: String
     /// Compared without a `W/` prefix; nil when the server gave none.
     public var etag: String?
+    /// Its size in bytes, when the server gave one.
     public var size: Int?
+    /// Whether it is a folder.
     public var isFolder: Bool
 
+    /// An entry, as a remote's `list` makes them.
     public init(name: String, etag: String?, size: Int?, isFolder: Bool = false) {
         self.name = name
         self.etag = etag
@@ -29,6 +33,7 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The reply could not be used (too large, unparsable, a redirect).
     case invalidResponse(String, String)
 
+    /// The failure in a sentence, naming the path.
     public var description: String {
         switch self {
         case .notFound(let p): return "\(p): not found on the remote"
@@ -63,10 +68,14 @@ public final class RemoteStatistics: @unchecked Sendable {
     private var _bytesSent = 0
     private var _bytesReceived = 0
 
+    /// Counters at zero.
     public init() {}
 
+    /// Requests made so far.
     public var requests: Int { lock.withLock { _requests } }
+    /// Bytes sent so far (request bodies).
     public var bytesSent: Int { lock.withLock { _bytesSent } }
+    /// Bytes received so far (response bodies).
     public var bytesReceived: Int { lock.withLock { _bytesReceived } }
 
     package func record(sent: Int, received: Int) {
@@ -77,9 +86,11 @@ public final class RemoteStatistics: @unchecked Sendable {
         }
     }
 
+    /// Sets every counter back to zero.
     public func reset() { lock.withLock { _requests = 0; _bytesSent = 0; _bytesReceived = 0 } }
 }
 
+/// The rules for the paths a round builds and the names a remote lists, for every `Remote`.
 public enum RemotePath {
     /// A name we may put in a path: 1...128 of `[A-Za-z0-9._-]`, not starting with a dot.
     public static func isSafeName(_ name: String) -> Bool {

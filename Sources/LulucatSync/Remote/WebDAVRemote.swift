@@ -6,22 +6,29 @@ import Foundation
 import FoundationNetworking
 #endif
 
+/// HTTP Basic credentials for a WebDAV server (sent only over https, or to the loopback address).
 public struct WebDAVCredentials: Sendable, Equatable {
+    /// The user name.
     public var user: String
+    /// The password (or an app password).
     public var password: String
+    /// Credentials for one user.
     public init(user: String, password: String) {
         self.user = user
         self.password = password
     }
 }
 
+/// A remote that is a WebDAV collection (Apache mod_dav, lighttpd, nginx with dav-ext, Nextcloud, ownCloud): `PROPFIND` to list, `GET`, `PUT`, `DELETE`, `MKCOL`; redirects refused, replies bounded.
 public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// The collection holding `heads/` and `blobs/`, with a trailing slash.
     public let base: URL
+    /// Requests made and bytes moved.
     public let statistics = RemoteStatistics()
     let credentials: WebDAVCredentials?
     let session: URLSession
     let delegate = RedirectRefuser()
+    /// The largest `PROPFIND` reply read (a larger one is `.invalidResponse`).
     public static let maxListingBytes = 64 << 20
 
     /// - Throws: `RemoteError.failed` for a URL that is not http(s), or credentials over plain
@@ -111,6 +118,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         }
     }
 
+    /// One `PROPFIND` of depth 1: the folder's entries, without the folder itself.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         let body = Array("""
         <?xml version="1.0" encoding="utf-8"?>
@@ -131,6 +139,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         return listed.filter { !isOwn($0.path, $0.entry) && RemotePath.isSafeName($0.entry.name) }.map(\.entry)
     }
 
+    /// One `GET`: the bytes and the reply's ETag; `.invalidResponse` when larger than `maxBytes`.
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
         let (status, data, http) = try await send("GET", path, write: false)
         if status == 404 { throw .notFound(path) }
@@ -139,16 +148,19 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         return (Array(data), http.value(forHTTPHeaderField: "ETag"))
     }
 
+    /// One `PUT` of the whole file; a lost reply is `.ambiguous`.
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         let (status, _, _) = try await send("PUT", path, body: bytes, headers: ["Content-Type": "application/octet-stream"], write: true)
         guard status == 200 || status == 201 || status == 204 else { throw .failed(path, "PUT answered \(status)") }
     }
 
+    /// One `DELETE`; a file already gone (404) is success.
     public func delete(_ path: String) async throws(RemoteError) {
         let (status, _, _) = try await send("DELETE", path, write: true)
         guard status == 200 || status == 204 || status == 404 else { throw .failed(path, "DELETE answered \(status)") }
     }
 
+    /// One `MKCOL`; a folder that exists (405) is success.
     public func makeFolder(_ path: String) async throws(RemoteError) {
         let (status, _, _) = try await send("MKCOL", path, folder: true, write: true)
         // 405: the collection exists already.

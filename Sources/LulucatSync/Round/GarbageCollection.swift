@@ -13,6 +13,7 @@ public struct GarbageOptions: Sendable {
     /// This device's clock (tests pass a fake one).
     public var now: @Sendable () -> Date
 
+    /// Collect at most every `interval` seconds, deleting a blob seen unreferenced for `grace` seconds; `now` is the clock (tests pass their own).
     public init(grace: TimeInterval = 7 * 86_400, interval: TimeInterval = 86_400, now: @escaping @Sendable () -> Date = { Date() }) {
         self.grace = grace
         self.interval = interval
@@ -22,14 +23,18 @@ public struct GarbageOptions: Sendable {
 
 /// What a collection did.
 public struct GarbageReport: Sendable, CustomStringConvertible {
+    /// Blobs the listing of `blobs/` held.
     public var blobsListed = 0
+    /// Of those, blobs a head or a base names.
     public var referenced = 0
     /// Unreferenced, still inside the grace period (or just seen again with a new ETag).
     public var waiting = 0
+    /// The blobs deleted (their names).
     public var deleted: [String] = []
     /// Why nothing was deleted, when something kept the collection from knowing every reference.
     public var stopped: String?
 
+    /// The collection in a sentence.
     public var description: String {
         if let s = stopped { return "garbage collection stopped, nothing deleted: \(s)" }
         return "\(blobsListed) blobs: \(referenced) referenced, \(waiting) unreferenced within the grace period, \(deleted.count) deleted"

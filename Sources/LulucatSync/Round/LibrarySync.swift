@@ -17,9 +17,11 @@ import LulucatStore
 /// whose devices may make SQLite documents calls `Library.enableSQLiteEngine()` at launch, as it
 /// does to open them (without it such a document is skipped, with the reason, until it is).
 public struct LibrarySync: Sendable {
+    /// The library this syncs.
     public let library: Library
     /// The remote as given (for an encrypted library, the server that holds sealed objects).
     public let remote: any Remote
+    /// This library's device id (`.sync/device.json`), made on first use: it names this device's heads.
     public let device: UUID
     let store: SyncStateStore
     /// The library key, when the library syncs encrypted.

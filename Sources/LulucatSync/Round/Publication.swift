@@ -69,8 +69,7 @@ extension DocumentRound {
                 known.insert(ref.blob)
             }
         }
-        let head = Head(document: id, device: sync.device, clock: merged.clock, title: merged.title, origin: merged.origin,
-                        deleted: merged.deleted, assets: merged.assets, pages: pages)
+        let head = Head(device: sync.device, of: merged, pages: pages)
         return Publication(head: head, states: states, uploads: uploads + pageUploads, pageBlobs: pageUploads.count)
     }
 

@@ -4,14 +4,17 @@
 import Foundation
 import LulucatStore
 
+/// Which remote a library syncs with, kept in `.sync/remote.json` (never a secret).
 public struct SyncConfiguration: Sendable, Equatable {
     /// An http(s) URL of a WebDAV collection, or an absolute folder path (or file:// URL).
     public var remote: String
 
+    /// A configuration for `remote` (checked by `save` and `makeRemote`).
     public init(remote: String) { self.remote = remote }
 
     static func path(_ library: Library) -> String { library.root + "/.sync/remote.json" }
 
+    /// The library's configuration, or nil when none was saved (or it cannot be read).
     public static func read(_ library: Library) -> SyncConfiguration? {
         let store = SyncStateStore(library: library)
         guard let file = store.read(RemoteFile.self, path(library)) else { return nil }
@@ -89,7 +92,9 @@ public struct SyncConfiguration: Sendable, Equatable {
 
 /// What `lnote sync --status` shows.
 public struct SyncStatus: Sendable {
+    /// This library's device id.
     public var device: UUID
+    /// Documents with a base (synced at least once).
     public var documentsSynced: Int
     /// Documents changed here since their last round (or never synced).
     public var localChanges: [UUID]

@@ -4,6 +4,7 @@
 import Foundation
 import LulucatStore
 
+/// Why a sync call stopped: the one error everything in `LulucatSync` throws.
 public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible {
     /// The round would move more documents to the trash than `SyncOptions.trashLimit`; nothing
     /// was changed.
@@ -30,6 +31,7 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
     /// The round was cancelled between documents; what was done stands.
     case cancelled
 
+    /// The failure in a sentence, for a log.
     public var description: String {
         switch self {
         case let .massDeletion(count, limit, _):
@@ -47,6 +49,7 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         }
     }
 
+    /// What happened, in a sentence a person reads (`localizedDescription`).
     public var errorDescription: String? {
         switch self {
         case .massDeletion(let count, _, _): return "This sync would move \(count) notes to the trash, so nothing was changed."
@@ -62,6 +65,7 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         }
     }
 
+    /// What the person can do about it; nil for a cancellation.
     public var recoverySuggestion: String? {
         switch self {
         case .massDeletion: return "If those notes were deleted on purpose, sync again allowing more deletions."

@@ -15,6 +15,7 @@ public struct SyncOptions: Sendable {
     /// Garbage collection of unreferenced blobs (§8), at the end of a round that did work, when
     /// due; nil: never in a round (`LibrarySync.collectGarbage` still can).
     public var garbage: GarbageOptions?
+    /// The options of a round: at most `trashLimit` documents to the trash, sessions opened with `session`, garbage collected as `garbage` says.
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
                 garbage: GarbageOptions? = GarbageOptions()) {
         self.trashLimit = trashLimit
@@ -25,7 +26,10 @@ public struct SyncOptions: Sendable {
 
 /// Where a round is: `done` of `total` documents that needed work.
 public struct SyncProgress: Sendable {
+    /// Documents finished.
     public var done: Int
+    /// Documents that need work this round.
     public var total: Int
+    /// The document being worked on; nil once the round is done.
     public var document: UUID?
 }

@@ -4,18 +4,31 @@ import Foundation
 
 /// What a round did.
 public struct SyncReport: Sendable, CustomStringConvertible {
+    /// Requests made to the remote.
     public var requests = 0
+    /// Bytes sent to the remote.
     public var bytesSent = 0
+    /// Bytes received from it.
     public var bytesReceived = 0
+    /// Documents here or on the remote that the round looked at.
     public var documentsChecked = 0
+    /// Documents that took changes from other devices.
     public var documentsPulled = 0
+    /// Documents whose changes here were published.
     public var documentsPushed = 0
+    /// Documents changed both here and elsewhere, merged.
     public var documentsMerged = 0
+    /// Documents new to this device.
     public var documentsCreated = 0
+    /// Documents moved to the trash because another device deleted them.
     public var documentsTrashed = 0
+    /// Documents brought back from the trash by an edit elsewhere.
     public var documentsRestored = 0
+    /// Pages written here from other devices.
     public var pagesPulled = 0
+    /// Page blobs uploaded.
     public var pagesPushed = 0
+    /// Blobs uploaded (pages and assets).
     public var blobsUploaded = 0
     /// Documents left alone this round, and why (open in a session, a head that cannot be read...).
     public var skipped: [UUID: String] = [:]
@@ -31,6 +44,7 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     /// the paths apart).
     package var paths: [UUID: DocumentPath] = [:]
 
+    /// The round in a few lines: counts, then each skipped document and problem.
     public var description: String {
         var s = "\(documentsChecked) documents checked: \(documentsPulled) pulled, \(documentsPushed) pushed, "
             + "\(documentsMerged) merged (\(documentsCreated) new here, \(documentsTrashed) to the trash, \(documentsRestored) restored); "

@@ -18,9 +18,12 @@ import Testing
                                                           stamp: Stamp(clock: UInt64(i + 1), device: i % 2 == 0 ? d1 : d2)),
                                          removed: removed, blob: BlobName(of: [UInt8(i)]))
         }
-        return Head(document: rng.uuid(), device: d1, clock: 9, title: Register("Lecture ✍️", stamp: Stamp(clock: 3, device: d2)),
-                    origin: DocumentOrigin(created: 1_764_600_000_000, engine: "journal", codec: "compact"),
-                    deleted: VersionVector([d2: 2]), assets: [rng.uuid(): AssetRef(blob: BlobName(of: [9]), ext: "png")], pages: pages)
+        var head = Head(document: rng.uuid(), device: d1, clock: 9, title: Register("Lecture ✍️", stamp: Stamp(clock: 3, device: d2)),
+                        origin: DocumentOrigin(created: 1_764_600_000_000, engine: "journal", codec: "compact"),
+                        deleted: VersionVector([d2: 2]))
+        head.assets = [rng.uuid(): AssetRef(blob: BlobName(of: [9]), ext: "png")]
+        head.pages = pages
+        return head
     }
 
     func sampleBlob(_ rng: inout TestRandom) throws -> [UInt8] {

@@ -229,11 +229,11 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         var rng = TestRandom(seed: 14)
         let other = UUID()
         let ghostPage = rng.uuid()
-        let ghost = Head(document: doc, device: other, clock: 99, title: Register("Ghost", stamp: Stamp(clock: 99, device: other)),
-                         origin: DocumentOrigin(created: 0, engine: "snapshot", codec: "compact"), deleted: nil, assets: [:],
-                         pages: [ghostPage: HeadPage(fields: Register(PageFields(key: PositionKey([9]), width: 100, height: 100),
-                                                                       stamp: Stamp(clock: 99, device: other)),
-                                                     removed: nil, blob: BlobName(of: [1, 2, 3]))])
+        var ghost = Head(document: doc, device: other, clock: 99, title: Register("Ghost", stamp: Stamp(clock: 99, device: other)),
+                         origin: DocumentOrigin(created: 0, engine: "snapshot", codec: "compact"), deleted: nil)
+        ghost.pages = [ghostPage: HeadPage(fields: Register(PageFields(key: PositionKey([9]), width: 100, height: 100),
+                                                             stamp: Stamp(clock: 99, device: other)),
+                                           removed: nil, blob: BlobName(of: [1, 2, 3]))]
         try await remote.put("heads/" + Head.fileName(document: doc, device: other), ghost.encode())
         let added = try await addStrokes(h.libraries[1], doc, page: 0, count: 1, seed: 130)
         for i in [1, 0] {
