@@ -104,7 +104,7 @@ func uuidBytes(_ id: UUID) -> [UInt8] {
     withUnsafeBytes(of: id.uuid) { Array($0) }
 }
 
-func hex(_ bytes: [UInt8]) -> String {
+package func hex(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var out = [UInt8]()
     out.reserveCapacity(bytes.count * 2)

@@ -51,7 +51,7 @@ func uuid(_ bytes: ArraySlice<UInt8>) -> UUID {
 }
 
 /// Lowercase hex only (names are written lowercase; another case is another name).
-func unhex(_ text: String) -> [UInt8]? {
+package func unhex(_ text: String) -> [UInt8]? {
     let u = Array(text.utf8)
     guard u.count % 2 == 0 else { return nil }
     func digit(_ c: UInt8) -> UInt8? {

@@ -6,6 +6,7 @@
 //   .build/release/lnote-dev bench sync --encrypted [--runs N]: encrypted ÷ plain time (BenchSyncEncrypted.swift)
 
 import Foundation
+import LulucatHandwriting
 import LulucatInk
 import LulucatStore
 import LulucatSync
@@ -16,16 +17,8 @@ enum SyncBench {
     /// The bench's own arguments (after `bench sync`), set once by `run`.
     nonisolated(unsafe) static var arguments: [String] = []
 
-    struct Rng: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// SplitMix64, seeded (LulucatHandwriting's: the same sequence the bench always drew).
+    typealias Rng = SeededRandom
 
     /// A smooth, evenly sampled stroke (what the compact codec is made for).
     static func stroke(_ rng: inout Rng, samples n: Int) -> Stroke {
@@ -126,7 +119,7 @@ enum SyncBench {
     }
 
     static func randomizedRounds(_ server: ApacheServer, rounds: Int, seed: UInt64) async throws {
-        var rng = Rng(state: seed)
+        var rng = Rng(seed: seed)
         let libs = (0..<3).map { Library(root: tempDir("r\($0)")) }
         let proxies = try (0..<3).map { _ in try FaultProxy(upstreamPort: server.port) }
         defer { proxies.forEach { $0.stop() } }
@@ -224,7 +217,7 @@ enum SyncBench {
         }
         var runs: [Run] = []
         for k in variants.indices {
-            var rng = Rng(state: seed)
+            var rng = Rng(seed: seed)
             let lib = Library(root: tempDir("pages\(pages)-\(k)"))
             let doc = try lib.createDocument(title: "\(pages) pages").id
             // The edited page is a full handwritten page; the others hold one stroke each (what they

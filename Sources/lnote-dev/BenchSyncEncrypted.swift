@@ -56,7 +56,7 @@ extension SyncBench {
 
         // The one-page round: a 2-page notebook whose first page holds `strokes` strokes; each run
         // adds one stroke to it and syncs.
-        var rng = Rng(state: seed)
+        var rng = Rng(seed: seed)
         let source = Library(root: tempDir("enc-one"))
         let doc = try source.createDocument(title: "One page").id
         try await withSession(source, doc) { s in

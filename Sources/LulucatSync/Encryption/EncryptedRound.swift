@@ -114,29 +114,3 @@ extension Remote {
         }
     }
 }
-
-func hexString(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-}
-
-func unhexBytes(_ text: String) -> [UInt8]? {
-    let u = Array(text.utf8)
-    guard u.count % 2 == 0 else { return nil }
-    var out: [UInt8] = []
-    var i = 0
-    while i < u.count {
-        guard let h = hexValue(u[i]), let l = hexValue(u[i + 1]) else { return nil }
-        out.append(h << 4 | l)
-        i += 2
-    }
-    return out
-}
-
-private func hexValue(_ c: UInt8) -> UInt8? {
-    switch c {
-    case 48...57: return c - 48
-    case 97...102: return c - 87
-    default: return nil
-    }
-}

@@ -58,7 +58,7 @@ struct LocalEncryption {
     static func load(_ library: Library) throws(SyncError) -> LocalEncryption {
         let store = SyncStateStore(library: library)
         guard let o = store.read(EncryptionFile.self, statePath(library)),
-              let kc = unhexBytes(o.keyCheck), let st = Data(base64Encoded: o.settings) else {
+              let kc = unhex(o.keyCheck), let st = Data(base64Encoded: o.settings) else {
             throw .encryption(.notSetUp("no readable \(statePath(library))"))
         }
         return LocalEncryption(keyCheck: kc, settings: Array(st), settingsETag: o.settingsETag,
@@ -67,7 +67,7 @@ struct LocalEncryption {
 
     func save(_ library: Library) throws(SyncError) {
         let store = SyncStateStore(library: library)
-        let file = EncryptionFile(keyCheck: hexString(keyCheck), settings: Data(settings).base64EncodedString(),
+        let file = EncryptionFile(keyCheck: hex(keyCheck), settings: Data(settings).base64EncodedString(),
                                   settingsETag: settingsETag, highest: highest, written: written)
         try store.write(file, to: LocalEncryption.statePath(library))
     }
