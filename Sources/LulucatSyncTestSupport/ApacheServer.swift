@@ -121,7 +121,7 @@ public final class ApacheServer: @unchecked Sendable {
         signal(-pid, SIGKILL)
         signal(pid, SIGKILL)
         for _ in 0..<100 {
-            if signal(pid, 0) != 0 && !ApacheServer.canConnect(port) { break }
+            if ApacheServer.isGone(pid) && !ApacheServer.canConnect(port) { break }
             usleep(50_000)
         }
         pid = 0
@@ -143,7 +143,7 @@ public final class ApacheServer: @unchecked Sendable {
         guard pid > 0 else { return }
         signal(pid, SIGTERM)
         for _ in 0..<100 {
-            if signal(pid, 0) != 0 { break }
+            if ApacheServer.isGone(pid) { break }
             usleep(50_000)
         }
         pid = 0
@@ -151,6 +151,17 @@ public final class ApacheServer: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// Whether a process has ended: no longer there, or a zombie. Apache's parent is a daemon
+    /// whose parent is pid 1, and where pid 1 does not reap (a container's), it stays a zombie
+    /// after exiting, which `kill(pid, 0)` still finds: each stop then waited out its bound (5 s).
+    static func isGone(_ pid: pid_t) -> Bool {
+        if signal(pid, 0) != 0 { return true }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        // "pid (comm) S ...": the state is the first field after the command's closing parenthesis.
+        return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
+    }
 
     /// Runs a program to its end with an empty signal mask and default signal actions (a test
     /// runner's blocked or ignored signals would otherwise reach the server and keep SIGTERM out).
