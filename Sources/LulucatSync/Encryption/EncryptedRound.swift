@@ -83,7 +83,7 @@ struct EncryptedRound: Sendable {
         // does not run here (docs/encryption.md, not done).
         var plainOptions = options
         plainOptions.garbage = nil
-        var report = try await sync.sync(options: plainOptions, progress: progress)
+        var report = try await sync.plainRound(options: plainOptions, progress: progress)
         // The requests of the checks too.
         report = sync.finish(report, stats0)
         for (name, counter) in fetched { round.raiseHighest(name, counter) }

@@ -29,6 +29,9 @@ public enum RemoteEncryption {
         try SyncError.store { () throws(StoreError) in try library.prepare() }
         let store = SyncStateStore(library: library)
         try store.prepare()
+        // It rewrites the bases and seen.json: never while a round runs.
+        let lock = try await store.lockRounds(waiting: SyncOptions().waitForOtherRound)
+        defer { store.unlockRounds(lock) }
         _ = try store.deviceID()
         var entries: [RemoteEntry] = []
         switch await remote.listResult(LibrarySync.headsFolder) {

@@ -47,7 +47,15 @@ extension LibrarySync {
     /// Reads every head (all of them: a blob is garbage only when none names it) and the blob
     /// listing, and deletes the blobs this device has seen unreferenced, with the same ETag, for
     /// `grace`. Any head that cannot be read or parsed stops the collection before any delete.
+    /// Takes the library's round lock, as a round does.
     public func collectGarbage(_ options: GarbageOptions = GarbageOptions()) async throws(SyncError) -> GarbageReport {
+        let lock = try await store.lockRounds(waiting: SyncOptions().waitForOtherRound)
+        defer { store.unlockRounds(lock) }
+        return try await collectGarbageInRound(options)
+    }
+
+    /// The collection, the round lock held by the caller.
+    func collectGarbageInRound(_ options: GarbageOptions) async throws(SyncError) -> GarbageReport {
         var report = GarbageReport()
         // Sealed names say nothing of what is referenced: an encrypted remote is never collected
         // (docs/encryption.md, not done). Its listing would make every blob look unreferenced.

@@ -190,7 +190,7 @@ struct LibraryRound {
         // Garbage, once a day at most, only in a round that had work (a round where nothing
         // changed stays one request). Its failure leaves the blobs; the round stands.
         if let g = context.options.garbage, report.skipped.isEmpty, sync.garbageDue(g) {
-            do { report.garbage = try await sync.collectGarbage(g) } catch { report.problems.append("garbage collection: \(error)") }
+            do { report.garbage = try await sync.collectGarbageInRound(g) } catch { report.problems.append("garbage collection: \(error)") }
         }
         return sync.finish(report, start)
     }

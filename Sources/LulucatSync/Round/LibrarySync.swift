@@ -51,10 +51,19 @@ public struct LibrarySync: Sendable {
     static let headsFolder = "heads"
     static let blobsFolder = "blobs"
 
-    /// One round. Cancellable between documents (a document is applied and published whole).
+    /// One round. Cancellable between documents (a document is applied and published whole). One
+    /// round per library at a time, across processes: a round waits for another that is running
+    /// (`SyncOptions.waitForOtherRound`), so two never reuse a stamp or race on `.sync/`.
     public func sync(options: SyncOptions = SyncOptions(),
                      progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
+        let lock = try await store.lockRounds(waiting: options.waitForOtherRound)
+        defer { store.unlockRounds(lock) }
         if let key { return try await EncryptedRound(library: library, inner: remote, key: key).sync(options: options, progress: progress) }
+        return try await plainRound(options: options, progress: progress)
+    }
+
+    /// The plain round, the library's round lock held by the caller.
+    func plainRound(options: SyncOptions, progress: @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
         var round = LibraryRound(self, options: options)
         return try await round.run(progress: progress)
     }

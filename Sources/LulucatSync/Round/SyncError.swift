@@ -30,6 +30,9 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
     case elementMissing(page: UUID, element: UUID)
     /// The round was cancelled between documents; what was done stands.
     case cancelled
+    /// Another round of this library (in this app or another process) was still running after
+    /// `SyncOptions.waitForOtherRound`; nothing was done.
+    case anotherRoundRunning
 
     /// The failure in a sentence, for a log.
     public var description: String {
@@ -46,6 +49,7 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         case .deletedWhileOpen: return "open in a session and deleted on another device; moved to the trash when it is closed"
         case let .elementMissing(page, element): return "page \(page): element \(element) is in no copy read this round"
         case .cancelled: return "the sync was cancelled"
+        case .anotherRoundRunning: return "another sync of this library is running; nothing was done"
         }
     }
 
@@ -62,6 +66,7 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         case .deletedWhileOpen: return "This note was deleted on another device while it is open here."
         case .elementMissing: return "A synced page could not be put together (\(description))."
         case .cancelled: return "The sync was cancelled."
+        case .anotherRoundRunning: return "Another sync of these notes is still running, so this one did nothing."
         }
     }
 
@@ -82,6 +87,7 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         case .deletedWhileOpen: return "Close the note; it then goes to the trash, where it can be restored."
         case .elementMissing: return "Sync again; if it keeps failing, report it."
         case .cancelled: return nil
+        case .anotherRoundRunning: return "Sync again once the other sync has finished."
         }
     }
 }

@@ -15,6 +15,9 @@ public struct SyncOptions: Sendable {
     /// Garbage collection of unreferenced blobs (§8), at the end of a round that did work, when
     /// due; nil: never in a round (`LibrarySync.collectGarbage` still can).
     public var garbage: GarbageOptions?
+    /// How long a round waits for another round of the same library to finish (in this process or
+    /// another: one round per library at a time) before it gives up with `SyncError.anotherRoundRunning`.
+    public var waitForOtherRound: Duration = .seconds(60)
     /// The options of a round: at most `trashLimit` documents to the trash, sessions opened with `session`, garbage collected as `garbage` says.
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
                 garbage: GarbageOptions? = GarbageOptions()) {

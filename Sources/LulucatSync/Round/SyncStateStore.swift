@@ -40,6 +40,28 @@ struct SyncStateStore {
         try SyncError.state { () throws(FileError) in try fs.replaceQuickly(bytes, at: path) }
     }
 
+    // MARK: One round at a time
+
+    var roundLockPath: String { folder + "/round.lock" }
+
+    /// Takes the library's round lock (`.sync/round.lock`, an advisory lock that also keeps out a
+    /// second round of this process), waiting up to `wait` for a round that holds it.
+    func lockRounds(waiting wait: Duration) async throws(SyncError) -> FileDescriptor {
+        let deadline = ContinuousClock.now + wait
+        var pause = Duration.milliseconds(5)
+        while true {
+            do { return try fs.lock(roundLockPath) } catch {
+                guard error.errno == EWOULDBLOCK || error.errno == EAGAIN else { throw .localState(error) }
+            }
+            if Task.isCancelled { throw .cancelled }
+            guard ContinuousClock.now < deadline else { throw .anotherRoundRunning }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(200))
+        }
+    }
+
+    func unlockRounds(_ fd: FileDescriptor) { fs.unlock(fd) }
+
     // MARK: Heads seen
 
     func seen() -> [String: String] {

@@ -20,6 +20,7 @@ import Testing
         .deletedWhileOpen(UUID()),
         .elementMissing(page: UUID(), element: UUID()),
         .cancelled,
+        .anotherRoundRunning,
     ]
 
     @Test(arguments: all)
