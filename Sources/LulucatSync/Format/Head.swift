@@ -132,12 +132,12 @@ package struct Head: Hashable, Sendable {
         _ = try r.uint16()
         let document = try r.uuid()
         let device = try r.uuid()
-        let clock = try r.varint()
+        let clock = try r.clock()
         let nd = try r.count(limit: 1 << 20, minBytes: 16)
         var devices: [UUID] = []
         for _ in 0..<nd { devices.append(try r.uuid()) }
         func stamp() throws(SyncFormatError) -> Stamp {
-            let c = try r.varint()
+            let c = try r.clock()
             let i = try r.varint()
             guard i < UInt64(devices.count) else { throw .invalid(r.offset, "device index outside the table") }
             return Stamp(clock: c, device: devices[Int(i)])
@@ -156,7 +156,7 @@ package struct Head: Hashable, Sendable {
             for _ in 0..<n {
                 let i = try r.varint()
                 guard i < UInt64(devices.count) else { throw .invalid(r.offset, "device index outside the table") }
-                out.clocks[devices[Int(i)]] = try r.varint()
+                out.clocks[devices[Int(i)]] = try r.clock()
             }
             return out
         }

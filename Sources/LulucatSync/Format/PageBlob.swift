@@ -174,7 +174,7 @@ package enum PageBlob {
     }
 
     private static func readEntry(devices: [UUID], _ r: inout SyncReader) throws(SyncFormatError) -> (Stamp, PositionKey) {
-        let clock = try r.varint()
+        let clock = try r.clock()
         let di = try r.varint()
         guard di < UInt64(devices.count) else { throw .invalid(r.offset, "device index \(di) outside the table") }
         let kl = try r.varint()

@@ -29,6 +29,14 @@ struct SyncReader {
 
     var remaining: Int { bytes.count - offset }
 
+    /// A logical clock: a varint no greater than `Stamp.maxClock` (a larger one is refused where it
+    /// is decoded, so no clock arithmetic can overflow).
+    mutating func clock() throws(SyncFormatError) -> UInt64 {
+        let c = try varint()
+        guard c <= Stamp.maxClock else { throw .invalid(offset, "clock \(c) beyond \(Stamp.maxClock)") }
+        return c
+    }
+
     mutating func varint() throws(SyncFormatError) -> UInt64 {
         var v: UInt64 = 0
         var shift: UInt64 = 0

@@ -6,6 +6,12 @@ import Foundation
 /// UUID string. Wall-clock times are never compared across devices.
 package struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
     package var clock: UInt64
+
+    /// The largest clock a head, a blob or a base may carry (2^53: a device stamping a thousand
+    /// edits a second would need 285,000 years). A larger one is refused where it is decoded (the
+    /// head or blob left out and reported), so `clock + 1` never overflows and a hostile head
+    /// cannot push every device's clock to the end of its range (docs/sync.md §5.1).
+    package static let maxClock: UInt64 = 1 << 53
     package var device: UUID
 
     package init(clock: UInt64, device: UUID) {

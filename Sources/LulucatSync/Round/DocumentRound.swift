@@ -126,7 +126,7 @@ struct DocumentRound {
         // 2. What changed here, under one new stamp.
         var clock = baseState?.clock ?? 0
         for (h, s) in remoteStates { clock = max(clock, h.clock, s.clock) }
-        let stamp = Stamp(clock: clock + 1, device: sync.device)
+        let stamp = try Self.nextStamp(after: clock, device: sync.device)
         var localDoc: LocalDocument?
         if let s = session { localDoc = try await readLocal(s) }
         let recorded = LocalChanges.record(base: baseState, local: localDoc, stamp: stamp)
@@ -145,6 +145,16 @@ struct DocumentRound {
         if localChanged { report.documentsPushed += 1 }
         if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }
         if localChanged && !remoteStates.isEmpty { report.documentsMerged += 1 }
+    }
+
+    /// This round's stamp: one past the largest clock known. Clocks read are at most
+    /// `Stamp.maxClock`; one there already (pushed by a head at the bound) cannot go further, and a
+    /// head beyond the bound would be refused by every device, so the document is left alone.
+    static func nextStamp(after clock: UInt64, device: UUID) throws(SyncError) -> Stamp {
+        guard clock < Stamp.maxClock else {
+            throw .damaged(object: "the document's logical clock", reason: "a head from the remote pushed it to its maximum (\(Stamp.maxClock))")
+        }
+        return Stamp(clock: clock + 1, device: device)
     }
 
     /// The changed heads as states; a head whose blobs cannot be read is left out (reported).

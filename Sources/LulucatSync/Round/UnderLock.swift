@@ -34,7 +34,7 @@ extension DocumentRound {
             }
         }
         let baseState = base.documentState
-        let stamp = Stamp(clock: baseState.clock + 1, device: sync.device)
+        let stamp = try Self.nextStamp(after: baseState.clock, device: sync.device)
         let localDoc: LocalDocument
         do { localDoc = try await readLocal(reader) } catch {
             guard case .store = error, !error.isDocumentInUse else { throw error }

@@ -52,6 +52,36 @@ import Testing
         }
     }
 
+    /// A clock beyond `Stamp.maxClock` (a hostile head near 2^64 once made every device trap on
+    /// "arithmetic overflow", even after the head was deleted) is refused where it is decoded, in a
+    /// head's clock, its stamps and its removals, and in a blob's entries.
+    @Test func clocksBeyondTheBoundAreRefused() throws {
+        var rng = TestRandom(seed: 41)
+        var head = sampleHead(&rng)
+        #expect(try Head.decode(head.encode()) == head)
+        head.clock = Stamp.maxClock
+        #expect(try Head.decode(head.encode()).clock == Stamp.maxClock, "the bound itself is read")
+        head.clock = Stamp.maxClock + 1
+        #expect(throws: SyncFormatError.self) { try Head.decode(head.encode()) }
+        head.clock = UInt64.max
+        #expect(throws: SyncFormatError.self) { try Head.decode(head.encode()) }
+        head = sampleHead(&rng)
+        head.title = Register(head.title.value, stamp: Stamp(clock: UInt64.max - 1, device: head.device))
+        #expect(throws: SyncFormatError.self) { try Head.decode(head.encode()) }
+        head = sampleHead(&rng)
+        head.deleted = VersionVector([head.device: Stamp.maxClock + 7])
+        #expect(throws: SyncFormatError.self) { try Head.decode(head.encode()) }
+
+        let device = rng.uuid()
+        var state = PageState()
+        let stroke = Element.stroke(makeStroke(&rng))
+        state.elements[stroke.id] = ElementEntry(stamp: Stamp(clock: UInt64.max, device: device), key: PositionKey([5]), fingerprint: PageBlob.fingerprint(stroke))
+        let blob = try PageBlob.encode(state: state, canvas: .a4, elements: [stroke.id: stroke])
+        #expect(throws: SyncFormatError.self) { try PageBlob.decode(blob) }
+        #expect(throws: SyncError.self) { try DocumentRound.nextStamp(after: Stamp.maxClock, device: device) }
+        #expect(try DocumentRound.nextStamp(after: Stamp.maxClock - 1, device: device).clock == Stamp.maxClock)
+    }
+
     @Test func headsAndBlobsRoundTrip() throws {
         var rng = TestRandom(seed: 1)
         let head = sampleHead(&rng)
