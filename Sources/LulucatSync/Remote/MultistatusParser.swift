@@ -21,6 +21,7 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
 
     /// The entries with their href's path (scheme and host removed, still percent-encoded).
     static func parseWithPaths(_ data: Data) -> [(path: String, entry: RemoteEntry)]? {
+        guard isPlainMarkup(data) else { return nil }
         let p = MultistatusParser()
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
@@ -28,6 +29,50 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
         parser.delegate = p
         guard parser.parse(), p.sawMultistatus else { return nil }
         return p.entries
+    }
+
+    /// Whether a reply holds only what a multistatus needs, before FoundationXML sees a byte:
+    /// UTF-8 (a declaration naming another encoding, a UTF-16/32 byte order mark or a NUL byte is
+    /// refused, so nothing hides in another encoding), no document type, entity or notation
+    /// declaration, no processing instruction but the leading XML declaration (a processing
+    /// instruction, a `<!NOTATION>` or an unparsed entity made FoundationXML crash with SIGSEGV;
+    /// issue 30), and no CDATA section. Comments are allowed.
+    static func isPlainMarkup(_ data: Data) -> Bool {
+        var bytes = [UInt8](data)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        guard !bytes.contains(0) else { return false }
+        var i = 0
+        let declaration = Array("<?xml".utf8)
+        if bytes.starts(with: declaration), bytes.count > 5, bytes[5] == 0x20 || bytes[5] == 0x09 || bytes[5] == 0x0A || bytes[5] == 0x0D {
+            guard let end = firstIndex(of: [0x3F, 0x3E], in: bytes, from: 5) else { return false }  // "?>"
+            let text = String(decoding: bytes[5..<end], as: UTF8.self).lowercased()
+            if let r = text.range(of: "encoding") {
+                let value = text[r.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }.prefix { $0 != "\"" && $0 != "'" }
+                guard value == "utf-8" || value == "utf8" else { return false }
+            }
+            i = end + 2
+        }
+        while i + 1 < bytes.count {
+            if bytes[i] == 0x3C {  // "<"
+                if bytes[i + 1] == 0x3F { return false }  // "<?": a processing instruction
+                if bytes[i + 1] == 0x21 {  // "<!": only a comment
+                    guard i + 3 < bytes.count, bytes[i + 2] == 0x2D, bytes[i + 3] == 0x2D else { return false }
+                    guard let end = firstIndex(of: [0x2D, 0x2D, 0x3E], in: bytes, from: i + 4) else { return false }  // "-->"
+                    i = end + 3
+                    continue
+                }
+            }
+            i += 1
+        }
+        return true
+    }
+
+    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
+        for k in start...(bytes.count - needle.count) where bytes[k] == needle[0] {
+            if bytes[k..<(k + needle.count)].elementsEqual(needle) { return k }
+        }
+        return nil
     }
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,

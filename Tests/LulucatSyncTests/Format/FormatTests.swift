@@ -111,6 +111,35 @@ import Testing
         }
     }
 
+    /// Replies that made FoundationXML crash the whole process (a processing instruction, a
+    /// notation, an unparsed entity) and other markup a listing never needs are refused before
+    /// the parser sees them; an ordinary reply (with a declaration, a BOM, a comment) still reads.
+    @Test func aListingWithMarkupItNeverNeedsIsRefusedBeforeTheParser() {
+        let body = """
+            <D:multistatus xmlns:D="DAV:"><D:response><D:href>/notes/heads/a</D:href><D:propstat><D:prop>\
+            <D:getetag>"1"</D:getetag><D:getcontentlength>3</D:getcontentlength></D:prop></D:propstat></D:response></D:multistatus>
+            """
+        let good = ["<?xml version=\"1.0\" encoding=\"utf-8\"?>\n" + body, body, "<?xml version='1.0'?>" + body,
+                    "\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>" + body, "<!-- from the server -->" + body]
+        for g in good { #expect(MultistatusParser.parse(Data(g.utf8))?.map(\.name) == ["a"], "\(g.prefix(60))") }
+        let hostile = [
+            "<?xml version=\"1.0\"?><?a?>" + body,
+            "<?a?>" + body,
+            body.replacingOccurrences(of: "<D:response>", with: "<?php echo 1 ?><D:response>"),
+            "<!DOCTYPE m [<!NOTATION n SYSTEM \"x\">]>" + body,
+            "<!DOCTYPE m [<!ENTITY e SYSTEM \"x\" NDATA n>]>" + body,
+            "<!DOCTYPE m [<!ENTITY e \"e\">]>" + body,
+            body.replacingOccurrences(of: "heads/a", with: "<![CDATA[heads/a]]>"),
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" + body,
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?>" + body,
+            "<!-- never closed " + body,
+        ]
+        for h in hostile { #expect(MultistatusParser.parse(Data(h.utf8)) == nil, "\(h.prefix(70))") }
+        var utf16 = Data([0xFF, 0xFE])
+        utf16.append(body.data(using: .utf16LittleEndian)!)
+        #expect(MultistatusParser.parse(utf16) == nil)
+    }
+
     @Test func namesFromServersNeverBecomePaths() {
         let d = UUID(), v = UUID()
         #expect(Head.parseFileName(Head.fileName(document: d, device: v))! == (d, v))
