@@ -158,7 +158,7 @@ private func snapshotFolder(_ root: String) throws -> [(String, [UInt8]?)] {
     guard let e = fm.enumerator(atPath: root) else { return [] }
     while let rel = e.nextObject() as? String {
         var isDir: ObjCBool = false
-        fm.fileExists(atPath: root + "/" + rel, isDirectory: &isDir)
+        _ = fm.fileExists(atPath: root + "/" + rel, isDirectory: &isDir)
         out.append((rel, isDir.boolValue ? nil : Array(fm.contents(atPath: root + "/" + rel) ?? Data())))
     }
     return out
@@ -170,7 +170,7 @@ private func restoreFolder(_ files: [(String, [UInt8]?)], to root: String) throw
         let p = root + "/" + rel
         if let b = bytes {
             try fm.createDirectory(atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            fm.createFile(atPath: p, contents: Data(b))
+            _ = fm.createFile(atPath: p, contents: Data(b))
         } else {
             try fm.createDirectory(atPath: p, withIntermediateDirectories: true)
         }

@@ -41,14 +41,14 @@ struct HostileCommand: Command {
         let base = (dir ?? NSTemporaryDirectory()) + "/lnote-hostile-" + UUID().uuidString
         let outside = base + "/outside"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: outside + "/bystander.txt", contents: Data("untouched".utf8))
+        _ = FileManager.default.createFile(atPath: outside + "/bystander.txt", contents: Data("untouched".utf8))
         let started = Date()
         let watch = Watchdog(seconds: timeout, inputPath: base + "/input")
         var f = Figures(runs: 0, seed: seed, accepted: 0, refused: 0, failures: 0, byKind: [:], seconds: 0, examples: [])
         if !json { print("hostile run: seed \(seed), \(runs) inputs; each is written to \(base)/input before it is tried") }
         for i in 0..<runs {
             let input = HostileRun.input(seed: seed, index: i)
-            FileManager.default.createFile(atPath: base + "/input", contents: Data(input.bytes))
+            _ = FileManager.default.createFile(atPath: base + "/input", contents: Data(input.bytes))
             watch.start("input \(i) (\(input.kind.rawValue): \(input.how))")
             let outcome = await HostileRun.check(input, folder: base, outside: outside)
             watch.stop()
