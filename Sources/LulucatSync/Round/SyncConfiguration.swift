@@ -45,27 +45,27 @@ public struct SyncConfiguration: Sendable, Equatable {
         throw .invalidRemote("'\(remote)' is neither an http(s) WebDAV URL nor an absolute folder path")
     }
 
-    /// The remote, with credentials from `LNOTE_REMOTE_USER`/`LNOTE_REMOTE_PASSWORD`, else from
-    /// the netrc-style file `$LNOTE_NETRC` or `~/.netrc` (`machine HOST login USER password PASS`).
-    public func makeRemote(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SyncError) -> any Remote {
+    /// The remote, with credentials from `LNOTE_REMOTE_USER`/`LNOTE_REMOTE_PASSWORD` in
+    /// `environment`, else from `netrc`: the text of a netrc-style file the caller read
+    /// (`machine HOST login USER password PASS`; `lnote` reads `$LNOTE_NETRC` or `~/.netrc`).
+    /// Sync itself reads no file outside the library.
+    public func makeRemote(environment: [String: String] = ProcessInfo.processInfo.environment,
+                           netrc: String? = nil) throws(SyncError) -> any Remote {
         switch try kind() {
         case .folder(let p): return FolderRemote(root: p)
         case .webdav(let url):
             var credentials: WebDAVCredentials?
             if let u = environment["LNOTE_REMOTE_USER"], let p = environment["LNOTE_REMOTE_PASSWORD"] {
                 credentials = WebDAVCredentials(user: u, password: p)
-            } else {
-                let file = environment["LNOTE_NETRC"] ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.netrc")
-                if let text = try? String(contentsOfFile: file, encoding: .utf8), let host = url.host {
-                    credentials = SyncConfiguration.netrc(text, host: host)
-                }
+            } else if let netrc, let host = url.host {
+                credentials = SyncConfiguration.netrc(netrc, host: host)
             }
             do { return try WebDAVRemote(url: url, credentials: credentials) } catch { throw .remote(error) }
         }
     }
 
     /// The login and password of `host` in netrc text (or of `default`).
-    static func netrc(_ text: String, host: String) -> WebDAVCredentials? {
+    public static func netrc(_ text: String, host: String) -> WebDAVCredentials? {
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map(String.init)
         var i = 0
         var current: String?

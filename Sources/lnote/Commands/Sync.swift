@@ -30,7 +30,7 @@ struct RemoteCommand: Command {
             let config = SyncConfiguration(remote: args.positionals[1])
             if args.flag("encrypt") {
                 let phrase = try Passphrase.obtain(prompt: "Passphrase of the encrypted remote: ", environment: "LNOTE_PASSPHRASE")
-                let created = try await RemoteEncryption.setUp(library: lib, remote: try config.makeRemote(), passphrase: phrase)
+                let created = try await RemoteEncryption.setUp(library: lib, remote: try config.makeRemote(netrc: netrcText()), passphrase: phrase)
                 try config.save(lib)
                 print("Remote of \(lib.root): \(args.positionals[1]) (encrypted; "
                       + (created ? "new library key made, keep the passphrase safe: it cannot be recovered" : "joined with the passphrase")
@@ -47,7 +47,7 @@ struct RemoteCommand: Command {
             }
             let old = try Passphrase.obtain(prompt: "Current passphrase: ", environment: "LNOTE_PASSPHRASE")
             let new = try Passphrase.obtain(prompt: "New passphrase: ", environment: "LNOTE_NEW_PASSPHRASE", confirm: true)
-            try await RemoteEncryption.changePassphrase(library: lib, remote: try c.makeRemote(), old: old, new: new)
+            try await RemoteEncryption.changePassphrase(library: lib, remote: try c.makeRemote(netrc: netrcText()), old: old, new: new)
             print("Passphrase of \(c.remote) changed (the library key is the same; nothing was re-encrypted)")
         } else if let c = SyncConfiguration.read(lib) {
             print(c.remote + (RemoteEncryption.isSetUp(lib) ? " (encrypted)" : ""))
@@ -111,7 +111,7 @@ struct SyncCommand: Command {
             printError("lnote sync: no remote set for \(lib.root); run 'lnote remote add URL' first")
             throw ExitCode(code: ExitStatus.failure)
         }
-        let sync = try LibrarySync(library: lib, remote: try config.makeRemote())
+        let sync = try LibrarySync(library: lib, remote: try config.makeRemote(netrc: netrcText()))
         if args.flag("status") {
             let s = try await sync.status(offline: args.flag("offline"))
             print("remote    \(config.remote)\ndevice    \(s.device.uuidString)\nsynced    \(s.documentsSynced) documents")
@@ -140,4 +140,11 @@ struct SyncCommand: Command {
         }
         if !report.skipped.isEmpty || !report.problems.isEmpty { throw ExitCode(code: ExitStatus.failure) }
     }
+}
+
+/// The netrc file sync takes credentials from when the environment gives none: `$LNOTE_NETRC`, else
+/// `~/.netrc` (a symbolic link is followed, as netrc files often are).
+func netrcText(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    let file = environment["LNOTE_NETRC"] ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.netrc")
+    return try? String(contentsOfFile: file, encoding: .utf8)
 }
