@@ -21,6 +21,8 @@ import Testing
         let first = try run(["sync", "--library", a])
         #expect(first.status == 0)
         #expect(first.out.contains("1 pushed"), "\(first.out)")
+        // Standard error is a pipe here, not a terminal: progress is plain lines, no carriage return.
+        #expect(first.err.contains("syncing 0/1 documents\n") && !first.err.contains("\r"), "\(first.err.debugDescription)")
         let second = try run(["sync", "--library", b, "--json"])
         #expect(second.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(second.out.utf8)) as? [String: Any]

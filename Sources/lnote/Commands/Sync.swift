@@ -122,12 +122,18 @@ struct SyncCommand: Command {
         var options = SyncOptions()
         if let n = try args.int("trash-limit") { options.trashLimit = n }
         let json = args.flag("json")
+        // On a terminal one line rewritten in place, in a log a line per document (ProgressLine);
+        // the line is cleared before an error is printed, so the error stands on its own line.
+        let line = ProgressLine()
         let progress: @Sendable (SyncProgress) -> Void = { p in
             guard !json, p.total > 0 else { return }
-            FileHandle.standardError.write(Data("\rsyncing \(p.done)/\(p.total) documents".utf8))
-            if p.done == p.total { FileHandle.standardError.write(Data("\n".utf8)) }
+            if p.done == p.total { line.done() } else { line.step("syncing \(p.done)/\(p.total) documents") }
         }
-        let report = try await sync.sync(options: options, progress: progress)
+        let report: SyncReport
+        do { report = try await sync.sync(options: options, progress: progress) } catch {
+            if !json { line.done() }
+            throw error
+        }
         if json {
             printJSON(["checked": report.documentsChecked, "pulled": report.documentsPulled, "pushed": report.documentsPushed,
                        "merged": report.documentsMerged, "created": report.documentsCreated, "trashed": report.documentsTrashed,
