@@ -22,6 +22,15 @@ import Testing
         let a = dir + "/a", b = dir + "/b", c = dir + "/c", remote = dir + "/remote"
         let phrase = ["LNOTE_PASSPHRASE": "tr0ub4dor & 3 plus some"]
         #expect(try lnote(["new", "Letters to nobody", "--library", a]).status == 0)
+        // A weak passphrase makes no key (exit 1, said why), unless --weak-passphrase says so.
+        let weak = try lnote(["remote", "add", dir + "/weak", "--encrypt", "--library", a], environment: ["LNOTE_PASSPHRASE": "abc"])
+        #expect(weak.status == 1 && weak.stderr.contains("too weak"), "\(weak.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: a + "/.sync/library.key"))
+        #expect(try lnote(["remote", "add", dir + "/weak", "--weak-passphrase", "--library", a]).status == 64, "only with --encrypt")
+        let allowed = try lnote(["remote", "add", dir + "/weak", "--encrypt", "--weak-passphrase", "--library", c],
+                                environment: ["LNOTE_PASSPHRASE": "abc"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        try? FileManager.default.removeItem(atPath: c)
         let added = try lnote(["remote", "add", remote, "--encrypt", "--library", a], environment: phrase)
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout.contains("new library key"), "\(added.stdout)")

@@ -17,6 +17,8 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
     case remoteEncrypted
     /// This library already holds another library's key (forget it first).
     case anotherKeyHere
+    /// A new passphrase is too weak (why, in words): nothing was made or changed.
+    case weakPassphrase(String)
     /// An object that failed its checks (authentication, place, size, content).
     case refused(object: String, reason: String)
     /// A head older than one already read from the same device for the same document.
@@ -32,6 +34,7 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
         case .settingsMissing: return "the remote has no key settings (heads/keys): it was emptied or replaced" + Self.nothingChanged
         case .settingsReplaced(let why): return "the remote's key settings were replaced (\(why))" + Self.nothingChanged
         case .remoteNotEncrypted: return "the remote holds a library synced without encryption; an encrypted library needs an empty remote"
+        case .weakPassphrase(let why): return "the passphrase is too weak: \(why); nothing was made or changed"
         case .anotherKeyHere:
             return "this library already holds another library key; run 'lnote remote add' without --encrypt first to forget it"
         case .remoteEncrypted:

@@ -19,13 +19,30 @@ public enum RemoteEncryption {
     /// - Throws: `SyncError.encryption` (`.wrongPassphrase`, `.remoteNotEncrypted`, `.settingsReplaced`,
     ///   `.anotherKeyHere`), `SyncError.remote`, `.store`, `.localState`.
     @discardableResult
-    public static func setUp(library: Library, remote: any Remote, passphrase: String) async throws(SyncError) -> Bool {
-        try await setUp(library: library, remote: remote, passphrase: passphrase, cost: .standard)
+    /// - Parameter allowWeak: accept a passphrase `weakness(of:)` finds weak for a new library key
+    ///   (scripts and tests that know what they do); joining an existing remote never checks it.
+    public static func setUp(library: Library, remote: any Remote, passphrase: String, allowWeak: Bool = false) async throws(SyncError)
+        -> Bool {
+        try await setUp(library: library, remote: remote, passphrase: passphrase, cost: .standard, allowWeak: allowWeak)
+    }
+
+    /// The fewest characters a passphrase of a new library key may have.
+    public static let minimumPassphraseLength = 10
+
+    /// Why a passphrase is too weak for a new library key, or nil: fewer than
+    /// `minimumPassphraseLength` characters, or one character repeated. The key derivation slows
+    /// a guess to about 250 ms, which a passphrase this short still does not survive offline.
+    public static func weakness(of passphrase: String) -> String? {
+        if passphrase.count < minimumPassphraseLength {
+            return "it has \(passphrase.count) characters; a passphrase needs at least \(minimumPassphraseLength) (a few words are best)"
+        }
+        if Set(passphrase).count == 1 { return "it is one character repeated" }
+        return nil
     }
 
     @discardableResult
-    package static func setUp(library: Library, remote: any Remote, passphrase: String, cost: KeyDerivationCost) async throws(SyncError)
-        -> Bool {
+    package static func setUp(library: Library, remote: any Remote, passphrase: String, cost: KeyDerivationCost,
+                              allowWeak: Bool = false) async throws(SyncError) -> Bool {
         try SyncError.store { () throws(StoreError) in try library.prepare() }
         let store = SyncStateStore(library: library)
         try store.prepare()
@@ -51,6 +68,7 @@ public enum RemoteEncryption {
             key = try unlock(bytes, passphrase: passphrase, cost: cost)
         } else {
             guard !entries.contains(where: { Head.parseFileName($0.name) != nil }) else { throw .encryption(.remoteNotEncrypted) }
+            if !allowWeak, let why = weakness(of: passphrase) { throw .encryption(.weakPassphrase(why)) }
             let made = cost.iterations.map { try? RemoteKeys.create(passphrase: passphrase, iterations: $0, random: CryptoBackend.randomBytes) }
                 ?? (try? RemoteKeys.create(passphrase: passphrase))
             guard let (settings, k) = made else { throw .encryption(.refused(object: "the new key settings", reason: "they could not be made")) }
@@ -94,12 +112,15 @@ public enum RemoteEncryption {
     /// Changes the passphrase: the same library key wrapped anew (nothing else is re-encrypted).
     /// - Throws: `SyncError.encryption(.wrongPassphrase)` when `old` does not open the remote's
     ///   settings, `.encryption(.settingsReplaced)` when they hold another key than this library's.
-    public static func changePassphrase(library: Library, remote: any Remote, old: String, new: String) async throws(SyncError) {
-        try await changePassphrase(library: library, remote: remote, old: old, new: new, cost: .standard)
+    /// - Parameter allowWeak: accept a new passphrase `weakness(of:)` finds weak.
+    public static func changePassphrase(library: Library, remote: any Remote, old: String, new: String,
+                                        allowWeak: Bool = false) async throws(SyncError) {
+        try await changePassphrase(library: library, remote: remote, old: old, new: new, cost: .standard, allowWeak: allowWeak)
     }
 
-    package static func changePassphrase(library: Library, remote: any Remote, old: String, new: String, cost: KeyDerivationCost)
-        async throws(SyncError) {
+    package static func changePassphrase(library: Library, remote: any Remote, old: String, new: String, cost: KeyDerivationCost,
+                                         allowWeak: Bool = false) async throws(SyncError) {
+        if !allowWeak, let why = weakness(of: new) { throw .encryption(.weakPassphrase(why)) }
         let mine = try LocalEncryption.readKey(library)
         var local = try LocalEncryption.load(library)
         let bytes = try await remote.settingsBytes()

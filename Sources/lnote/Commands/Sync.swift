@@ -10,16 +10,21 @@ struct RemoteCommand: Command {
     static let abstract = "Set or show the remote the library syncs with (a WebDAV URL or a folder). Credentials come from "
         + "LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or 'machine HOST login U password P' in $LNOTE_NETRC or ~/.netrc. "
         + "--encrypt seals everything on the remote under a key the passphrase unlocks (asked on the terminal without echo, "
-        + "or read from LNOTE_PASSPHRASE); 'passphrase' changes it (the new one from the terminal or LNOTE_NEW_PASSPHRASE)."
-    static let usage = "lnote remote add URL|FOLDER [--encrypt] [--library DIR]\nlnote remote passphrase [--library DIR]\nlnote remote [--library DIR]"
+        + "or read from LNOTE_PASSPHRASE); 'passphrase' changes it (the new one from the terminal or LNOTE_NEW_PASSPHRASE). "
+        + "A new passphrase needs at least 10 characters (--weak-passphrase accepts a shorter one)."
+    static let usage = "lnote remote add URL|FOLDER [--encrypt [--weak-passphrase]] [--library DIR]\n"
+        + "lnote remote passphrase [--weak-passphrase] [--library DIR]\nlnote remote [--library DIR]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["encrypt"])
+        args = try Arguments(arguments, valued: ["library"], flags: ["encrypt", "weak-passphrase"])
         let p = args.positionals
         guard p.isEmpty || (p.count == 2 && p[0] == "add") || p == ["passphrase"] else {
             throw UsageError("remote takes 'add URL', 'passphrase' or nothing")
         }
         if args.flag("encrypt") && p.first != "add" { throw UsageError("--encrypt goes with 'remote add URL'") }
+        if args.flag("weak-passphrase") && !(args.flag("encrypt") || p == ["passphrase"]) {
+            throw UsageError("--weak-passphrase goes with 'remote add URL --encrypt' or 'remote passphrase'")
+        }
         if p.count == 2, let u = URL(string: p[1]), u.user != nil || u.password != nil {
             throw UsageError("put no credentials in the URL: use LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc file")
         }
@@ -30,7 +35,8 @@ struct RemoteCommand: Command {
             let config = SyncConfiguration(remote: args.positionals[1])
             if args.flag("encrypt") {
                 let phrase = try Passphrase.obtain(prompt: "Passphrase of the encrypted remote: ", environment: "LNOTE_PASSPHRASE")
-                let created = try await RemoteEncryption.setUp(library: lib, remote: try config.makeRemote(netrc: netrcText()), passphrase: phrase)
+                let created = try await RemoteEncryption.setUp(library: lib, remote: try config.makeRemote(netrc: netrcText()), passphrase: phrase,
+                                                                   allowWeak: args.flag("weak-passphrase"))
                 try config.save(lib)
                 print("Remote of \(lib.root): \(args.positionals[1]) (encrypted; "
                       + (created ? "new library key made, keep the passphrase safe: it cannot be recovered" : "joined with the passphrase")
@@ -47,7 +53,8 @@ struct RemoteCommand: Command {
             }
             let old = try Passphrase.obtain(prompt: "Current passphrase: ", environment: "LNOTE_PASSPHRASE")
             let new = try Passphrase.obtain(prompt: "New passphrase: ", environment: "LNOTE_NEW_PASSPHRASE", confirm: true)
-            try await RemoteEncryption.changePassphrase(library: lib, remote: try c.makeRemote(netrc: netrcText()), old: old, new: new)
+            try await RemoteEncryption.changePassphrase(library: lib, remote: try c.makeRemote(netrc: netrcText()), old: old, new: new,
+                                                       allowWeak: args.flag("weak-passphrase"))
             print("Passphrase of \(c.remote) changed (the library key is the same; nothing was re-encrypted)")
         } else if let c = SyncConfiguration.read(lib) {
             print(c.remote + (RemoteEncryption.isSetUp(lib) ? " (encrypted)" : ""))

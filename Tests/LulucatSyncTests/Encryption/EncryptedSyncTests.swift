@@ -167,6 +167,37 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         }
     }
 
+    /// A new library key needs a passphrase of at least ten characters, not one character repeated;
+    /// a weak one makes nothing (no settings on the remote, no key here) unless the caller says so.
+    /// Joining checks nothing (the key exists already); a new passphrase is checked like a first one.
+    @Test func aWeakPassphraseMakesNoKey() async throws {
+        #expect(RemoteEncryption.weakness(of: "x") != nil)
+        #expect(RemoteEncryption.weakness(of: "123456789") != nil)
+        #expect(RemoteEncryption.weakness(of: "aaaaaaaaaaaa") != nil)
+        #expect(RemoteEncryption.weakness(of: "correct horse") == nil)
+        let remoteFolder = temporaryFolder("enc-remote")
+        let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
+        defer { for p in [remoteFolder, a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
+        await #expect { try await RemoteEncryption.setUp(library: a, remote: FolderRemote(root: remoteFolder), passphrase: "x", cost: testCost) }
+            throws: { e in
+                if case .encryption(.weakPassphrase) = e as? SyncError { return true }
+                return false
+            }
+        #expect(!RemoteEncryption.isSetUp(a))
+        #expect(!FileManager.default.fileExists(atPath: remoteFolder + "/heads/keys"))
+        try await RemoteEncryption.setUp(library: a, remote: FolderRemote(root: remoteFolder), passphrase: "x", cost: testCost, allowWeak: true)
+        #expect(RemoteEncryption.isSetUp(a))
+        // Joining with it is not a new key: no check.
+        try await RemoteEncryption.setUp(library: b, remote: FolderRemote(root: remoteFolder), passphrase: "x", cost: testCost)
+        await #expect {
+            try await RemoteEncryption.changePassphrase(library: a, remote: FolderRemote(root: remoteFolder), old: "x", new: "yy", cost: testCost)
+        } throws: { e in
+            if case .encryption(.weakPassphrase) = e as? SyncError { return true }
+            return false
+        }
+        try await RemoteEncryption.changePassphrase(library: a, remote: FolderRemote(root: remoteFolder), old: "x", new: passphrase, cost: testCost)
+    }
+
     @Test func aWrongPassphraseIsRefusedAndNothingIsKept() async throws {
         let remoteFolder = temporaryFolder("enc-remote")
         let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
