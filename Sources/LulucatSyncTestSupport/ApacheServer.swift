@@ -14,7 +14,7 @@ public final class ApacheServer: @unchecked Sendable {
     public static var isAvailable: Bool { binary != nil && FileManager.default.fileExists(atPath: "/usr/lib/apache2/modules/mod_dav.so") }
 
     public let dir: String
-    public let port: Int
+    public private(set) var port: Int
     private var pid: pid_t = 0
 
     /// The collection the tests sync through.
@@ -64,7 +64,7 @@ public final class ApacheServer: @unchecked Sendable {
         let fm = FileManager.default
         for sub in ["root/notes", "run", "logs", "lock"] { try fm.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
         chmod(dir, 0o755)
-        port = try ApacheServer.freePort()
+        port = 0
         var access = "Require all granted"
         if let auth = basicAuth {
             // htpasswd's {SHA} form: base64 of the password's SHA-1.
@@ -73,14 +73,25 @@ public final class ApacheServer: @unchecked Sendable {
             chmod(dir + "/htpasswd", 0o644)
             access = "AuthType Basic\n  AuthName \"notes\"\n  AuthBasicProvider file\n  AuthUserFile \(dir)/htpasswd\n  Require valid-user"
         }
-        let conf = ApacheServer.template.replacingOccurrences(of: "@DIR@", with: dir).replacingOccurrences(of: "@PORT@", with: String(port))
-            .replacingOccurrences(of: "@ACCESS@", with: access)
-        try conf.write(toFile: dir + "/httpd.conf", atomically: true, encoding: .utf8)
         if getuid() == 0 {
             // Workers run as nobody: they must own what they write.
             for sub in ["root", "root/notes", "lock"] { chown(dir + "/" + sub, 65534, 65534) }
         }
-        try start(binary)
+        // A free port can be taken by another test's server between finding it and binding it:
+        // a start that fails is tried again on another port (bounded).
+        var lastError: Error?
+        for _ in 0..<5 {
+            port = try ApacheServer.freePort()
+            let conf = ApacheServer.template.replacingOccurrences(of: "@DIR@", with: dir).replacingOccurrences(of: "@PORT@", with: String(port))
+                .replacingOccurrences(of: "@ACCESS@", with: access)
+            try conf.write(toFile: dir + "/httpd.conf", atomically: true, encoding: .utf8)
+            do { try start(binary); return } catch {
+                // Only a server that did not start at all (it could not bind) is tried again.
+                guard "\(error)".contains("did not start") else { throw error }
+                lastError = error
+            }
+        }
+        throw lastError ?? TestFailure("apache2 did not start")
     }
 
     private func start(_ binary: String) throws {

@@ -16,7 +16,7 @@ import Testing
         let a = dir + "/a", b = dir + "/b", remote = dir + "/remote"
         #expect(try run(["new", "From A", "--library", a]).status == 0)
         #expect(try run(["sync", "--library", a]).status == 1, "sync with no remote must fail")
-        for lib in [a, b] { #expect(try run(["remote", "add", remote, "--library", lib]).status == 0) }
+        for lib in [a, b] { #expect(try run(["remote", "add", remote, "--create", "--library", lib]).status == 0) }
         #expect(try run(["remote", "--library", a]).out.contains(remote))
         let first = try run(["sync", "--library", a])
         #expect(first.status == 0)

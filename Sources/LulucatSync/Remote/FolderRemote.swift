@@ -84,17 +84,27 @@ public struct FolderRemote: Remote {
     }
 
     /// Creates a folder (and the root with its parents); one that exists is success.
+    /// The root itself is never created here: a missing root (an unmounted drive, a mistyped
+    /// path) fails the round instead of filling an empty folder where the drive should be
+    /// (`createRoot()` makes it, when the person asked).
     public func makeFolder(_ path: String) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: 0, received: 0)
+        guard (try? fs.info(root))??.kind == .directory else {
+            throw .failed(path, "the remote folder \(root) does not exist (an unmounted drive, or a mistyped path?)")
+        }
+        do { try fs.ensureDirectory(p) } catch { throw .ambiguous(path, "\(error)") }
+    }
+
+    /// Makes the root folder and the folders above it, as `mkdir -p` would (`lnote remote add
+    /// FOLDER --create`).
+    public func createRoot() throws(RemoteError) {
         do {
-            // The root and the folders above it, as `mkdir -p` would.
             var prefix = ""
             for part in root.split(separator: "/") {
                 prefix += "/" + part
                 if try fs.info(prefix) == nil { try fs.ensureDirectory(prefix) }
             }
-            try fs.ensureDirectory(p)
-        } catch { throw .ambiguous(path, "\(error)") }
+        } catch { throw .failed(root, "\(error)") }
     }
 }

@@ -11,17 +11,19 @@ struct RemoteCommand: Command {
         + "LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or 'machine HOST login U password P' in $LNOTE_NETRC or ~/.netrc. "
         + "--encrypt seals everything on the remote under a key the passphrase unlocks (asked on the terminal without echo, "
         + "or read from LNOTE_PASSPHRASE); 'passphrase' changes it (the new one from the terminal or LNOTE_NEW_PASSPHRASE). "
-        + "A new passphrase needs at least 10 characters (--weak-passphrase accepts a shorter one)."
-    static let usage = "lnote remote add URL|FOLDER [--encrypt [--weak-passphrase]] [--library DIR]\n"
+        + "A new passphrase needs at least 10 characters (--weak-passphrase accepts a shorter one). A FOLDER must exist "
+        + "(--create makes it): sync never creates a missing one, which is usually an unmounted drive or a typo."
+    static let usage = "lnote remote add URL|FOLDER [--create] [--encrypt [--weak-passphrase]] [--library DIR]\n"
         + "lnote remote passphrase [--weak-passphrase] [--library DIR]\nlnote remote [--library DIR]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["encrypt", "weak-passphrase"])
+        args = try Arguments(arguments, valued: ["library"], flags: ["encrypt", "weak-passphrase", "create"])
         let p = args.positionals
         guard p.isEmpty || (p.count == 2 && p[0] == "add") || p == ["passphrase"] else {
             throw UsageError("remote takes 'add URL', 'passphrase' or nothing")
         }
         if args.flag("encrypt") && p.first != "add" { throw UsageError("--encrypt goes with 'remote add URL'") }
+        if args.flag("create") && p.first != "add" { throw UsageError("--create goes with 'remote add FOLDER'") }
         if args.flag("weak-passphrase") && !(args.flag("encrypt") || p == ["passphrase"]) {
             throw UsageError("--weak-passphrase goes with 'remote add URL --encrypt' or 'remote passphrase'")
         }
@@ -33,6 +35,16 @@ struct RemoteCommand: Command {
         let lib = library(args)
         if args.positionals.count == 2 {
             let config = SyncConfiguration(remote: args.positionals[1])
+            if let folder = try config.makeRemote(netrc: netrcText()) as? FolderRemote,
+               (try? PosixFileSystem().info(folder.root))??.kind != .directory {
+                guard args.flag("create") else {
+                    printError("lnote remote: \(folder.root) does not exist; pass --create to make it (sync never creates a missing folder)")
+                    throw ExitCode(code: ExitStatus.failure)
+                }
+                try folder.createRoot()
+            } else if args.flag("create"), !((try? config.makeRemote(netrc: netrcText())) is FolderRemote) {
+                throw UsageError("--create makes a folder remote; a WebDAV collection is made on the server")
+            }
             if args.flag("encrypt") {
                 let phrase = try Passphrase.obtain(prompt: "Passphrase of the encrypted remote: ", environment: "LNOTE_PASSPHRASE")
                 let created = try await RemoteEncryption.setUp(library: lib, remote: try config.makeRemote(netrc: netrcText()), passphrase: phrase,
