@@ -8,6 +8,8 @@ import LulucatSync
 /// remote can be rebuilt as it was when the disk crashed.
 public final class MemoryRemote: Remote, @unchecked Sendable {
     public let statistics = RemoteStatistics()
+    /// This remote's own name (a copy made by `asOf` is another remote).
+    public var identity: String { "memory:\(ObjectIdentifier(self).hashValue)" }
     private let lock = NSLock()
     private var files: [String: [UInt8]] = [:]
     private var folders: Set<String> = []

@@ -77,6 +77,8 @@ final class EncryptionRound: @unchecked Sendable {
 /// `heads/<sealed name>` and `blobs/<keyed MAC>` and seals and opens the bytes.
 package struct EncryptedRemote: Remote, DocumentScopedRemote {
     let inner: any Remote
+    /// What it seals into, marked as sealed.
+    package var identity: String { inner.identity.isEmpty ? "" : "sealed:" + inner.identity }
     let key: LibraryKey
     let round: EncryptionRound
     /// The document a round is working on: blob paths need it (names and associated data).

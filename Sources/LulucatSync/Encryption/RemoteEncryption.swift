@@ -49,6 +49,7 @@ public enum RemoteEncryption {
         // It rewrites the bases and seen.json: never while a round runs.
         let lock = try await store.lockRounds(waiting: SyncOptions().waitForOtherRound)
         defer { store.unlockRounds(lock) }
+        store.forgetPlainRemote()
         _ = try store.deviceID()
         var entries: [RemoteEntry] = []
         switch await remote.listResult(LibrarySync.headsFolder) {

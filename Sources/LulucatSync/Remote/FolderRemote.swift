@@ -9,6 +9,8 @@ import LulucatStore
 public struct FolderRemote: Remote {
     /// The folder's absolute path, without a trailing slash.
     public let root: String
+    /// `file://` and the folder's path.
+    public var identity: String { "file://" + root }
     /// Requests made and bytes moved (each call counts as one request).
     public let statistics = RemoteStatistics()
     let fs: any FileSystem

@@ -59,6 +59,16 @@ public protocol Remote: Sendable {
     func makeFolder(_ path: String) async throws(RemoteError)
     /// Requests made and bytes sent so far (for `lnote sync` and the bench).
     var statistics: RemoteStatistics { get }
+    /// A stable name of where this remote keeps its files (a URL, a folder path), or "" when it has
+    /// none. Sync records which remote it last saw holding no encryption settings, and sends a
+    /// changed document's blobs before the listing answers only to that one (never, in clear, to
+    /// a remote it does not know yet). Defaults to "".
+    var identity: String { get }
+}
+
+extension Remote {
+    /// No identity: blobs wait for the listing (see `Remote.identity`).
+    public var identity: String { "" }
 }
 
 /// Counts of a remote's requests, shared by its calls.

@@ -23,6 +23,8 @@ public struct WebDAVCredentials: Sendable, Equatable {
 public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// The collection holding `heads/` and `blobs/`, with a trailing slash.
     public let base: URL
+    /// The collection's URL.
+    public var identity: String { base.absoluteString }
     /// Requests made and bytes moved.
     public let statistics = RemoteStatistics()
     let credentials: WebDAVCredentials?

@@ -118,6 +118,9 @@ struct LibraryRound {
     /// the prepared work is let go (its blobs, if any went up, are garbage, §8) and the document
     /// is merged as usual. Nothing is written locally before the listing.
     mutating func speculate(_ listingAnswered: Flag) async {
+        // Blobs go up before the listing only to a remote known to hold no encryption settings:
+        // never, in clear, to one this library has not listed yet.
+        let knownPlain = store.isKnownPlain(sync.remote.identity)
         for id in localWork.sorted(by: { $0.uuidString < $1.uuidString }) where prepared.count < Self.speculationLimit {
             guard baseIDs.contains(id), local[id] != nil, !trashed.contains(id), sync.library.openSession(id) == nil else { continue }
             if bases[id] == nil { bases[id] = store.base(id) }
@@ -127,7 +130,7 @@ struct LibraryRound {
             // Its blobs start going up now only while the listing is still on its way: once it is
             // in, they wait for it to say no head of the document changed (otherwise they would be
             // sent for nothing), and go up while the base is written.
-            if (try? await round.prepareUnderLock(&report, uploadEarly: !listingAnswered.isSet)) == true { prepared[id] = round }
+            if (try? await round.prepareUnderLock(&report, uploadEarly: knownPlain && !listingAnswered.isSet)) == true { prepared[id] = round }
         }
     }
 
@@ -145,10 +148,12 @@ struct LibraryRound {
             // Plain objects never go into an encrypted remote (its key settings are in heads/;
             // an encrypted round's listing, opened, never shows them).
             if e.contains(where: { $0.name == EncryptedRemote.settingsName && !$0.isFolder }) { throw .encryption(.remoteEncrypted) }
+            store.recordPlain(sync.remote.identity)
             entries = e
         case .failure(.notFound):
             // A remote without heads/ (new, or emptied): nothing prepared goes on.
             await discardPrepared()
+            store.recordPlain(sync.remote.identity)
             let remote = sync.remote
             try await SyncError.remote { () async throws(RemoteError) in
                 try await remote.makeFolder(LibrarySync.headsFolder)

@@ -29,6 +29,7 @@ public struct SyncConfiguration: Sendable, Equatable {
         let store = SyncStateStore(library: library)
         try store.prepare()
         try store.write(RemoteFile(remote: remote), to: SyncConfiguration.path(library))
+        store.forgetPlainRemote()
     }
 
     enum Kind { case folder(String), webdav(URL) }

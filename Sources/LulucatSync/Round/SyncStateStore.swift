@@ -62,6 +62,26 @@ struct SyncStateStore {
 
     func unlockRounds(_ fd: FileDescriptor) { fs.unlock(fd) }
 
+    // MARK: The remote known to be plain
+
+    var plainRemotePath: String { folder + "/plain-remote" }
+
+    /// Whether `identity` is the remote the last rounds saw holding no encryption settings.
+    func isKnownPlain(_ identity: String) -> Bool {
+        guard !identity.isEmpty, let bytes = try? fs.readFile(plainRemotePath, limit: 1 << 16) else { return false }
+        return String(decoding: bytes, as: UTF8.self) == identity
+    }
+
+    /// Records that the remote `identity` holds no encryption settings (a listing showed none).
+    /// Not synced: a rollback only makes the next round wait for its listing before its blobs.
+    func recordPlain(_ identity: String) {
+        guard !identity.isEmpty, !isKnownPlain(identity) else { return }
+        try? writeQuickly(Array(identity.utf8), to: plainRemotePath)
+    }
+
+    /// Forgets which remote is plain (another remote was set up).
+    func forgetPlainRemote() { try? fs.removeIfPresent(plainRemotePath) }
+
     // MARK: Heads seen
 
     func seen() -> [String: String] {

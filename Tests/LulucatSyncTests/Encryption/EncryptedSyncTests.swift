@@ -17,6 +17,38 @@ let testCost = KeyDerivationCost(iterations: 1_000, minimum: 1)
 let passphrase = "correct horse battery staple"
 
 /// Every file under `root`, by relative path: a library's bytes, compared before and after.
+/// A folder remote that counts its PUTs, and whose listing waits (up to a second) for a PUT to
+/// arrive first: a blob sent before the listing answers is seen every time.
+final class PutWatchingRemote: Remote, @unchecked Sendable {
+    let inner: FolderRemote
+    private let lock = NSLock()
+    private var putCount = 0
+    private var beforeListing = 0
+    private var listed = false
+    var statistics: RemoteStatistics { inner.statistics }
+    var identity: String { inner.identity }
+    var puts: Int { lock.withLock { putCount } }
+    var putsBeforeListing: Int { lock.withLock { beforeListing } }
+
+    init(root: String) { inner = FolderRemote(root: root) }
+
+    func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        for _ in 0..<100 where puts == 0 { try? await Task.sleep(for: .milliseconds(10)) }
+        defer { lock.withLock { listed = true } }
+        return try await inner.list(folder)
+    }
+    func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) { try await inner.get(path, maxBytes: maxBytes) }
+    func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
+        lock.withLock {
+            putCount += 1
+            if !listed { beforeListing += 1 }
+        }
+        try await inner.put(path, bytes)
+    }
+    func delete(_ path: String) async throws(RemoteError) { try await inner.delete(path) }
+    func makeFolder(_ path: String) async throws(RemoteError) { try await inner.makeFolder(path) }
+}
+
 /// Whether `error` is the encryption error `expected` (thrown as `SyncError.encryption`).
 func isEncryption(_ error: any Error, _ expected: EncryptionError) -> Bool {
     if case .encryption(let e) = error as? SyncError { return e == expected }
@@ -196,6 +228,31 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
             return false
         }
         try await RemoteEncryption.changePassphrase(library: a, remote: FolderRemote(root: remoteFolder), old: "x", new: passphrase, cost: testCost)
+    }
+
+    /// A library that synced in clear with one remote, then is pointed at an encrypted one without
+    /// its key, sends nothing there: its changed document's blobs do not go up before the listing
+    /// (the remote is not the one known to be plain), and the listing's key settings stop the round.
+    @Test func blobsGoUpEarlyOnlyToTheRemoteKnownToBePlain() async throws {
+        let plainFolder = temporaryFolder("enc-plain"), encryptedFolder = temporaryFolder("enc-remote")
+        let p = Library(root: temporaryFolder("enc-p")), a = Library(root: temporaryFolder("enc-a"))
+        defer { for f in [plainFolder, encryptedFolder, p.root, a.root] { try? FileManager.default.removeItem(atPath: f) } }
+        let doc = try p.createDocument(title: "Plain first").id
+        for _ in 0..<2 { _ = try await p.sync(with: FolderRemote(root: plainFolder), options: testSyncOptions) }
+        #expect(SyncStateStore(library: p).isKnownPlain(FolderRemote(root: plainFolder).identity))
+        try await RemoteEncryption.setUp(library: a, remote: FolderRemote(root: encryptedFolder), passphrase: passphrase, cost: testCost)
+        var rng = TestRandom(seed: 90)
+        try await edit(p, doc) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
+        let watched = PutWatchingRemote(root: encryptedFolder)
+        let before = tree(encryptedFolder)
+        await #expect { try await p.sync(with: watched, options: testSyncOptions) } throws: { isEncryption($0, .remoteEncrypted) }
+        #expect(watched.puts == 0, "a blob went up before the listing")
+        #expect(tree(encryptedFolder) == before)
+        // To the plain remote it knows, the blob still goes up while the listing is on its way.
+        let early = PutWatchingRemote(root: plainFolder)
+        try await edit(p, doc) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
+        _ = try await p.sync(with: early, options: testSyncOptions)
+        #expect(early.putsBeforeListing == 1, "the speculation's blob")
     }
 
     @Test func aWrongPassphraseIsRefusedAndNothingIsKept() async throws {

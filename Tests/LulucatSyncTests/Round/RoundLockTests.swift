@@ -29,6 +29,7 @@ private final class GatedRemote: Remote, @unchecked Sendable {
     private let lock = NSLock()
     private var lists = 0
     var statistics: RemoteStatistics { inner.statistics }
+    var identity: String { inner.identity }
     var listings: Int { lock.withLock { lists } }
 
     init(root: String) { inner = FolderRemote(root: root) }

@@ -20,6 +20,7 @@ private final class OrderRemote: Remote, @unchecked Sendable {
     /// Runs when a head's PUT starts, with the bytes of the head.
     var atHeadPut: (String, [UInt8]) -> Void = { _, _ in }
     var statistics: RemoteStatistics { inner.statistics }
+    var identity: String { inner.identity }
 
     init(root: String) { inner = FolderRemote(root: root) }
 
