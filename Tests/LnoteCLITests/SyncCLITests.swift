@@ -30,6 +30,12 @@ import Testing
         #expect(try run(["list", "--library", b]).out.contains("From A"))
         let status = try run(["sync", "--status", "--library", b])
         #expect(status.out.contains("to push   0"), "\(status.out)")
+        // --status --json is JSON, not ignored; --offline alone is refused.
+        let statusJSON = try run(["sync", "--status", "--json", "--library", b])
+        let parsed = try JSONSerialization.jsonObject(with: Data(statusJSON.out.utf8)) as? [String: Any]
+        #expect((parsed?["to_push"] as? [String])?.isEmpty == true && (parsed?["to_pull"] as? Int) == 0, "\(statusJSON.out)")
+        #expect((parsed?["encrypted"] as? Bool) == false && parsed?["device"] is String, "\(statusJSON.out)")
+        #expect(try run(["sync", "--offline", "--library", b]).status == 64)
         #expect(try run(["remote", "add", "https://user:secret@dav.example.org/", "--library", a]).status == 64)
     }
 }

@@ -117,12 +117,14 @@ enum Passphrase {
 struct SyncCommand: Command {
     static let name = "sync"
     static let abstract = "Sync the library with its remote (progress, then a summary), or show --status."
-    static let usage = "lnote sync [--trash-limit N] [--library DIR] [--json]\nlnote sync --status [--offline] [--library DIR]"
+    static let usage = "lnote sync [--trash-limit N] [--library DIR] [--json]\nlnote sync --status [--offline] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, valued: ["library", "trash-limit"], flags: ["status", "offline", "json"])
         guard args.positionals.isEmpty else { throw UsageError("sync takes no arguments") }
         if let n = try args.int("trash-limit"), n < 0 { throw UsageError("--trash-limit takes a number ≥ 0") }
+        if args.flag("offline") && !args.flag("status") { throw UsageError("--offline goes with --status") }
+        if args.flag("status") && args.value("trash-limit") != nil { throw UsageError("--trash-limit goes with a sync, not --status") }
     }
     func run() async throws {
         let lib = library(args)
@@ -133,6 +135,14 @@ struct SyncCommand: Command {
         let sync = try LibrarySync(library: lib, remote: try config.makeRemote(netrc: netrcText()))
         if args.flag("status") {
             let s = try await sync.status(offline: args.flag("offline"))
+            if args.flag("json") {
+                var o: [String: Any] = ["remote": config.remote, "device": s.device.uuidString, "synced": s.documentsSynced,
+                                        "encrypted": sync.isEncrypted,
+                                        "to_push": s.localChanges.map(\.uuidString), "unpublished": s.unpublished.map(\.uuidString)]
+                if let r = s.remoteChanges { o["to_pull"] = r }
+                printJSON(o)
+                return
+            }
             print("remote    \(config.remote)\ndevice    \(s.device.uuidString)\nsynced    \(s.documentsSynced) documents")
             print("to push   \(s.localChanges.count) documents changed here" + (s.unpublished.isEmpty ? "" : ", \(s.unpublished.count) not yet published"))
             if let r = s.remoteChanges { print("to pull   \(r) heads written elsewhere since the last sync") }
