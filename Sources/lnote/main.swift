@@ -44,13 +44,29 @@ func versionText() -> String {
     "lnote \(lnoteVersion) (page format \(PageFile.version), package format \(DocumentMetadata.currentFormatVersion))"
 }
 
+/// `lnote --version` (or `version`) with what follows it: nothing, or `--json` (before or after);
+/// anything else is refused, never ignored.
+func printVersion(_ rest: [String], globals: [String]) -> Int32 {
+    let options = Set(rest + globals)
+    guard options.isSubset(of: ["--json"]) else {
+        printError("lnote: --version takes only --json\nusage: lnote --version [--json]")
+        return ExitStatus.usage
+    }
+    if options.contains("--json") {
+        printJSON(["version": lnoteVersion, "page_format": Int(PageFile.version), "package_format": DocumentMetadata.currentFormatVersion])
+    } else {
+        print(versionText())
+    }
+    return ExitStatus.ok
+}
+
 func runMain() async -> Int32 {
     var args = Array(CommandLine.arguments.dropFirst())
     // Global options may come before the command; they are handed to it as if written after.
     var globals: [String] = []
     while let first = args.first, first.hasPrefix("-") {
         if first == "--help" || first == "-h" { args = ["help"] + args.dropFirst(); break }
-        if first == "--version" || first == "-V" { print(versionText()); return ExitStatus.ok }
+        if first == "--version" || first == "-V" { return printVersion(Array(args.dropFirst()), globals: globals) }
         let name = String(first.dropFirst(2).prefix { $0 != "=" })
         if first.hasPrefix("--") && globalFlags.contains(name) && !first.contains("=") {
             globals.append(first); args.removeFirst(); continue
@@ -68,7 +84,7 @@ func runMain() async -> Int32 {
     }
     if args.isEmpty { args = ["help"] }
     var name = args.removeFirst()
-    if name == "version" { print(versionText()); return ExitStatus.ok }
+    if name == "version" { return printVersion(args, globals: globals) }
     name = commandAliases[name] ?? name
     guard let type = commands.first(where: { $0.name == name }) else {
         printError("lnote: unknown command '\(terminalSafe(name))'. Run 'lnote help' for the list.")

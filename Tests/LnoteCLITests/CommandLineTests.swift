@@ -415,6 +415,14 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         let v = try lnote(["--version"])
         #expect(v.status == 0 && v.stdout.hasPrefix("lnote ") && v.stdout.contains("page format"))
         #expect(try lnote(["version"]).stdout == v.stdout)
+        // --json is honoured before or after --version; anything else is refused, never ignored.
+        for args in [["--version", "--json"], ["--json", "--version"], ["version", "--json"]] {
+            let j = try lnote(args)
+            #expect(j.status == 0, "\(args)")
+            #expect(try json(j)["version"] as? String == v.stdout.split(separator: " ")[1].description, "\(j.stdout)")
+        }
+        #expect(try lnote(["--version", "--bogus"]).status == 64)
+        #expect(try lnote(["version", "extra"]).status == 64)
         let made = try lnote(["--library", lib, "--json", "new", "Before"])
         #expect(made.status == 0, "\(made.stderr)")
         #expect(try json(made)["id"] != nil)
