@@ -173,11 +173,14 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         }
         #expect(!exists(tmp.path + "/d.tar") && !exists(tmp.path + "/d.zip") && !exists(tmp.path + "/noext"))
         // Render: a --format that contradicts the file name, or a name that tells nothing, is refused.
-        for args in [["--format", "svg", "-o", tmp.path + "/p.png"], ["-o", tmp.path + "/p.tar"]] {
+        // --quality on a lossless format would be ignored: refused too (issue 33).
+        for args in [["--format", "svg", "-o", tmp.path + "/p.png"], ["-o", tmp.path + "/p.tar"], ["-o", tmp.path + "/p.png", "--quality", "50"],
+                     ["-o", tmp.path + "/p.svg", "--quality", "50"]] {
             let r = try lnote(["render", id, "--library", lib] + args)
             #expect(r.status == 64, "\(args): \(r.stderr)")
         }
-        #expect(!exists(tmp.path + "/p.png") && !exists(tmp.path + "/p.tar"))
+        #expect(!exists(tmp.path + "/p.png") && !exists(tmp.path + "/p.tar") && !exists(tmp.path + "/p.svg"))
+        #expect(try lnote(["render", id, "--library", lib, "-o", tmp.path + "/p.jpg", "--quality", "50"]).status == 0)
 
         // import X.zip --title T gives the new document that title.
         let zip = tmp.path + "/d.zip"

@@ -38,6 +38,10 @@ struct RenderCommand: Command {
         guard let format = PageExportFormat(rawValue: name == "jpeg" ? "jpg" : name) else {
             throw UsageError("say --format png|jpg|svg (the file name '\(out)' does not tell)")
         }
+        // Only JPEG has a quality: on PNG or SVG the option would be ignored, so it is refused.
+        if args.value("quality") != nil, format.rawValue != "jpg" {
+            throw UsageError("--quality is for JPEG; \(format.rawValue.uppercased()) is lossless")
+        }
         let path = try checkedOutputPath(out)
         let content = try StoredPage.read(package, page: page)
         let assets = try AssetFiles(package)
