@@ -110,6 +110,8 @@ struct PathError: Error, CustomStringConvertible {
 /// Checks an output file (`-o`) before any work: it may exist only as a regular file (it is then
 /// replaced), and its folder must exist and be writable. Returns the absolute path.
 func checkedOutputPath(_ path: String) throws -> String {
+    // "-" is standard output to most tools: never a file named "-" written by surprise.
+    if path == "-" { throw UsageError("-o - (standard output) is not supported: name a file") }
     let absolute = absolutePath(path)
     if path.hasSuffix("/") { throw PathError("'\(path)' names a folder; -o takes a file name") }
     switch PathKind(absolute) {

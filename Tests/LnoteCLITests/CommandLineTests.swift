@@ -181,6 +181,12 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         }
         #expect(!exists(tmp.path + "/p.png") && !exists(tmp.path + "/p.tar") && !exists(tmp.path + "/p.svg"))
         #expect(try lnote(["render", id, "--library", lib, "-o", tmp.path + "/p.jpg", "--quality", "50"]).status == 0)
+        // "-o -" is not a file named "-" (issue 33): refused.
+        for command in ["render", "export"] {
+            let r = try lnote([command, id, "--library", lib, "-o", "-", "--format", command == "render" ? "png" : "zip"])
+            #expect(r.status == 64 && r.stderr.contains("standard output"), "\(command): \(r.stderr)")
+        }
+        #expect(!exists(FileManager.default.currentDirectoryPath + "/-"))
 
         // import X.zip --title T gives the new document that title.
         let zip = tmp.path + "/d.zip"
