@@ -437,6 +437,10 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         #expect(try json(made)["id"] != nil)
         let listed = try lnote(["--json", "--library=" + lib, "list"])
         #expect((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any])?.count == 1)
+        // A library named on the command line that is not there is refused, not listed as empty (issue 33).
+        let typo = try lnote(["list", "--library", tmp.path + "/no-such-library"])
+        #expect(typo.status == 1 && typo.stderr.contains("there is no library"), "\(typo.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: tmp.path + "/no-such-library"))
         #expect(try lnote(["--frob", "list"]).status == 64)
         #expect(try lnote(["--library"]).status == 64)
     }

@@ -44,6 +44,11 @@ struct ListCommand: Command {
     }
     func run() async throws {
         let lib = library(args)
+        // A library named on the command line that is not there is a typo, not an empty library.
+        if args.value("library") != nil, (try? PosixFileSystem().info(lib.root))??.kind != .directory {
+            printError("lnote list: there is no library at \(terminalSafe(lib.root)) (mistyped? 'lnote new TITLE --library DIR' makes one)")
+            throw ExitCode(code: ExitStatus.failure)
+        }
         let trash = args.flag("trash")
         let entries = trash ? try lib.trashedDocuments() : try lib.list()
         if args.flag("json") {
