@@ -63,7 +63,17 @@ func resolveDocument(_ ref: String, in lib: Library) throws -> DocumentRef {
         guard isDirectory(package.path) else { throw PathError("no document package at '\(ref)'") }
         return DocumentRef(library: Library(root: splitParent(package.path)), package: package)
     }
-    return DocumentRef(library: lib, package: lib.package(try lib.resolve(ref)))
+    let id = try lib.resolve(ref)
+    let package = lib.package(id)
+    // A full id resolves to itself: say plainly when no such document is here (not "its
+    // document.json is corrupt"), and when it is in the trash, how to bring it back.
+    if PathKind(package.path) == .missing {
+        if (try? lib.trashedDocuments())?.contains(where: { $0.id == id }) == true {
+            throw PathError("document \(id.uuidString) is in the trash; 'lnote restore \(id.uuidString)' brings it back")
+        }
+        throw PathError("no document \(id.uuidString) in \(lib.root)")
+    }
+    return DocumentRef(library: lib, package: package)
 }
 
 /// Resolves DOC as a package path or a library reference (id, id prefix, title).

@@ -437,6 +437,16 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         #expect(try json(made)["id"] != nil)
         let listed = try lnote(["--json", "--library=" + lib, "list"])
         #expect((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any])?.count == 1)
+        // A full id of no document, or of one in the trash, says so (not "document.json is corrupt");
+        // a title longer than list's column ends in an ellipsis (issue 33).
+        let long = try lnote(["new", "A title far longer than the column of list", "--library", lib, "--json"])
+        let longID = try #require(try json(long)["id"] as? String)
+        #expect(try lnote(["list", "--library", lib]).stdout.contains("A title far longer than the…"))
+        let absent = try lnote(["rename", UUID().uuidString, "X", "--library", lib])
+        #expect(absent.status == 1 && absent.stderr.contains("no document") && !absent.stderr.contains("corrupt"), "\(absent.stderr)")
+        #expect(try lnote(["delete", longID, "--library", lib]).status == 0)
+        let trashed = try lnote(["rename", longID, "X", "--library", lib])
+        #expect(trashed.status == 1 && trashed.stderr.contains("is in the trash") && trashed.stderr.contains("lnote restore"), "\(trashed.stderr)")
         // A library named on the command line that is not there is refused, not listed as empty (issue 33).
         let typo = try lnote(["list", "--library", tmp.path + "/no-such-library"])
         #expect(typo.status == 1 && typo.stderr.contains("there is no library"), "\(typo.stderr)")

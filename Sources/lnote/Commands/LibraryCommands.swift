@@ -67,7 +67,9 @@ struct ListCommand: Command {
         print("\(entries.count) document\(entries.count == 1 ? "" : "s") in \(place)")
         for e in entries {
             let pages = "\(e.pageCount) page\(e.pageCount == 1 ? "" : "s")"
-            let title = terminalSafe(e.title)
+            // A title longer than its column ends in an ellipsis (the full one is in --json).
+            let full = terminalSafe(e.title)
+            let title = full.count > 28 ? String(full.prefix(27)) + "…" : full
             print("  \(e.id.uuidString.prefix(8))  \(title.padding(toLength: 28, withPad: " ", startingAt: 0))  \(pages.padding(toLength: 10, withPad: " ", startingAt: 0))  \(iso(e.modified))\(e.problem.map { "  (\(terminalSafe($0)))" } ?? "")")
         }
     }
