@@ -33,6 +33,9 @@ public struct GarbageReport: Sendable, CustomStringConvertible {
     public var deleted: [String] = []
     /// Why nothing was deleted, when something kept the collection from knowing every reference.
     public var stopped: String?
+    /// Documents whose published head names a blob the listing lacks (lost on the server): their
+    /// base is marked unpublished, so the next round uploads those blobs again from this device.
+    public var republished: [UUID] = []
 
     /// The collection in a sentence.
     public var description: String {
@@ -96,6 +99,7 @@ extension LibrarySync {
             if case .notFound = error { return report }
             throw SyncError.remote(error)
         }
+        try healLostBlobs(listed: Set(blobs.filter { !$0.isFolder }.map(\.name)), &report)
         var pending = store.garbage()
         var still: [String: GarbageEntry] = [:]
         for e in blobs where !e.isFolder {
@@ -119,6 +123,21 @@ extension LibrarySync {
         pending = still
         try store.saveGarbage(pending, lastRun: now)
         return report
+    }
+
+    /// A published base whose head names a blob that `listed` lacks was published to a remote
+    /// that has since lost the blob (a restore, a cleanup, a disk): marked unpublished (durably),
+    /// so the next round codes and uploads it again from this device, then its head.
+    func healLostBlobs(listed: Set<String>, _ report: inout GarbageReport) throws(SyncError) {
+        for id in store.baseIDs().sorted(by: { $0.uuidString < $1.uuidString }) {
+            guard var b = store.base(id), b.published else { continue }
+            let named = b.head.pages.values.map(\.blob.hex) + b.head.assets.values.map(\.blob.hex)
+            guard named.contains(where: { !listed.contains($0) }) else { continue }
+            let previous = b
+            b.published = false
+            try store.save(b, previous: previous, durable: true)
+            report.republished.append(id)
+        }
     }
 
     /// Whether a collection is due (the last one is older than `interval`, or there was none).

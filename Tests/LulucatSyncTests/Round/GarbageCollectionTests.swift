@@ -38,6 +38,40 @@ private func referencedBlobs(_ remote: any Remote) async throws -> Set<String> {
 }
 
 @Suite(.serialized) struct GarbageCollectionTests {
+    /// A blob the server lost (a restore, a cleanup) is uploaded again by the device that holds
+    /// it: its collection sees its own head name a blob the listing lacks, marks the base
+    /// unpublished, and its next round codes and uploads the blob, then the head; a new device
+    /// then converges (issue 30: the remote heals).
+    @Test func aBlobLostOnTheServerIsUploadedAgainByItsDevice() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        var options = testSyncOptions
+        options.garbage = nil
+        let a = h.libraries[0]
+        let doc = try a.createDocument(title: "Lost and found").id
+        let drawn = try await strokes(a, doc, 3, seed: 80)
+        let picture = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 5) })
+        let image = try await edit(a, doc) { s in
+            try await s.insertImage(picture, fileExtension: "png", frame: QuantizedRect(x: 0, y: 0, width: 100, height: 100), on: await s.pageIDs()[0])
+        }
+        try await h.sync(0, options: options)
+        // The server loses every blob (a restore from an older backup, say).
+        let blobs = h.remoteFolder + "/blobs"
+        let lost = try FileManager.default.contentsOfDirectory(atPath: blobs)
+        #expect(lost.count == 2, "the page and the image: \(lost)")
+        for name in lost { try FileManager.default.removeItem(atPath: blobs + "/" + name) }
+
+        let report = try await LibrarySync(library: a, remote: h.remotes[0]).collectGarbage()
+        #expect(report.republished == [doc], "\(report)")
+        let again = try await h.sync(0, options: options)
+        #expect(again.blobsUploaded == 2, "\(again)")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: blobs)) == Set(lost), "the same blobs, by the same names")
+        #expect(try await LibrarySync(library: a, remote: h.remotes[0]).collectGarbage().republished.isEmpty)
+        // A device that never saw the document gets all of it.
+        try await h.sync(1, options: options)
+        let c = try await contents(of: h.libraries[1])
+        #expect(c.documents[doc]?.allElements == Set(drawn + [image.id]))
+    }
+
     @Test func unreferencedBlobsGoAfterTheGracePeriodAndOnlyThey() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let clock = FakeClock()
