@@ -447,6 +447,12 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         #expect(try lnote(["delete", longID, "--library", lib]).status == 0)
         let trashed = try lnote(["rename", longID, "X", "--library", lib])
         #expect(trashed.status == 1 && trashed.stderr.contains("is in the trash") && trashed.stderr.contains("lnote restore"), "\(trashed.stderr)")
+        // A second document of one title is made, with a warning naming its id (issue 33).
+        let first = try lnote(["new", "Twins", "--library", lib])
+        #expect(first.status == 0 && !first.stderr.contains("warning"), "\(first.stderr)")
+        let second = try lnote(["new", "Twins", "--library", lib, "--json"])
+        #expect(second.status == 0 && second.stderr.contains("warning: another document is titled 'Twins'"), "\(second.stderr)")
+        #expect(try json(second)["id"] != nil, "standard output stays JSON")
         // A library named on the command line that is not there is refused, not listed as empty (issue 33).
         let typo = try lnote(["list", "--library", tmp.path + "/no-such-library"])
         #expect(typo.status == 1 && typo.stderr.contains("there is no library"), "\(typo.stderr)")

@@ -158,7 +158,15 @@ struct NewCommand: Command {
     func run() async throws {
         let codec = args.value("codec").flatMap(SampleCodecID.init(name:)) ?? .compact
         let engine = args.value("engine").flatMap(EngineKind.init(rawValue:)) ?? .snapshot
-        let package = try library(args).createDocument(title: args.positionals[0], engine: engine, codec: codec)
+        let lib = library(args)
+        let title = args.positionals[0]
+        // A second document of the same title is allowed, but said: a title then names neither.
+        let namesakes = ((try? lib.list()) ?? []).filter { $0.title == title }.count
+        let package = try lib.createDocument(title: title, engine: engine, codec: codec)
+        if namesakes > 0 {
+            printError("lnote new: warning: \(namesakes == 1 ? "another document is" : "\(namesakes) other documents are") "
+                       + "titled '\(terminalSafe(title))'; name this one by its id (\(package.id.uuidString.prefix(8)))")
+        }
         if args.flag("json") { printJSON(["id": package.id.uuidString, "path": package.path]) } else {
             print("Created \(package.id.uuidString) at \(package.path)")
         }
