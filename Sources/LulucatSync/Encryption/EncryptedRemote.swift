@@ -121,7 +121,7 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
     }
 
     func sealedHeadName(document: UUID, device: UUID) throws(RemoteError) -> String {
-        try key.sealedHeadNameOrFail(document: document, device: device)
+        do { return try key.sealedHeadName(document: document, device: device) } catch { throw .failed("heads", "\(error)") }
     }
 
     /// `blobs/` name of a blob: HMAC(names subkey, document ‖ SHA-256 of the plaintext).
@@ -155,9 +155,10 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
 
     /// A head from the remote, opened, its counter checked against the highest seen.
     func fetchHead(plain: String, document: UUID, device: UUID) async throws(SyncError) -> (bytes: [UInt8], etag: String?, counter: UInt64) {
-        let (inner, key) = (inner, key)
+        let remote = self
         let (sealedName, sealed, etag) = try await SyncError.remote { () async throws(RemoteError) in
-            let name = try key.sealedHeadNameOrFail(document: document, device: device)
+            let name = try remote.sealedHeadName(document: document, device: device)
+            let inner = remote.inner
             let (sealed, etag) = try await inner.get(LibrarySync.headsFolder + "/" + name,
                                                      maxBytes: Head.maxBytes + EncryptedObject.overhead + Self.counterByteCount)
             return (name, sealed, etag)
@@ -277,12 +278,5 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
 
     package func makeFolder(_ path: String) async throws(RemoteError) {
         try await inner.makeFolder(path)
-    }
-}
-
-extension LibraryKey {
-    /// A head's sealed name, a failure to make it as the remote's.
-    func sealedHeadNameOrFail(document: UUID, device: UUID) throws(RemoteError) -> String {
-        do { return try sealedHeadName(document: document, device: device) } catch { throw .failed("heads", "\(error)") }
     }
 }

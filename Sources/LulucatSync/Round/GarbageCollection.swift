@@ -69,11 +69,13 @@ extension LibrarySync {
         let now = options.now()
         var referenced = Set<String>()
         // Our own bases, published or not: an unpublished head may name blobs already uploaded.
+        var ownHeads: [UUID: Head] = [:]
         for id in store.baseIDs() {
             guard let b = store.baseHead(id) else {
                 report.stopped = "the local state of document \(id) cannot be read"
                 return report
             }
+            ownHeads[id] = b
             for p in b.pages.values { referenced.insert(p.blob.hex) }
             for a in b.assets.values { referenced.insert(a.blob.hex) }
         }
@@ -99,7 +101,7 @@ extension LibrarySync {
             if case .notFound = error { return report }
             throw SyncError.remote(error)
         }
-        try healLostBlobs(listed: Set(blobs.filter { !$0.isFolder }.map(\.name)), &report)
+        try healLostBlobs(ownHeads, listed: Set(blobs.filter { !$0.isFolder }.map(\.name)), &report)
         var pending = store.garbage()
         var still: [String: GarbageEntry] = [:]
         for e in blobs where !e.isFolder {
@@ -128,11 +130,11 @@ extension LibrarySync {
     /// A published base whose head names a blob that `listed` lacks was published to a remote
     /// that has since lost the blob (a restore, a cleanup, a disk): marked unpublished (durably),
     /// so the next round codes and uploads it again from this device, then its head.
-    func healLostBlobs(listed: Set<String>, _ report: inout GarbageReport) throws(SyncError) {
-        for id in store.baseIDs().sorted(by: { $0.uuidString < $1.uuidString }) {
-            guard var b = store.base(id), b.published else { continue }
-            let named = b.head.pages.values.map(\.blob.hex) + b.head.assets.values.map(\.blob.hex)
-            guard named.contains(where: { !listed.contains($0) }) else { continue }
+    /// Only the bases whose head (`heads`, already read) names a missing blob are read whole.
+    func healLostBlobs(_ heads: [UUID: Head], listed: Set<String>, _ report: inout GarbageReport) throws(SyncError) {
+        for (id, head) in heads.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+            let named = head.pages.values.map(\.blob.hex) + head.assets.values.map(\.blob.hex)
+            guard named.contains(where: { !listed.contains($0) }), var b = store.base(id), b.published, b.head == head else { continue }
             let previous = b
             b.published = false
             try store.save(b, previous: previous, durable: true)

@@ -41,6 +41,8 @@ struct LibraryRound {
     var indexChanged = false
     /// Documents prepared under their lock before the listing was in.
     var prepared: [UUID: DocumentRound] = [:]
+    /// Whether the remote is the one `.sync/plain-remote` names (read once a round).
+    let knownPlain: Bool
 
     /// Documents prepared before the listing at most (each holds its lock and its coded page).
     static let speculationLimit = 4
@@ -53,6 +55,7 @@ struct LibraryRound {
         start = RemoteCounts(sync.remote.statistics)
         seen = sync.store.seen()
         index = sync.store.index()
+        knownPlain = sync.store.isKnownPlain(sync.remote.identity)
     }
 
     mutating func run(progress: @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
@@ -118,9 +121,8 @@ struct LibraryRound {
     /// the prepared work is let go (its blobs, if any went up, are garbage, §8) and the document
     /// is merged as usual. Nothing is written locally before the listing.
     mutating func speculate(_ listingAnswered: Flag) async {
-        // Blobs go up before the listing only to a remote known to hold no encryption settings:
-        // never, in clear, to one this library has not listed yet.
-        let knownPlain = store.isKnownPlain(sync.remote.identity)
+        // Blobs go up before the listing only to a remote known to hold no encryption settings
+        // (`knownPlain`): never, in clear, to one this library has not listed yet.
         for id in localWork.sorted(by: { $0.uuidString < $1.uuidString }) where prepared.count < Self.speculationLimit {
             guard baseIDs.contains(id), local[id] != nil, !trashed.contains(id), sync.library.openSession(id) == nil else { continue }
             if bases[id] == nil { bases[id] = store.base(id) }
@@ -148,12 +150,12 @@ struct LibraryRound {
             // Plain objects never go into an encrypted remote (its key settings are in heads/;
             // an encrypted round's listing, opened, never shows them).
             if e.contains(where: { $0.name == EncryptedRemote.settingsName && !$0.isFolder }) { throw .encryption(.remoteEncrypted) }
-            store.recordPlain(sync.remote.identity)
+            if !knownPlain { store.recordPlain(sync.remote.identity) }
             entries = e
         case .failure(.notFound):
             // A remote without heads/ (new, or emptied): nothing prepared goes on.
             await discardPrepared()
-            store.recordPlain(sync.remote.identity)
+            if !knownPlain { store.recordPlain(sync.remote.identity) }
             let remote = sync.remote
             try await SyncError.remote { () async throws(RemoteError) in
                 try await remote.makeFolder(LibrarySync.headsFolder)

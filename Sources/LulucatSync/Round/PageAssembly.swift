@@ -55,18 +55,13 @@ extension DocumentRound {
 
     /// The content of a merged page, from what this device has or fetched.
     mutating func content(of pid: UUID, in merged: DocumentState) async throws(SyncError) -> PageContent {
-        try await contentAndCodedStrokes(of: pid, in: merged).0
+        try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: false).0
     }
 
     /// The merged page's content, and the coded strokes of ours it may copy (only strokes taken
-    /// from this device's page as read, whose samples are the merged ones).
-    mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState) async throws(SyncError) -> (PageContent, EncodedStrokes?) {
-        let (content, coded, _) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: false)
-        return (content, coded)
-    }
-
-    /// With `droppingMissing`, elements no source holds are left out and returned instead of
-    /// failing (a removed page whose only copy was a blob of ours that never reached the remote).
+    /// from this device's page as read, whose samples are the merged ones). With
+    /// `droppingMissing`, elements no source holds are left out and returned instead of failing
+    /// (a removed page whose only copy was a blob of ours that never reached the remote).
     mutating func contentAndCodedStrokes(of pid: UUID, in merged: DocumentState, droppingMissing: Bool) async throws(SyncError)
         -> (PageContent, EncodedStrokes?, Set<UUID>) {
         let rec = merged.pages[pid]!

@@ -75,7 +75,7 @@ struct SyncStateStore {
     /// Records that the remote `identity` holds no encryption settings (a listing showed none).
     /// Not synced: a rollback only makes the next round wait for its listing before its blobs.
     func recordPlain(_ identity: String) {
-        guard !identity.isEmpty, !isKnownPlain(identity) else { return }
+        guard !identity.isEmpty else { return }
         try? writeQuickly(Array(identity.utf8), to: plainRemotePath)
     }
 

@@ -35,14 +35,14 @@ struct RemoteCommand: Command {
         let lib = library(args)
         if args.positionals.count == 2 {
             let config = SyncConfiguration(remote: args.positionals[1])
-            if let folder = try config.makeRemote(netrc: netrcText()) as? FolderRemote,
-               (try? PosixFileSystem().info(folder.root))??.kind != .directory {
+            let folder = try config.makeRemote(netrc: netrcText()) as? FolderRemote
+            if let folder, (try? PosixFileSystem().info(folder.root))??.kind != .directory {
                 guard args.flag("create") else {
                     printError("lnote remote: \(folder.root) does not exist; pass --create to make it (sync never creates a missing folder)")
                     throw ExitCode(code: ExitStatus.failure)
                 }
                 try folder.createRoot()
-            } else if args.flag("create"), !((try? config.makeRemote(netrc: netrcText())) is FolderRemote) {
+            } else if args.flag("create"), folder == nil {
                 throw UsageError("--create makes a folder remote; a WebDAV collection is made on the server")
             }
             if args.flag("encrypt") {

@@ -17,8 +17,9 @@ let testCost = KeyDerivationCost(iterations: 1_000, minimum: 1)
 let passphrase = "correct horse battery staple"
 
 /// Every file under `root`, by relative path: a library's bytes, compared before and after.
-/// A folder remote that counts its PUTs, and whose listing waits (up to a second) for a PUT to
-/// arrive first: a blob sent before the listing answers is seen every time.
+/// A folder remote that counts its PUTs, and whose listing waits (up to `waitForPut`) for a PUT
+/// to arrive first: a blob sent before the listing answers is seen every time. Where one is due
+/// the bound is generous (it is waited for, not slept through); where none may come, it is short.
 final class PutWatchingRemote: Remote, @unchecked Sendable {
     let inner: FolderRemote
     private let lock = NSLock()
@@ -30,10 +31,16 @@ final class PutWatchingRemote: Remote, @unchecked Sendable {
     var puts: Int { lock.withLock { putCount } }
     var putsBeforeListing: Int { lock.withLock { beforeListing } }
 
-    init(root: String) { inner = FolderRemote(root: root) }
+    let waitForPut: Duration
+
+    init(root: String, waitForPut: Duration) {
+        inner = FolderRemote(root: root)
+        self.waitForPut = waitForPut
+    }
 
     func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
-        for _ in 0..<100 where puts == 0 { try? await Task.sleep(for: .milliseconds(10)) }
+        let deadline = ContinuousClock.now + waitForPut
+        while puts == 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         defer { lock.withLock { listed = true } }
         return try await inner.list(folder)
     }
@@ -243,13 +250,13 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         try await RemoteEncryption.setUp(library: a, remote: FolderRemote(root: encryptedFolder), passphrase: passphrase, cost: testCost)
         var rng = TestRandom(seed: 90)
         try await edit(p, doc) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
-        let watched = PutWatchingRemote(root: encryptedFolder)
+        let watched = PutWatchingRemote(root: encryptedFolder, waitForPut: .seconds(1))
         let before = tree(encryptedFolder)
         await #expect { try await p.sync(with: watched, options: testSyncOptions) } throws: { isEncryption($0, .remoteEncrypted) }
         #expect(watched.puts == 0, "a blob went up before the listing")
         #expect(tree(encryptedFolder) == before)
         // To the plain remote it knows, the blob still goes up while the listing is on its way.
-        let early = PutWatchingRemote(root: plainFolder)
+        let early = PutWatchingRemote(root: plainFolder, waitForPut: .seconds(60))
         try await edit(p, doc) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
         _ = try await p.sync(with: early, options: testSyncOptions)
         #expect(early.putsBeforeListing == 1, "the speculation's blob")
