@@ -457,6 +457,9 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
         let typo = try lnote(["list", "--library", tmp.path + "/no-such-library"])
         #expect(typo.status == 1 && typo.stderr.contains("there is no library"), "\(typo.stderr)")
         #expect(!FileManager.default.fileExists(atPath: tmp.path + "/no-such-library"))
+        // A library reached through a symbolic link is a library.
+        try FileManager.default.createSymbolicLink(atPath: tmp.path + "/lib-link", withDestinationPath: lib)
+        #expect(try lnote(["list", "--library", tmp.path + "/lib-link"]).status == 0)
         #expect(try lnote(["--frob", "list"]).status == 64)
         #expect(try lnote(["--library"]).status == 64)
     }

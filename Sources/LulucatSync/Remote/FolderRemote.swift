@@ -92,7 +92,9 @@ public struct FolderRemote: Remote {
     public func makeFolder(_ path: String) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: 0, received: 0)
-        guard (try? fs.info(root))??.kind == .directory else {
+        // "root/." so that a root that is a symbolic link to a folder (a synced folder elsewhere)
+        // is followed, as every path under it is.
+        guard (try? fs.info(root + "/."))??.kind == .directory else {
             throw .failed(path, "the remote folder \(root) does not exist (an unmounted drive, or a mistyped path?)")
         }
         do { try fs.ensureDirectory(p) } catch { throw .ambiguous(path, "\(error)") }

@@ -45,7 +45,7 @@ struct ListCommand: Command {
     func run() async throws {
         let lib = library(args)
         // A library named on the command line that is not there is a typo, not an empty library.
-        if args.value("library") != nil, (try? PosixFileSystem().info(lib.root))??.kind != .directory {
+        if args.value("library") != nil, !isDirectory(lib.root) {
             printError("lnote list: there is no library at \(terminalSafe(lib.root)) (mistyped? 'lnote new TITLE --library DIR' makes one)")
             throw ExitCode(code: ExitStatus.failure)
         }

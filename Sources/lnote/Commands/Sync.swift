@@ -36,7 +36,7 @@ struct RemoteCommand: Command {
         if args.positionals.count == 2 {
             let config = SyncConfiguration(remote: args.positionals[1])
             let folder = try config.makeRemote(netrc: netrcText()) as? FolderRemote
-            if let folder, (try? PosixFileSystem().info(folder.root))??.kind != .directory {
+            if let folder, !isDirectory(folder.root) {
                 guard args.flag("create") else {
                     printError("lnote remote: \(folder.root) does not exist; pass --create to make it (sync never creates a missing folder)")
                     throw ExitCode(code: ExitStatus.failure)

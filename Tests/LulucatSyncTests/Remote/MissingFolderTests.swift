@@ -23,5 +23,11 @@ import Testing
         try FolderRemote(root: root).createRoot()
         let r = try await lib.sync(with: FolderRemote(root: root), options: testSyncOptions)
         #expect(r.documentsPushed == 1, "\(r)")
+        // A root that is a symbolic link to a folder (a synced folder kept elsewhere) is followed.
+        let link = scope + "/Notes link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: root)
+        _ = try lib.createDocument(title: "Through the link")
+        let viaLink = try await lib.sync(with: FolderRemote(root: link), options: testSyncOptions)
+        #expect(viaLink.documentsPushed == 1 && viaLink.skipped.isEmpty, "\(viaLink)")
     }
 }
