@@ -29,10 +29,10 @@ extension DocumentRound {
                 // Only a page this round read, and unchanged since: one added or edited in the
                 // app meanwhile stays (an edit wins over a removal; the next round publishes it).
                 guard let lp = localPages[p] else { continue }
-                let read = SeenPage(elements: seen(lp), canvas: lp.canvas)
+                let asRead = SeenPage(elements: seen(lp), canvas: lp.canvas)
                 let (removable, _) = try await SyncError.store { () async throws(StoreError) in 
                     try await s.updatePage(p) { current in
-                        PageMerge.mayRemove(current: current, seen: read) ? (.remove, true) : (.keep, false)
+                        PageMerge.mayRemove(current: current, seen: asRead) ? (.remove, true) : (.keep, false)
                     }
                 }
                 if removable { written += 1 } else { applied.uncertain.insert(p) }
@@ -52,10 +52,10 @@ try await SyncError.store { () async throws(StoreError) in try await s.removePag
                 try await ensureAssets(content, merged, s)
                 if appHeld {
                     guard await s.pageIDs().contains(pid) else { continue }  // removed in the app meanwhile
-                    let read = SeenPage(elements: have, canvas: lp.canvas)
+                    let asRead = SeenPage(elements: have, canvas: lp.canvas)
                     let (editedSince, modified) = try await SyncError.store { () async throws(StoreError) in 
                         try await s.updatePage(pid) { current in
-                            let m = PageMerge.changes(current: current, seen: read, merged: content)
+                            let m = PageMerge.changes(current: current, seen: asRead, merged: content)
                             return (.change(m.changes), m.editedSince)
                         }
                     }
