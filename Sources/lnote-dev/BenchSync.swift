@@ -3,6 +3,8 @@
 //   swift build -c release --product lnote-dev
 //   .build/release/lnote-dev bench sync [--rounds N] [--documents N] [--strokes N] [--samples N] [--pairs N] [--seed S]
 //                                       [--only pages|many|rounds] [--trace] [--why]
+//   --only many: the idle round at 100, 1,000, ... up to --documents (default 10,000) documents, against
+//   one PROPFIND of the heads plus Library.list, taking turns (--pairs pairs, default 9), with memory.
 //   .build/release/lnote-dev bench sync --encrypted [--runs N]: encrypted ÷ plain time (BenchSyncEncrypted.swift)
 
 import Foundation
@@ -178,24 +180,80 @@ enum SyncBench {
 
     // MARK: Requests in a round where nothing changed
 
+    /// The idle round (nothing changed anywhere) at each library size up to `documents`, against
+    /// its floor measured in the same run, taking turns: one `PROPFIND` of the heads folder plus
+    /// `Library.list()`. Memory: the resident set after each round (flat across rounds means the
+    /// round keeps nothing), and the peak during the rounds over the resident set before them.
     static func noChangeRound(_ server: ApacheServer, documents: Int) async throws {
-        let lib = Library(root: tempDir("many"))
-        for i in 0..<documents { try lib.createDocument(title: "Doc \(i)") }
-        let remote = try WebDAVRemote(url: server.url.appendingPathComponent("many/"), credentials: nil, timeout: 60)
-        try await remote.makeFolder("")
-        _ = try await lib.sync(with: remote, options: options)
-        let clock = ContinuousClock()
-        var times: [Double] = [], requests: [Int] = [], sent = 0
-        for _ in 0..<5 {
-            let t0 = clock.now
-            let r = try await lib.sync(with: remote, options: options)
-            times.append(ms(clock.now - t0))
-            requests.append(r.requests)
-            sent = r.bytesSent
+        var sizes = [100, 1000, 10_000, 50_000].filter { $0 < documents }
+        sizes.append(documents)
+        let rounds = arg("pairs", 9)
+        for n in sizes {
+            let lib = Library(root: tempDir("many\(n)"))
+            for i in 0..<n { try lib.createDocument(title: "Doc \(i)") }
+            let remote = try WebDAVRemote(url: server.url.appendingPathComponent("many\(n)/"), credentials: nil, timeout: 120)
+            try await remote.makeFolder("")
+            _ = try await lib.sync(with: remote, options: options)
+            _ = try await lib.sync(with: remote, options: options)
+            let clock = ContinuousClock()
+            var times: [Double] = [], floors: [Double] = [], ratios: [Double] = [], requests: [Int] = [], resident: [Int] = []
+            var sent = 0
+            let before = residentBytes(), peakBefore = peakResidentBytes()
+            for k in 0..<rounds {
+                // Taking turns: the round first in even pairs, the floor first in odd ones.
+                var round = 0.0, floor = 0.0
+                for first in [k % 2 == 0, k % 2 != 0] {
+                    let t0 = clock.now
+                    if first {
+                        let r = try await lib.sync(with: remote, options: options)
+                        round = ms(clock.now - t0)
+                        requests.append(r.requests)
+                        sent = r.bytesSent
+                        resident.append(residentBytes())
+                    } else {
+                        _ = try await remote.list("heads")
+                        _ = try lib.list()
+                        floor = ms(clock.now - t0)
+                    }
+                }
+                times.append(round); floors.append(floor); ratios.append(round / floor)
+            }
+            let peak = max(0, peakResidentBytes() - peakBefore)
+            let mb = { (b: Int) in String(format: "%.1f", Double(b) / 1_048_576) }
+            say("nothing changed, \(n) documents, \(rounds) rounds: requests \(Set(requests).sorted().map(String.init).joined(separator: "/")), \(sent) bytes sent a round; "
+                  + "round \(spread(times)) ms, floor (PROPFIND + Library.list) \(spread(floors)) ms, median of the pairs' ratios \(spread(ratios, 2)); "
+                  + "resident MB before \(mb(before)), after each round \(resident.map(mb).joined(separator: " ")), peak growth \(mb(peak))")
+            try? FileManager.default.removeItem(atPath: lib.root)
         }
-        let sorted = times.sorted()
-        say("nothing changed, \(documents) documents, 5 rounds: requests \(requests.map(String.init).joined(separator: ", ")), \(sent) bytes sent a round, "
-              + "median \(String(format: "%.1f", sorted[2])) ms (\(times.map { String(format: "%.1f", $0) }.joined(separator: " ")))")
+    }
+
+    /// The q-quantile (0.25, 0.5, 0.75) by linear interpolation between the sorted values.
+    static func quantile(_ v: [Double], _ q: Double) -> Double {
+        let s = v.sorted()
+        guard !s.isEmpty else { return 0 }
+        let x = q * Double(s.count - 1)
+        let i = Int(x.rounded(.down)), f = x - Double(i)
+        return i + 1 < s.count ? s[i] + f * (s[i + 1] - s[i]) : s[i]
+    }
+
+    /// A median with its quartiles, as the figures print it.
+    static func spread(_ v: [Double], _ digits: Int = 1) -> String {
+        let f = "%.\(digits)f"
+        return String(format: f, median(v)) + " (p25 " + String(format: f, quantile(v, 0.25)) + ", p75 " + String(format: f, quantile(v, 0.75)) + ")"
+    }
+
+    /// This process's resident set, from /proc/self/statm (0 where there is none).
+    static func residentBytes() -> Int {
+        guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let f = s.split(separator: " ")
+        return f.count > 1 ? (Int(f[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+
+    /// The process's peak resident set so far (getrusage; kilobytes on Linux).
+    static func peakResidentBytes() -> Int {
+        var u = rusage()
+        getrusage(RUSAGE_SELF, &u)
+        return Int(u.ru_maxrss) * 1024
     }
 
     // MARK: Bytes and time for one edited page
@@ -264,19 +322,6 @@ enum SyncBench {
                 runs[k] = run
             }
         }
-        /// The q-quantile (0.25, 0.5, 0.75) by linear interpolation between the sorted values.
-        func quantile(_ v: [Double], _ q: Double) -> Double {
-            let s = v.sorted()
-            guard !s.isEmpty else { return 0 }
-            let x = q * Double(s.count - 1)
-            let i = Int(x.rounded(.down)), f = x - Double(i)
-            return i + 1 < s.count ? s[i] + f * (s[i + 1] - s[i]) : s[i]
-        }
-        func median(_ v: [Double]) -> Double { quantile(v, 0.5) }
-        func spread(_ v: [Double], _ digits: Int = 1) -> String {
-            let f = "%.\(digits)f"
-            return String(format: f, median(v)) + " (p25 " + String(format: f, quantile(v, 0.25)) + ", p75 " + String(format: f, quantile(v, 0.75)) + ")"
-        }
         for (k, run) in runs.enumerated() {
             let last = run.last
             say("one edited page of a \(pages)-page notebook (\(strokes) strokes of \(samples) samples), \(variants[k]): \(last.sent) bytes sent in \(last.requests) requests "
@@ -335,7 +380,7 @@ enum SyncBench {
             try await oneEditedPage(server, pages: 2, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
             try await oneEditedPage(server, pages: 200, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
         }
-        if only == nil || only == "many" { try await noChangeRound(server, documents: arg("documents", 1000)) }
+        if only == nil || only == "many" { try await noChangeRound(server, documents: arg("documents", 10_000)) }
         if only == nil || only == "rounds" { try await randomizedRounds(server, rounds: arg("rounds", 100), seed: seed) }
     }
 }
