@@ -252,7 +252,7 @@ enum SyncBench {
     /// The process's peak resident set so far (getrusage; kilobytes on Linux).
     static func peakResidentBytes() -> Int {
         var u = rusage()
-        getrusage(RUSAGE_SELF, &u)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
         return Int(u.ru_maxrss) * 1024
     }
 
