@@ -53,6 +53,20 @@ final class OpenSessions: @unchecked Sendable {
         let k = Self.key(path)
         return lock.withLock { sessions[k]?.session }
     }
+
+    /// The live sessions of packages directly in `folder`, by package name: one look at the table
+    /// instead of one per package.
+    func sessions(in folder: String) -> [String: DocumentSession] {
+        let prefix = Self.key(folder) + "/"
+        return lock.withLock {
+            var out: [String: DocumentSession] = [:]
+            for (k, w) in sessions where k.hasPrefix(prefix) {
+                let name = k.dropFirst(prefix.count)
+                if !name.contains("/"), let s = w.session { out[String(name)] = s }
+            }
+            return out
+        }
+    }
 }
 
 extension DocumentSession {
@@ -91,5 +105,15 @@ extension Library {
     /// `open` then throws `StoreError.documentInUse`.
     public func openSession(_ id: UUID) -> DocumentSession? {
         OpenSessions.shared.session(at: package(id).path)
+    }
+
+    /// Every session open in this process on a document of this library, by id: what
+    /// `openSession` answers for each, in one look (a sync round asks about every document).
+    package func openSessions() -> [UUID: DocumentSession] {
+        var out: [UUID: DocumentSession] = [:]
+        for (name, s) in OpenSessions.shared.sessions(in: root) {
+            if let id = DocumentPackage.id(fromDirectoryName: name) { out[id] = s }
+        }
+        return out
     }
 }

@@ -66,7 +66,7 @@ struct EncryptedRound: Sendable {
             fetched[e.name] = h.counter
             guard let head = try? Head.decode(h.bytes), head.document == doc, head.device == dev else { continue }  // the round reports it
             let base = store.base(doc)
-            for (pid, p) in head.pages.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+            for (pid, p) in head.pages.sorted(by: { $0.key.precedesInBytes($1.key) }) {
                 // What the round reads (DocumentRound.state(of:)): a blob the base does not hold.
                 if DocumentRound.knownState(of: pid, in: head, base: base) != nil { continue }
                 _ = try await remote.fetchBlob(document: doc, blob: p.blob)

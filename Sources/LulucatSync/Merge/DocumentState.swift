@@ -124,7 +124,7 @@ package struct DocumentState: Hashable, Sendable {
     package var orderedLivePageIDs: [UUID] {
         pages.filter { $0.value.isLive }.sorted { a, b in
             if a.value.fields.value.key != b.value.fields.value.key { return a.value.fields.value.key < b.value.fields.value.key }
-            return a.key.uuidString < b.key.uuidString
+            return a.key.precedesInBytes(b.key)
         }.map(\.key)
     }
 

@@ -74,7 +74,7 @@ package struct PageState: Hashable, Sendable {
             if a.prefix != b.prefix { return a.prefix < b.prefix }
             let ea = entries[a.index], eb = entries[b.index]
             if ea.value.key != eb.value.key { return ea.value.key < eb.value.key }
-            return ea.key.uuidString < eb.key.uuidString
+            return ea.key.precedesInBytes(eb.key)
         }
         return order.map { (entries[$0.index].key, entries[$0.index].value) }
     }

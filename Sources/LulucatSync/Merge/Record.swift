@@ -128,7 +128,7 @@ package enum LocalChanges {
         func less(_ i: Int, _ j: Int) -> Bool {
             let a = old[i]!, b = old[j]!
             if a != b { return a < b }
-            return ids[i].uuidString < ids[j].uuidString
+            return ids[i].precedesInBytes(ids[j])
         }
         var tails: [Int] = []
         var previous = [Int](repeating: -1, count: n)

@@ -21,7 +21,7 @@ package struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     package static func < (a: Stamp, b: Stamp) -> Bool {
         if a.clock != b.clock { return a.clock < b.clock }
-        return a.device.uuidString < b.device.uuidString
+        return a.device.precedesInBytes(b.device)
     }
 
     package var description: String { "\(clock)@\(device.uuidString.prefix(8))" }

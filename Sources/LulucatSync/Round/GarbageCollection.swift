@@ -132,7 +132,7 @@ extension LibrarySync {
     /// so the next round codes and uploads it again from this device, then its head.
     /// Only the bases whose head (`heads`, already read) names a missing blob are read whole.
     func healLostBlobs(_ heads: [UUID: Head], listed: Set<String>, _ report: inout GarbageReport) throws(SyncError) {
-        for (id, head) in heads.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+        for (id, head) in heads.sorted(by: { $0.key.precedesInBytes($1.key) }) {
             let named = head.pages.values.map(\.blob.hex) + head.assets.values.map(\.blob.hex)
             guard named.contains(where: { !listed.contains($0) }), var b = store.base(id), b.published, b.head == head else { continue }
             let previous = b

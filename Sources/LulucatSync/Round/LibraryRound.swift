@@ -94,7 +94,8 @@ struct LibraryRound {
         baseIDs = Set(store.baseIDs())
         // The index tells, without reading a base, whether its document needs work; a base is
         // read only when its entry is missing or describes another version of the file.
-        for id in Set(local.keys).union(baseIDs).sorted(by: { $0.uuidString < $1.uuidString }) {
+        let open = sync.library.openSessions()
+        for id in Set(local.keys).union(baseIDs).sorted(by: { $0.precedesInBytes($1) }) {
             if !baseIDs.contains(id) { localWork.insert(id); continue }
             var summary = index[id]
             if summary == nil || summary!.file != store.baseFileIdentity(id) {
@@ -108,7 +109,7 @@ struct LibraryRound {
             let entry = local[id]
             var modified = entry?.modified.milliseconds
             // Open in this process: its edits are in memory before the manifest has them.
-            if entry != nil, let s = sync.library.openSession(id) { modified = await s.document.modified.milliseconds }
+            if entry != nil, let s = open[id] { modified = await s.document.modified.milliseconds }
             if !summary!.published || (entry == nil) == summary!.live || (entry != nil && modified != summary!.docModified) {
                 localWork.insert(id)
             }
@@ -123,7 +124,7 @@ struct LibraryRound {
     mutating func speculate(_ listingAnswered: Flag) async {
         // Blobs go up before the listing only to a remote known to hold no encryption settings
         // (`knownPlain`): never, in clear, to one this library has not listed yet.
-        for id in localWork.sorted(by: { $0.uuidString < $1.uuidString }) where prepared.count < Self.speculationLimit {
+        for id in localWork.sorted(by: { $0.precedesInBytes($1) }) where prepared.count < Self.speculationLimit {
             guard baseIDs.contains(id), local[id] != nil, !trashed.contains(id), sync.library.openSession(id) == nil else { continue }
             if bases[id] == nil { bases[id] = store.base(id) }
             guard bases[id] != nil else { continue }
@@ -165,7 +166,7 @@ struct LibraryRound {
         }
         let changed = changedHeads(entries)
         var work: [UUID] = []
-        for id in Set(local.keys).union(baseIDs).union(changed.keys).sorted(by: { $0.uuidString < $1.uuidString }) {
+        for id in Set(local.keys).union(baseIDs).union(changed.keys).sorted(by: { $0.precedesInBytes($1) }) {
             report.documentsChecked += 1
             if changed[id] != nil || localWork.contains(id) { work.append(id) }
         }
@@ -259,7 +260,7 @@ struct LibraryRound {
         }
         let limit = context.options.trashLimit
         if doomed.count > limit {
-            throw .massDeletion(count: doomed.count, limit: limit, documents: doomed.sorted { $0.uuidString < $1.uuidString })
+            throw .massDeletion(count: doomed.count, limit: limit, documents: doomed.sorted { $0.precedesInBytes($1) })
         }
     }
 

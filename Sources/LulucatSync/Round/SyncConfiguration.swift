@@ -125,7 +125,7 @@ extension LibrarySync {
             }
             remoteChanges = n
         }
-        return SyncStatus(device: device, documentsSynced: baseByID.count, localChanges: local.sorted { $0.uuidString < $1.uuidString },
+        return SyncStatus(device: device, documentsSynced: baseByID.count, localChanges: local.sorted { $0.precedesInBytes($1) },
                           unpublished: unpublished, remoteChanges: remoteChanges)
     }
 }

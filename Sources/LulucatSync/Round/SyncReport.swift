@@ -49,7 +49,7 @@ public struct SyncReport: Sendable, CustomStringConvertible {
         var s = "\(documentsChecked) documents checked: \(documentsPulled) pulled, \(documentsPushed) pushed, "
             + "\(documentsMerged) merged (\(documentsCreated) new here, \(documentsTrashed) to the trash, \(documentsRestored) restored); "
             + "pages \(pagesPulled) pulled, \(pagesPushed) pushed; \(requests) requests, \(bytesSent) bytes sent, \(bytesReceived) received"
-        for (id, why) in skipped.sorted(by: { $0.key.uuidString < $1.key.uuidString }) { s += "\nskipped \(id): \(why)" }
+        for (id, why) in skipped.sorted(by: { $0.key.precedesInBytes($1.key) }) { s += "\nskipped \(id): \(why)" }
         for p in problems { s += "\nproblem: \(p)" }
         return s
     }

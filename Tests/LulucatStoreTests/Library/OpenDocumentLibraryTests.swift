@@ -54,6 +54,32 @@ import LulucatStoreTesting
         try await third.close()
     }
 
+    /// `openSessions` answers what `openSession` answers for every document, in one look: this
+    /// library's open sessions only (not another library's, not a closed one's), through a root
+    /// spelled with a trailing slash and a `.` too.
+    @Test func openSessionsListsThisLibrarysSessionsOnly() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path + "/a")
+        let other = Library(root: tmp.path + "/b")
+        let a = try await library.newDocument(title: "A"), b = try await library.newDocument(title: "B")
+        let c = try await library.newDocument(title: "C"), elsewhere = try await other.newDocument(title: "D")
+        #expect(library.openSessions().isEmpty)
+        let sa = try await library.open(a.id, options: noAutosave)
+        let sb = try await library.openShared(b.id, options: noAutosave)
+        let sd = try await other.open(elsewhere.id, options: noAutosave)
+        let open = library.openSessions()
+        #expect(Set(open.keys) == [a.id, b.id])
+        #expect(open[a.id] === sa && open[b.id] === sb)
+        for id in [a.id, b.id, c.id] { #expect(open[id] === library.openSession(id)) }
+        #expect(Set(Library(root: tmp.path + "/./a/").openSessions().keys) == [a.id, b.id])
+        #expect(Set(other.openSessions().keys) == [elsewhere.id])
+        try await sa.close()
+        #expect(Set(library.openSessions().keys) == [b.id])
+        try await sb.close()
+        try await sd.close()
+        #expect(library.openSessions().isEmpty)
+    }
+
     @Test func manyTasksOpeningAtOnceGetOneSession() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)

@@ -9,6 +9,27 @@ import Testing
 @testable import LulucatSync
 
 @Suite struct FormatTests {
+    /// The byte order that sorts ids (documents in a round, devices and pages in the formats) is
+    /// the order of their strings, which the formats were first written in: ids that share long
+    /// prefixes, differ in one nibble or in the last byte, and random ones.
+    @Test func idsSortInBytesAsTheirStringsDo() {
+        var rng = TestRandom(seed: 29)
+        var ids = (0..<300).map { _ in rng.uuid() }
+        var base = ids[0].uuid
+        for k in 0..<16 {
+            for v: UInt8 in [0x00, 0x09, 0x0a, 0x0f, 0x10, 0x9f, 0xa0, 0xff] {
+                withUnsafeMutableBytes(of: &base) { $0[k] = v }
+                ids.append(UUID(uuid: base))
+            }
+        }
+        for a in ids {
+            for b in ids.prefix(120) {
+                #expect(a.precedesInBytes(b) == (a.uuidString < b.uuidString), "\(a) \(b)")
+            }
+        }
+        #expect(ids.sorted { $0.precedesInBytes($1) } == ids.sorted { $0.uuidString < $1.uuidString })
+    }
+
     func sampleHead(_ rng: inout TestRandom) -> Head {
         let d1 = rng.uuid(), d2 = rng.uuid()
         var pages: [UUID: HeadPage] = [:]
