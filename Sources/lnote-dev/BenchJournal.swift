@@ -197,7 +197,7 @@ enum JournalBench {
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: base) }
         let strokes = HandwritingGenerator(seed: 2026).page(strokes: count, canvas: .letter).strokes
-        let payloadBytes = try JournalFile.frame(for: [.append(strokes.map { .stroke($0) })], codec: .fixed16).count - JournalFormat.frameHeaderSize
+        let payloadBytes = try JournalFile.payloadCount(for: [.append(strokes.map { .stroke($0) })], codec: .fixed16)
         let limit = JournalOptions().maxFramePayload
         let library = Library(root: base)
         let doc = try library.createDocument(title: "Large", engine: .journal, codec: .compact)
@@ -219,7 +219,7 @@ enum JournalBench {
         ]
         if json { printJSON(result); return }
         print("""
-        One save of \(count) strokes on a journal page: its frame would be \(payloadBytes) bytes (limit \(limit)).
+        One save of \(count) strokes on a journal page: its frame would be \(payloadBytes) bytes (limit \(limit): \(payloadBytes > limit ? "over" : "within") it).
           saved in \(r(saveTime, 2)) s as \(summary.frames == 0 ? "a compaction" : "\(summary.frames) frame(s)"): snapshot \(snapshotBytes) bytes, journal frames after it \(summary.frames)
           read back (snapshot + journal, no session): \(readBack) strokes in \(r(readTime, 2)) s
         """)

@@ -14,11 +14,12 @@ enum SQLiteAppendBench {
         lnote-dev bench sqlite --by-page-size [--sizes 0,1000,10000,30000] [--pairs N] [--samples N] [--dir PATH] [--json]
 
         For each size: a SQLite page of that many strokes (written whole, compact rows, then
-        checkpointed), then N pairs (default 31) of one durable stroke append (one transaction,
-        synchronous FULL) and the floor: the same stroke's fixed16 bytes written over a
-        preallocated file + fdatasync; the order within a pair alternates. Then N pairs of one
-        erase (a stroke replaced by two pieces) and the floor. Reported: medians of the times,
-        the median of the per-pair ratios, and each size's append time over the first size's.
+        checkpointed), then N rounds (default 31) of one durable stroke append on every page in
+        turns (one transaction, synchronous FULL), each paired with its floor: the same stroke's
+        fixed16 bytes written over a preallocated file + fdatasync, the order within a pair
+        alternating. Then N rounds of one erase (a stroke replaced by two pieces). Reported:
+        medians of the times and of the thread's CPU time, the median of the per-pair ratios to
+        the floor, and each size's medians over the first size's.
         """
 
     static func run(_ arguments: [String]) async throws {
@@ -35,8 +36,20 @@ enum SQLiteAppendBench {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let json = args.flag("json")
 
-        var rows: [[String: Any]] = []
-        var firstAppend: Double?
+        // Every size's page first; then the pairs of all sizes in turns (the order of the sizes
+        // rotates every round), so that each size meets the same disk.
+        struct Subject {
+            let size: Int
+            let store: SQLiteContentStore
+            let page: UUID
+            var existing: [Stroke]
+            let floor: JournalBench.PlainAppend
+            var seedSeconds = 0.0
+            var appendMs: [Double] = [], appendCPUms: [Double] = [], appendFloorMs: [Double] = [], appendRatios: [Double] = []
+            var eraseMs: [Double] = [], eraseCPUms: [Double] = [], eraseFloorMs: [Double] = [], eraseRatios: [Double] = []
+        }
+        var rng = SplitMix(seed: 2026)
+        var subjects: [Subject] = []
         for size in sizes {
             let dir = base + "/\(size)"
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -44,64 +57,84 @@ enum SQLiteAppendBench {
             configuration.compactsAtClose = false
             let store = try SQLiteContentStore(path: dir + "/content.sqlite", configuration: configuration)
             let page = UUID()
-            var rng = SplitMix(seed: UInt64(size) &+ 1)
-            var existing = (0..<size).map { _ in stroke(samples: samples, &rng) }
+            let existing = (0..<size).map { _ in stroke(samples: samples, &rng) }
             let seedTime = try measure { try store.replacePage(page, with: PageContent(elements: existing.map { .stroke($0) })) }
             try store.checkpointTruncate()
-            let floor = try JournalBench.PlainAppend(path: dir + "/floor", preallocate: 64 << 20)
-            defer { floor.finish() }
-
-            var appendMs: [Double] = [], appendFloorMs: [Double] = [], appendRatios: [Double] = []
-            var eraseMs: [Double] = [], eraseFloorMs: [Double] = [], eraseRatios: [Double] = []
-            for i in 0..<pairs {
-                let new = stroke(samples: samples, &rng)
-                let bytes = StrokeBytes.fixed16(new)
-                var t = 0.0, f = 0.0
-                for k in 0..<2 {
-                    if (i + k) % 2 == 0 {
-                        t = try measure { try store.applyChanges(to: page, [.append([.stroke(new)])]) }
-                    } else {
-                        f = try measure { try floor.append(bytes) }
-                    }
+            var subject = Subject(size: size, store: store, page: page, existing: existing,
+                                  floor: try JournalBench.PlainAppend(path: dir + "/floor", preallocate: 64 << 20))
+            subject.seedSeconds = seedTime
+            subjects.append(subject)
+            if !json { print("page of \(size) strokes written in \(r(seedTime, 2)) s") }
+        }
+        defer { for s in subjects { s.floor.finish() } }
+        /// One pair: the save and the floor, in the order `first` says; (save ms, save CPU ms, floor ms).
+        func pair(_ first: Bool, save: () throws -> Void, floorBytes: [UInt8], floor: JournalBench.PlainAppend) throws -> (Double, Double, Double) {
+            var t = 0.0, cpu = 0.0, f = 0.0
+            for k in 0..<2 {
+                if (k == 0) == first {
+                    let c0 = threadCPUSeconds()
+                    t = try measure(save)
+                    cpu = threadCPUSeconds() - c0
+                } else {
+                    f = try measure { try floor.append(floorBytes) }
                 }
-                existing.append(new)
-                appendMs.append(t * 1000); appendFloorMs.append(f * 1000); appendRatios.append(t / f)
             }
-            for i in 0..<pairs {
+            return (t * 1000, cpu * 1000, f * 1000)
+        }
+        for i in 0..<pairs {
+            for j in 0..<subjects.count {
+                let k = (i + j) % subjects.count
+                let new = stroke(samples: samples, &rng)
+                let store = subjects[k].store, page = subjects[k].page
+                let (t, cpu, f) = try pair((i + j) % 2 == 0, save: { try store.applyChanges(to: page, [.append([.stroke(new)])]) },
+                                           floorBytes: StrokeBytes.fixed16(new), floor: subjects[k].floor)
+                subjects[k].existing.append(new)
+                subjects[k].appendMs.append(t); subjects[k].appendCPUms.append(cpu)
+                subjects[k].appendFloorMs.append(f); subjects[k].appendRatios.append(t / f)
+            }
+        }
+        for i in 0..<pairs {
+            for j in 0..<subjects.count {
+                let k = (i + j) % subjects.count
                 // An erase through the middle of a stroke chosen at random: two pieces in its place.
-                let victim = Int(rng.next() % UInt64(existing.count))
-                let old = existing[victim]
+                let victim = Int(rng.next() % UInt64(subjects[k].existing.count))
+                let old = subjects[k].existing[victim]
                 let half = old.samples.count / 2
                 var left = Stroke(ink: old.ink, samples: Array(old.samples[..<half]))
                 var right = Stroke(ink: old.ink, samples: Array(old.samples[(half + 1)...]))
                 left.id = UUID(); right.id = UUID()
-                let bytes = StrokeBytes.fixed16(left) + StrokeBytes.fixed16(right)
-                var t = 0.0, f = 0.0
-                for k in 0..<2 {
-                    if (i + k) % 2 == 0 {
-                        t = try measure { try store.applyChanges(to: page, [.replace(old.id, with: [.stroke(left), .stroke(right)])]) }
-                    } else {
-                        f = try measure { try floor.append(bytes) }
-                    }
-                }
-                existing[victim] = left
-                existing.append(right)
-                eraseMs.append(t * 1000); eraseFloorMs.append(f * 1000); eraseRatios.append(t / f)
+                let store = subjects[k].store, page = subjects[k].page
+                let (t, cpu, f) = try pair((i + j) % 2 == 0, save: { try store.applyChanges(to: page, [.replace(old.id, with: [.stroke(left), .stroke(right)])]) },
+                                           floorBytes: StrokeBytes.fixed16(left) + StrokeBytes.fixed16(right), floor: subjects[k].floor)
+                subjects[k].existing[victim] = left
+                subjects[k].existing.append(right)
+                subjects[k].eraseMs.append(t); subjects[k].eraseCPUms.append(cpu)
+                subjects[k].eraseFloorMs.append(f); subjects[k].eraseRatios.append(t / f)
             }
-            let loaded = try store.elementCounts(page).strokes
-            guard loaded == size + 2 * pairs else { throw UsageError("the page holds \(loaded) strokes, not \(size + 2 * pairs)") }
-            try store.close()
-            let append = median(appendMs)
-            if firstAppend == nil { firstAppend = append }
+        }
+        var rows: [[String: Any]] = []
+        let first = subjects.first.map { (median($0.appendMs), median($0.appendCPUms), median($0.eraseMs), median($0.eraseCPUms)) }
+        for s in subjects {
+            let loaded = try s.store.elementCounts(s.page).strokes
+            guard loaded == s.size + 2 * pairs else { throw UsageError("the page holds \(loaded) strokes, not \(s.size + 2 * pairs)") }
+            try s.store.close()
+            let append = median(s.appendMs), appendCPU = median(s.appendCPUms), erase = median(s.eraseMs), eraseCPU = median(s.eraseCPUms)
             rows.append([
-                "strokes": size,
-                "seed_page_s": r(seedTime, 2),
-                "append_ms": r(append), "append_floor_ms": r(median(appendFloorMs)), "append_vs_floor": r(median(appendRatios)),
-                "append_vs_first_size": r(append / firstAppend!),
-                "erase_ms": r(median(eraseMs)), "erase_floor_ms": r(median(eraseFloorMs)), "erase_vs_floor": r(median(eraseRatios)),
+                "strokes": s.size, "seed_page_s": r(s.seedSeconds, 2),
+                "append_ms": r(append), "append_cpu_ms": r(appendCPU), "append_floor_ms": r(median(s.appendFloorMs)),
+                "append_vs_floor": r(median(s.appendRatios)),
+                "append_vs_first_size": r(append / first!.0), "append_cpu_vs_first_size": r(appendCPU / first!.1),
+                "erase_ms": r(erase), "erase_cpu_ms": r(eraseCPU), "erase_floor_ms": r(median(s.eraseFloorMs)),
+                "erase_vs_floor": r(median(s.eraseRatios)),
+                "erase_vs_first_size": r(erase / first!.2), "erase_cpu_vs_first_size": r(eraseCPU / first!.3),
             ])
             if !json {
-                print("\(size) strokes: append \(r(append)) ms (floor \(r(median(appendFloorMs))) ms, ratio \(r(median(appendRatios))), \(r(append / firstAppend!)) x the first size); erase \(r(median(eraseMs))) ms (floor \(r(median(eraseFloorMs))) ms, ratio \(r(median(eraseRatios))))")
+                print("""
+                \(s.size) strokes: append \(r(append)) ms (CPU \(r(appendCPU)) ms), floor \(r(median(s.appendFloorMs))) ms, ratio \(r(median(s.appendRatios))); \
+                vs \(sizes[0]) strokes: \(r(append / first!.0)) x (CPU \(r(appendCPU / first!.1)) x)
+                  erase \(r(erase)) ms (CPU \(r(eraseCPU)) ms), floor \(r(median(s.eraseFloorMs))) ms, ratio \(r(median(s.eraseRatios))); \
+                vs \(sizes[0]) strokes: \(r(erase / first!.2)) x (CPU \(r(eraseCPU / first!.3)) x)
+                """)
             }
         }
         if json {
