@@ -6,7 +6,7 @@ import LulucatStore
 
 extension SQLiteContentStore {
     /// The schema version this build writes and the newest it reads.
-    package static let schemaVersion: Int64 = 3
+    package static let schemaVersion: Int64 = 4
 
     /// Migration `i` takes the schema from version `i` to `i + 1`. Each runs in its own
     /// transaction together with the `user_version` bump, so a crash leaves one version or the next.
@@ -138,13 +138,22 @@ extension SQLiteContentStore {
         CREATE UNIQUE INDEX strokes_by_z ON strokes (page, z);
         CREATE INDEX strokes_fixed16 ON strokes (page) WHERE codec = 0;
         """,
+        // 3 -> 4: an index of strokes by id again, keyed by the page's integer key, so that a save
+        // finds the strokes it names, and checks that a new id is not on the page, without reading
+        // every row of the page (a save's cost then grows with its changes, not with the page).
+        // It holds the id's last 4 bytes (random in UUID versions 4 and 7), not all 16: half the
+        // size at rest; a lookup compares the whole id on the row it finds (`strokeByIDQuery`).
+        // Not UNIQUE: a foreign file with one id twice still opens (edits name the lower z).
+        // Images and unknown elements keep no index by id: a page holds few.
+        """
+        CREATE INDEX strokes_by_id ON strokes (page, substr(stroke_id, 13));
+        """,
     ]
 
-    /// The version-3 schema as a new database gets it, in one step rather than through the
+    /// The version-4 schema as a new database gets it, in one step rather than through the
     /// migrations (which give an older file the same tables, columns, types and keys). Its text is
-    /// what `sqlite_schema` stores, so it is written short: with it the whole schema fits in page 1
-    /// of a 1 KiB-page file (§3.4 of docs/sqlite-engine.md), two pages fewer than the migrations'
-    /// text. Columns carry no `NOT NULL`: STRICT still refuses a value of the wrong type, our
+    /// what `sqlite_schema` stores, so it is written short: two pages fewer than the migrations'
+    /// text in a 1 KiB-page file (§3.4, §3.5, §3.6 of docs/sqlite-engine.md). Columns carry no `NOT NULL`: STRICT still refuses a value of the wrong type, our
     /// writer binds no NULL, and the reader checks every column's type (`RowReader`), so a NULL
     /// reads as a damaged row either way, which is also what damage to a record header gives
     /// whatever the declaration says.
@@ -157,22 +166,41 @@ extension SQLiteContentStore {
         CREATE TABLE unknown_elements(page INT,z INT,element_id BLOB,kind INT,crc INT,payload BLOB,\
         PRIMARY KEY(page,z))STRICT,WITHOUT ROWID;\
         CREATE UNIQUE INDEX strokes_by_z ON strokes(page,z);\
-        CREATE INDEX strokes_fixed16 ON strokes(page)WHERE codec=0;
+        CREATE INDEX strokes_fixed16 ON strokes(page)WHERE codec=0;\
+        CREATE INDEX strokes_by_id ON strokes(page,substr(stroke_id,13));
         """
 
-    /// The tables and indexes version 3 must have (an older file has them after its migrations); anything else (a trigger, a view) is refused,
+    /// The tables and indexes version 4 must have (an older file has them after its migrations); anything else (a trigger, a view) is refused,
     /// because a database from another device must not run code of its own when we write to it.
-    static let expectedObjects: Set<String> = [
+    static let expectedObjects: Set<String> = expectedObjectsOfVersion3.union(["index:strokes_by_id"])
+
+    /// Version 3's objects: a reader reads a version-3 file as it is (`readsVersion3InPlace`).
+    static let expectedObjectsOfVersion3: Set<String> = [
         "table:pages", "index:sqlite_autoindex_pages_1",
         "table:strokes", "index:strokes_by_z", "index:strokes_fixed16",
         "table:images", "table:unknown_elements",
     ]
+
+    /// A stroke's rows by id: `strokes_by_id` narrows to the rows whose id ends in the same 4 bytes
+    /// (?3), the whole id (?2) is compared on them. `INDEXED BY`, and no `ORDER BY z` (the caller
+    /// takes the lowest z, for a foreign file with one id twice): with `ORDER BY z LIMIT 1` SQLite's
+    /// planner walks the page's rows through `strokes_by_z` instead, reading every one.
+    static let strokeByIDQuery = "SELECT z FROM strokes INDEXED BY strokes_by_id WHERE page = ?1 AND substr(stroke_id, 13) = ?3 AND stroke_id = ?2"
+
+    /// The oldest version a reader reads in the file as it is: version 3 differs from 4 only by
+    /// `strokes_by_id`, which only writes use. Older files are migrated in an in-memory copy.
+    static let oldestReadInPlace: Int64 = 3
 
     /// Brings a new database to the current schema, or checks an existing one.
     func prepareSchema() throws {
         let found = try connection.userVersion()
         guard found <= Self.schemaVersion else {
             throw SQLiteEngineError.newerSchema(file: path, found: found, supported: Self.schemaVersion)
+        }
+        if found == 3, isReader {
+            // A reader of a version-3 file: the rows read the same without the index writes use.
+            try checkSchemaObjects(Self.expectedObjectsOfVersion3)
+            return
         }
         if found == 0 {
             try connection.transaction {
@@ -188,7 +216,7 @@ extension SQLiteContentStore {
                 }
             }
         }
-        try checkSchemaObjects()
+        try checkSchemaObjects(Self.expectedObjects)
         if found == 1 || found == 2 {
             // An older file: one VACUUM (atomic, through the WAL) packs the tables migration 2 -> 3
             // copied and gives back the pages of the old ones; a version-1 file was made without
@@ -199,14 +227,14 @@ extension SQLiteContentStore {
         }
     }
 
-    private func checkSchemaObjects() throws {
+    private func checkSchemaObjects(_ expected: Set<String>) throws {
         let list = try connection.prepare("SELECT type, name FROM sqlite_master")
         var found: Set<String> = []
         while try list.step() {
             found.insert("\(list.string(at: 0) ?? ""):\(list.string(at: 1) ?? "")")
         }
-        let unexpected = found.subtracting(Self.expectedObjects)
-        let missing = Self.expectedObjects.subtracting(found)
+        let unexpected = found.subtracting(expected)
+        let missing = expected.subtracting(found)
         guard unexpected.isEmpty, missing.isEmpty else {
             var parts: [String] = []
             if !missing.isEmpty { parts.append("missing \(missing.sorted().joined(separator: ", "))") }

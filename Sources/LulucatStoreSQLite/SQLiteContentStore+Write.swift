@@ -19,6 +19,11 @@ extension SQLiteContentStore {
         /// Moves these elements, in this order, just below `before` (drawn before it), or to the
         /// top when `before` is nil.
         case move([UUID], before: UUID?)
+        /// Moves these elements, kept in their current relative order, to `position` among the
+        /// page's other elements (`PageChange.move`'s meaning; an index past the others is the
+        /// top). Resolved against the rows as the save has left them so far, so no stored page is
+        /// read: the index of `.index(i)` is found by walking the page's z values (no row read).
+        case moveTo([UUID], ZPosition)
         case setCanvasSize(QuantizedSize)
     }
 
@@ -111,9 +116,14 @@ private final class PageWriter {
     let below: Statement
     let above: Statement
     let top: Statement
-    /// Each page's elements by id, read once a save from the page's rows (schema 3 has no index by
-    /// id) and kept up to date by every insert, delete and move of this writer.
-    private var placementsByPage: [Int64: [UUID: Placement]] = [:]
+    /// A stroke's row by its id, through `strokes_by_id` (schema 4; `strokeByIDQuery`).
+    let strokeByID: Statement
+    /// The z of the n-th element (OFFSET ?2) of the page among those with z > 0, in z order.
+    let nth: Statement
+    /// Each page's images and unknown elements by id (they have no index by id: a page holds few),
+    /// read once a save from those rows and kept up to date by this writer's inserts, deletes and
+    /// moves of them. Strokes are looked up through their index, which sees this save's rows.
+    private var othersByPage: [Int64: [UUID: Placement]] = [:]
 
     init(store: SQLiteContentStore) throws {
         self.store = store
@@ -136,15 +146,24 @@ private final class PageWriter {
             UNION ALL SELECT max(z) FROM images WHERE page = ?1
             UNION ALL SELECT max(z) FROM unknown_elements WHERE page = ?1)
             """)
+        strokeByID = try c.prepare(SQLiteContentStore.strokeByIDQuery)
+        // A compound SELECT with ORDER BY merges its arms, each read in z order from its index, and
+        // stops after OFFSET + 1 rows.
+        nth = try c.prepare("""
+            SELECT z FROM strokes WHERE page = ?1 AND z > 0
+            UNION ALL SELECT z FROM images WHERE page = ?1 AND z > 0
+            UNION ALL SELECT z FROM unknown_elements WHERE page = ?1 AND z > 0
+            ORDER BY 1 LIMIT 1 OFFSET ?2
+            """)
     }
 
     // MARK: Queries
 
-    /// The page's elements by id: its rows' ids, read once a save (the first lookup of the page).
-    private func placements(_ page: PageRef) throws -> [UUID: Placement] {
-        if let known = placementsByPage[page.key] { return known }
+    /// The page's images and unknown elements by id, read once a save (the first lookup of the page).
+    private func others(_ page: PageRef) throws -> [UUID: Placement] {
+        if let known = othersByPage[page.key] { return known }
         var map: [UUID: Placement] = [:]
-        for table in [Placement.Table.strokes, .images, .unknown] {
+        for table in [Placement.Table.images, .unknown] {
             let (name, column) = Self.tableAndID(table)
             let s = try connection.prepare("SELECT z, \(column) FROM \(name) WHERE page = ?1")
             try s.bind(page.key, at: 1)
@@ -153,21 +172,66 @@ private final class PageWriter {
                 // Two rows with one id (only a damaged or foreign file): the first in z-order is
                 // the one the page shows (loadPage), so it is the one edits name.
                 let z = s.int64(at: 0)
-                if let seen = map[id], seen.z < z { continue }
+                if let seen = map[id], seen.z <= z { continue }
                 map[id] = Placement(table: table, z: z)
             }
         }
-        placementsByPage[page.key] = map
+        othersByPage[page.key] = map
         return map
     }
 
-    /// Records a row this writer inserted, deleted (nil) or moved, in the page's loaded placements.
-    private func note(_ id: UUID, _ placement: Placement?, on page: PageRef) {
-        guard placementsByPage[page.key] != nil else { return }
-        placementsByPage[page.key]![id] = placement
+    /// Every row of the page as (z, table, id), in z order: only for renumbering, which rewrites
+    /// every row of the page anyway.
+    private func allRows(_ page: PageRef) throws -> [(z: Int64, table: Placement.Table, id: UUID)] {
+        var rows: [(z: Int64, table: Placement.Table, id: UUID)] = []
+        for table in [Placement.Table.strokes, .images, .unknown] {
+            let (name, column) = Self.tableAndID(table)
+            let s = try connection.prepare("SELECT z, \(column) FROM \(name) WHERE page = ?1")
+            try s.bind(page.key, at: 1)
+            while try s.step() {
+                rows.append((s.int64(at: 0), table, try RowReader(statement: s, file: store.path, table: name).uuid(1, column)))
+            }
+        }
+        rows.sort { ($0.z, $0.table.rawValue, $0.id.uuidString) < ($1.z, $1.table.rawValue, $1.id.uuidString) }
+        return rows
     }
 
-    func placement(of id: UUID, on page: PageRef) throws -> Placement? { try placements(page)[id] }
+    /// Records an image or unknown element this writer inserted, deleted (nil) or moved, in the
+    /// page's loaded map. (A stroke's row is found through its index, which needs no note.)
+    private func note(_ id: UUID, _ placement: Placement?, table: Placement.Table, on page: PageRef) {
+        guard table != .strokes, othersByPage[page.key] != nil else { return }
+        othersByPage[page.key]![id] = placement
+    }
+
+    /// Where the element `id` is on the page: its stroke row through `strokes_by_id`, or its image
+    /// or unknown element row; the lower z when (in a foreign file) both exist.
+    func placement(of id: UUID, on page: PageRef) throws -> Placement? {
+        let s = strokeByID
+        try s.bind(page.key, at: 1)
+        let bytes = id.sqliteBytes
+        try s.bind(bytes, at: 2)
+        try s.bind(Array(bytes[12...]), at: 3)
+        var found: Placement?
+        do {
+            defer { try? s.reset() }
+            while try s.step() {
+                let z = s.int64(at: 0)
+                if found.map({ z < $0.z }) ?? true { found = Placement(table: .strokes, z: z) }
+            }
+        }
+        if let other = try others(page)[id], found.map({ other.z < $0.z }) ?? true { found = other }
+        return found
+    }
+
+    /// The z of the page's element at `index` among those with z > 0 (the rows a move has not
+    /// parked), in z order; nil past the last.
+    func zOfElement(at index: Int, on page: PageRef) throws -> Int64? {
+        try nth.bind(page.key, at: 1)
+        try nth.bind(Int64(index), at: 2)
+        defer { try? nth.reset() }
+        guard try nth.step() else { return nil }
+        return nth.int64(at: 0)
+    }
 
     /// A nullable integer from a one-row aggregate.
     private func optionalInt(_ s: Statement, page: PageRef, z: Int64?) throws -> Int64? {
@@ -189,7 +253,7 @@ private final class PageWriter {
     /// sync), compact for a page written whole; `compactSamples()` recodes fixed16 rows later.
     func insert(_ element: Element, z: Int64, on ref: PageRef, codec: SampleCodecID = .fixed16) throws {
         let key = ref.key, page = ref.id
-        defer { note(element.id, Placement(table: Self.table(of: element), z: z), on: ref) }
+        defer { note(element.id, Placement(table: Self.table(of: element), z: z), table: Self.table(of: element), on: ref) }
         switch element {
         case .stroke(let stroke):
             let t0 = SQLiteContentStore.SaveBreakdown.now()
@@ -247,7 +311,7 @@ private final class PageWriter {
         try s.bind(page.key, at: 1)
         try s.bind(placement.z, at: 2)
         try s.run()
-        note(id, nil, on: page)
+        note(id, nil, table: placement.table, on: page)
     }
 
     /// Moves one row to `z`, carrying its checksum over from the old z (RowChecksum): the row's
@@ -256,6 +320,11 @@ private final class PageWriter {
         guard let from = try placement(of: id, on: page) else {
             throw SQLiteEngineError.elementNotFound(file: store.path, page: page.id, element: id)
         }
+        try setZ(z, from: from, id: id, on: page)
+    }
+
+    /// Moves the row at `from` (the element `id`) to `z`.
+    func setZ(_ z: Int64, from: Placement, id: UUID, on page: PageRef) throws {
         let (name, _) = Self.tableAndID(from.table)
         let read = try connection.prepare("SELECT crc FROM \(name) WHERE page = ?1 AND z = ?2")
         try read.bind(page.key, at: 1)
@@ -269,7 +338,7 @@ private final class PageWriter {
         try s.bind(z, at: 3)
         try s.bind(crc, at: 4)
         try s.run()
-        note(id, Placement(table: from.table, z: z), on: page)
+        note(id, Placement(table: from.table, z: z), table: from.table, on: page)
     }
 
     static func table(of element: Element) -> Placement.Table {
@@ -294,7 +363,7 @@ private final class PageWriter {
             try s.bind(page.key, at: 1)
             try s.run()
         }
-        placementsByPage[page.key] = [:]
+        othersByPage[page.key] = [:]
     }
 
     // MARK: z allocation
@@ -317,14 +386,14 @@ private final class PageWriter {
     /// when repeated inserts in one place used up a gap. Rows move through negative values so the
     /// unique (page, z) indexes never see two rows with one z.
     func renumber(_ page: PageRef) throws {
-        var order: [(Int64, UUID)] = try placements(page).map { ($0.value.z, $0.key) }
-        order.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.uuidString < $1.1.uuidString }
-        for (i, (_, id)) in order.enumerated() {
-            try setZ(-SQLiteContentStore.zStep * Int64(i + 1), of: id, on: page)
+        let order = try allRows(page)
+        for (i, row) in order.enumerated() {
+            try setZ(-SQLiteContentStore.zStep * Int64(i + 1), from: Placement(table: row.table, z: row.z), id: row.id, on: page)
         }
         // Row by row (not one UPDATE ... SET z = -z) so each row's checksum follows its z.
-        for (i, (_, id)) in order.enumerated() {
-            try setZ(SQLiteContentStore.zStep * Int64(i + 1), of: id, on: page)
+        for (i, row) in order.enumerated() {
+            try setZ(SQLiteContentStore.zStep * Int64(i + 1), from: Placement(table: row.table, z: -SQLiteContentStore.zStep * Int64(i + 1)),
+                     id: row.id, on: page)
         }
     }
 
@@ -344,6 +413,32 @@ private final class PageWriter {
             throw SQLiteEngineError.elementNotFound(file: store.path, page: page.id, element: id)
         }
         return p
+    }
+
+    /// The rows a move names, each once.
+    private func movingRows(_ ids: [UUID], on page: PageRef) throws -> [(id: UUID, from: Placement)] {
+        guard Set(ids).count == ids.count else {
+            throw SQLiteEngineError.duplicateElement(file: store.path, page: page.id, element: ids.first { id in ids.filter { $0 == id }.count > 1 }!)
+        }
+        return try ids.map { (id: $0, from: try existing($0, on: page)) }
+    }
+
+    /// Moves `moving`, in this order, into the gap `bounds` gives once they are parked: parked at
+    /// negative z first so the gap counts only the others; the page renumbered once if the gap is
+    /// too narrow. Only the moved rows are written (but for that rare renumbering).
+    private func move(_ moving: [(id: UUID, from: Placement)], on page: PageRef, bounds: () throws -> (Int64, Int64?)) throws {
+        for (i, m) in moving.enumerated() { try setZ(-Int64(i + 1), from: m.from, id: m.id, on: page) }
+        var (low, high) = try bounds()
+        var z = Self.slots(moving.count, above: low, below: high)
+        if z == nil {
+            try renumberKeepingParked(page, parked: moving.count)
+            (low, high) = try bounds()
+            z = Self.slots(moving.count, above: low, below: high)
+        }
+        guard let z else { throw SQLiteEngineError.invalidChange("no room left in the z-order of page \(page.id)") }
+        for (i, (m, z)) in zip(moving, z).enumerated() {
+            try setZ(z, from: Placement(table: m.from.table, z: -Int64(i + 1)), id: m.id, on: page)
+        }
     }
 
     func apply(_ change: SQLiteContentStore.Change, to page: PageRef) throws {
@@ -368,29 +463,30 @@ private final class PageWriter {
                               retry: { [self] in (try zBelow(old.z, on: page) ?? 0, try zAbove(old.z, on: page)) })
 
         case let .move(ids, before):
-            guard Set(ids).count == ids.count else {
-                throw SQLiteEngineError.duplicateElement(file: store.path, page: page.id, element: ids.first { id in ids.filter { $0 == id }.count > 1 }!)
-            }
-            let moving = try ids.map { (id: $0, from: try existing($0, on: page)) }
+            let moving = try movingRows(ids, on: page)
             if let before, ids.contains(before) {
                 throw SQLiteEngineError.invalidChange("cannot move element \(before) below itself on page \(page.id)")
             }
-            // Park the moved rows at negative z so the gap below `before` counts only the others.
-            for (i, m) in moving.enumerated() { try setZ(-Int64(i + 1), of: m.id, on: page) }
-            func bounds() throws -> (Int64, Int64?) {
+            try move(moving, on: page) {
                 guard let before else { return (max(try topZ(page) ?? 0, 0), nil) }
                 let high = try existing(before, on: page).z
                 return (max(try zBelow(high, on: page) ?? 0, 0), high)
             }
-            var (low, high) = try bounds()
-            var z = Self.slots(ids.count, above: low, below: high)
-            if z == nil {
-                try renumberKeepingParked(page, parked: moving.count)
-                (low, high) = try bounds()
-                z = Self.slots(ids.count, above: low, below: high)
+
+        case let .moveTo(ids, position):
+            // The session moves the elements in their current relative order, not in `ids` order.
+            let moving = try movingRows(ids, on: page).sorted { $0.from.z < $1.from.z }
+            try move(moving, on: page) {
+                // With the moved rows parked below zero, the others are the rows with z > 0.
+                let high: Int64?
+                switch position {
+                case .front: high = nil
+                case .back: high = try zAbove(0, on: page)
+                case .index(let i): high = try zOfElement(at: max(i, 0), on: page)
+                }
+                guard let high else { return (max(try topZ(page) ?? 0, 0), nil) }
+                return (max(try zBelow(high, on: page) ?? 0, 0), high)
             }
-            guard let z else { throw SQLiteEngineError.invalidChange("no room left in the z-order of page \(page.id)") }
-            for (m, z) in zip(moving, z) { try setZ(z, of: m.id, on: page) }
 
         case .setCanvasSize(let size):
             let s = try connection.prepare("UPDATE pages SET canvas_width = ?2, canvas_height = ?3, crc = ?4 WHERE id = ?1")
@@ -418,14 +514,14 @@ private final class PageWriter {
     /// Renumbers the positive z values while `parked` rows sit at -1...-parked.
     private func renumberKeepingParked(_ page: PageRef, parked: Int) throws {
         // Renumbering moves rows through negative z below -parked, then flips them back.
-        var order: [(Int64, UUID)] = try placements(page).filter { $0.value.z > 0 }.map { ($0.value.z, $0.key) }
-        order.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.uuidString < $1.1.uuidString }
+        let order = try allRows(page).filter { $0.z > 0 }
         let base = Int64(parked) + 1
-        for (i, (_, id)) in order.enumerated() {
-            try setZ(-(base + SQLiteContentStore.zStep * Int64(i + 1)), of: id, on: page)
+        for (i, row) in order.enumerated() {
+            try setZ(-(base + SQLiteContentStore.zStep * Int64(i + 1)), from: Placement(table: row.table, z: row.z), id: row.id, on: page)
         }
-        for (i, (_, id)) in order.enumerated() {
-            try setZ(SQLiteContentStore.zStep * Int64(i + 1), of: id, on: page)
+        for (i, row) in order.enumerated() {
+            try setZ(SQLiteContentStore.zStep * Int64(i + 1), from: Placement(table: row.table, z: -(base + SQLiteContentStore.zStep * Int64(i + 1))),
+                     id: row.id, on: page)
         }
     }
 

@@ -93,6 +93,9 @@ package final class SQLiteContentStore {
     /// The connection is an in-memory copy of the file (a reader's open of an older schema, which
     /// was brought up to date there): nothing it does reaches the file.
     package let keepsFileUnchanged: Bool
+    /// Opened by a reader (`readOnly`, or a place that cannot be written): it never migrates the
+    /// file, and reads a version-3 file as it is.
+    let isReader: Bool
     /// Whether the WAL write buffer is on (only through SQLite's own I/O: see `init`).
     let usesWALWriteBuffer: Bool
     /// Where the last `save` spent its time (`lnote-dev bench sqlite` prints it).
@@ -170,6 +173,7 @@ package final class SQLiteContentStore {
         // A document on a read-only volume (or in a folder this user cannot write) is still read:
         // read-only, without the pragmas that write, and immutable when no WAL is left.
         isReadOnly = mode == .openExisting && (direct ? Self.isReadOnlyPlace(path) : readOnly)
+        isReader = isReadOnly || (readOnly && mode == .openExisting)
         var opened: Connection
         do throws(SQLiteError) {
             if isReadOnly {
@@ -189,7 +193,8 @@ package final class SQLiteContentStore {
                 opened = try Connection(path: path, flags: flags, vfs: SQLiteFileSystemVFS.vfs(for: fileSystem!))
             }
             // A reader never migrates the file: an older schema is brought up to date in memory.
-            if (readOnly || isReadOnly), mode == .openExisting, try opened.userVersion() < Self.schemaVersion {
+            // A version-3 file is read as it is (it lacks only the index writes use: prepareSchema).
+            if (readOnly || isReadOnly), mode == .openExisting, try opened.userVersion() < Self.oldestReadInPlace {
                 let copy = try opened.copyIntoMemory()
                 try? opened.close()
                 opened = copy

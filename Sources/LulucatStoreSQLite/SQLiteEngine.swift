@@ -110,9 +110,7 @@ final class SQLiteEngine: StorageEngine {
         var updates: [SQLiteContentStore.PageUpdate] = []
         do {
             for p in pages {
-                updates.append(.changes(p.id, try SQLiteChangeTranslation.translate(p.changes, page: p.id) { () throws(SQLiteEngineError) in
-                    try store.loadPage(p.id)
-                }))
+                updates.append(.changes(p.id, SQLiteChangeTranslation.translate(p.changes)))
             }
             rawPass = nil
             try store.save(updates)

@@ -117,13 +117,21 @@ extension CrashFlow {
 
     /// The journal engine: durable appends (one frame and a data sync each), a compaction when the
     /// frame threshold is passed (new snapshot, then a new journal generation), replay on reopen.
+    /// Compaction after three frames; frames of at most 2,000 bytes, so that a save of several
+    /// strokes is larger than a frame and is written as a compaction (docs/journal-format.md).
+    static let journalOptions: JournalOptions = {
+        var o = JournalOptions(compactAfterFrames: 3)
+        o.maxFramePayload = 2_000
+        return o
+    }()
+
     public static let journalSaves = CrashFlow(name: "journal saves", setUp: oneDocument(title: "Ledger", pages: [(2, 0)], seed: 7, engine: .journal), run: { library, steps in
         let id = steps.expected.documents.keys.first!
         let page = steps.expected.documents[id]!.pages[0].id
         var session: DocumentSession?
         try await steps.step("open") {
             session = try await library.open(id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil,
-                                                                          journal: JournalOptions(compactAfterFrames: 3)))
+                                                                          journal: journalOptions))
         }
         let s = session!
         for k in 0..<4 {
@@ -144,6 +152,14 @@ extension CrashFlow {
             try await s.save()
             erased = try await s.content(of: page)
         } expect: { e in e.documents[id]!.setContent(erased!, of: page) }
+        try await edit("draw six", steps) {
+            for i in 0..<6 { try await s.append(SampleContent.stroke(seed: 80 + UInt32(i)), to: page) }
+        }
+        var large: PageContent?
+        try await steps.step("save larger than a frame") {
+            try await s.save()
+            large = try await s.content(of: page)
+        } expect: { e in e.documents[id]!.setContent(large!, of: page) }
         try await close(s, steps)
     })
 

@@ -14,7 +14,8 @@ import Darwin
 
 enum JournalBench {
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: ["strokes", "window", "replay-frames", "runs", "dir", "chunk", "codec", "frame-codec"], flags: ["json", "journal-only"])
+        let args = try Arguments(arguments, valued: ["strokes", "window", "replay-frames", "runs", "dir", "chunk", "codec", "frame-codec", "large-save"], flags: ["json", "journal-only"])
+        if let n = try args.int("large-save", in: 1...1_000_000) { try await largeSave(strokes: n, dir: args.value("dir"), json: args.flag("json")); return }
         let strokeCount = try args.int("strokes") ?? 2000
         let window = try args.int("window") ?? 200
         let replayFrames = try args.int("replay-frames") ?? 1000
@@ -184,6 +185,43 @@ enum JournalBench {
           ratio                                  \(r(median(bSnap) / median(bJournal), 1))   (target >= 100)
         Replay on open:
           replay_1000_ms                         \(r(median(tReplay) * 1000)) ms  (\(replayFrames) frames, \(replaySummary.frameBytes) bytes)
+        """)
+    }
+
+    /// `--large-save N`: N generated strokes appended to a journal page in ONE save, with the
+    /// engine's defaults (fixed16 frames, the real 64 MiB frame limit). A save whose frame would
+    /// be larger than a frame is written as a compaction (docs/journal-format.md); this checks that
+    /// it is saved, and read back whole after reopening.
+    static func largeSave(strokes count: Int, dir: String?, json: Bool) async throws {
+        let base = (dir ?? NSTemporaryDirectory()) + "/lnote-bench-journal-large-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let strokes = HandwritingGenerator(seed: 2026).page(strokes: count, canvas: .letter).strokes
+        let payloadBytes = try JournalFile.payloadCount(for: [.append(strokes.map { .stroke($0) })], codec: .fixed16)
+        let limit = JournalOptions().maxFramePayload
+        let library = Library(root: base)
+        let doc = try library.createDocument(title: "Large", engine: .journal, codec: .compact)
+        let options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+        let session = try await library.open(doc.id, options: options)
+        let page = await session.pageIDs()[0]
+        try await session.append(strokes.map { .stroke($0) }, to: page)
+        let saveTime = try await measureAsync { try await session.save() }
+        await session.abandon()  // no close: what is on disk is what the save wrote
+        let snapshotBytes = (try? FileManager.default.attributesOfItem(atPath: doc.pagePath(page))[.size] as? Int) ?? 0
+        let summary = try JournalFile.summary(doc, page: page)
+        var readBack = 0
+        let readTime = try measure { readBack = try StoredPage.read(doc, page: page).elements.count }
+        guard readBack == count else { throw UsageError("read back \(readBack) strokes, not \(count)") }
+        let result: [String: Any] = [
+            "strokes": count, "frame_payload_bytes": payloadBytes, "frame_limit_bytes": limit,
+            "save_s": r(saveTime, 2), "snapshot_bytes": snapshotBytes, "journal_frames_after": summary.frames,
+            "read_back_strokes": readBack, "read_back_s": r(readTime, 2),
+        ]
+        if json { printJSON(result); return }
+        print("""
+        One save of \(count) strokes on a journal page: its frame would be \(payloadBytes) bytes (limit \(limit): \(payloadBytes > limit ? "over" : "within") it).
+          saved in \(r(saveTime, 2)) s as \(summary.frames == 0 ? "a compaction" : "\(summary.frames) frame(s)"): snapshot \(snapshotBytes) bytes, journal frames after it \(summary.frames)
+          read back (snapshot + journal, no session): \(readBack) strokes in \(r(readTime, 2)) s
         """)
     }
 

@@ -32,7 +32,8 @@ struct SQLiteBench {
         --wal-buffer-kib sets the WAL write buffer of the buffered variants (0: off).
         --only A,B,... measures the floor and those variants only (for profiling; the summary
         keys of the others are then absent).
-        """
+
+        """ + SQLiteAppendBench.usage
 
     struct Options {
         var json = false
@@ -79,6 +80,7 @@ struct SQLiteBench {
     }
 
     static func run(arguments: [String]) async throws {
+        if arguments.contains("--by-page-size") { try await SQLiteAppendBench.run(arguments); return }
         if arguments.contains("--help") || arguments.contains("-h") { print(usage); return }
         let options = try parse(arguments)
         let root = try makeRoot(options.directory)

@@ -162,8 +162,11 @@ package final class JournalEngine: StorageEngine {
         do { encoded = try JournalChangeCodec(codec: p.header?.codec ?? frameCodec, version: p.header?.version ?? JournalFormat.version).encodeSave(changes) } catch {
             throw .invalidArgument("page \(id): \(error)")
         }
-        guard encoded.payload.count <= JournalFormat.maxPayload else {
-            throw .invalidArgument("page \(id): one save of \(encoded.payload.count) bytes is more than a journal frame holds (\(JournalFormat.maxPayload))")
+        guard encoded.payload.count <= options.maxFramePayload else {
+            // More than one frame holds: the save is written as a compaction instead (the page as
+            // it is after these changes as the new snapshot, then a new journal generation), which
+            // is atomic the same way (docs/journal-format.md, "A save larger than a frame").
+            return try saveAsCompaction(id, &p, content: content, reusing: reusing)
         }
         try prepareForWriting(id, &p)
         p.replayed = nil
@@ -181,6 +184,27 @@ package final class JournalEngine: StorageEngine {
             }
         }
         return reusing
+    }
+
+    /// A save whose frame would be larger than a frame may be: `content` (the page with the save's
+    /// changes applied) written as the new snapshot, atomically, then a new journal naming it. A
+    /// crash before the snapshot's rename leaves the page as it was before the save (never
+    /// acknowledged); after it, the old journal names the old snapshot and is stale, so the page
+    /// is the new snapshot: all of the save or none of it. A damaged journal is kept aside first
+    /// (what its replay salvaged is in `content`).
+    private func saveAsCompaction(_ id: UUID, _ p: inout PageJournal, content: PageContent,
+                                  reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
+        if p.damaged {
+            try keepAside(id)
+            p.damaged = false
+        }
+        p.replayed = nil
+        guard let strokes = try compact(id, &p, content: content, encoded: reusing, preallocate: true) else {
+            // The new snapshot's CRC32C and length equal the old one's with other bytes (about
+            // 2^-32): a new journal could not tell them apart, so the save cannot be written now.
+            throw .invalidArgument("page \(id): a save too large for one journal frame could not be written as a compaction (the new snapshot's CRC32C and length collide with the old one's); it stays unsaved")
+        }
+        return strokes
     }
 
     /// Writes `frame` at the write offset, growing the preallocated region when it does not fit,

@@ -33,6 +33,12 @@ package enum JournalFile {
                               fileSize: r.fileSize, state: state)
     }
 
+    /// The payload bytes one save of `changes` takes in a frame (for benchmarks), whether or not
+    /// one frame holds them.
+    package static func payloadCount(for changes: [PageChange], codec: SampleCodecID = .compact) throws(StoreError) -> Int {
+        do { return try JournalChangeCodec(codec: codec).encodeSave(changes).payload.count } catch { throw .invalidArgument("\(error)") }
+    }
+
     /// The bytes of the frame one save of `changes` appends (for benchmarks' plain-file floors).
     package static func frame(for changes: [PageChange], codec: SampleCodecID = .compact,
                              generation: UInt64 = 1, sequence: UInt64 = 0) throws(StoreError) -> [UInt8] {

@@ -21,6 +21,10 @@ public struct JournalOptions: Sendable, Equatable {
     /// 1.01 x the plain floor with fixed16 frames, 1.19 x with compact ones; replaying 1,000
     /// frames 1.3 ms against 5.7 ms).
     public var frameCodec: SampleCodecID?
+    /// The largest frame payload a save writes (`JournalFormat.maxPayload`, 64 MiB); a save whose
+    /// frame would be larger is written as a compaction. Lowered only by tests, so that they need
+    /// no 64 MiB of changes.
+    package var maxFramePayload = JournalFormat.maxPayload
 
     public init(compactAfterBytes: Int = 4 << 20, compactAfterFrames: Int = 4096,
                 preallocationChunk: Int = 256 << 10, compactOnClose: Bool = true,
