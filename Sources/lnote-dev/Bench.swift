@@ -4,11 +4,12 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate, inkml, crypto, events, import, salvage, sync."
-    static let usage = "lnote-dev bench codec|save|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync [--json] [OPTIONS]"
+    static let abstract = "Run a benchmark: codec, save, pages, journal, sqlite, render, migrate, inkml, crypto, events, import, salvage, sync."
+    static let usage = "lnote-dev bench codec|save|pages|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync [--json] [OPTIONS]"
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),
+        ("pages", PagesBench.run),
         ("journal", JournalBench.run),
         ("sqlite", { try await SQLiteBench.run(arguments: $0) }),
         ("render", { try await RenderBench.run(arguments: $0) }),

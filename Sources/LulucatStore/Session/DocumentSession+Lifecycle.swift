@@ -102,7 +102,8 @@ extension DocumentSession {
                 }
             }
             if metadataDirty || !dirtyPages.isEmpty {
-                let doc = PackageJSON.encode(metadata)
+                var writer = DocumentJSONWriter()
+                let doc = writer.encode(metadata)
                 let manifest = PackageJSON.encode(Manifest(metadata))
                 try fs.checked.writeAtomically(doc, to: package.documentPath)
                 try fs.checked.writeAtomically(manifest, to: package.manifestPath)

@@ -75,7 +75,7 @@ extension DocumentSession {
     /// manifest that cannot follow now is rewritten by the next flush, close or open.
     func commitMetadata(_ updated: DocumentMetadata) throws(StoreError) {
         let fs = fileSystem
-        try fs.checked.writeAtomically(PackageJSON.encode(updated), to: package.documentPath)
+        try fs.checked.writeAtomically(documentWriter.encode(updated), to: package.documentPath)
         let renamed = metadata.title != updated.title
         metadata = updated
         eventHub.send(.pagesChanged)

@@ -107,7 +107,7 @@ extension DocumentSession {
     /// Writes document.json, then the manifest (the cache follows the truth).
     func writeMetadata() throws(StoreError) {
         let fs = fileSystem
-        let doc = PackageJSON.encode(metadata)
+        let doc = documentWriter.encode(metadata)
         let manifest = PackageJSON.encode(Manifest(metadata))
         try fs.checked.writeAtomically(doc, to: package.documentPath)
         try fs.checked.writeAtomically(manifest, to: package.manifestPath)

@@ -50,6 +50,9 @@ public actor DocumentSession {
     var knownAssets: [UUID: String]?
     /// Page files found on disk that document.json does not list (kept, reported).
     var unlistedPages: [UUID] = []
+    /// Makes document.json's bytes, encoding only the pages whose entry changed since the last
+    /// write: a page-structure change costs one page's encoding, not the notebook's (issue 34).
+    var documentWriter = DocumentJSONWriter()
 
     /// What the open-time checks found and repaired, and then what loading each page found about
     /// its damage (per page: what was salvaged, what was lost, what was kept aside).
