@@ -210,7 +210,7 @@ import LulucatStoreTesting
             lastCount = elements.count
             distinct.insert(elements.count)
             if lastCount >= half * batch, !FileManager.default.fileExists(atPath: heldFlag) {
-                FileManager.default.createFile(atPath: heldFlag, contents: nil)
+                #expect(FileManager.default.createFile(atPath: heldFlag, contents: nil), "the flag for the writer could not be made")
             }
             if lastCount == all.count { break }
             try await Task.sleep(for: .milliseconds(1))  // the writer gets its turn on a loaded machine
