@@ -55,8 +55,8 @@ import LulucatStoreSQLite
         // The writer's output goes to files, read once it has exited (a pipe drained by a blocking
         // read would hold one of the few threads of Swift's cooperative pool on a 2-core machine).
         let outPath = tmp.path + "/writer.out", errPath = tmp.path + "/writer.err"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        try #require(FileManager.default.createFile(atPath: outPath, contents: nil))
+        try #require(FileManager.default.createFile(atPath: errPath, contents: nil))
         let out = try #require(FileHandle(forWritingAtPath: outPath)), err = try #require(FileHandle(forWritingAtPath: errPath))
         p.standardOutput = out
         p.standardError = err
@@ -80,7 +80,7 @@ import LulucatStoreSQLite
             lastCount = strokes.count
             reads.append(strokes)
             if strokes.count >= saves / 2, !FileManager.default.fileExists(atPath: holdFile) {
-                FileManager.default.createFile(atPath: holdFile, contents: nil)
+                #expect(FileManager.default.createFile(atPath: holdFile, contents: nil), "the hold file could not be made")
             }
             if !running { break }
             try await Task.sleep(for: .milliseconds(1))
