@@ -107,6 +107,75 @@ public enum PageFile {
         return (w.bytes, EncodedStrokes(codec: codec, bytes: w.bytes, parts: parts))
     }
 
+    /// Encodes a page whose first elements are, unchanged and in order, those of the page file
+    /// `previous` was read from or written as, and whose other elements were appended since
+    /// (a stroke written on a page, the usual save). The file's records are copied as one block,
+    /// its header is written again (element count, canvas size) and only the appended elements
+    /// are coded and checksummed: the trailer's CRC32C is combined from the old one
+    /// (`CRC32C.combine`), so the work is the bytes appended plus one copy, not a step per stroke.
+    /// The bytes are exactly those `encode(_:codec:reusing:)` gives for the same content.
+    ///
+    /// The caller vouches that `content.elements` begins with the file's elements as they were
+    /// coded (the session knows: every change since the file was read or written appended
+    /// elements or resized the canvas). What can be checked without a step per stroke is checked:
+    /// the codec, the version (2), that the content holds at least the file's elements, and that
+    /// the last of them and the appended ones are what the coded strokes say.
+    ///
+    /// - Returns: nil when `previous` cannot be extended so (another codec, a version-1 file,
+    ///   fewer elements than the file holds); encode the page whole then.
+    /// - Throws: `PageFormatError.unencodable` for an appended element `ElementCodec.check` refuses.
+    public static func encode(_ content: PageContent, codec: SampleCodecID,
+                              appendingTo previous: EncodedStrokes) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes)? {
+        let old = previous.bytes
+        guard previous.codec == codec, old.count >= checkedHeaderSize + trailerSize else { return nil }
+        let (oldVersion, oldCount, oldTrailer) = old.withUnsafeBytes { raw in
+            (UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self)),
+             Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self))),
+             UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: old.count - trailerSize, as: UInt32.self)))
+        }
+        let elements = content.elements
+        guard oldVersion == 2, oldCount <= elements.count, elements.count <= Int(UInt32.max) else { return nil }
+        // The last element the file holds is its last stroke still (when a stroke), and no
+        // appended stroke is one of the file's: a caller whose page is not the file's plus
+        // appended elements is, in the usual mistakes, refused here (and the page coded whole).
+        if oldCount > 0, case .stroke(let s) = elements[oldCount - 1], previous.parts[s.id] == nil { return nil }
+        var extra = 0
+        for element in elements[oldCount...] {
+            if case .stroke(let s) = element {
+                if previous.parts[s.id] != nil { return nil }
+                extra += 40 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
+            } else {
+                extra += 64
+            }
+        }
+        let recordsEnd = old.count - trailerSize
+        var w = ByteWriter(capacity: recordsEnd + extra + trailerSize)
+        old.withUnsafeBytes { w.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<recordsEnd])) }
+        // The header again: the canvas may have been resized, the count grew.
+        w.bytes.withUnsafeMutableBytes { h in
+            h.storeBytes(of: UInt32(bitPattern: content.canvasSize.width).littleEndian, toByteOffset: 8, as: UInt32.self)
+            h.storeBytes(of: UInt32(bitPattern: content.canvasSize.height).littleEndian, toByteOffset: 12, as: UInt32.self)
+            h.storeBytes(of: UInt32(elements.count).littleEndian, toByteOffset: 16, as: UInt32.self)
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(h)[0..<20]))
+            h.storeBytes(of: crc.littleEndian, toByteOffset: 20, as: UInt32.self)
+        }
+        var parts = previous.parts
+        for element in elements[oldCount...] {
+            if let part = try ElementCodec.writeRecord(element, codec: codec, into: &w) { parts[element.id] = part }
+        }
+        // CRC32C(new header ‖ old records ‖ new records) from the old trailer: the old records'
+        // own CRC comes out of it by the old header's, and goes into the new one's.
+        let recordsLength = recordsEnd - checkedHeaderSize
+        let (oldHeaderCRC, newHeaderCRC) = (
+            old.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<checkedHeaderSize])) },
+            w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<checkedHeaderSize])) })
+        let oldRecordsCRC = CRC32C.suffix(of: oldTrailer, prefix: oldHeaderCRC, lengthB: recordsLength)
+        let throughOld = CRC32C.combine(newHeaderCRC, oldRecordsCRC, lengthB: recordsLength)
+        let crc = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[recordsEnd...]), continuing: throughOld) }
+        w.writeUInt32(crc)
+        return (w.bytes, EncodedStrokes(codec: codec, bytes: w.bytes, parts: parts))
+    }
+
     /// Version 1 after the header: the ink table, the element count, the elements framed without checks.
     static func refuseHollow(_ element: Element, _ hollow: Set<UUID>) throws(PageFormatError) {
         if !hollow.isEmpty, case .stroke(let s) = element, s.samples.isEmpty, hollow.contains(s.id) {

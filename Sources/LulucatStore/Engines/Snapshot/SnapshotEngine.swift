@@ -73,13 +73,33 @@ package final class SnapshotEngine: StorageEngine {
     }
 
     package func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
-        try writeSnapshot(id, content, reusing: reusing)
+        // `reusing` is the file of the page before `changes` (what it was read or last written
+        // as): when they only appended elements or resized the canvas, the file is extended.
+        try writeSnapshot(id, content, reusing: reusing, onlyAppended: Self.onlyAppend(changes))
     }
 
-    /// Encodes (copying unchanged strokes) and writes a snapshot atomically and durably.
-    func writeSnapshot(_ id: UUID, _ content: PageContent, reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes {
+    /// Whether `changes` leave every element where it was, unchanged (appends and resizes).
+    static func onlyAppend(_ changes: [PageChange]) -> Bool {
+        changes.allSatisfy {
+            switch $0 {
+            case .append, .resize: return true
+            case .delete, .replace, .update, .move: return false
+            }
+        }
+    }
+
+    /// Encodes (copying unchanged strokes) and writes a snapshot atomically and durably. With
+    /// `onlyAppended`, `content` is the page `reusing` holds plus appended elements, and the file
+    /// is extended instead of coded again (`PageFile.encode(_:codec:appendingTo:)`).
+    func writeSnapshot(_ id: UUID, _ content: PageContent, reusing: EncodedStrokes?, onlyAppended: Bool = false) throws(StoreError) -> EncodedStrokes {
         let encoded: (bytes: [UInt8], strokes: EncodedStrokes)
-        do { encoded = try PageFile.encode(content, codec: codec, reusing: reusing) } catch {
+        do {
+            if onlyAppended, let reusing, let extended = try PageFile.encode(content, codec: codec, appendingTo: reusing) {
+                encoded = extended
+            } else {
+                encoded = try PageFile.encode(content, codec: codec, reusing: reusing)
+            }
+        } catch {
             throw .invalidArgument("page \(id): \(error)")
         }
         guard encoded.bytes.count <= PackageLimits.maxPageFileSize else {

@@ -1,0 +1,129 @@
+// Saving a page with elements appended extends its file (PageFile.encode(_:codec:appendingTo:)):
+// the bytes are those of coding the page whole, and what cannot be extended is refused.
+
+import Foundation
+import Testing
+@testable import LulucatInk
+import LulucatHandwriting
+
+@Suite struct PageFileAppendTests {
+    /// Random sequences of saves, each appending 0-4 elements of every kind (handwriting, awkward
+    /// strokes with optional channels and extreme values, images, unknown kinds) and sometimes
+    /// resizing the canvas, starting from an empty page, a written page and a page read back from
+    /// its file: every extended file is byte for byte the page coded whole, and decodes to it.
+    @Test(arguments: SampleCodecID.allCases)
+    func extendingGivesTheBytesOfCodingWhole(codec: SampleCodecID) throws {
+        let awkward = TestInk.awkwardStrokes(seed: 11)
+        let written = HandwritingGenerator(seed: 21).page(strokes: 40).strokes
+        var rng = SeededRandom(seed: 0xA99E_4D00 &+ UInt64(codec.rawValue))
+        var next = 0
+        func element() throws -> Element {
+            next += 1
+            switch rng.int(0...5) {
+            case 0: return .image(ImageElement(assetID: UUID(), frame: QuantizedRect(x: Int32(next), y: 2, width: 30, height: 40), rotation: Int32(next % 7)))
+            case 1: return .unknown(try UnknownElement(kind: UInt8(3 + next % 200), payload: Data((0..<(16 + next % 40)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ next) })))
+            case 2, 3:
+                var s = awkward[next % awkward.count]
+                s.id = UUID()
+                return .stroke(s)
+            default:
+                var s = written[next % written.count]
+                s.id = UUID()
+                return .stroke(s)
+            }
+        }
+        let starts: [PageContent] = [
+            PageContent(canvasSize: .a4),
+            PageContent(canvasSize: .letter, elements: try (0..<30).map { _ in try element() }),
+        ]
+        for start in starts {
+            for readBack in [false, true] {
+                var page = start
+                var file = try PageFile.encode(page, codec: codec, reusing: nil)
+                if readBack {
+                    let (content, kept) = try PageFile.decodeKeepingStrokes(file.bytes)
+                    #expect(content == page)
+                    file.strokes = kept
+                }
+                for step in 0..<25 {
+                    for _ in 0..<rng.int(0...4) { page.elements.append(try element()) }
+                    if rng.int(0...6) == 0 { page.canvasSize = QuantizedSize(width: Int32(rng.int(0...99_999)), height: .max - Int32(step)) }
+                    let whole = try PageFile.encode(page, codec: codec)
+                    let extended = try #require(try PageFile.encode(page, codec: codec, appendingTo: file.strokes))
+                    #expect(extended.bytes == whole, "step \(step)")
+                    #expect(try PageFile.decode(extended.bytes) == page)
+                    #expect(extended.strokes.count == page.strokes.count)
+                    // Its coded strokes serve the next save as a whole file's do.
+                    #expect(try PageFile.encode(page, codec: codec, reusing: extended.strokes).bytes == whole)
+                    #expect(try PageFile.canonicalBytes(page, codec: codec, reusing: extended.strokes)
+                            == PageFile.canonicalBytes(page, codec: codec))
+                    for s in page.strokes { #expect(extended.strokes.digest(of: s) != nil) }
+                    file = extended
+                }
+            }
+        }
+    }
+
+    /// What cannot be extended is refused (nil), never written wrong: another codec, a version-1
+    /// file, a page with fewer elements than the file, an appended stroke the file holds already,
+    /// a page whose last element before the appended ones is not the file's.
+    @Test func whatCannotBeExtendedIsRefused() throws {
+        let page = HandwritingGenerator(seed: 8).page(strokes: 6)
+        let file = try PageFile.encode(page, codec: .compact, reusing: nil)
+        var more = page
+        more.elements.append(.stroke(HandwritingGenerator(seed: 9).stroke(letters: 2, origin: (10, 10), variant: 1)))
+        #expect(try PageFile.encode(more, codec: .compact, appendingTo: file.strokes) != nil)
+        #expect(try PageFile.encode(more, codec: .fixed16, appendingTo: file.strokes) == nil)
+        let v1 = try PageFile.decodeKeepingStrokes(try PageFile.encode(page, codec: .compact, version: 1)).strokes
+        #expect(try PageFile.encode(more, codec: .compact, appendingTo: v1) == nil)
+        var fewer = page
+        fewer.elements.removeLast()
+        #expect(try PageFile.encode(fewer, codec: .compact, appendingTo: file.strokes) == nil)
+        var again = page
+        again.elements.append(page.elements[2])
+        #expect(try PageFile.encode(again, codec: .compact, appendingTo: file.strokes) == nil)
+        var reordered = more
+        reordered.elements.swapAt(5, 6)
+        #expect(try PageFile.encode(reordered, codec: .compact, appendingTo: file.strokes) == nil)
+        // An appended element no engine may store is refused as by a whole encoding.
+        var bad = page
+        bad.elements.append(.stroke(Stroke(samples: [Sample(x: 1, y: 1, radius: 1, pressure: 1, time: 0)], azimuth: [])))
+        #expect(throws: PageFormatError.self) { try PageFile.encode(bad, codec: .compact, appendingTo: file.strokes) }
+    }
+
+    /// Appending with a set of the page's ids (the session's way) accepts and refuses exactly
+    /// what `apply(_:)` does, with the same errors, and keeps the set equal to the page's ids
+    /// through every kind of change.
+    @Test func applyingWithIDsMatchesApplying() throws {
+        let strokes = HandwritingGenerator(seed: 12).page(strokes: 30).elements
+        var plain = PageContent(canvasSize: .a4, elements: Array(strokes[0..<10]))
+        var indexed = plain
+        var ids: Set<UUID>?
+        var rng = SeededRandom(seed: 77)
+        for step in 0..<300 {
+            let present = plain.elements.map(\.id)
+            let change: PageChange
+            switch rng.int(0...6) {
+            case 0, 1, 2:
+                // New, repeated or present ids.
+                let pick = (0..<rng.int(0...3)).map { _ in strokes[rng.int(0...strokes.count - 1)] }
+                change = .append(pick)
+            case 3: change = .delete(present.isEmpty ? [UUID()] : [present[rng.int(0...present.count - 1)]])
+            case 4:
+                let id = present.isEmpty ? UUID() : present[rng.int(0...present.count - 1)]
+                change = .replace(id, with: (0..<rng.int(0...2)).map { _ in strokes[rng.int(0...strokes.count - 1)] })
+            case 5: change = .move(present.prefix(2).map { $0 }, to: .back)
+            default: change = .resize(QuantizedSize(width: Int32(step), height: 9))
+            }
+            let expected = Result { () throws(PageChangeError) in try plain.apply(change) }
+            let got = Result { () throws(PageChangeError) in try indexed.apply(change, ids: &ids) }
+            switch (expected, got) {
+            case (.success, .success): break
+            case (.failure(let a), .failure(let b)): #expect(a == b, "step \(step)")
+            default: Issue.record("step \(step): \(change) gave \(expected) without the set, \(got) with it")
+            }
+            #expect(indexed == plain, "step \(step)")
+            if let ids { #expect(ids == Set(plain.elements.map(\.id)), "step \(step)") }
+        }
+    }
+}
