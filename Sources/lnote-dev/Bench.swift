@@ -4,8 +4,9 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate, inkml, crypto, events, import, salvage, sync. `bench save --help` and `bench journal --help` list their options and defaults."
-    static let usage = "lnote-dev bench codec|save|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync [--json] [OPTIONS]"
+    static let abstract = "Run a benchmark: codec, save, journal, sqlite, render, migrate, inkml, crypto, events, import, salvage, sync."
+    static let usage = "lnote-dev bench codec|save|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync [--json] [OPTIONS]\n\n"
+        + SaveBench.help + "\n\n" + JournalBench.help
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),

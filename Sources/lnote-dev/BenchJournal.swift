@@ -15,8 +15,7 @@ import Darwin
 enum JournalBench {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, valued: SaveScaling.Options.valued.union(["strokes", "window", "replay-frames", "runs", "dir", "chunk", "codec", "frame-codec"]),
-                                 flags: ["json", "journal-only", "scaling-only", "no-scaling", "help"])
-        if args.flag("help") { print(help); return }
+                                 flags: ["json", "journal-only", "scaling-only", "no-scaling"])
         let scaling = try SaveScaling.Options(args)
         if args.flag("scaling-only") { return try await runScaling(args, scaling) }
         let strokeCount = try args.int("strokes") ?? 2000
@@ -214,15 +213,15 @@ enum JournalBench {
         one new stroke and save(), journal engine, by page size and by notebook length, against the
         floor of appending as many bytes as the save wrote to a preallocated file and syncing it
         (the two taking turns; ratios are medians of the per-pair ratios); then replay on open.
-              --strokes N            strokes the page grows to (default 2000)
-              --window N             strokes measured at the end of the growth (default 200)
-              --replay-frames N      frames of the replayed journal (default 1000)
-              --chunk N              the journal's preallocation chunk in bytes
-              --codec NAME           the page's sample codec, compact or fixed16 (default compact)
-              --frame-codec NAME     the journal frames' sample codec (default: the page's)
-              --journal-only         no snapshot saves between the journal's during the growth
-              --scaling-only         only the measures by page size and notebook length
-              --no-scaling           without them
+          --strokes N            strokes the page grows to (default 2000)
+          --window N             strokes measured at the end of the growth (default 200)
+          --replay-frames N      frames of the replayed journal (default 1000)
+          --chunk N              the journal's preallocation chunk in bytes
+          --codec NAME           the page's sample codec, compact or fixed16 (default compact)
+          --frame-codec NAME     the journal frames' sample codec (default: the page's)
+          --journal-only         no snapshot saves between the journal's during the growth
+          --scaling-only         only the measures by page size and notebook length
+          --no-scaling           without them
         \(SaveScaling.Options.help)
         """
 

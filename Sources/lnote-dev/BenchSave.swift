@@ -20,13 +20,12 @@ enum SaveBench {
         By page size (a 2-page notebook) and by notebook length; then listing a library and opening
         a page.
         \(SaveScaling.Options.help)
-              --strokes N            strokes of the page opened by the open probe (default 2000)
-              --documents N          documents of the listed library (default 1000; 0 skips the listing)
+          --strokes N            strokes of the page opened by the open probe (default 2000)
+          --documents N          documents of the listed library (default 1000; 0 skips the listing)
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: SaveScaling.Options.valued.union(["strokes", "documents", "dir"]), flags: ["json", "help"])
-        if args.flag("help") { print(help); return }
+        let args = try Arguments(arguments, valued: SaveScaling.Options.valued.union(["strokes", "documents", "dir"]), flags: ["json"])
         let options = try SaveScaling.Options(args)
         let runs = options.runs
         let strokes = try args.int("strokes") ?? 2000

@@ -67,6 +67,7 @@ enum SaveScaling {
         var floorBytes: [Double] = []
         var append: [Double] = []
         var saveCPU: [Double] = []
+        var floorCPU: [Double] = []
 
         var ratio: Double { median(zip(save, floor).map { $0 / $1 }) }
 
@@ -74,6 +75,7 @@ enum SaveScaling {
             ["strokes": strokes, "pages": pages, "page_bytes": pageBytes,
              "save_ms": r(median(save) * 1000), "floor_ms": r(median(floor) * 1000),
              "save_vs_floor": r(ratio, 3), "save_cpu_ms": r(median(saveCPU) * 1000, 3),
+             "floor_cpu_ms": r(median(floorCPU) * 1000, 3),
              "append_ms": r(median(append) * 1000, 4),
              "save_bytes": Int(median(saveBytes)), "floor_bytes": Int(median(floorBytes))]
         }
@@ -82,10 +84,11 @@ enum SaveScaling {
             func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
             return pad("\(strokes)", 8) + pad("\(pages)", 8) + pad("\(pageBytes)", 11) + pad("\(Int(median(saveBytes)))", 11)
                 + pad("\(r(median(save) * 1000))", 10) + pad("\(r(median(floor) * 1000))", 10) + pad("\(r(ratio, 3))", 9)
-                + pad("\(r(median(saveCPU) * 1000, 3))", 10) + pad("\(r(median(append) * 1000, 4))", 10)
+                + pad("\(r(median(saveCPU) * 1000, 3))", 10) + pad("\(r(median(floorCPU) * 1000, 3))", 10)
+                + pad("\(r(median(append) * 1000, 4))", 10)
         }
 
-        static let header = "  strokes   pages  page bytes save bytes   save ms  floor ms   ratio   save CPU  append ms"
+        static let header = "  strokes   pages  page bytes save bytes   save ms  floor ms   ratio  save CPU floor CPU append ms"
     }
 
     /// The floor a save is measured against.
@@ -186,19 +189,22 @@ enum SaveScaling {
                 floorBytes = [UInt8](repeating: 0x5A, count: lastSaveBytes > 0 ? lastSaveBytes
                                      : try JournalFile.frame(for: [.append([.stroke(stroke)])]).count)
             }
-            func floorOnce() throws -> Double {
+            func floorOnce() throws -> (Double, Double) {
+                let c0 = processCPUSeconds()
+                let t: Double
                 switch kind {
-                case .rewrite: return try measure { try SaveBench.floorWrite(floorBytes, dir: floorDir) }
-                case .append: return try measure { try appendFloor!.append(floorBytes) }
+                case .rewrite: t = try measure { try SaveBench.floorWrite(floorBytes, dir: floorDir) }
+                case .append: t = try measure { try appendFloor!.append(floorBytes) }
                 }
+                return (t, processCPUSeconds() - c0)
             }
-            var tSave = 0.0, tFloor = 0.0, cpu = 0.0
+            var tSave = 0.0, tFloor = 0.0, cpu = 0.0, floorCPU = 0.0
             counting.reset()
             if k % 2 == 0 {
                 (tSave, cpu) = try await timedSave(session)
-                tFloor = try floorOnce()
+                (tFloor, floorCPU) = try floorOnce()
             } else {
-                tFloor = try floorOnce()
+                (tFloor, floorCPU) = try floorOnce()
                 (tSave, cpu) = try await timedSave(session)
             }
             let saved: Int
@@ -214,7 +220,7 @@ enum SaveScaling {
                 lastSaveBytes = saved
             }
             guard k > 0 else { continue }  // the warm-up pair
-            row.save.append(tSave); row.floor.append(tFloor); row.saveCPU.append(cpu)
+            row.save.append(tSave); row.floor.append(tFloor); row.saveCPU.append(cpu); row.floorCPU.append(floorCPU)
             row.append.append(tAppend)
             row.saveBytes.append(Double(saved)); row.floorBytes.append(Double(floorBytes.count))
         }

@@ -126,31 +126,55 @@ public enum PageFile {
     /// - Throws: `PageFormatError.unencodable` for an appended element `ElementCodec.check` refuses.
     public static func encode(_ content: PageContent, codec: SampleCodecID,
                               appendingTo previous: EncodedStrokes) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes)? {
-        let old = previous.bytes
-        guard previous.codec == codec, old.count >= checkedHeaderSize + trailerSize else { return nil }
-        let (oldVersion, oldCount, oldTrailer) = old.withUnsafeBytes { raw in
+        var strokes = previous
+        guard let bytes = try extend(&strokes, to: content, codec: codec) else { return nil }
+        return (bytes, strokes)
+    }
+
+    /// `encode(_:codec:appendingTo:)` in place: `strokes` becomes the coded strokes of the new
+    /// file. When nothing else holds `strokes`' buffers (the session hands its own over), the
+    /// file grows where it is: no copy of the old records at all, the work is the appended
+    /// elements'. Otherwise they are copied once, as by `encode(_:codec:appendingTo:)`.
+    ///
+    /// - Returns: the new file's bytes (sharing `strokes`' buffer), or nil, `strokes` unchanged,
+    ///   when it cannot be extended so.
+    /// - Throws: `PageFormatError.unencodable` for an appended element `ElementCodec.check`
+    ///   refuses, `strokes` unchanged.
+    public static func extend(_ strokes: inout EncodedStrokes, to content: PageContent,
+                              codec: SampleCodecID) throws(PageFormatError) -> [UInt8]? {
+        let oldLength = strokes.bytes.count
+        guard strokes.codec == codec, oldLength >= checkedHeaderSize + trailerSize else { return nil }
+        let (oldVersion, oldCount, oldTrailer, oldHeaderCRC) = strokes.bytes.withUnsafeBytes { raw in
             (UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self)),
              Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self))),
-             UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: old.count - trailerSize, as: UInt32.self)))
+             UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: oldLength - trailerSize, as: UInt32.self)),
+             CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<checkedHeaderSize])))
         }
         let elements = content.elements
         guard oldVersion == 2, oldCount <= elements.count, elements.count <= Int(UInt32.max) else { return nil }
         // The last element the file holds is its last stroke still (when a stroke), and no
         // appended stroke is one of the file's: a caller whose page is not the file's plus
         // appended elements is, in the usual mistakes, refused here (and the page coded whole).
-        if oldCount > 0, case .stroke(let s) = elements[oldCount - 1], previous.parts[s.id] == nil { return nil }
-        var extra = 0
+        if oldCount > 0, case .stroke(let s) = elements[oldCount - 1], strokes.parts[s.id] == nil { return nil }
+        var extra = trailerSize
         for element in elements[oldCount...] {
+            try ElementCodec.check(element)
             if case .stroke(let s) = element {
-                if previous.parts[s.id] != nil { return nil }
+                if strokes.parts[s.id] != nil { return nil }
                 extra += 40 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
             } else {
                 extra += 64
             }
         }
-        let recordsEnd = old.count - trailerSize
-        var w = ByteWriter(capacity: recordsEnd + extra + trailerSize)
-        old.withUnsafeBytes { w.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<recordsEnd])) }
+        // From here nothing throws (every appended element checked): the buffer is taken over.
+        let recordsEnd = oldLength - trailerSize
+        var w = ByteWriter(capacity: 0)
+        swap(&w.bytes, &strokes.bytes)
+        // One copy when the buffer is shared (or too small: then it grows by half at least, so
+        // a page saved stroke by stroke is not copied at every save); none otherwise.
+        let needed = recordsEnd + extra
+        w.bytes.reserveCapacity(w.bytes.capacity >= needed ? needed : max(needed, oldLength + oldLength / 2))
+        w.bytes.removeLast(trailerSize)
         // The header again: the canvas may have been resized, the count grew.
         w.bytes.withUnsafeMutableBytes { h in
             h.storeBytes(of: UInt32(bitPattern: content.canvasSize.width).littleEndian, toByteOffset: 8, as: UInt32.self)
@@ -159,21 +183,23 @@ public enum PageFile {
             let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(h)[0..<20]))
             h.storeBytes(of: crc.littleEndian, toByteOffset: 20, as: UInt32.self)
         }
-        var parts = previous.parts
         for element in elements[oldCount...] {
-            if let part = try ElementCodec.writeRecord(element, codec: codec, into: &w) { parts[element.id] = part }
+            let part: Range<Int>?
+            do { part = try ElementCodec.writeRecord(element, codec: codec, into: &w) } catch {
+                preconditionFailure("an element that checked could not be coded: \(error)")
+            }
+            if let part { strokes.parts[element.id] = part }
         }
         // CRC32C(new header ‖ old records ‖ new records) from the old trailer: the old records'
         // own CRC comes out of it by the old header's, and goes into the new one's.
         let recordsLength = recordsEnd - checkedHeaderSize
-        let (oldHeaderCRC, newHeaderCRC) = (
-            old.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<checkedHeaderSize])) },
-            w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<checkedHeaderSize])) })
+        let newHeaderCRC = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<checkedHeaderSize])) }
         let oldRecordsCRC = CRC32C.suffix(of: oldTrailer, prefix: oldHeaderCRC, lengthB: recordsLength)
         let throughOld = CRC32C.combine(newHeaderCRC, oldRecordsCRC, lengthB: recordsLength)
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[recordsEnd...]), continuing: throughOld) }
         w.writeUInt32(crc)
-        return (w.bytes, EncodedStrokes(codec: codec, bytes: w.bytes, parts: parts))
+        strokes.bytes = w.bytes
+        return w.bytes
     }
 
     /// Version 1 after the header: the ink table, the element count, the elements framed without checks.
@@ -553,7 +579,8 @@ extension PageFile {
 /// them again. A stroke whose samples change under the same id must be forgotten first.
 public struct EncodedStrokes: Sendable {
     public let codec: SampleCodecID
-    let bytes: [UInt8]
+    /// The whole page file the strokes were read from or written to.
+    var bytes: [UInt8]
     var parts: [UUID: Range<Int>]
 
     /// How many strokes it holds.

@@ -42,13 +42,18 @@ extension DocumentSession {
         if engine.savesPagesTogether { return try saveDirtyPagesTogether() }
         var firstError: StoreError?
         for entry in metadata.pages {
-            guard let p = loaded[entry.id], p.dirty else { continue }
+            guard var p = loaded[entry.id], p.dirty else { continue }
+            // The page's coded strokes are handed over, no copy of them left here: a save that
+            // only appended extends the page's file in place instead of copying it.
+            var reusing = p.encoded.take()
+            loaded[entry.id]?.encoded = nil
             do {
                 let start = DispatchTime.now().uptimeNanoseconds
-                let encoded = try engine.savePage(entry.id, content: p.content, changes: p.changes, reusing: p.encoded)
+                let encoded = try engine.savePage(entry.id, content: p.content, changes: p.changes, takingOver: &reusing)
                 saveDurations.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                 markSaved(entry.id, p, encoded: encoded)
             } catch {
+                loaded[entry.id]?.encoded = reusing
                 if firstError == nil { firstError = error }
             }
         }

@@ -89,6 +89,23 @@ import LulucatHandwriting
         var bad = page
         bad.elements.append(.stroke(Stroke(samples: [Sample(x: 1, y: 1, radius: 1, pressure: 1, time: 0)], azimuth: [])))
         #expect(throws: PageFormatError.self) { try PageFile.encode(bad, codec: .compact, appendingTo: file.strokes) }
+        var unchanged = file.strokes
+        #expect(throws: PageFormatError.self) { try PageFile.extend(&unchanged, to: bad, codec: .compact) }
+        #expect(unchanged.bytes == file.bytes && unchanged.count == file.strokes.count)
+        // Extending in place leaves any other copy of the coded strokes as it was (values).
+        var grown = file.strokes
+        let bytes = try #require(try PageFile.extend(&grown, to: more, codec: .compact))
+        #expect(bytes == (try PageFile.encode(more, codec: .compact)) && grown.bytes == bytes && grown.count == 7)
+        #expect(file.strokes.bytes == file.bytes && file.strokes.count == 6)
+        #expect(try PageFile.encode(page, codec: .compact, reusing: file.strokes).bytes == file.bytes)
+        // And a buffer nothing else holds grows where it is, save after save.
+        var page2 = more
+        var alone = try PageFile.decodeKeepingStrokes(bytes).strokes
+        for k in 0..<20 {
+            page2.elements.append(.stroke(HandwritingGenerator(seed: 30).stroke(letters: 1, origin: (Double(k), 5), variant: UInt64(k))))
+            let out = try #require(try PageFile.extend(&alone, to: page2, codec: .compact))
+            #expect(out == (try PageFile.encode(page2, codec: .compact)))
+        }
     }
 
     /// Appending with a set of the page's ids (the session's way) accepts and refuses exactly

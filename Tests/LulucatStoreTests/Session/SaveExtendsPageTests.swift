@@ -92,4 +92,32 @@ import LulucatStoreTesting
         #expect(try await session.content(of: page).elements.map(\.id) == [pieces[0], a.id, b.id])
         try await session.close()
     }
+
+    /// A save that fails after the page's file was extended in memory (the write refused) leaves
+    /// the page dirty, and the next save, with more strokes appended since, writes exactly the page.
+    @Test func aFailedSaveThenASaveWritesThePage() async throws {
+        let tmp = TemporaryFolder()
+        let fs = InstrumentedFileSystem()
+        let library = Library(root: tmp.path, fileSystem: fs)
+        let package = try library.createDocument(title: "Fails")
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let page = await session.pageIDs()[0]
+        try await session.append((0..<5).map { Element.stroke(SampleContent.stroke(seed: UInt32(10 + $0))) }, to: page)
+        try await session.save()
+        try await session.append(SampleContent.stroke(seed: 20), to: page)
+        fs.failPathContaining = ".content"
+        await #expect(throws: StoreError.self) { try await session.save() }
+        await #expect(throws: StoreError.self) { try await session.save() }
+        try await session.append(SampleContent.stroke(seed: 21), to: page)
+        await #expect(throws: StoreError.self) { try await session.save() }
+        fs.failPathContaining = nil
+        try await session.append(SampleContent.stroke(seed: 22), to: page)
+        try await session.save()
+        let content = try await session.content(of: page)
+        #expect(content.elements.count == 8)
+        let onDisk = try Array(Data(contentsOf: URL(fileURLWithPath: package.pagePath(page))))
+        #expect(onDisk == (try PageFile.encode(content, codec: .compact)))
+        try await session.close()
+        #expect(try StoredPage.read(package, page: page) == content)
+    }
 }

@@ -78,6 +78,35 @@ package final class SnapshotEngine: StorageEngine {
         try writeSnapshot(id, content, reusing: reusing, onlyAppended: Self.onlyAppend(changes))
     }
 
+    /// The session's save: when `changes` only appended, the page's file (in `reusing`, which
+    /// nothing else holds then) grows in place: the save writes the file, having coded only the
+    /// appended elements and copied nothing.
+    package func savePage(_ id: UUID, content: PageContent, changes: [PageChange], takingOver reusing: inout EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
+        guard Self.onlyAppend(changes), var strokes = reusing.take() else {
+            return try writeSnapshot(id, content, reusing: reusing)
+        }
+        let extended: [UInt8]?
+        do { extended = try PageFile.extend(&strokes, to: content, codec: codec) } catch {
+            reusing = strokes
+            throw .invalidArgument("page \(id): \(error)")
+        }
+        guard let bytes = extended else {
+            reusing = strokes
+            return try writeSnapshot(id, content, reusing: strokes)
+        }
+        // `strokes` are the page's now, written or not: the next save extends them again.
+        do throws(StoreError) {
+            guard bytes.count <= PackageLimits.maxPageFileSize else {
+                throw StoreError.invalidArgument("page \(id) would be \(bytes.count) bytes, more than a page may hold (\(PackageLimits.maxPageFileSize)); split it into pages")
+            }
+            try fileSystem.checked.writeAtomically(bytes, to: package.pagePath(id))
+        } catch {
+            reusing = strokes
+            throw error
+        }
+        return strokes
+    }
+
     /// Whether `changes` leave every element where it was, unchanged (appends and resizes).
     static func onlyAppend(_ changes: [PageChange]) -> Bool {
         changes.allSatisfy {
