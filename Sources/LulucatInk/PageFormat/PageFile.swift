@@ -68,11 +68,20 @@ public enum PageFile {
                               hollow: Set<UUID> = []) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
         precondition(version == 1 || version == 2, "page format version \(version)")
         let reuse = cache?.codec == codec ? cache : nil
+        // A version-2 file from a version-2 file: the records of unchanged strokes are copied as
+        // they are, in runs (`spliceVersion2`), neither checked nor coded again.
+        let splicing = version == 2 && reuse.map { r in
+            r.bytes.count >= checkedHeaderSize + trailerSize && r.bytes[4] == 2 && r.bytes[5] == 0
+        } == true
         var estimate = checkedHeaderSize + trailerSize + 16
-        for element in content.elements {
-            try ElementCodec.check(element)
-            if case .stroke(let s) = element {
-                estimate += 40 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
+        if splicing {
+            estimate += reuse!.bytes.count + 4096
+        } else {
+            for element in content.elements {
+                try ElementCodec.check(element)
+                if case .stroke(let s) = element {
+                    estimate += 40 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
+                }
             }
         }
         var w = ByteWriter(capacity: estimate)
@@ -90,7 +99,10 @@ public enum PageFile {
             guard content.elements.count <= Int(UInt32.max) else { throw .unencodable("too many elements") }
             w.writeUInt32(UInt32(content.elements.count))
             w.writeUInt32(CRC32C.checksum(w.bytes))
-            for element in content.elements {
+            if splicing, let reuse {
+                try spliceVersion2(content.elements, codec: codec, from: reuse, hollow: hollow, into: &w, parts: &parts)
+            } else {
+              for element in content.elements {
                 if case .stroke(let s) = element, let reuse, let part = reuse.parts[s.id] {
                     // An unchanged stroke: copy its coded samples from the last file.
                     parts[s.id] = reuse.bytes.withUnsafeBytes {
@@ -100,6 +112,7 @@ public enum PageFile {
                 }
                 try refuseHollow(element, hollow)
                 if let part = try ElementCodec.writeRecord(element, codec: codec, into: &w) { parts[element.id] = part }
+              }
             }
         }
         let crc = CRC32C.checksum(w.bytes)
@@ -200,6 +213,83 @@ public enum PageFile {
         w.writeUInt32(crc)
         strokes.bytes = w.bytes
         return w.bytes
+    }
+
+    /// Version 2's records from a version-2 file's coded strokes: a stroke `reuse` holds (its
+    /// samples unchanged: changed ones are forgotten) whose record in that file names the same id
+    /// and ink is copied whole, record checks included (a record does not depend on where it is),
+    /// and records that follow each other in both files are copied as one block. The work for an
+    /// unchanged stroke is a lookup and a 23-byte comparison; other elements are coded.
+    static func spliceVersion2(_ elements: [Element], codec: SampleCodecID, from reuse: EncodedStrokes, hollow: Set<UUID>,
+                               into w: inout ByteWriter, parts: inout [UUID: Range<Int>]) throws(PageFormatError) {
+        let old = reuse.bytes
+        let recordsEnd = old.count - trailerSize
+        // The old bytes not copied yet: a run of whole records, and where it lands in `w`.
+        var run: Range<Int>?
+        var runTarget = 0
+        func flush(_ w: inout ByteWriter) {
+            guard let r = run else { return }
+            old.withUnsafeBytes { w.writeBytes(UnsafeRawBufferPointer(rebasing: $0[r])) }
+            run = nil
+        }
+        for element in elements {
+            if case .stroke(let s) = element, let part = reuse.parts[s.id],
+               let record = strokeRecord(of: s, codedAt: part, in: old, recordsEnd: recordsEnd) {
+                if let r = run, r.upperBound == record.lowerBound {
+                    run = r.lowerBound..<record.upperBound
+                } else {
+                    flush(&w)
+                    run = record
+                    runTarget = w.count
+                }
+                // Where its coded part lands: the run's place in `w` plus its offset in the run.
+                let shift = runTarget - run!.lowerBound
+                parts[s.id] = (part.lowerBound + shift)..<(part.upperBound + shift)
+                continue
+            }
+            flush(&w)
+            if case .stroke(let s) = element, let part = reuse.parts[s.id] {
+                // Held, but its record is not where the coded part says (or the ink changed):
+                // its coded samples are copied into a new record, as a version-1 file's are.
+                try ElementCodec.check(element)
+                parts[s.id] = old.withUnsafeBytes {
+                    ElementCodec.writeStrokeRecord(id: s.id, ink: s.ink, coded: UnsafeRawBufferPointer(rebasing: $0[part]), into: &w)
+                }
+                continue
+            }
+            try refuseHollow(element, hollow)
+            if let part = try ElementCodec.writeRecord(element, codec: codec, into: &w) { parts[element.id] = part }
+        }
+        flush(&w)
+    }
+
+    /// The whole record (kind to CRC) in a version-2 file `bytes` whose coded part is `part`,
+    /// when it is a stroke record naming `stroke`'s id and ink; nil otherwise.
+    static func strokeRecord(of stroke: Stroke, codedAt part: Range<Int>, in bytes: [UInt8], recordsEnd: Int) -> Range<Int>? {
+        let length = 16 + 7 + part.count
+        let payloadStart = part.lowerBound - 23
+        let start = payloadStart - 2 - varintSize(UInt64(length)) - 1
+        let end = part.upperBound + trailerSize
+        guard start >= checkedHeaderSize, end <= recordsEnd else { return nil }
+        return bytes.withUnsafeBytes { raw -> Range<Int>? in
+            guard raw[start] == Kind.stroke else { return nil }
+            // The length varint as written (the shortest form) and the id and ink of the stroke.
+            var v = UInt64(length), i = start + 1
+            while v >= 0x80 {
+                guard raw[i] == UInt8(truncatingIfNeeded: v) | 0x80 else { return nil }
+                v >>= 7
+                i += 1
+            }
+            guard raw[i] == UInt8(v) else { return nil }
+            let matches = withUnsafeBytes(of: stroke.id.uuid) { id in
+                id.elementsEqual(UnsafeRawBufferPointer(rebasing: raw[payloadStart..<payloadStart + 16]))
+            }
+            let ink = stroke.ink, k = payloadStart + 16
+            guard matches, raw[k] == ink.tool.rawValue, raw[k + 1] == ink.color.r, raw[k + 2] == ink.color.g,
+                  raw[k + 3] == ink.color.b, raw[k + 4] == ink.color.a,
+                  raw[k + 5] == UInt8(truncatingIfNeeded: ink.width), raw[k + 6] == UInt8(truncatingIfNeeded: ink.width >> 8) else { return nil }
+            return start..<end
+        }
     }
 
     /// Version 1 after the header: the ink table, the element count, the elements framed without checks.

@@ -64,6 +64,63 @@ import LulucatHandwriting
         }
     }
 
+    /// A page changed in every way between encodings that reuse the last one's coded strokes
+    /// (strokes deleted, moved, replaced, their samples changed and forgotten, their ink changed
+    /// without being forgotten, images and unknown elements among them, from a version-1 file
+    /// too): the records of unchanged strokes are copied, in runs, and the bytes are always those
+    /// of coding the page whole.
+    @Test(arguments: SampleCodecID.allCases)
+    func reusingAfterAnyChangeGivesTheBytesOfCodingWhole(codec: SampleCodecID) throws {
+        let model = HandwritingGenerator(seed: 31).page(strokes: 30).strokes + TestInk.awkwardStrokes(seed: 5)
+        var rng = SeededRandom(seed: 0x5B11_CE00 &+ UInt64(codec.rawValue))
+        func fresh() -> Element {
+            var s = model[rng.int(0...model.count - 1)]
+            s.id = UUID()
+            return .stroke(s)
+        }
+        var page = PageContent(canvasSize: .a4, elements: (0..<40).map { _ in fresh() })
+        page.elements.insert(.image(ImageElement(assetID: UUID(), frame: QuantizedRect(x: 1, y: 2, width: 3, height: 4))), at: 7)
+        page.elements.insert(.unknown(try UnknownElement(kind: 77, payload: Data(repeating: 9, count: 20))), at: 20)
+        for start in [1, 2] as [UInt16] {
+            var cache = try PageFile.decodeKeepingStrokes(try PageFile.encode(page, codec: codec, version: start)).strokes
+            for step in 0..<60 {
+                let n = page.elements.count
+                switch rng.int(0...6) {
+                case 0 where n > 1: page.elements.remove(at: rng.int(0...n - 1))
+                case 1 where n > 1:
+                    let e = page.elements.remove(at: rng.int(0...n - 1))
+                    page.elements.insert(e, at: rng.int(0...n - 1))
+                case 2 where n > 0:
+                    let i = rng.int(0...n - 1)
+                    cache.forget([page.elements[i].id])
+                    page.elements.replaceSubrange(i...i, with: (0..<rng.int(0...2)).map { _ in fresh() })
+                case 3 where n > 0:
+                    let i = rng.int(0...n - 1)
+                    if case .stroke(var s) = page.elements[i], !s.samples.isEmpty {
+                        s.samples[0].x &+= 1
+                        cache.forget([s.id])
+                        page.elements[i] = .stroke(s)
+                    }
+                case 4 where n > 0:
+                    // The ink changed under the same id, the coded samples still the stroke's.
+                    let i = rng.int(0...n - 1)
+                    if case .stroke(var s) = page.elements[i] {
+                        s.ink.width &+= 1
+                        page.elements[i] = .stroke(s)
+                    }
+                default:
+                    page.elements.insert(fresh(), at: rng.int(0...n))
+                }
+                let whole = try PageFile.encode(page, codec: codec)
+                let again = try PageFile.encode(page, codec: codec, reusing: cache)
+                #expect(again.bytes == whole, "step \(step)")
+                #expect(again.strokes.count == page.strokes.count)
+                #expect(try PageFile.canonicalBytes(page, codec: codec, reusing: again.strokes) == PageFile.canonicalBytes(page, codec: codec))
+                cache = again.strokes
+            }
+        }
+    }
+
     /// What cannot be extended is refused (nil), never written wrong: another codec, a version-1
     /// file, a page with fewer elements than the file, an appended stroke the file holds already,
     /// a page whose last element before the appended ones is not the file's.
