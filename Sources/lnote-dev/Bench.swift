@@ -5,7 +5,8 @@ import Foundation
 struct BenchCommand: Command {
     static let name = "bench"
     static let abstract = "Run a benchmark: codec, save, pages, journal, sqlite, render, migrate, inkml, crypto, events, import, salvage, sync."
-    static let usage = "lnote-dev bench codec|save|pages|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync [--json] [OPTIONS]"
+    static let usage = "lnote-dev bench codec|save|pages|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync [--json] [OPTIONS]\n\n"
+        + SaveBench.help + "\n\n" + JournalBench.help
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),

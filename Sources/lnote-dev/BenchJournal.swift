@@ -14,8 +14,11 @@ import Darwin
 
 enum JournalBench {
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, valued: ["strokes", "window", "replay-frames", "runs", "dir", "chunk", "codec", "frame-codec", "large-save"], flags: ["json", "journal-only"])
+        let args = try Arguments(arguments, valued: SaveScaling.Options.valued.union(["strokes", "window", "replay-frames", "runs", "dir", "chunk", "codec", "frame-codec", "large-save"]),
+                                 flags: ["json", "journal-only", "scaling-only", "no-scaling"])
         if let n = try args.int("large-save", in: 1...1_000_000) { try await largeSave(strokes: n, dir: args.value("dir"), json: args.flag("json")); return }
+        let scaling = try SaveScaling.Options(args)
+        if args.flag("scaling-only") { return try await runScaling(args, scaling) }
         let strokeCount = try args.int("strokes") ?? 2000
         let window = try args.int("window") ?? 200
         let replayFrames = try args.int("replay-frames") ?? 1000
@@ -135,6 +138,12 @@ enum JournalBench {
             })
         }
 
+        var scalingRows: (bySize: [SaveScaling.Row], byLength: [SaveScaling.Row])?
+        if !args.flag("no-scaling") {
+            say("One stroke then save(), journal engine, against the append floor:")
+            scalingRows = try await SaveScaling.run(engine: .journal, floor: .append, options: scaling, base: base + "/scaling", say: say)
+        }
+
         let perStrokeRatio = median(tSnap) / median(tJournal)
         let plainRatio = median(tFloorRewrite) / median(tFloorAppend)
         let plainPreallocRatio = median(tFloorRewrite) / median(tFloorPrealloc)
@@ -163,7 +172,16 @@ enum JournalBench {
             "replay_journal_bytes": replaySummary.frameBytes,
             "replay_1000_ms": r(median(tReplay) * 1000),
         ]
-        if json { printJSON(result); return }
+        if json {
+            var all = result
+            if let rows = scalingRows {
+                all["by_page_size"] = rows.bySize.map(\.json)
+                all["by_notebook_length"] = rows.byLength.map(\.json)
+            }
+            printJSON(all)
+            return
+        }
+        if let rows = scalingRows { reportScaling(rows, scaling) }
         print("""
 
         One durable stroke (append + save) on a page of ~\(strokeCount) strokes, medians of the last \(window):
@@ -223,6 +241,49 @@ enum JournalBench {
           saved in \(r(saveTime, 2)) s as \(summary.frames == 0 ? "a compaction" : "\(summary.frames) frame(s)"): snapshot \(snapshotBytes) bytes, journal frames after it \(summary.frames)
           read back (snapshot + journal, no session): \(readBack) strokes in \(r(readTime, 2)) s
         """)
+    }
+
+    static let help = """
+        lnote-dev bench journal [OPTIONS]
+
+        A page grown to --strokes strokes one durable stroke at a time in a snapshot and a journal
+        document side by side, against plain-file floors (the last --window strokes measured); then
+        one new stroke and save(), journal engine, by page size and by notebook length, against the
+        floor of appending as many bytes as the save wrote to a preallocated file and syncing it
+        (the two taking turns; ratios are medians of the per-pair ratios); then replay on open.
+          --strokes N            strokes the page grows to (default 2000)
+          --window N             strokes measured at the end of the growth (default 200)
+          --replay-frames N      frames of the replayed journal (default 1000)
+          --chunk N              the journal's preallocation chunk in bytes
+          --codec NAME           the page's sample codec, compact or fixed16 (default compact)
+          --frame-codec NAME     the journal frames' sample codec (default: the page's)
+          --journal-only         no snapshot saves between the journal's during the growth
+          --large-save N         only one save of N strokes on a journal page (over a frame's limit it is
+                                 written as a compaction), read back whole
+          --scaling-only         only the measures by page size and notebook length
+          --no-scaling           without them
+        \(SaveScaling.Options.help)
+        """
+
+    /// `--scaling-only`: the journal engine by page size and notebook length, and nothing else.
+    static func runScaling(_ args: Arguments, _ options: SaveScaling.Options) async throws {
+        let base = (args.value("dir") ?? NSTemporaryDirectory()) + "/lnote-bench-journal-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let json = args.flag("json")
+        let rows = try await SaveScaling.run(engine: .journal, floor: .append, options: options, base: base) { if !json { print($0) } }
+        if json {
+            printJSON(["runs": options.runs, "by_page_size": rows.bySize.map(\.json), "by_notebook_length": rows.byLength.map(\.json)])
+            return
+        }
+        reportScaling(rows, options)
+    }
+
+    static func reportScaling(_ rows: (bySize: [SaveScaling.Row], byLength: [SaveScaling.Row]), _ options: SaveScaling.Options) {
+        print("")
+        SaveScaling.report("Journal engine, one stroke then save() by page size (2-page notebook), medians of \(options.runs); ratio = median of save/floor pairs:",
+                           rows.bySize) { print($0) }
+        SaveScaling.report("By notebook length (\(options.lengthStrokes)-stroke page):", rows.byLength) { print($0) }
     }
 
     static func mean(_ xs: [Double]) -> Double { xs.isEmpty ? .nan : xs.reduce(0, +) / Double(xs.count) }

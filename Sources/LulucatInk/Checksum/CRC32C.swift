@@ -56,4 +56,55 @@ public enum CRC32C {
     public static func checksum(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0, continuing: crc) }
     }
+
+    // MARK: Combining
+
+    /// The CRC32C of `a ‖ b` from the CRC32C of `a`, the CRC32C of `b` and the length of `b`, in
+    /// O(log length) steps, without reading either (as zlib's `crc32_combine`). A page file saved
+    /// with strokes appended checksums the new bytes only, not the ones it copies.
+    public static func combine(_ crcA: UInt32, _ crcB: UInt32, lengthB: Int) -> UInt32 {
+        shift(crcA, by: lengthB) ^ crcB
+    }
+
+    /// The CRC32C of `b` alone from the CRC32C of `a ‖ b`, the CRC32C of `a` and the length of
+    /// `b` (the inverse of `combine` in its second argument).
+    public static func suffix(of crcAB: UInt32, prefix crcA: UInt32, lengthB: Int) -> UInt32 {
+        crcAB ^ shift(crcA, by: lengthB)
+    }
+
+    /// `crc` times x^(8 × bytes) modulo the polynomial: what the CRC register of a message
+    /// becomes when `bytes` zero bytes follow it, less what those zeros add by themselves.
+    static func shift(_ crc: UInt32, by bytes: Int) -> UInt32 {
+        precondition(bytes >= 0, "negative length")
+        var n = UInt64(bytes), k = 3  // x^(8n) = x^(n × 2^3)
+        var p: UInt32 = 1 << 31  // x^0 (reflected)
+        while n != 0 {
+            if n & 1 != 0 { p = multiply(powers[k & 63], p) }
+            n >>= 1
+            k += 1
+        }
+        return multiply(p, crc)
+    }
+
+    /// a × b modulo the polynomial, both reflected (bit 31 is x^0).
+    static func multiply(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        var m: UInt32 = 1 << 31, p: UInt32 = 0, b = b
+        while m != 0 {
+            if a & m != 0 { p ^= b }
+            m >>= 1
+            b = b & 1 != 0 ? (b >> 1) ^ 0x82F6_3B78 : b >> 1
+        }
+        return p
+    }
+
+    /// x^(2^k) modulo the polynomial for k = 0 ..< 64 (reflected).
+    static let powers: [UInt32] = {
+        var table = [UInt32](repeating: 0, count: 64)
+        var p: UInt32 = 1 << 30  // x^1
+        for k in 0..<64 {
+            table[k] = p
+            p = multiply(p, p)
+        }
+        return table
+    }()
 }

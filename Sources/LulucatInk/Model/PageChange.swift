@@ -154,6 +154,36 @@ extension PageContent {
         }
     }
 
+    /// `apply(_:)` with the set of the page's element ids kept beside the page, so that an append
+    /// checks its ids against the set instead of scanning the page: adding an element costs the
+    /// same on a page of any size (amortized; the set is built at the first append). The other
+    /// changes are applied as by `apply(_:)` and keep the set up to date. Same errors as
+    /// `apply(_:)`, and the content and the set are unchanged when it throws.
+    ///
+    /// - Parameter ids: nil, or exactly the ids of `elements` (as this function leaves it).
+    public mutating func apply(_ change: PageChange, ids: inout Set<UUID>?) throws(PageChangeError) {
+        guard case .append(let new) = change else {
+            try apply(change)
+            guard var known = ids.take() else { return }
+            switch change {
+            case .delete(let gone): known.subtract(gone)
+            case .replace(let id, let pieces):
+                known.remove(id)
+                for e in pieces { known.insert(e.id) }
+            case .append, .update, .move, .resize: break
+            }
+            ids = known
+            return
+        }
+        var known = ids.take() ?? Set(elements.lazy.map(\.id))
+        defer { ids = known }
+        var added = Set<UUID>(minimumCapacity: new.count)
+        for e in new where !added.insert(e.id).inserted { throw PageChangeError("new elements repeat an id") }
+        for e in new where known.contains(e.id) { throw PageChangeError("element \(e.id) is already on the page") }
+        elements.append(contentsOf: new)
+        known.formUnion(added)
+    }
+
     private func checkNew(_ new: [Element], replacing: UUID?) throws(PageChangeError) {
         let ids = new.map(\.id)
         guard Set(ids).count == ids.count else { throw PageChangeError("new elements repeat an id") }

@@ -68,11 +68,20 @@ public enum PageFile {
                               hollow: Set<UUID> = []) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
         precondition(version == 1 || version == 2, "page format version \(version)")
         let reuse = cache?.codec == codec ? cache : nil
+        // A version-2 file from a version-2 file: the records of unchanged strokes are copied as
+        // they are, in runs (`spliceVersion2`), neither checked nor coded again.
+        let splicing = version == 2 && reuse.map { r in
+            r.bytes.count >= checkedHeaderSize + trailerSize && r.bytes[4] == 2 && r.bytes[5] == 0
+        } == true
         var estimate = checkedHeaderSize + trailerSize + 16
-        for element in content.elements {
-            try ElementCodec.check(element)
-            if case .stroke(let s) = element {
-                estimate += 40 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
+        if splicing {
+            estimate += reuse!.bytes.count + 4096
+        } else {
+            for element in content.elements {
+                try ElementCodec.check(element)
+                if case .stroke(let s) = element {
+                    estimate += 40 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
+                }
             }
         }
         var w = ByteWriter(capacity: estimate)
@@ -90,7 +99,10 @@ public enum PageFile {
             guard content.elements.count <= Int(UInt32.max) else { throw .unencodable("too many elements") }
             w.writeUInt32(UInt32(content.elements.count))
             w.writeUInt32(CRC32C.checksum(w.bytes))
-            for element in content.elements {
+            if splicing, let reuse {
+                try spliceVersion2(content.elements, codec: codec, from: reuse, hollow: hollow, into: &w, parts: &parts)
+            } else {
+              for element in content.elements {
                 if case .stroke(let s) = element, let reuse, let part = reuse.parts[s.id] {
                     // An unchanged stroke: copy its coded samples from the last file.
                     parts[s.id] = reuse.bytes.withUnsafeBytes {
@@ -100,11 +112,184 @@ public enum PageFile {
                 }
                 try refuseHollow(element, hollow)
                 if let part = try ElementCodec.writeRecord(element, codec: codec, into: &w) { parts[element.id] = part }
+              }
             }
         }
         let crc = CRC32C.checksum(w.bytes)
         w.writeUInt32(crc)
         return (w.bytes, EncodedStrokes(codec: codec, bytes: w.bytes, parts: parts))
+    }
+
+    /// Encodes a page whose first elements are, unchanged and in order, those of the page file
+    /// `previous` was read from or written as, and whose other elements were appended since
+    /// (a stroke written on a page, the usual save). The file's records are copied as one block,
+    /// its header is written again (element count, canvas size) and only the appended elements
+    /// are coded and checksummed: the trailer's CRC32C is combined from the old one
+    /// (`CRC32C.combine`), so the work is the bytes appended plus one copy, not a step per stroke.
+    /// The bytes are exactly those `encode(_:codec:reusing:)` gives for the same content.
+    ///
+    /// The caller vouches that `content.elements` begins with the file's elements as they were
+    /// coded (the session knows: every change since the file was read or written appended
+    /// elements or resized the canvas). What can be checked without a step per stroke is checked:
+    /// the codec, the version (2), that the content holds at least the file's elements, and that
+    /// the last of them and the appended ones are what the coded strokes say.
+    ///
+    /// - Returns: nil when `previous` cannot be extended so (another codec, a version-1 file,
+    ///   fewer elements than the file holds); encode the page whole then.
+    /// - Throws: `PageFormatError.unencodable` for an appended element `ElementCodec.check` refuses.
+    public static func encode(_ content: PageContent, codec: SampleCodecID,
+                              appendingTo previous: EncodedStrokes) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes)? {
+        var strokes = previous
+        guard let bytes = try extend(&strokes, to: content, codec: codec) else { return nil }
+        return (bytes, strokes)
+    }
+
+    /// `encode(_:codec:appendingTo:)` in place: `strokes` becomes the coded strokes of the new
+    /// file. When nothing else holds `strokes`' buffers (the session hands its own over), the
+    /// file grows where it is: no copy of the old records at all, the work is the appended
+    /// elements'. Otherwise they are copied once, as by `encode(_:codec:appendingTo:)`.
+    ///
+    /// - Returns: the new file's bytes (sharing `strokes`' buffer), or nil, `strokes` unchanged,
+    ///   when it cannot be extended so.
+    /// - Throws: `PageFormatError.unencodable` for an appended element `ElementCodec.check`
+    ///   refuses, `strokes` unchanged.
+    public static func extend(_ strokes: inout EncodedStrokes, to content: PageContent,
+                              codec: SampleCodecID) throws(PageFormatError) -> [UInt8]? {
+        let oldLength = strokes.bytes.count
+        guard strokes.codec == codec, oldLength >= checkedHeaderSize + trailerSize else { return nil }
+        let (oldVersion, oldCount, oldTrailer, oldHeaderCRC) = strokes.bytes.withUnsafeBytes { raw in
+            (UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self)),
+             Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self))),
+             UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: oldLength - trailerSize, as: UInt32.self)),
+             CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<checkedHeaderSize])))
+        }
+        let elements = content.elements
+        guard oldVersion == 2, oldCount <= elements.count, elements.count <= Int(UInt32.max) else { return nil }
+        // The last element the file holds is its last stroke still (when a stroke), and no
+        // appended stroke is one of the file's: a caller whose page is not the file's plus
+        // appended elements is, in the usual mistakes, refused here (and the page coded whole).
+        if oldCount > 0, case .stroke(let s) = elements[oldCount - 1], strokes.parts[s.id] == nil { return nil }
+        var extra = trailerSize
+        for element in elements[oldCount...] {
+            try ElementCodec.check(element)
+            if case .stroke(let s) = element {
+                if strokes.parts[s.id] != nil { return nil }
+                extra += 40 + s.samples.count * (codec == .fixed16 ? 16 + 2 * s.channels.rawValue.nonzeroBitCount : 4)
+            } else {
+                extra += 64
+            }
+        }
+        // From here nothing throws (every appended element checked): the buffer is taken over.
+        let recordsEnd = oldLength - trailerSize
+        var w = ByteWriter(capacity: 0)
+        swap(&w.bytes, &strokes.bytes)
+        // One copy when the buffer is shared (or too small: then it grows by half at least, so
+        // a page saved stroke by stroke is not copied at every save); none otherwise.
+        let needed = recordsEnd + extra
+        w.bytes.reserveCapacity(w.bytes.capacity >= needed ? needed : max(needed, oldLength + oldLength / 2))
+        w.bytes.removeLast(trailerSize)
+        // The header again: the canvas may have been resized, the count grew.
+        w.bytes.withUnsafeMutableBytes { h in
+            h.storeBytes(of: UInt32(bitPattern: content.canvasSize.width).littleEndian, toByteOffset: 8, as: UInt32.self)
+            h.storeBytes(of: UInt32(bitPattern: content.canvasSize.height).littleEndian, toByteOffset: 12, as: UInt32.self)
+            h.storeBytes(of: UInt32(elements.count).littleEndian, toByteOffset: 16, as: UInt32.self)
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(h)[0..<20]))
+            h.storeBytes(of: crc.littleEndian, toByteOffset: 20, as: UInt32.self)
+        }
+        for element in elements[oldCount...] {
+            let part: Range<Int>?
+            do { part = try ElementCodec.writeRecord(element, codec: codec, into: &w) } catch {
+                preconditionFailure("an element that checked could not be coded: \(error)")
+            }
+            if let part { strokes.parts[element.id] = part }
+        }
+        // CRC32C(new header ‖ old records ‖ new records) from the old trailer: the old records'
+        // own CRC comes out of it by the old header's, and goes into the new one's.
+        let recordsLength = recordsEnd - checkedHeaderSize
+        let newHeaderCRC = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<checkedHeaderSize])) }
+        let oldRecordsCRC = CRC32C.suffix(of: oldTrailer, prefix: oldHeaderCRC, lengthB: recordsLength)
+        let throughOld = CRC32C.combine(newHeaderCRC, oldRecordsCRC, lengthB: recordsLength)
+        let crc = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[recordsEnd...]), continuing: throughOld) }
+        w.writeUInt32(crc)
+        strokes.bytes = w.bytes
+        return w.bytes
+    }
+
+    /// Version 2's records from a version-2 file's coded strokes: a stroke `reuse` holds (its
+    /// samples unchanged: changed ones are forgotten) whose record in that file names the same id
+    /// and ink is copied whole, record checks included (a record does not depend on where it is),
+    /// and records that follow each other in both files are copied as one block. The work for an
+    /// unchanged stroke is a lookup and a 23-byte comparison; other elements are coded.
+    static func spliceVersion2(_ elements: [Element], codec: SampleCodecID, from reuse: EncodedStrokes, hollow: Set<UUID>,
+                               into w: inout ByteWriter, parts: inout [UUID: Range<Int>]) throws(PageFormatError) {
+        let old = reuse.bytes
+        let recordsEnd = old.count - trailerSize
+        // The old bytes not copied yet: a run of whole records, and where it lands in `w`.
+        var run: Range<Int>?
+        var runTarget = 0
+        func flush(_ w: inout ByteWriter) {
+            guard let r = run else { return }
+            old.withUnsafeBytes { w.writeBytes(UnsafeRawBufferPointer(rebasing: $0[r])) }
+            run = nil
+        }
+        for element in elements {
+            if case .stroke(let s) = element, let part = reuse.parts[s.id],
+               let record = strokeRecord(of: s, codedAt: part, in: old, recordsEnd: recordsEnd) {
+                if let r = run, r.upperBound == record.lowerBound {
+                    run = r.lowerBound..<record.upperBound
+                } else {
+                    flush(&w)
+                    run = record
+                    runTarget = w.count
+                }
+                // Where its coded part lands: the run's place in `w` plus its offset in the run.
+                let shift = runTarget - run!.lowerBound
+                parts[s.id] = (part.lowerBound + shift)..<(part.upperBound + shift)
+                continue
+            }
+            flush(&w)
+            if case .stroke(let s) = element, let part = reuse.parts[s.id] {
+                // Held, but its record is not where the coded part says (or the ink changed):
+                // its coded samples are copied into a new record, as a version-1 file's are.
+                try ElementCodec.check(element)
+                parts[s.id] = old.withUnsafeBytes {
+                    ElementCodec.writeStrokeRecord(id: s.id, ink: s.ink, coded: UnsafeRawBufferPointer(rebasing: $0[part]), into: &w)
+                }
+                continue
+            }
+            try refuseHollow(element, hollow)
+            if let part = try ElementCodec.writeRecord(element, codec: codec, into: &w) { parts[element.id] = part }
+        }
+        flush(&w)
+    }
+
+    /// The whole record (kind to CRC) in a version-2 file `bytes` whose coded part is `part`,
+    /// when it is a stroke record naming `stroke`'s id and ink; nil otherwise.
+    static func strokeRecord(of stroke: Stroke, codedAt part: Range<Int>, in bytes: [UInt8], recordsEnd: Int) -> Range<Int>? {
+        let length = 16 + 7 + part.count
+        let payloadStart = part.lowerBound - 23
+        let start = payloadStart - 2 - varintSize(UInt64(length)) - 1
+        let end = part.upperBound + trailerSize
+        guard start >= checkedHeaderSize, end <= recordsEnd else { return nil }
+        return bytes.withUnsafeBytes { raw -> Range<Int>? in
+            guard raw[start] == Kind.stroke else { return nil }
+            // The length varint as written (the shortest form) and the id and ink of the stroke.
+            var v = UInt64(length), i = start + 1
+            while v >= 0x80 {
+                guard raw[i] == UInt8(truncatingIfNeeded: v) | 0x80 else { return nil }
+                v >>= 7
+                i += 1
+            }
+            guard raw[i] == UInt8(v) else { return nil }
+            let matches = withUnsafeBytes(of: stroke.id.uuid) { id in
+                id.elementsEqual(UnsafeRawBufferPointer(rebasing: raw[payloadStart..<payloadStart + 16]))
+            }
+            let ink = stroke.ink, k = payloadStart + 16
+            guard matches, raw[k] == ink.tool.rawValue, raw[k + 1] == ink.color.r, raw[k + 2] == ink.color.g,
+                  raw[k + 3] == ink.color.b, raw[k + 4] == ink.color.a,
+                  raw[k + 5] == UInt8(truncatingIfNeeded: ink.width), raw[k + 6] == UInt8(truncatingIfNeeded: ink.width >> 8) else { return nil }
+            return start..<end
+        }
     }
 
     /// Version 1 after the header: the ink table, the element count, the elements framed without checks.
@@ -484,7 +669,8 @@ extension PageFile {
 /// them again. A stroke whose samples change under the same id must be forgotten first.
 public struct EncodedStrokes: Sendable {
     public let codec: SampleCodecID
-    let bytes: [UInt8]
+    /// The whole page file the strokes were read from or written to.
+    var bytes: [UInt8]
     var parts: [UUID: Range<Int>]
 
     /// How many strokes it holds.

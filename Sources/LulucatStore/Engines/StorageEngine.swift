@@ -20,6 +20,11 @@ package protocol StorageEngine: AnyObject {
     /// Makes a dirty page durable: `content` is the whole page now, `changes` what happened since
     /// its last save (an engine may write either).
     func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes?
+    /// `savePage`, handed the page's coded strokes to use up instead of to read: an engine may
+    /// change them in place (the snapshot engine extends its file where it is instead of copying
+    /// it), and leaves in `reusing` what the next save may reuse when this one fails. Defaults to
+    /// `savePage(_:content:changes:reusing:)`.
+    func savePage(_ id: UUID, content: PageContent, changes: [PageChange], takingOver reusing: inout EncodedStrokes?) throws(StoreError) -> EncodedStrokes?
     /// Whether `savePages` makes all the dirty pages of a save durable together (one transaction);
     /// the session then hands them over in one call. Defaults to false (StorageEngine+Batching.swift).
     var savesPagesTogether: Bool { get }
@@ -71,6 +76,9 @@ package protocol StorageEngine: AnyObject {
 }
 
 extension StorageEngine {
+    package func savePage(_ id: UUID, content: PageContent, changes: [PageChange], takingOver reusing: inout EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
+        try savePage(id, content: content, changes: changes, reusing: reusing)
+    }
     package func checkPage(_ id: UUID) throws(StoreError) -> PageSummary { PageSummary(try loadPage(id)) }
     package var findings: [Finding] { [] }
     package func compact(_ id: UUID) throws(StoreError) -> Bool { false }

@@ -14,7 +14,7 @@ extension DocumentSession {
         // Out of the dictionary while it changes, so its element array is referenced once and the
         // change applies in place instead of copying the page (2,000 strokes) on every stroke.
         loaded[page] = nil
-        do { try p.content.apply(change) } catch {
+        do { try p.content.apply(change, ids: &p.ids) } catch {
             loaded[page] = p
             throw .invalidArgument("page \(page): \(error)")
         }

@@ -41,14 +41,25 @@ extension DocumentSession {
         try checkPackageIsThere()
         if engine.savesPagesTogether { return try saveDirtyPagesTogether() }
         var firstError: StoreError?
-        for entry in metadata.pages {
-            guard let p = loaded[entry.id], p.dirty else { continue }
+        // The dirty pages, in the document's order, are among the loaded ones (a few): found
+        // there, not by looking every page of a long notebook up.
+        let dirty = loaded.compactMap { id, p -> (index: Int, id: UUID)? in
+            guard p.dirty, let i = metadata.pages.firstIndex(where: { $0.id == id }) else { return nil }
+            return (i, id)
+        }.sorted { $0.index < $1.index }
+        for entry in dirty {
+            guard var p = loaded[entry.id], p.dirty else { continue }
+            // The page's coded strokes are handed over, no copy of them left here: a save that
+            // only appended extends the page's file in place instead of copying it.
+            var reusing = p.encoded.take()
+            loaded[entry.id]?.encoded = nil
             do {
                 let start = DispatchTime.now().uptimeNanoseconds
-                let encoded = try engine.savePage(entry.id, content: p.content, changes: p.changes, reusing: p.encoded)
+                let encoded = try engine.savePage(entry.id, content: p.content, changes: p.changes, takingOver: &reusing)
                 saveDurations.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                 markSaved(entry.id, p, encoded: encoded)
             } catch {
+                loaded[entry.id]?.encoded = reusing
                 if firstError == nil { firstError = error }
             }
         }

@@ -69,6 +69,9 @@ public actor DocumentSession {
         var lastUse: UInt64 = 0
         /// The coded strokes of the page as last read or written, so a save re-codes only new ones.
         var encoded: EncodedStrokes?
+        /// The ids of `content`'s elements, built at the first edit that adds elements, so an
+        /// append checks its ids without scanning the page (`PageContent.apply(_:ids:)`).
+        var ids: Set<UUID>?
         /// Elements transformed while the page is loaded, mapped from their state before the first
         /// transform so steps compose instead of each rounding the last (DocumentSession+Editing.swift).
         var transformed: [UUID: TransformedElement] = [:]

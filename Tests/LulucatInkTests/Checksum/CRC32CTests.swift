@@ -58,4 +58,23 @@ import Testing
             #expect(CRC32C.checksum(Array(bytes[split...]), continuing: a) == CRC32C.checksum(bytes))
         }
     }
+
+    /// Combining the CRCs of two pieces gives the CRC of the whole, and `suffix` undoes it, at
+    /// every split of random bytes (lengths across the powers of two the shift is made of).
+    @Test func combineMatchesWhole() {
+        var state: UInt64 = 0x1234_5678_9ABC_DEF1
+        let bytes = (0..<70_000).map { _ -> UInt8 in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+        let whole = CRC32C.checksum(bytes)
+        for split in [0, 1, 2, 3, 4, 5, 8, 24, 255, 256, 257, 4095, 4096, 33_333, 65_536, 69_999, 70_000] {
+            let a = CRC32C.checksum(Array(bytes[..<split]))
+            let b = CRC32C.checksum(Array(bytes[split...]))
+            #expect(CRC32C.combine(a, b, lengthB: bytes.count - split) == whole, "split \(split)")
+            #expect(CRC32C.suffix(of: whole, prefix: a, lengthB: bytes.count - split) == b, "split \(split)")
+        }
+        #expect(CRC32C.combine(0xE306_9283, 0, lengthB: 0) == 0xE306_9283)
+        #expect(CRC32C.combine(0, 0xE306_9283, lengthB: 9) == 0xE306_9283)
+    }
 }

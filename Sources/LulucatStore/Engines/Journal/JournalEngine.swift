@@ -44,6 +44,14 @@ package final class JournalEngine: StorageEngine {
         var fd: FileDescriptor?
         var position = 0
         var allocated = 0
+        /// Every change since the snapshot (the journal's frames, replayed or written) appended
+        /// elements or resized the canvas: the snapshot's coded strokes (the session's) extended
+        /// with the appended elements give the page, and a compaction extends the snapshot's file
+        /// instead of coding the page again. False whenever not known.
+        var onlyAppended = false
+        // Set by a creation, a first read (from the replay that gave the session its coded
+        // strokes) and a save's compaction (whose coded strokes the session takes); cleared by any
+        // other change and by `compact(_:)`, whose new snapshot the session does not see.
     }
 
     package init(package: DocumentPackage, fileSystem: any FileSystem, codec: SampleCodecID, options: JournalOptions) {
@@ -125,10 +133,12 @@ package final class JournalEngine: StorageEngine {
         p.lastGeneration = replay.header?.generation ?? 0
         switch replay.journal {
         case .missing, .stale:
-            break
+            // Nothing applied: the page is its snapshot.
+            p.onlyAppended = true
         case .damaged:
             p.damaged = true
         case .current:
+            p.onlyAppended = replay.onlyAppended
             p.header = replay.header
             p.frameCount = replay.frameCount
             p.frameBytes = replay.frameBytes
@@ -145,7 +155,7 @@ package final class JournalEngine: StorageEngine {
         let (bytes, strokes) = try encodeSnapshot(id, content, reusing: nil)
         try fileSystem.checked.writeAtomically(bytes, to: package.pagePath(id))
         _ = strokes
-        pages[id] = PageJournal(snapshot: SnapshotIdentity(snapshot: bytes))
+        pages[id] = PageJournal(snapshot: SnapshotIdentity(snapshot: bytes), onlyAppended: true)
     }
 
     /// Appends one frame holding `changes` and syncs it; the save is acknowledged only after the sync.
@@ -170,6 +180,7 @@ package final class JournalEngine: StorageEngine {
         }
         try prepareForWriting(id, &p)
         p.replayed = nil
+        if !SnapshotEngine.onlyAppend(changes) { p.onlyAppended = false }
         let header = p.header!
         let frame = JournalFormat.encodeFrame(type: encoded.type, payload: encoded.payload,
                                               generation: header.generation, sequence: UInt64(p.frameCount))
@@ -179,7 +190,12 @@ package final class JournalEngine: StorageEngine {
         if p.frameCount >= options.compactAfterFrames || p.frameBytes >= options.compactAfterBytes {
             // The save is already durable: a failed compaction must not look like a failed save
             // (the session would append the same changes again). It is retried at the next save.
-            do { return try compact(id, &p, content: content, encoded: reusing, preallocate: true) ?? reusing } catch {
+            do {
+                guard let strokes = try compact(id, &p, content: content, encoded: reusing, preallocate: true) else { return reusing }
+                // The session gets the new snapshot's coded strokes: appends from here extend it.
+                p.onlyAppended = true
+                return strokes
+            } catch {
                 findings.append(Finding(.warning, package.journalPath(id), "compaction failed and will be retried: \(error)"))
             }
         }
@@ -356,7 +372,7 @@ package final class JournalEngine: StorageEngine {
     @discardableResult
     func compact(_ id: UUID, _ p: inout PageJournal, content: PageContent, encoded: EncodedStrokes?,
                  preallocate: Bool) throws(StoreError) -> EncodedStrokes? {
-        let (bytes, strokes) = try encodeSnapshot(id, content, reusing: encoded)
+        let (bytes, strokes) = try encodeSnapshot(id, content, reusing: encoded, onlyAppended: p.onlyAppended && !p.damaged)
         let identity = SnapshotIdentity(snapshot: bytes)
         if identity == p.snapshot {
             // Same length and CRC as the snapshot the journal applies to. If the bytes are the same
@@ -388,6 +404,9 @@ package final class JournalEngine: StorageEngine {
         var p = try state(id)
         defer {
             if !p.damaged { p.replayed = nil }
+            // The session keeps the coded strokes it has (of the snapshot before this one): a
+            // later compaction from them codes the page whole.
+            p.onlyAppended = false
             pages[id] = p
         }
         if p.damaged {
@@ -410,8 +429,13 @@ package final class JournalEngine: StorageEngine {
         return false
     }
 
-    func encodeSnapshot(_ id: UUID, _ content: PageContent, reusing: EncodedStrokes?) throws(StoreError) -> ([UInt8], EncodedStrokes) {
-        do { return try PageFile.encode(content, codec: codec, reusing: reusing) } catch {
+    /// With `onlyAppended`, `content` is the snapshot `reusing` holds plus appended elements, and
+    /// the snapshot's file is extended instead of coded again.
+    func encodeSnapshot(_ id: UUID, _ content: PageContent, reusing: EncodedStrokes?, onlyAppended: Bool = false) throws(StoreError) -> ([UInt8], EncodedStrokes) {
+        do {
+            if onlyAppended, let reusing, let extended = try PageFile.encode(content, codec: codec, appendingTo: reusing) { return extended }
+            return try PageFile.encode(content, codec: codec, reusing: reusing)
+        } catch {
             throw .invalidArgument("page \(id): \(error)")
         }
     }

@@ -41,6 +41,16 @@ package struct JournalReplay {
     /// says so in `overBudget`; the page is then not usable (the reader refuses it, nothing lost).
     package var scanBudget: Int?
     package var overBudget = false
+    /// Whether every change applied appended elements or resized the canvas: the page is then the
+    /// snapshot's elements, unchanged and in order, with elements appended (so compacting it
+    /// extends the snapshot's file: `PageFile.encode(_:codec:appendingTo:)`).
+    package var onlyAppended = true
+
+    /// After a change is applied: its rewritten elements' coded bytes are forgotten.
+    mutating func noteApplied(_ change: PageChange) {
+        encoded.forget(changedBy: change)
+        if onlyAppended, !SnapshotEngine.onlyAppend([change]) { onlyAppended = false }
+    }
 
     /// Reads `pages/<id>.content` and `pages/<id>.journal` and replays.
     package static func read(_ package: DocumentPackage, page id: UUID, fileSystem fs: any FileSystem,
@@ -224,7 +234,7 @@ package struct JournalReplay {
                 return
             }
             for change in decoded {
-                encoded.forget(changedBy: change)
+                noteApplied(change)
             }
             frameCount += 1
             frameBytes += frame.extent.count
@@ -284,7 +294,7 @@ package struct JournalReplay {
             guard charge(decoded) else { break }
             for change in decoded {
                 elementsNotApplied += JournalReplay.applyLeniently(change, to: &content, ids: &ids)
-                encoded.forget(changedBy: change)
+                noteApplied(change)
             }
             frameCount += 1
             frameBytes += frame.extent.count
@@ -370,7 +380,7 @@ package struct JournalReplay {
                     notApplied += 1
                     continue
                 }
-                encoded.forget(changedBy: change)
+                noteApplied(change)
             }
             kept += 1
             frameBytes += frame.extent.count

@@ -73,13 +73,62 @@ package final class SnapshotEngine: StorageEngine {
     }
 
     package func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
-        try writeSnapshot(id, content, reusing: reusing)
+        // `reusing` is the file of the page before `changes` (what it was read or last written
+        // as): when they only appended elements or resized the canvas, the file is extended.
+        try writeSnapshot(id, content, reusing: reusing, onlyAppended: Self.onlyAppend(changes))
     }
 
-    /// Encodes (copying unchanged strokes) and writes a snapshot atomically and durably.
-    func writeSnapshot(_ id: UUID, _ content: PageContent, reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes {
+    /// The session's save: when `changes` only appended, the page's file (in `reusing`, which
+    /// nothing else holds then) grows in place: the save writes the file, having coded only the
+    /// appended elements and copied nothing.
+    package func savePage(_ id: UUID, content: PageContent, changes: [PageChange], takingOver reusing: inout EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
+        guard Self.onlyAppend(changes), var strokes = reusing.take() else {
+            return try writeSnapshot(id, content, reusing: reusing)
+        }
+        let extended: [UInt8]?
+        do { extended = try PageFile.extend(&strokes, to: content, codec: codec) } catch {
+            reusing = strokes
+            throw .invalidArgument("page \(id): \(error)")
+        }
+        guard let bytes = extended else {
+            reusing = strokes
+            return try writeSnapshot(id, content, reusing: strokes)
+        }
+        // `strokes` are the page's now, written or not: the next save extends them again.
+        do throws(StoreError) {
+            guard bytes.count <= PackageLimits.maxPageFileSize else {
+                throw StoreError.invalidArgument("page \(id) would be \(bytes.count) bytes, more than a page may hold (\(PackageLimits.maxPageFileSize)); split it into pages")
+            }
+            try fileSystem.checked.writeAtomically(bytes, to: package.pagePath(id))
+        } catch {
+            reusing = strokes
+            throw error
+        }
+        return strokes
+    }
+
+    /// Whether `changes` leave every element where it was, unchanged (appends and resizes).
+    static func onlyAppend(_ changes: [PageChange]) -> Bool {
+        changes.allSatisfy {
+            switch $0 {
+            case .append, .resize: return true
+            case .delete, .replace, .update, .move: return false
+            }
+        }
+    }
+
+    /// Encodes (copying unchanged strokes) and writes a snapshot atomically and durably. With
+    /// `onlyAppended`, `content` is the page `reusing` holds plus appended elements, and the file
+    /// is extended instead of coded again (`PageFile.encode(_:codec:appendingTo:)`).
+    func writeSnapshot(_ id: UUID, _ content: PageContent, reusing: EncodedStrokes?, onlyAppended: Bool = false) throws(StoreError) -> EncodedStrokes {
         let encoded: (bytes: [UInt8], strokes: EncodedStrokes)
-        do { encoded = try PageFile.encode(content, codec: codec, reusing: reusing) } catch {
+        do {
+            if onlyAppended, let reusing, let extended = try PageFile.encode(content, codec: codec, appendingTo: reusing) {
+                encoded = extended
+            } else {
+                encoded = try PageFile.encode(content, codec: codec, reusing: reusing)
+            }
+        } catch {
             throw .invalidArgument("page \(id): \(error)")
         }
         guard encoded.bytes.count <= PackageLimits.maxPageFileSize else {
