@@ -153,6 +153,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// One `PUT` of the whole file; a lost reply is `.ambiguous`.
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         let (status, _, _) = try await send("PUT", path, body: bytes, headers: ["Content-Type": "application/octet-stream"], write: true)
+        // 409: a folder on the way is missing, or is a file (MKCOL of a folder where a file is
+        // answers 405, as for a folder that exists).
+        if status == 409 { throw .failed(path, "PUT answered 409: a folder on the way to it is missing, or is a file, not a folder") }
         guard status == 200 || status == 201 || status == 204 else { throw .failed(path, "PUT answered \(status)") }
     }
 
@@ -166,6 +169,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     public func makeFolder(_ path: String) async throws(RemoteError) {
         let (status, _, _) = try await send("MKCOL", path, folder: true, write: true)
         // 405: the collection exists already.
+        if status == 409 { throw .failed(path, "MKCOL answered 409: a folder above it is missing, or is a file, not a folder") }
         guard status == 201 || status == 405 else { throw .failed(path, "MKCOL answered \(status)") }
     }
 }
