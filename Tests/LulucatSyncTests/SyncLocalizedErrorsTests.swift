@@ -6,6 +6,7 @@
 import Foundation
 import LulucatCrypto
 import LulucatStore
+import LulucatSyncTestSupport
 import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
@@ -22,6 +23,12 @@ private func expectReadable(_ error: any LocalizedError, sourceLocation: SourceL
     }
     let s = error.recoverySuggestion
     #expect(s.map { !$0.isEmpty && $0.hasSuffix(".") } == true, "\(error): \(s ?? "no suggestion")", sourceLocation: sourceLocation)
+}
+
+/// The error a remote call ended in, or nil.
+private func failure(_ call: () async throws(RemoteError) -> Void) async -> RemoteError? {
+    do { try await call() } catch { return error }
+    return nil
 }
 
 @Suite struct SyncLocalizedErrorsTests {
@@ -64,10 +71,6 @@ private func expectReadable(_ error: any LocalizedError, sourceLocation: SourceL
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: root + "/heads", contents: Data("not a folder".utf8)))
         let remote = FolderRemote(root: root)
-        func failure(_ call: () async throws(RemoteError) -> Void) async -> RemoteError? {
-            do { try await call() } catch { return error }
-            return nil
-        }
         let put = await failure { () async throws(RemoteError) in try await remote.put("heads/abc", [1, 2, 3]) }
         let made = await failure { () async throws(RemoteError) in try await remote.makeFolder("heads") }
         let below = await failure { () async throws(RemoteError) in try await remote.makeFolder("heads/sub") }
@@ -84,5 +87,22 @@ private func expectReadable(_ error: any LocalizedError, sourceLocation: SourceL
         #expect(why == "the remote folder \(fileRoot) is a file, not a folder")
         // The file is untouched.
         #expect(FileManager.default.contents(atPath: root + "/heads") == Data("not a folder".utf8))
+    }
+
+    /// The same on a WebDAV server (Apache mod_dav): a PUT or MKCOL under a file is refused (400),
+    /// said plainly (naming the file), and not taken for a write that may have happened.
+    @Test(.enabled(if: ApacheServer.isAvailable, noApache))
+    func aFileWhereAFolderGoesOnWebDAVIsAFailure() async throws {
+        let server = try ApacheServer()
+        defer { server.stop() }
+        let remote = try WebDAVRemote(url: server.url, credentials: nil, timeout: 10)
+        try await remote.put("heads", Array("not a folder".utf8))
+        let put = await failure { () async throws(RemoteError) in try await remote.put("heads/abc", [1, 2, 3]) }
+        let below = await failure { () async throws(RemoteError) in try await remote.makeFolder("heads/sub") }
+        for e in [put, below] {
+            guard case .failed(_, let why)? = e else { Issue.record("\(String(describing: e)) is not a failure"); continue }
+            #expect(why.hasSuffix(": heads on the server is a file, not a folder"), "\(why)")
+        }
+        #expect(try await remote.get("heads", maxBytes: 100).bytes == Array("not a folder".utf8))
     }
 }

@@ -66,7 +66,8 @@ public struct FolderRemote: Remote {
         return (bytes, nil)
     }
 
-    /// Replaces a file whole, atomically and durably; a failure is `.ambiguous`.
+    /// Replaces a file whole, atomically and durably; a failure is `.ambiguous`, but a file where a
+    /// folder on the way should be, which is `.failed` (see `writeFailure`).
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: bytes.count, received: 0)
