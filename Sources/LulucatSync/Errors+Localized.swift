@@ -38,7 +38,7 @@ extension EncryptionError: LocalizedError {
         case .remoteNotEncrypted: return "The sync server holds notes synced without encryption; nothing was changed."
         case .remoteEncrypted: return "The sync server holds encrypted notes and this device has no key for them; nothing was changed."
         case .anotherKeyHere: return "These notes already hold the key of other encrypted notes; nothing was changed."
-        case .weakPassphrase(let why): return "The passphrase is too weak (\(why)); nothing was changed."
+        case .weakPassphrase(let why): return "The passphrase is too weak: \(why). Nothing was changed."
         case .refused: return "Something on the sync server failed its encryption checks and was not used; nothing was changed here."
         case .replayedHead: return "The sync server sent an older copy of a note than it sent before; nothing was changed here."
         }
