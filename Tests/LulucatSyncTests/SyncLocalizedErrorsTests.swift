@@ -80,6 +80,14 @@ private func failure(_ call: () async throws(RemoteError) -> Void) async -> Remo
             #expect(why == "heads in the remote folder is a file, not a folder", "\(why)")
             #expect(e!.localizedDescription.contains("nothing was changed"))
         }
+        // A sync round through it fails plainly, as a refusal (not "may or may not have happened").
+        let lib = Library(root: temporaryFolder("file-not-folder-lib"))
+        defer { try? FileManager.default.removeItem(atPath: lib.root) }
+        _ = try lib.createDocument(title: "Blocked")
+        await #expect { try await lib.sync(with: remote, options: testSyncOptions) } throws: { e in
+            guard case .remote(.failed(_, let why)) = e as? SyncError else { return false }
+            return why.hasSuffix("in the remote folder is a file, not a folder")
+        }
         // The remote's root itself a file.
         let fileRoot = root + "/heads"
         let underFile = await failure { () async throws(RemoteError) in try await FolderRemote(root: fileRoot).put("abc", [1]) }
