@@ -13,7 +13,7 @@ import Glibc
 
 /// Checks what an app shows of `error`: its `errorDescription` is its `localizedDescription`, a
 /// sentence (a capital, a period) without type names or errno; a recovery suggestion, when `suggests`.
-func expectReadable(_ error: any LocalizedError, suggests: Bool = true, errno: Int32? = nil,
+private func expectReadable(_ error: any LocalizedError, suggests: Bool = true, errno: Int32? = nil,
                     sourceLocation: SourceLocation = #_sourceLocation) {
     let text = (error as any Error).localizedDescription
     #expect(text == error.errorDescription, "\(error)", sourceLocation: sourceLocation)
