@@ -66,13 +66,14 @@ public struct FolderRemote: Remote {
         return (bytes, nil)
     }
 
-    /// Replaces a file whole, atomically and durably; a failure is `.ambiguous`.
+    /// Replaces a file whole, atomically and durably; a failure is `.ambiguous`, but a file where a
+    /// folder on the way should be, which is `.failed` (see `writeFailure`).
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: bytes.count, received: 0)
         // A failed local write leaves the old file or the new one (rename is the commit point).
         try FileCoordination.run(p, .writing) { (p) throws(RemoteError) in
-            do { try fs.writeAtomically(bytes, to: p) } catch { throw .ambiguous(path, "\(error)") }
+            do throws(FileError) { try fs.writeAtomically(bytes, to: p) } catch { throw writeFailure(path, error) }
         }
     }
 
@@ -81,7 +82,7 @@ public struct FolderRemote: Remote {
         let p = try absolute(path)
         statistics.record(sent: 0, received: 0)
         try FileCoordination.run(p, .deleting) { (p) throws(RemoteError) in
-            do { try fs.removeIfPresent(p) } catch { throw .ambiguous(path, "\(error)") }
+            do throws(FileError) { try fs.removeIfPresent(p) } catch { throw writeFailure(path, error) }
         }
     }
 
@@ -97,7 +98,27 @@ public struct FolderRemote: Remote {
         guard (try? fs.info(root + "/."))??.kind == .directory else {
             throw .failed(path, "the remote folder \(root) does not exist (an unmounted drive, or a mistyped path?)")
         }
-        do { try fs.ensureDirectory(p) } catch { throw .ambiguous(path, "\(error)") }
+        do throws(FileError) { try fs.ensureDirectory(p) } catch { throw writeFailure(path, error, makingFolder: true) }
+    }
+
+    /// A write's failure. When a file is where a folder must be (a folder on the way to `path` is
+    /// a file: ENOTDIR; or, making a folder, something else is where it goes), nothing can have
+    /// been written: `.failed`, naming that file. Anything else may or may not have happened:
+    /// `.ambiguous`.
+    func writeFailure(_ path: String, _ error: FileError, makingFolder: Bool = false) -> RemoteError {
+        guard error.errno == ENOTDIR || (makingFolder && error.errno == EEXIST) else { return .ambiguous(path, "\(error)") }
+        if let kind = (try? fs.info(root))??.kind, kind == .file || kind == .other {
+            return .failed(path, "the remote folder \(root) is a file, not a folder")
+        }
+        let parts = path.split(separator: "/").map(String.init)
+        var prefix = ""
+        for part in makingFolder ? parts : Array(parts.dropLast()) {
+            prefix += (prefix.isEmpty ? "" : "/") + part
+            if let kind = (try? fs.info(root + "/" + prefix))??.kind, kind == .file || kind == .other {
+                return .failed(path, "\(prefix) in the remote folder is a file, not a folder")
+            }
+        }
+        return .failed(path, "a folder on the way to it in the remote folder is a file, not a folder (\(error))")
     }
 
     /// Makes the root folder and the folders above it, as `mkdir -p` would (`lnote remote add

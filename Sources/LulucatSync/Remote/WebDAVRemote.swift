@@ -153,6 +153,11 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// One `PUT` of the whole file; a lost reply is `.ambiguous`.
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         let (status, _, _) = try await send("PUT", path, body: bytes, headers: ["Content-Type": "application/octet-stream"], write: true)
+        // 400 or 409: a folder on the way may be missing or be a file (MKCOL where a file is answers
+        // 405, as for a folder that exists, so the round's makeFolder did not see it).
+        if status == 400 || status == 409, let file = await fileOnTheWay(to: path) {
+            throw .failed(path, "PUT answered \(status): \(file) on the server is a file, not a folder")
+        }
         guard status == 200 || status == 201 || status == 204 else { throw .failed(path, "PUT answered \(status)") }
     }
 
@@ -166,7 +171,33 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     public func makeFolder(_ path: String) async throws(RemoteError) {
         let (status, _, _) = try await send("MKCOL", path, folder: true, write: true)
         // 405: the collection exists already.
+        if status == 400 || status == 409, let file = await fileOnTheWay(to: path + "/x") {
+            throw .failed(path, "MKCOL answered \(status): \(file) on the server is a file, not a folder")
+        }
         guard status == 201 || status == 405 else { throw .failed(path, "MKCOL answered \(status)") }
+    }
+}
+
+extension WebDAVRemote {
+    /// The first folder on the way to `path` (not `path` itself) that the server lists as a file,
+    /// by a `PROPFIND` of depth 0 of each (one that fails says nothing); nil when none is. Asked only after a
+    /// write under it was refused, to say why.
+    func fileOnTheWay(to path: String) async -> String? {
+        let body = Array("""
+        <?xml version="1.0" encoding="utf-8"?>
+        <D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/></D:prop></D:propfind>
+        """.utf8)
+        var prefix = ""
+        for part in path.split(separator: "/").dropLast() {
+            prefix += (prefix.isEmpty ? "" : "/") + part
+            guard let (status, data, _) = try? await send("PROPFIND", prefix, body: body,
+                                                           headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
+                                                           write: false),
+                  status == 207, data.count <= WebDAVRemote.maxListingBytes,
+                  let entries = MultistatusParser.parse(data) else { continue }
+            if entries.count == 1, !entries[0].isFolder { return prefix }
+        }
+        return nil
     }
 }
 

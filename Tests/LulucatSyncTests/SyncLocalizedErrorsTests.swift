@@ -1,0 +1,116 @@
+// Every public error of LulucatSync and LulucatCrypto is a LocalizedError: an app's
+// `localizedDescription` is a sentence in plain words (never Foundation's generic "could not be
+// completed", never a type name), with a recovery suggestion. And a folder remote where a file is in
+// the place of a folder fails plainly: nothing was written, so it is not "may or may not have happened".
+
+import Foundation
+import LulucatCrypto
+import LulucatStore
+import LulucatSyncTestSupport
+import LulucatSyncTesting
+import Testing
+@testable import LulucatSync
+
+/// Checks what an app shows of `error`: its `errorDescription` is its `localizedDescription`, a
+/// sentence (a capital, a period) without type names; and a recovery suggestion.
+private func expectReadable(_ error: any LocalizedError, sourceLocation: SourceLocation = #_sourceLocation) {
+    let text = (error as any Error).localizedDescription
+    #expect(text == error.errorDescription, "\(error)", sourceLocation: sourceLocation)
+    #expect(!text.isEmpty && text.hasSuffix(".") && text.first!.isUppercase, "\(text)", sourceLocation: sourceLocation)
+    #expect(!text.contains("could not be completed"), "\(text)", sourceLocation: sourceLocation)
+    for word in ["Error(", "Error.", "Error ", "errno", "PBKDF2", "ChaCha", "magic", "answered", "heads/", "blobs/"] {
+        #expect(!text.contains(word), "\(text) contains \(word)", sourceLocation: sourceLocation)
+    }
+    let s = error.recoverySuggestion
+    #expect(s.map { !$0.isEmpty && $0.hasSuffix(".") } == true, "\(error): \(s ?? "no suggestion")", sourceLocation: sourceLocation)
+}
+
+/// The error a remote call ended in, or nil.
+private func failure(_ call: () async throws(RemoteError) -> Void) async -> RemoteError? {
+    do { try await call() } catch { return error }
+    return nil
+}
+
+@Suite struct SyncLocalizedErrorsTests {
+    @Test func remoteErrors() {
+        let all: [RemoteError] = [
+            .notFound("heads/abc"), .ambiguous("blobs/ab/abc", "PUT answered 502"), .failed("heads", "PROPFIND answered 400"),
+            .invalidResponse("heads", "PROPFIND reply is not a multistatus"),
+        ]
+        for e in all { expectReadable(e) }
+        #expect(RemoteError.failed("x", "y").localizedDescription.contains("nothing was changed"))
+    }
+
+    @Test func encryptionErrors() {
+        let all: [EncryptionError] = [
+            .notSetUp(".sync/library.key is missing"), .wrongPassphrase, .settingsMissing, .settingsReplaced("another salt"),
+            .remoteNotEncrypted, .remoteEncrypted, .anotherKeyHere,
+            .weakPassphrase(RemoteEncryption.weakness(of: "abc")!), .refused(object: "heads/abc", reason: "tampered"),
+            .replayedHead(object: "heads/abc", counter: 3, highest: 5),
+        ]
+        for e in all { expectReadable(e) }
+        #expect(EncryptionError.weakPassphrase(RemoteEncryption.weakness(of: "abc")!).localizedDescription.contains("3 characters"))
+    }
+
+    @Test func cryptoErrors() {
+        let all: [CryptoError] = [
+            .backend(function: "EVP_EncryptInit_ex", detail: "error:0308010C"), .invalidArgument("nonce of 11 bytes"),
+            .authenticationFailed, .notAnEncryptedObject, .truncated(expected: 40, found: 3),
+            .unsupportedVersion(found: 9, supported: 1), .malformed("reserved bits set"), .wrongKind(expected: .blob, found: 2),
+            .wrongKey, .wrongDocument, .wrongName, .tampered, .notKeySettings, .wrongPassphrase,
+            .weakKeySettings(iterations: 10, floor: 100_000),
+        ]
+        for e in all { expectReadable(e) }
+    }
+
+    /// A file where the remote needs a folder: every write under it is a plain failure naming it
+    /// (nothing can have been written), not a write that may or may not have happened.
+    @Test func aFileWhereAFolderGoesIsAFailureNamingIt() async throws {
+        let root = temporaryFolder("file-not-folder")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: root + "/heads", contents: Data("not a folder".utf8)))
+        let remote = FolderRemote(root: root)
+        let put = await failure { () async throws(RemoteError) in try await remote.put("heads/abc", [1, 2, 3]) }
+        let made = await failure { () async throws(RemoteError) in try await remote.makeFolder("heads") }
+        let below = await failure { () async throws(RemoteError) in try await remote.makeFolder("heads/sub") }
+        let deleted = await failure { () async throws(RemoteError) in try await remote.delete("heads/abc") }
+        for e in [put, made, below, deleted] {
+            guard case .failed(_, let why)? = e else { Issue.record("\(String(describing: e)) is not a failure"); continue }
+            #expect(why == "heads in the remote folder is a file, not a folder", "\(why)")
+            #expect(e!.localizedDescription.contains("nothing was changed"))
+        }
+        // A sync round through it fails plainly, as a refusal (not "may or may not have happened").
+        let lib = Library(root: temporaryFolder("file-not-folder-lib"))
+        defer { try? FileManager.default.removeItem(atPath: lib.root) }
+        _ = try lib.createDocument(title: "Blocked")
+        await #expect { try await lib.sync(with: remote, options: testSyncOptions) } throws: { e in
+            guard case .remote(.failed(_, let why)) = e as? SyncError else { return false }
+            return why.hasSuffix("in the remote folder is a file, not a folder")
+        }
+        // The remote's root itself a file.
+        let fileRoot = root + "/heads"
+        let underFile = await failure { () async throws(RemoteError) in try await FolderRemote(root: fileRoot).put("abc", [1]) }
+        guard case .failed(_, let why)? = underFile else { Issue.record("\(String(describing: underFile))"); return }
+        #expect(why == "the remote folder \(fileRoot) is a file, not a folder")
+        // The file is untouched.
+        #expect(FileManager.default.contents(atPath: root + "/heads") == Data("not a folder".utf8))
+    }
+
+    /// The same on a WebDAV server (Apache mod_dav): a PUT or MKCOL under a file is refused (400),
+    /// said plainly (naming the file), and not taken for a write that may have happened.
+    @Test(.enabled(if: ApacheServer.isAvailable, noApache))
+    func aFileWhereAFolderGoesOnWebDAVIsAFailure() async throws {
+        let server = try ApacheServer()
+        defer { server.stop() }
+        let remote = try WebDAVRemote(url: server.url, credentials: nil, timeout: 10)
+        try await remote.put("heads", Array("not a folder".utf8))
+        let put = await failure { () async throws(RemoteError) in try await remote.put("heads/abc", [1, 2, 3]) }
+        let below = await failure { () async throws(RemoteError) in try await remote.makeFolder("heads/sub") }
+        for e in [put, below] {
+            guard case .failed(_, let why)? = e else { Issue.record("\(String(describing: e)) is not a failure"); continue }
+            #expect(why.hasSuffix(": heads on the server is a file, not a folder"), "\(why)")
+        }
+        #expect(try await remote.get("heads", maxBytes: 100).bytes == Array("not a folder".utf8))
+    }
+}
