@@ -126,3 +126,23 @@ import LulucatHandwriting
         #expect(agreed > 200)  // the parser takes many mutants (275 of this seed's 3000), so the comparison means something
     }
 }
+
+@Suite struct StrictUUIDParseTests {
+    /// `UUID(strictString:)` parses by hand: exactly the canonical form, the same id Foundation
+    /// parses, for random ids and for mutants of them.
+    @Test func agreesWithFoundationOnTheCanonicalFormOnly() {
+        var mutator = ByteMutator(seed: 77)
+        for _ in 0..<5000 {
+            let id = UUID()
+            #expect(UUID(strictString: id.uuidString) == id)
+            #expect(UUID(strictString: id.uuidString.lowercased()) == nil)
+            let text = String(decoding: mutator.mutate(Array(id.uuidString.utf8), tokens: [Array("-".utf8), Array("a".utf8), Array("G".utf8)]), as: UTF8.self)
+            let expected = UUID.isCanonicalString(text) ? UUID(uuidString: text) : nil
+            #expect(UUID(strictString: text) == expected, "\(text.debugDescription)")
+        }
+        for text in ["", "E621E1F8-C36C-495A-93FC-0C247A3E6E5", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F0", "E621E1F8C36C-495A-93FC-0C247A3E6E5F0",
+                     "E621E1F8-C36C-495A-93FC-0C247A3E6E5\u{0}", "E621E1F8-C36C-495A-93FC-0C247A3E6E5É"] {
+            #expect(UUID(strictString: text) == nil, "\(text.debugDescription)")
+        }
+    }
+}
