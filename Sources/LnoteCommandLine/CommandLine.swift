@@ -113,6 +113,71 @@ package func printJSON(_ value: Any, shown: (String) -> String = { $0 }) {
     print(shown(String(decoding: data, as: UTF8.self)))
 }
 
+/// One JSON object written as `printJSON` writes it (JSONSerialization with `.prettyPrinted`,
+/// `.sortedKeys`, `.withoutEscapingSlashes`), for output written piece by piece instead of built
+/// whole: keys are added in sorted order by the caller, values are strings or literal JSON text.
+package struct PrettyJSONObject {
+    private let pad: String
+    private var body = ""
+
+    /// An object nested `indent` levels deep (its members two spaces further in).
+    package init(indent: Int) { pad = String(repeating: "  ", count: indent) }
+
+    /// Adds `"key" : "value"`, the string escaped as JSONSerialization escapes it.
+    package mutating func add(_ key: String, string value: String) {
+        add(key, literal: PrettyJSONObject.quoted(value))
+    }
+
+    /// Adds `"key" : value` with `value` as written (a number, `true`, `false`).
+    package mutating func add(_ key: String, literal value: String) {
+        if !body.isEmpty { body += ",\n" }
+        body += pad + "  " + PrettyJSONObject.quoted(key) + " : " + value
+    }
+
+    /// The object's text, from its `{` to its `}` (no indent before the `{`).
+    package var text: String { "{\n" + body + "\n" + pad + "}" }
+
+    /// A JSON string as JSONSerialization writes it: `"` and `\\` escaped, `\b \f \n \r \t`
+    /// for those controls, `\u00xx` (lower case) for the other C0 controls, everything else
+    /// (a slash, DEL, every other character) as it is.
+    package static func quoted(_ s: String) -> String {
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) { return "\"" + s + "\"" }
+        var out = "\""
+        out.reserveCapacity(s.utf8.count + 2)
+        var plainStart = s.unicodeScalars.startIndex
+        var i = plainStart
+        let scalars = s.unicodeScalars
+        while i != scalars.endIndex {
+            let c = scalars[i]
+            let escape: String?
+            switch c {
+            case "\"": escape = "\\\""
+            case "\\": escape = "\\\\"
+            case "\u{8}": escape = "\\b"
+            case "\u{C}": escape = "\\f"
+            case "\n": escape = "\\n"
+            case "\r": escape = "\\r"
+            case "\t": escape = "\\t"
+            default:
+                if c.value < 0x20 {
+                    let hex = String(c.value, radix: 16)
+                    escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    escape = nil
+                }
+            }
+            if let escape {
+                out.unicodeScalars.append(contentsOf: scalars[plainStart..<i])
+                out += escape
+                plainStart = scalars.index(after: i)
+            }
+            i = scalars.index(after: i)
+        }
+        out.unicodeScalars.append(contentsOf: scalars[plainStart..<scalars.endIndex])
+        return out + "\""
+    }
+}
+
 /// A command-line tool: its name, the line `help` opens with, and its commands in help order.
 package struct Tool: Sendable {
     package var name: String

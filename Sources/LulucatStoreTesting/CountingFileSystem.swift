@@ -4,12 +4,14 @@
 import Foundation
 import LulucatStore
 
-/// Wraps another `FileSystem` and records the paths opened for reading and for writing.
+/// Wraps another `FileSystem` and records the paths opened for reading and for writing, and the
+/// folders listed.
 public final class CountingFileSystem: ForwardingFileSystem, @unchecked Sendable {
     private let lock = NSLock()
     private var reads: [String] = []
     private var writes: [String] = []
     private var written = 0
+    private var listed: [String] = []
 
     public override init(_ base: any FileSystem = PosixFileSystem()) { super.init(base) }
 
@@ -19,12 +21,19 @@ public final class CountingFileSystem: ForwardingFileSystem, @unchecked Sendable
     public var writeOpens: [String] { lock.withLock { writes } }
     /// Bytes passed to `write` since the last reset.
     public var bytesWritten: Int { lock.withLock { written } }
-    public func reset() { lock.withLock { reads = []; writes = []; written = 0 } }
+    /// Folders listed (`contentsOfDirectory`) since the last reset, in order.
+    public var listings: [String] { lock.withLock { listed } }
+    public func reset() { lock.withLock { reads = []; writes = []; written = 0; listed = [] } }
 
     public override func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor {
         let fd = try base.open(path, mode)
         lock.withLock { if mode == .read { reads.append(path) } else { writes.append(path) } }
         return fd
+    }
+    public override func contentsOfDirectory(_ path: String) throws(FileError) -> [String] {
+        let names = try base.contentsOfDirectory(path)
+        lock.withLock { listed.append(path) }
+        return names
     }
     public override func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError) {
         try base.write(fd, bytes)

@@ -547,4 +547,44 @@ func newDocument(_ title: String, library: String, extra: [String] = []) throws 
             }
         }
     }
+
+    /// `lnote list --json` is written entry by entry; its text is what JSONSerialization wrote for
+    /// the whole array before (pretty, sorted keys, slashes unescaped), byte for byte: every
+    /// escape, the optional keys, newest first, the empty library and the trash.
+    @Test func listJSONIsWrittenAsJSONSerializationWritesIt() throws {
+        let tmp = TempDir()
+        let lib = tmp.path + "/lib"
+        func reserialized(_ text: String) throws -> String {
+            let value = try JSONSerialization.jsonObject(with: Data(text.utf8))
+            let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            return String(decoding: data, as: UTF8.self) + "\n"
+        }
+        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
+        let empty = try lnote(["list", "--json", "--library", lib])
+        #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(empty.stdout == "[\n\n]\n", "\(empty.stdout.debugDescription)")
+        #expect(try reserialized(empty.stdout) == empty.stdout)
+        // (A NUL cannot reach a title through an argument; ManifestParserTests covers it.)
+        let titles = ["plain", "quote \" back \\ slash / tab\t nl\n cr\r bell\u{7} bs\u{8} ff\u{C} us\u{1F}",
+                      "日本語 😀 é", "", String(repeating: "long ", count: 200)]
+        var ids: [String] = []
+        for t in titles { ids.append(try newDocument(t, library: lib)) }
+        // A damaged manifest (shown from document.json, with a problem) and a needs-repair marker.
+        try Data("{".utf8).write(to: URL(fileURLWithPath: lib + "/" + ids[1] + ".lnote/manifest.json"))
+        try Data("a torn page".utf8).write(to: URL(fileURLWithPath: lib + "/" + ids[2] + ".lnote/.needs-repair"))
+        let r = try lnote(["list", "--json", "--library", lib])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try reserialized(r.stdout) == r.stdout, "\(r.stdout)")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        #expect(Set(entries.map { $0["title"] as! String }) == Set(titles))
+        #expect(entries.map { $0["id"] as! String } == ids.reversed())  // newest first
+        #expect(entries.contains { ($0["problem"] as? String)?.contains("manifest missing or corrupt") == true })
+        #expect(entries.contains { $0["needs_repair"] as? Bool == true })
+        #expect(entries.allSatisfy { $0["cover_page_id"] is String && $0["page_count"] as? Int == 1 })
+        #expect(try lnote(["delete", ids[0], "--library", lib]).status == 0)
+        let trash = try lnote(["list", "--trash", "--json", "--library", lib])
+        #expect(trash.status == 0, "\(trash.stderr)")
+        #expect(try reserialized(trash.stdout) == trash.stdout, "\(trash.stdout)")
+        #expect(trash.stdout.contains(ids[0]))
+    }
 }

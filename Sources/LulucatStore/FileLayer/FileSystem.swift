@@ -34,6 +34,16 @@ extension FileSystem {
     public func stamp(_ path: String) throws(FileError) -> FileStamp? {
         try info(path).map { FileStamp(kind: $0.kind, size: $0.size) }
     }
+
+    public func readEach(in folder: String, names: [String], file: String, limit: Int, probe: String,
+                         _ body: (_ index: Int, _ bytes: Result<[UInt8], FileError>, _ probed: Bool) -> Void) throws(FileError) {
+        for (i, name) in names.enumerated() {
+            let package = folder + "/" + name
+            let bytes = Result { () throws(FileError) in try readFile(package + "/" + file, limit: limit) }
+            let probed = ((try? info(package + "/" + probe)) ?? nil) != nil
+            body(i, bytes, probed)
+        }
+    }
 }
 
 /// An open file of a `FileSystem`, named by its descriptor number.
@@ -94,6 +104,16 @@ public protocol FileSystem: Sendable {
     /// cannot say. A reader that takes no lock compares it before and after (`withConsistentFiles`).
     /// Defaults to `info` (kind and size only).
     func stamp(_ path: String) throws(FileError) -> FileStamp?
+    /// For each of `names`, folders in `folder`: the bytes of the file `file` in it (a regular
+    /// file of at most `limit` bytes, else the error `readFile` would give) and whether anything
+    /// is at `probe` in it (as `info` sees it; an error counts as nothing). A library listing's
+    /// reads of every package, in one call: `PosixFileSystem` opens `folder` once and each
+    /// package folder relative to it (never following a link, like every call from the package
+    /// down) instead of walking each path from the root. Defaults to `readFile` and `info` on
+    /// each path, so a test double sees (and counts, and fails) the same calls as before.
+    /// - Throws: only when `folder` itself cannot be opened; each package's failure is its result.
+    func readEach(in folder: String, names: [String], file: String, limit: Int, probe: String,
+                  _ body: (_ index: Int, _ bytes: Result<[UInt8], FileError>, _ probed: Bool) -> Void) throws(FileError)
 
     /// Takes an exclusive advisory lock on `path` (created if missing) without waiting.
     /// - Throws: `FileError` with EWOULDBLOCK when another holder has it.

@@ -338,6 +338,69 @@ extension PosixFileSystem {
     }
 }
 
+// MARK: Reading one file in each package of a folder
+
+extension PosixFileSystem {
+    public func readEach(in folder: String, names: [String], file: String, limit: Int, probe: String,
+                         _ body: (_ index: Int, _ bytes: Result<[UInt8], FileError>, _ probed: Bool) -> Void) throws(FileError) {
+        let dir = try openDirectory(folder, "list")
+        defer { closeQuietly(dir) }
+        for (i, name) in names.enumerated() {
+            let packagePath = folder + "/" + name
+            let package: Int32
+            do {
+                package = try call("open", packagePath) { openAt(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0) }
+            } catch {
+                body(i, .failure(explained(error, dir: dir, name: name, path: packagePath)), false)
+                continue
+            }
+            let bytes = Result { () throws(FileError) in
+                try readRegularFile(in: package, name: file, path: packagePath + "/" + file, limit: limit)
+            }
+            var st = stat()
+            let probed = fstatat(package, probe, &st, AT_SYMLINK_NOFOLLOW) == 0
+            closeQuietly(package)
+            body(i, bytes, probed)
+        }
+    }
+
+    /// `readFile` of the file `name` in the open folder `dir`: opened without following a link,
+    /// refused unless a regular file of at most `limit` bytes, read whole.
+    private func readRegularFile(in dir: Int32, name: String, path: String, limit: Int) throws(FileError) -> [UInt8] {
+        let fd: Int32
+        do { fd = try call("open", path) { openAt(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0) } } catch {
+            throw explained(error, dir: dir, name: name, path: path)
+        }
+        defer { closeQuietly(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw FileError("stat", path: path, errno: errno) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw FileError("open", path: path, errno: EINVAL, found: Self.kindName(st.st_mode)) }
+        let size = Int(st.st_size)
+        guard size <= limit else { throw FileError("read (file larger than \(limit) bytes)", path: path, errno: EFBIG) }
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
+            while done < size {
+                #if canImport(Glibc)
+                let n = Glibc.read(fd, buffer.baseAddress! + done, size - done)
+                #else
+                let n = Darwin.read(fd, buffer.baseAddress! + done, size - done)
+                #endif
+                if n == -1 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if n == 0 { break }  // shrank under us: what is there, as readFile gives it
+                done += n
+            }
+            count = done
+        }
+        if failure != 0 { throw FileError("read", path: path, errno: failure) }
+        return bytes
+    }
+}
+
 @inline(__always)
 private func closeQuietly(_ fd: Int32) {
     #if canImport(Glibc)

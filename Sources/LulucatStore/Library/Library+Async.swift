@@ -89,6 +89,15 @@ extension Library {
         try restoreFromTrash(id)
     }
 
+    /// Removes what crashes left of packages being built (`removeStaleStagingFolders`) off the
+    /// caller's actor: the explicit background step for an app that stays open for days (the
+    /// library's open, its first `prepare`, does it once). Lists the root and the trash. Returns
+    /// the folders removed.
+    @concurrent @discardableResult
+    public func cleanUpStagingFolders(olderThan age: TimeInterval = 3600) async -> [String] {
+        removeStaleStagingFolders(olderThan: age)
+    }
+
     /// Deletes the documents in the trash for good.
     @concurrent
     public func deleteTrashedDocuments() async throws(StoreError) {

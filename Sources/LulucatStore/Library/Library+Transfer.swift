@@ -329,9 +329,9 @@ extension Library {
     }
 
     /// Staging folders of imports and copies (`.lnote-tmp-*` in the root and the trash): an
-    /// import that was killed leaves one. `lnote verify` reports them; `prepare` (every create
-    /// and import) removes those older than an hour, `removeStaleStagingFolders(olderThan: 0)`
-    /// all of them.
+    /// import that was killed leaves one. `lnote verify` reports them; the library's open (the
+    /// first `prepare` of a process: its first create or import) removes those older than an hour
+    /// and killed imports', `removeStaleStagingFolders(olderThan: 0)` all but running imports'.
     public func stagingFolders() -> [String] {
         var found: [String] = []
         for folder in [root, trashPath] {

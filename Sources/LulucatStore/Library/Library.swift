@@ -57,8 +57,21 @@ public struct Library: Sendable {
         #endif
     }
 
-    /// Creates the root folder (and its parents) when missing.
+    /// Creates the root folder (and its parents) when missing. The first call for a root in a
+    /// process is the library's open: it also removes what crashes left of packages being built
+    /// (`removeStaleStagingFolders`, which lists the root and the trash). Later calls (every
+    /// create and import) cost the same in a library of any size: they list nothing. A process
+    /// that runs for days calls `removeStaleStagingFolders` (or `cleanUpStagingFolders`) itself
+    /// now and then to catch what another process's crash left meanwhile.
     public func prepare() throws(StoreError) {
+        try prepareRoot()
+        if StagingCleanup.shared.isFirstOpen(of: root) { removeStaleStagingFolders() }
+    }
+
+    /// Creates the root folder (and its parents) when missing; lists nothing.
+    func prepareRoot() throws(StoreError) {
+        // The usual case, one stat: the root is a folder already (a link to one takes the walk).
+        if try fileSystem.checked.info(root)?.kind == .directory { return }
         var path = ""
         for part in root.split(separator: "/", omittingEmptySubsequences: true) {
             let parent = path.isEmpty ? "/" : path
@@ -70,12 +83,15 @@ public struct Library: Sendable {
             }
             try ensureDurableDirectory(path, parent: parent)
         }
-        removeStaleStagingFolders()
     }
 
     /// Removes what a crash left of packages being built (create, duplicate, import, emptying the
     /// trash): `.lnote-tmp-*` folders in the root and the trash older than `age`. Younger ones may
-    /// belong to another process at work. They never hold a document the library shows.
+    /// belong to another process at work. They never hold a document the library shows. An
+    /// import's folder whose lock is held (the import is running) is never removed, however old;
+    /// one whose lock is free goes after a minute. Lists the root and the trash: `prepare` calls
+    /// it once per root and process (the library's open), never on each create or import.
+    /// Returns the folders removed.
     @discardableResult
     public func removeStaleStagingFolders(olderThan age: TimeInterval = 3600) -> [String] {
         var removed: [String] = []
@@ -91,10 +107,10 @@ public struct Library: Sendable {
                 // was left by an import that was killed, and goes at once (after a minute, so an
                 // import between creating the folder and locking it is not disturbed).
                 var abandoned = false
-                if old > 60, (try? fileSystem.fileExists(path + "/.lock")) == true,
-                   let lock = try? fileSystem.lock(path + "/.lock") {
+                if (try? fileSystem.fileExists(path + "/.lock")) == true {
+                    guard let lock = try? fileSystem.lock(path + "/.lock") else { continue }  // in use
                     fileSystem.unlock(lock)
-                    abandoned = true
+                    abandoned = old > 60
                 }
                 guard abandoned || old > age else { continue }
                 if (try? fileSystem.removeTree(path)) != nil { removed.append(path) }
@@ -131,51 +147,80 @@ public struct Library: Sendable {
     }
 
     func listDocuments(in folder: String) throws(StoreError) -> [LibraryEntry] {
+        try listedDocuments(in: folder).map { $0.entry(in: folder) }
+    }
+
+    /// Every document as `list()` gives it (the trash's with `inTrash`), in the same order, handed
+    /// to `body` one at a time. The listing keeps a small record per document (its manifest's
+    /// fields, no paths: about 100 bytes beside its title) until all are read and sorted, then
+    /// makes each entry as it hands it out: a caller that writes each out as it comes (`lnote
+    /// list --json`) holds one entry at a time instead of the whole list.
+    public func forEachDocument(inTrash: Bool = false, _ body: (LibraryEntry) -> Void) throws(StoreError) {
+        let folder = inTrash ? trashPath : root
+        if inTrash, try fileSystem.checked.info(trashPath)?.kind != .directory { return }
+        for listed in try listedDocuments(in: folder) { body(listed.entry(in: folder)) }
+    }
+
+    /// The documents of `folder`, sorted newest first (by modification time, then by id).
+    ///
+    /// Per document, one file read and one stat (`FileSystem.readEach`: the package folder opened
+    /// once, relative to the library's): the manifest, parsed by hand when it is as the store
+    /// writes it, and the needs-repair marker; document.json only when the manifest cannot be
+    /// used, and the marker's text only when there is one.
+    func listedDocuments(in folder: String) throws(StoreError) -> [ListedDocument] {
         let fs = fileSystem
         guard try fs.checked.info(folder) != nil else { return [] }
-        let names = try fs.checked.contentsOfDirectory(folder)
-        var entries: [LibraryEntry] = []
-        for name in names {
+        var ids: [UUID] = []
+        var names: [String] = []
+        for name in try fs.checked.contentsOfDirectory(folder) {
             guard let id = DocumentPackage.id(fromDirectoryName: name) else { continue }
-            let package = DocumentPackage(id: id, libraryRoot: folder)
-            if let m = PackageReader.readManifest(package, fileSystem: fs), m.id == id {
-                entries.append(LibraryEntry(id: id, title: m.title, created: m.created, modified: m.modified,
-                                            pageCount: m.pageCount, coverPageID: m.coverPageID,
-                                            coverThumbnailPath: m.coverPageID.map(package.thumbnailPath),
-                                            package: package, problem: nil))
-            } else if let doc = try? PackageReader.readDocument(package, fileSystem: fs) {
-                let m = Manifest(doc)
-                entries.append(LibraryEntry(id: id, title: m.title, created: m.created, modified: m.modified,
-                                            pageCount: m.pageCount, coverPageID: m.coverPageID,
-                                            coverThumbnailPath: m.coverPageID.map(package.thumbnailPath),
-                                            package: package, problem: "manifest missing or corrupt; shown from document.json"))
-            } else {
-                let epoch = Date(timeIntervalSince1970: 0)
-                entries.append(LibraryEntry(id: id, title: "(unreadable)", created: epoch, modified: epoch, pageCount: 0,
-                                            coverPageID: nil, coverThumbnailPath: nil, package: package,
-                                            problem: "neither manifest.json nor document.json can be read; run lnote verify"))
+            ids.append(id)
+            names.append(name)
+        }
+        var listed: [ListedDocument] = []
+        listed.reserveCapacity(ids.count)
+        var marked: [Int] = []
+        try StoreError.io { () throws(FileError) in
+            try fs.readEach(in: folder, names: names, file: "manifest.json", limit: PackageJSON.maxFileSize,
+                            probe: DocumentPackage.needsRepairName) { i, bytes, hasMarker in
+                let id = ids[i]
+                if hasMarker { marked.append(i) }
+                if case .success(let b) = bytes,
+                   let m = b.withUnsafeBytes(ManifestParser.parse)
+                    ?? (try? PackageJSON.decodeManifest(b, path: DocumentPackage(id: id, libraryRoot: folder).manifestPath)),
+                   m.id == id {
+                    listed.append(ListedDocument(id: id, manifest: m, problem: nil))
+                } else if let doc = try? PackageReader.readDocument(DocumentPackage(id: id, libraryRoot: folder), fileSystem: fs) {
+                    listed.append(ListedDocument(id: id, manifest: Manifest(doc), problem: "manifest missing or corrupt; shown from document.json"))
+                } else {
+                    let epoch = Date(timeIntervalSince1970: 0)
+                    listed.append(ListedDocument(id: id, title: "(unreadable)", created: epoch, modified: epoch, pageCount: 0, coverPageID: nil,
+                                                 problem: "neither manifest.json nor document.json can be read; run lnote verify"))
+                }
             }
         }
+        names = []
         // An engine this build lacks whose form has a file of its own at the package root (SQLite's
         // content.sqlite): one stat per document, and document.json read only when it is there.
         let missing = EngineKind.allCases.filter { !$0.isAvailable && !$0.rootFiles.isEmpty }
-        for i in entries.indices where !missing.isEmpty {  // nothing to look at when every engine is in
-            let package = entries[i].package
+        for i in listed.indices where !missing.isEmpty {  // nothing to look at when every engine is in
+            let package = DocumentPackage(id: listed[i].id, libraryRoot: folder)
             for kind in missing where kind.rootFiles.contains(where: { (try? fs.info(package.path + "/" + $0)) != nil }) {
                 guard (try? PackageReader.readDocument(package, fileSystem: fs))?.engine == kind else { continue }
-                entries[i].unavailableEngine = kind
+                listed[i].unavailableEngine = kind
                 let flag = "uses the \(kind.rawValue) engine, which this build does not include"
-                entries[i].problem = entries[i].problem.map { $0 + "; " + flag } ?? flag
+                listed[i].problem = listed[i].problem.map { $0 + "; " + flag } ?? flag
             }
         }
-        // One stat per document: the marker a session's open or a page read left on damage.
-        for i in entries.indices {
-            guard let reason = entries[i].package.needsRepairReason(fileSystem: fs) else { continue }
-            entries[i].needsRepair = true
+        // The marker a session's open or a page read left on damage (its stat was taken above).
+        for i in marked {
+            guard let reason = DocumentPackage(id: listed[i].id, libraryRoot: folder).needsRepairReason(fileSystem: fs) else { continue }
+            listed[i].needsRepair = true
             let flag = "needs repair: " + reason + " (run lnote repair)"
-            entries[i].problem = entries[i].problem.map { $0 + "; " + flag } ?? flag
+            listed[i].problem = listed[i].problem.map { $0 + "; " + flag } ?? flag
         }
-        return entries.sorted { ($0.modified, $0.id.uuidString) > ($1.modified, $1.id.uuidString) }
+        listed.sort(by: ListedDocument.newerFirst)
+        return listed
     }
 
     /// Finds a document by its id, or by a unique prefix of its id or its exact title.
@@ -378,6 +423,52 @@ public struct Library: Sendable {
     }
 }
 
+/// What a listing keeps of one document: a `LibraryEntry` without its paths, which are made when
+/// the entry is handed out (`entry(in:)`).
+struct ListedDocument {
+    var id: UUID
+    var title: String
+    var created: Date
+    var modified: Date
+    var pageCount: Int
+    var coverPageID: UUID?
+    var problem: String?
+    var needsRepair = false
+    var unavailableEngine: EngineKind?
+
+    init(id: UUID, title: String, created: Date, modified: Date, pageCount: Int, coverPageID: UUID?, problem: String?) {
+        self.id = id
+        self.title = title
+        self.created = created
+        self.modified = modified
+        self.pageCount = pageCount
+        self.coverPageID = coverPageID
+        self.problem = problem
+    }
+
+    init(id: UUID, manifest m: Manifest, problem: String?) {
+        self.init(id: id, title: m.title, created: m.created, modified: m.modified, pageCount: m.pageCount,
+                  coverPageID: m.coverPageID, problem: problem)
+    }
+
+    func entry(in folder: String) -> LibraryEntry {
+        let package = DocumentPackage(id: id, libraryRoot: folder)
+        return LibraryEntry(id: id, title: title, created: created, modified: modified, pageCount: pageCount,
+                            coverPageID: coverPageID, coverThumbnailPath: coverPageID.map(package.thumbnailPath),
+                            package: package, problem: problem, needsRepair: needsRepair, unavailableEngine: unavailableEngine)
+    }
+
+    /// Newest first: by modification time, then by id in `uuidString` order (compared as bytes,
+    /// which is the same order: upper-case hexadecimal digits sort as the nibbles they spell).
+    @inline(never)
+    static func newerFirst(_ a: ListedDocument, _ b: ListedDocument) -> Bool {
+        if a.modified != b.modified { return a.modified > b.modified }
+        return withUnsafeBytes(of: a.id.uuid) { x in
+            withUnsafeBytes(of: b.id.uuid) { y in memcmp(x.baseAddress!, y.baseAddress!, 16) > 0 }
+        }
+    }
+}
+
 extension DocumentPackage {
     /// A package at a path whose name is not `<UUID>.lnote` (a staging folder).
     init(pathUnchecked path: String, id: UUID) throws(StoreError) {
@@ -407,5 +498,18 @@ extension PackageReader {
             files.append(name)
         }
         return files.sorted()
+    }
+}
+
+/// The roots whose stale staging folders this process has cleaned: the library's open, once per
+/// root (`Library.prepare`).
+final class StagingCleanup: @unchecked Sendable {
+    static let shared = StagingCleanup()
+    private let lock = NSLock()
+    private var opened: Set<String> = []
+
+    /// True the first time a root is asked about in this process.
+    func isFirstOpen(of root: String) -> Bool {
+        lock.withLock { opened.insert(root).inserted }
     }
 }

@@ -102,8 +102,31 @@ extension UUID {
     /// and the names in an imported archive (`PackageLayout`). A name in another spelling would
     /// be rebuilt as a different path on a case-sensitive disk.
     public init?(strictString s: String) {
-        guard UUID.isCanonicalString(s), let id = UUID(uuidString: s) else { return nil }
-        self = id
+        // Parsed here, digit by digit: `UUID(uuidString:)` goes through sscanf on some platforms,
+        // a cost every listed package paid.
+        var t: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let ok = withUnsafeMutableBytes(of: &t) { u -> Bool in
+            var position = 0, digits = 0
+            for c in s.utf8 {
+                guard position < 36 else { return false }
+                defer { position += 1 }
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard c == 45 else { return false }
+                    continue
+                }
+                let v: UInt8
+                switch c {
+                case 48...57: v = c - 48
+                case 65...70: v = c - 55
+                default: return false
+                }
+                if digits & 1 == 0 { u[digits >> 1] = v << 4 } else { u[digits >> 1] |= v }
+                digits += 1
+            }
+            return position == 36
+        }
+        guard ok else { return nil }
+        self.init(uuid: t)
     }
 
     /// Whether `s` is exactly the canonical form (see `init(strictString:)`).

@@ -178,6 +178,13 @@ package enum PackageJSON {
     }
 
     static func decodeManifest(_ bytes: [UInt8], path: String) throws(StoreError) -> Manifest {
+        // The manifest as the store writes it, parsed by hand; anything else takes JSONDecoder's path.
+        if let m = bytes.withUnsafeBytes(ManifestParser.parse) { return m }
+        return try decodeManifestWithDecoder(bytes, path: path)
+    }
+
+    /// `decodeManifest` through JSONDecoder alone: the authority the hand parser agrees with.
+    static func decodeManifestWithDecoder(_ bytes: [UInt8], path: String) throws(StoreError) -> Manifest {
         let m: Manifest = try decodeCheckingIDs(bytes, path: path, format: "lulucat.manifest", supported: Manifest.currentFormatVersion)
         guard m.pageCount >= 0 else { throw .corruptFile(path: path, reason: "negative page count") }
         return m

@@ -50,18 +50,32 @@ struct ListCommand: Command {
             throw ExitCode(code: ExitStatus.failure)
         }
         let trash = args.flag("trash")
-        let entries = trash ? try lib.trashedDocuments() : try lib.list()
         if args.flag("json") {
-            printJSON(entries.map { e -> [String: Any] in
-                var o: [String: Any] = ["id": e.id.uuidString, "title": e.title, "created": iso(e.created),
-                                        "modified": iso(e.modified), "page_count": e.pageCount, "path": e.package.path]
-                if let c = e.coverPageID { o["cover_page_id"] = c.uuidString }
-                if let p = e.problem { o["problem"] = p }
-                o["needs_repair"] = e.needsRepair
-                return o
-            })
+            // Written entry by entry as the library hands them out, never as one array or one
+            // string: memory stays small in a library of any size. The text is what printJSON
+            // printed for the whole array (JSONSerialization, pretty, sorted keys), byte for byte.
+            let dates = ISO8601DateFormatter()
+            dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            var first = true
+            print("[", terminator: "")
+            try lib.forEachDocument(inTrash: trash) { e in
+                var o = PrettyJSONObject(indent: 1)
+                if let c = e.coverPageID { o.add("cover_page_id", string: c.uuidString) }
+                o.add("created", string: dates.string(from: e.created))
+                o.add("id", string: e.id.uuidString)
+                o.add("modified", string: dates.string(from: e.modified))
+                o.add("needs_repair", literal: e.needsRepair ? "true" : "false")
+                o.add("page_count", literal: String(e.pageCount))
+                o.add("path", string: e.package.path)
+                if let p = e.problem { o.add("problem", string: p) }
+                o.add("title", string: e.title)
+                print(jsonText((first ? "\n  " : ",\n  ") + o.text), terminator: "")
+                first = false
+            }
+            print(first ? "\n\n]" : "\n]")
             return
         }
+        let entries = trash ? try lib.trashedDocuments() : try lib.list()
         let place = trash ? "the trash of \(lib.root)" : lib.root
         if entries.isEmpty { print("No documents in \(place)."); return }
         print("\(entries.count) document\(entries.count == 1 ? "" : "s") in \(place)")
@@ -201,7 +215,7 @@ struct VerifyCommand: Command {
         // What a killed import or copy left in the library: never a document, removed by the next
         // import or create once an hour old (`lnote repair` of any document removes them at once).
         let staging = args.positionals.isEmpty
-            ? lib.stagingFolders().map { Finding(.warning, $0, "staging folder of an import or copy that did not finish (removed by the next import)") } : []
+            ? lib.stagingFolders().map { Finding(.warning, $0, "staging folder of an import or copy that did not finish (removed by the next lnote command that creates or imports a document)") } : []
         let errors = results.reduce(0) { $0 + $1.1.filter { $0.severity == .error }.count }
         let warnings = results.reduce(0) { $0 + $1.1.filter { $0.severity == .warning }.count } + staging.count
         if args.flag("json") {

@@ -195,21 +195,92 @@ import LulucatStoreTesting
 }
 
 @Suite struct StagingCleanupTests {
+    static func makeStaging(_ path: String, age: TimeInterval, lock: Bool = false) throws {
+        try FileManager.default.createDirectory(atPath: path + "/pages", withIntermediateDirectories: true)
+        if lock { _ = FileManager.default.createFile(atPath: path + "/.lock", contents: nil) }
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -age)], ofItemAtPath: path)
+    }
+
     @Test func staleStagingFoldersAreRemovedYoungOnesKept() throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         try library.prepare()
         let old = tmp.path + "/" + temporaryFilePrefix + UUID().uuidString + ".lnote"
         let young = tmp.path + "/" + temporaryFilePrefix + "import-" + UUID().uuidString
-        for p in [old, young] { try FileManager.default.createDirectory(atPath: p + "/pages", withIntermediateDirectories: true) }
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: old)
+        try StagingCleanupTests.makeStaging(old, age: 7200)
+        try StagingCleanupTests.makeStaging(young, age: 0)
         #expect(library.removeStaleStagingFolders() == [old])
         #expect(!FileManager.default.fileExists(atPath: old))
         #expect(FileManager.default.fileExists(atPath: young))
-        // Creating a document cleans up too.
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: young)
+    }
+
+    /// The library's open (its first `prepare` in this process: the first create, here) removes
+    /// what crashes left, in the root and the trash; a later create lists nothing and leaves a
+    /// folder that went stale meanwhile to the next open or to `cleanUpStagingFolders`.
+    @Test func staleStagingFoldersAreRemovedAtOpenOnly() async throws {
+        let tmp = TemporaryFolder()
+        let root = tmp.path + "/library"
+        let stale = root + "/" + temporaryFilePrefix + UUID().uuidString + ".lnote"
+        let killedImport = root + "/" + temporaryFilePrefix + "import-" + UUID().uuidString
+        let inTrash = root + "/.trash/" + temporaryFilePrefix + UUID().uuidString + ".lnote"
+        try StagingCleanupTests.makeStaging(stale, age: 7200)
+        try StagingCleanupTests.makeStaging(killedImport, age: 120, lock: true)
+        try StagingCleanupTests.makeStaging(inTrash, age: 7200)
+        let fs = CountingFileSystem()
+        let library = Library(root: root, fileSystem: fs)
         try library.createDocument(title: "After a crash")
-        #expect(!FileManager.default.fileExists(atPath: young))
-        #expect(try library.list().count == 1)
+        for path in [stale, killedImport, inTrash] { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
+        #expect(fs.listings.filter { $0 == root || $0 == root + "/.trash" }.sorted() == [root, root + "/.trash"])
+
+        let later = root + "/" + temporaryFilePrefix + UUID().uuidString + ".lnote"
+        try StagingCleanupTests.makeStaging(later, age: 7200)
+        fs.reset()
+        try library.createDocument(title: "Second")
+        #expect(fs.listings.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: later))
+        #expect(await library.cleanUpStagingFolders() == [later])
+        #expect(try library.list().count == 2)
+    }
+
+    /// An import holds its staging folder's lock while it runs: the folder is never removed then,
+    /// however old, at the open or by an explicit clean; once the lock is free it goes.
+    @Test func stagingFolderInUseIsNeverRemoved() throws {
+        let tmp = TemporaryFolder()
+        let root = tmp.path + "/library"
+        let running = root + "/" + temporaryFilePrefix + "import-" + UUID().uuidString
+        try StagingCleanupTests.makeStaging(running, age: 7200, lock: true)
+        let fs = PosixFileSystem()
+        let held = try fs.lock(running + "/.lock")
+        let library = Library(root: root)
+        try library.prepare()
+        #expect(FileManager.default.fileExists(atPath: running))
+        #expect(library.removeStaleStagingFolders().isEmpty)
+        #expect(library.removeStaleStagingFolders(olderThan: 0).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: running))
+        fs.unlock(held)
+        #expect(library.removeStaleStagingFolders() == [running])
+    }
+
+    /// Creating, renaming, duplicating, trashing and restoring lists neither the library nor its
+    /// trash: each costs the same in a library of any size.
+    @Test func libraryOperationsListNothing() async throws {
+        let tmp = TemporaryFolder()
+        let fs = CountingFileSystem()
+        let library = Library(root: tmp.path + "/library", fileSystem: fs)
+        try library.prepare()  // the open: its one listing
+        for i in 0..<20 { try library.createDocument(title: "Doc \(i)") }
+        fs.reset()
+        let a = try library.createDocument(title: "A")
+        try await library.rename(a.id, to: "A renamed")
+        let b = try library.duplicate(a.id)
+        try library.moveToTrash(b.id)
+        try library.restoreFromTrash(b.id)
+        try library.moveToTrash(b.id)
+        _ = try await library.newDocument(title: "Async")
+        try await library.trashDocument(a.id)
+        let roots = [library.root, library.trashPath]
+        #expect(fs.listings.allSatisfy { !roots.contains($0) }, "\(fs.listings)")
+        #expect(try library.list().count == 21)
+        #expect(fs.listings.contains(library.root))
     }
 }
