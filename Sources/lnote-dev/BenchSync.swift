@@ -220,7 +220,7 @@ enum SyncBench {
             }
             let peak = max(0, peakResidentBytes() - peakBefore)
             let mb = { (b: Int) in String(format: "%.1f", Double(b) / 1_048_576) }
-            say("nothing changed, \(n) documents, \(rounds) rounds: requests \(Set(requests).sorted().map(String.init).joined(separator: "/")), \(sent) bytes sent a round; "
+            say("nothing changed, \(n) documents, \(rounds) rounds: requests \(requests.map(String.init).joined(separator: ", ")), \(sent) bytes sent a round; "
                   + "round \(spread(times)) ms, floor (PROPFIND + Library.list) \(spread(floors)) ms, median of the pairs' ratios \(spread(ratios, 2)); "
                   + "resident MB before \(mb(before)), after each round \(resident.map(mb).joined(separator: " ")), peak growth \(mb(peak))")
             try? FileManager.default.removeItem(atPath: lib.root)
