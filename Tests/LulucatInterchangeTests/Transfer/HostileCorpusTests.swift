@@ -123,7 +123,7 @@ struct Plant: CustomStringConvertible {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let outside = root + "/outside"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: outside + "/bystander.txt", contents: Data("untouched".utf8))
+        try #require(FileManager.default.createFile(atPath: outside + "/bystander.txt", contents: Data("untouched".utf8)))
         let library = Library(root: root + "/library")
         let package = try library.createDocument(title: "Target")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: ThumbnailOptions(width: 32)))
@@ -195,7 +195,7 @@ struct Plant: CustomStringConvertible {
         ]
         let outside = root + "/outside"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: outside + "/bystander.txt", contents: Data("untouched".utf8))
+        try #require(FileManager.default.createFile(atPath: outside + "/bystander.txt", contents: Data("untouched".utf8)))
         for (what, archive, mayImport) in corpus {
             let target = Library(root: root + "/target-" + UUID().uuidString)
             let before = siblingSnapshot(outside)

@@ -14,7 +14,7 @@ import LulucatInterchangeTesting
         defer { try? FileManager.default.removeItem(atPath: base) }
         let outside = base + "/outside"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: outside + "/bystander.txt", contents: Data("untouched".utf8))
+        try #require(FileManager.default.createFile(atPath: outside + "/bystander.txt", contents: Data("untouched".utf8)))
         var kinds = Set<HostileRun.Kind>()
         var accepted = 0, refused = 0
         for i in 0..<96 {
