@@ -25,6 +25,7 @@ extension DocumentSession {
         try commitMetadata(updated)
         loaded[id] = LoadedPage(content: content, lastUse: useClock)
         evictCleanPages(keeping: id)
+        queueCoverThumbnailIfMissing()
         return id
     }
 
@@ -42,6 +43,7 @@ extension DocumentSession {
         do { try engine.removePage(page) } catch { lastSaveError = error }
         let fs = fileSystem
         try? fs.removeIfPresent(package.thumbnailPath(page))
+        queueCoverThumbnailIfMissing()
     }
 
     /// Moves a page to `index` in the page order.
@@ -56,6 +58,21 @@ extension DocumentSession {
         updated.pages.insert(entry, at: index)
         updated.modified = Date.storeNow()
         try commitMetadata(updated)
+        queueCoverThumbnailIfMissing()
+    }
+
+    /// The library grid shows the first page's thumbnail (the manifest's cover). A page gets one
+    /// when a save makes it durable, so a page added empty, or one never drawn on, that becomes
+    /// the first page would leave the cover path naming a missing file: its thumbnail is queued
+    /// here instead (one `stat` when the cover is unchanged; nothing without thumbnails).
+    func queueCoverThumbnailIfMissing() {
+        guard let thumbnails = thumbnailWriter, let cover = metadata.pages.first else { return }
+        let fs = fileSystem
+        if (try? fs.info(package.thumbnailPath(cover.id))) != nil { return }
+        // A cover with unsaved changes gets its thumbnail when they are saved.
+        guard loaded[cover.id]?.dirty != true, let page = try? load(cover.id) else { return }
+        thumbnails.enqueue(PageSavedEvent(package: package, pageID: cover.id, pageIndex: 0,
+                                          content: page.content, sequence: saveSequence))
     }
 
     /// Renames the document.

@@ -194,6 +194,46 @@ import LulucatStoreTesting
         try await session.close()
     }
 
+    /// The library grid shows the cover (the first page's thumbnail). A page gets its thumbnail
+    /// when a save makes it durable, so an empty page that becomes the first one (added in front,
+    /// moved to the front, or left first by a removal) had none and the cover path named a
+    /// missing file (issue 32). Each of the three now leaves the cover's thumbnail in place.
+    @Test func anEmptyPageThatBecomesTheCoverGetsAThumbnail() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Covers")
+        let session = try await library.open(package.id, options: noAutosave)
+        let drawn = await session.pageIDs()[0]
+        try await session.append(sampleStroke(), to: drawn)
+        try await session.save()
+        await session.waitForThumbnails()
+        #expect(FileManager.default.fileExists(atPath: package.thumbnailPath(drawn)))
+        func coverHasItsThumbnail(_ why: String) async throws {
+            await session.waitForThumbnails()
+            let cover = try #require(await session.pageIDs().first)
+            #expect(FileManager.default.fileExists(atPath: package.thumbnailPath(cover)), "\(why): the cover has no thumbnail")
+        }
+        // Added in front, empty.
+        let front = try await session.addPage(at: 0)
+        try await coverHasItsThumbnail("added in front")
+        // An empty page added at the end, then moved to the front.
+        let moved = try await session.addPage()
+        #expect(!FileManager.default.fileExists(atPath: package.thumbnailPath(moved)))
+        try await session.movePage(moved, to: 0)
+        try await coverHasItsThumbnail("moved to the front")
+        // The first pages removed: another empty page is left first.
+        let third = try await session.addPage()
+        try await session.removePage(moved)
+        try await session.removePage(front)
+        try await session.removePage(drawn)
+        #expect(await session.pageIDs() == [third])
+        try await coverHasItsThumbnail("left first by removals")
+        try await session.close()
+        let entry = try #require(try library.list().first { $0.id == package.id })
+        #expect(entry.coverPageID == third)
+        #expect(entry.coverThumbnailPath.map { FileManager.default.fileExists(atPath: $0) } == true, "the grid's cover names a missing file")
+    }
+
     @Test func uncleanShutdownIsReconciledOnOpen() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
