@@ -102,12 +102,18 @@ extension UUID {
     /// and the names in an imported archive (`PackageLayout`). A name in another spelling would
     /// be rebuilt as a different path on a case-sensitive disk.
     public init?(strictString s: String) {
-        // Parsed here, digit by digit: `UUID(uuidString:)` goes through sscanf on some platforms,
-        // a cost every listed package paid.
+        guard let id = UUID.canonical(utf8: s.utf8) else { return nil }
+        self = id
+    }
+
+    /// The id `utf8` spells in the canonical form, or nil (the rule of `init(strictString:)`),
+    /// parsed here digit by digit: `UUID(uuidString:)` goes through sscanf on some platforms, a
+    /// cost every listed package paid. The manifest parser reads ids in place with it.
+    static func canonical<C: Collection<UInt8>>(utf8: C) -> UUID? {
         var t: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let ok = withUnsafeMutableBytes(of: &t) { u -> Bool in
             var position = 0, digits = 0
-            for c in s.utf8 {
+            for c in utf8 {
                 guard position < 36 else { return false }
                 defer { position += 1 }
                 if position == 8 || position == 13 || position == 18 || position == 23 {
@@ -125,8 +131,7 @@ extension UUID {
             }
             return position == 36
         }
-        guard ok else { return nil }
-        self.init(uuid: t)
+        return ok ? UUID(uuid: t) : nil
     }
 
     /// Whether `s` is exactly the canonical form (see `init(strictString:)`).

@@ -135,32 +135,10 @@ enum ManifestParser {
         /// An id in the canonical form (36 bytes, upper-case hexadecimal 8-4-4-4-12), as a string
         /// without escapes.
         mutating func canonicalID() -> UUID? {
-            guard i + 38 <= bytes.count, bytes[i] == 0x22, bytes[i + 37] == 0x22 else { return nil }
-            var t: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            let text = bytes
-            let ok = withUnsafeMutableBytes(of: &t) { u -> Bool in
-                var k = i + 1, n = 0
-                var high: UInt8? = nil
-                for pos in 0..<36 {
-                    let c = text[k]
-                    k += 1
-                    if pos == 8 || pos == 13 || pos == 18 || pos == 23 {
-                        guard c == 0x2D else { return false }
-                        continue
-                    }
-                    let v: UInt8
-                    switch c {
-                    case 0x30...0x39: v = c - 0x30
-                    case 0x41...0x46: v = c - 0x41 + 10
-                    default: return false
-                    }
-                    if let h = high { u[n] = h << 4 | v; n += 1; high = nil } else { high = v }
-                }
-                return true
-            }
-            guard ok else { return nil }
+            guard i + 38 <= bytes.count, bytes[i] == 0x22, bytes[i + 37] == 0x22,
+                  let id = UUID.canonical(utf8: bytes[(i + 1)..<(i + 37)]) else { return nil }
             i += 38
-            return UUID(uuid: t)
+            return id
         }
 
         /// A JSON string: escapes decoded, valid UTF-8, no raw control character (as JSON requires).
