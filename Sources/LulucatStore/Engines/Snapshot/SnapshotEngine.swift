@@ -95,12 +95,7 @@ package final class SnapshotEngine: StorageEngine {
             return try writeSnapshot(id, content, reusing: strokes)
         }
         // `strokes` are the page's now, written or not: the next save extends them again.
-        do throws(StoreError) {
-            guard bytes.count <= PackageLimits.maxPageFileSize else {
-                throw StoreError.invalidArgument("page \(id) would be \(bytes.count) bytes, more than a page may hold (\(PackageLimits.maxPageFileSize)); split it into pages")
-            }
-            try fileSystem.checked.writeAtomically(bytes, to: package.pagePath(id))
-        } catch {
+        do { try writePageFile(id, bytes) } catch {
             reusing = strokes
             throw error
         }
@@ -131,11 +126,16 @@ package final class SnapshotEngine: StorageEngine {
         } catch {
             throw .invalidArgument("page \(id): \(error)")
         }
-        guard encoded.bytes.count <= PackageLimits.maxPageFileSize else {
-            throw .invalidArgument("page \(id) would be \(encoded.bytes.count) bytes, more than a page may hold (\(PackageLimits.maxPageFileSize)); split it into pages")
-        }
-        try fileSystem.checked.writeAtomically(encoded.bytes, to: package.pagePath(id))
+        try writePageFile(id, encoded.bytes)
         return encoded.strokes
+    }
+
+    /// Writes a page's file atomically and durably, refusing one larger than a page may hold.
+    func writePageFile(_ id: UUID, _ bytes: [UInt8]) throws(StoreError) {
+        guard bytes.count <= PackageLimits.maxPageFileSize else {
+            throw .invalidArgument("page \(id) would be \(bytes.count) bytes, more than a page may hold (\(PackageLimits.maxPageFileSize)); split it into pages")
+        }
+        try fileSystem.checked.writeAtomically(bytes, to: package.pagePath(id))
     }
 
     package func removePage(_ id: UUID) throws(StoreError) {
