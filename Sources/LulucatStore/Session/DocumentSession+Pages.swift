@@ -25,7 +25,7 @@ extension DocumentSession {
         try commitMetadata(updated)
         loaded[id] = LoadedPage(content: content, lastUse: useClock)
         evictCleanPages(keeping: id)
-        queueCoverThumbnailIfMissing()
+        if at == 0 { queueCoverThumbnailIfMissing() }
         return id
     }
 
@@ -43,7 +43,7 @@ extension DocumentSession {
         do { try engine.removePage(page) } catch { lastSaveError = error }
         let fs = fileSystem
         try? fs.removeIfPresent(package.thumbnailPath(page))
-        queueCoverThumbnailIfMissing()
+        if i == 0 { queueCoverThumbnailIfMissing() }
     }
 
     /// Moves a page to `index` in the page order.
@@ -58,13 +58,14 @@ extension DocumentSession {
         updated.pages.insert(entry, at: index)
         updated.modified = Date.storeNow()
         try commitMetadata(updated)
-        queueCoverThumbnailIfMissing()
+        if i == 0 || index == 0 { queueCoverThumbnailIfMissing() }
     }
 
     /// The library grid shows the first page's thumbnail (the manifest's cover). A page gets one
     /// when a save makes it durable, so a page added empty, or one never drawn on, that becomes
     /// the first page would leave the cover path naming a missing file: its thumbnail is queued
-    /// here instead (one `stat` when the cover is unchanged; nothing without thumbnails).
+    /// here instead. Called when a change may have made another page first (one `stat` when its
+    /// thumbnail is there; nothing without thumbnails).
     func queueCoverThumbnailIfMissing() {
         guard let thumbnails = thumbnailWriter, let cover = metadata.pages.first else { return }
         let fs = fileSystem
