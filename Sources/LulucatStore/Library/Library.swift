@@ -458,14 +458,12 @@ struct ListedDocument {
                             package: package, problem: problem, needsRepair: needsRepair, unavailableEngine: unavailableEngine)
     }
 
-    /// Newest first: by modification time, then by id in `uuidString` order (compared as bytes,
-    /// which is the same order: upper-case hexadecimal digits sort as the nibbles they spell).
+    /// Newest first: by modification time, then by id, the greater first in `uuidString` order
+    /// (compared as bytes, `UUID.precedesInBytes`, which is the same order).
     @inline(never)
     static func newerFirst(_ a: ListedDocument, _ b: ListedDocument) -> Bool {
         if a.modified != b.modified { return a.modified > b.modified }
-        return withUnsafeBytes(of: a.id.uuid) { x in
-            withUnsafeBytes(of: b.id.uuid) { y in memcmp(x.baseAddress!, y.baseAddress!, 16) > 0 }
-        }
+        return b.id.precedesInBytes(a.id)
     }
 }
 

@@ -105,23 +105,6 @@ package enum SyncFormatError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 }
 
-extension UUID {
-    /// Whether this id's 16 bytes sort before `other`'s, byte by byte (the canonical order of the
-    /// tables), without making arrays: the bytes as two big-endian integers. The same order as
-    /// their `uuidString`s (upper-case hex at fixed places), without formatting two strings for
-    /// every comparison (a round sorts every document's id).
-    func precedesInBytes(_ other: UUID) -> Bool {
-        let a = halves, b = other.halves
-        return a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
-    }
-
-    private var halves: (UInt64, UInt64) {
-        withUnsafeBytes(of: uuid) {
-            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        }
-    }
-}
-
 /// A stable 64-bit digest (FNV-1a) of bytes: the same on every device and run.
 func fnv1a64(_ bytes: [UInt8]) -> UInt64 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
