@@ -112,7 +112,7 @@ let package = Package(
                                    "LulucatStoreSQLite", "LulucatSQLite", "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .testTarget(name: "LulucatStoreSQLiteTests",
                     dependencies: ["LulucatStoreSQLite", "LulucatStore", "LulucatSQLite", "LulucatInk", "LulucatStoreTesting",
-                                   "LulucatStoreMaintenance", "LulucatStoreThumbnails"]),
+                                   "LulucatStoreMaintenance", "LulucatStoreThumbnails", "LulucatHandwriting"]),
         .testTarget(name: "LulucatInterchangeTests",
                     dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatRender", "LulucatHandwriting",
                                    "LulucatStoreTesting", "LulucatInterchangeTesting", "LulucatStoreSQLite",

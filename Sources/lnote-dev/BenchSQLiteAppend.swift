@@ -3,6 +3,7 @@
 
 import Foundation
 import LnoteCommandLine
+import LulucatHandwriting
 import LulucatInk
 import LulucatSQLite
 import LulucatStore
@@ -48,7 +49,7 @@ enum SQLiteAppendBench {
             var appendMs: [Double] = [], appendCPUms: [Double] = [], appendFloorMs: [Double] = [], appendRatios: [Double] = []
             var eraseMs: [Double] = [], eraseCPUms: [Double] = [], eraseFloorMs: [Double] = [], eraseRatios: [Double] = []
         }
-        var rng = SplitMix(seed: 2026)
+        var rng = SeededRandom(seed: 2026)
         var subjects: [Subject] = []
         for size in sizes {
             let dir = base + "/\(size)"
@@ -145,7 +146,7 @@ enum SQLiteAppendBench {
     }
 
     /// A stroke of `samples` samples with a little jitter.
-    static func stroke(samples: Int, _ rng: inout SplitMix) -> Stroke {
+    static func stroke(samples: Int, _ rng: inout SeededRandom) -> Stroke {
         var x = Int32(truncatingIfNeeded: rng.next() % 5_000), y = Int32(truncatingIfNeeded: rng.next() % 7_000)
         let points = (0..<samples).map { i -> Sample in
             x += 3 + Int32(truncatingIfNeeded: rng.next() % 5) - 2
@@ -153,18 +154,6 @@ enum SQLiteAppendBench {
             return Sample(x: x, y: y, radius: UInt16(10 + i % 7), pressure: UInt16(300 + (i * 7) % 500), time: UInt32(i * 4))
         }
         return Stroke(samples: points)
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1330_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     enum StrokeBytes {

@@ -4,6 +4,7 @@
 // reader and migrated by a writer.
 
 import Foundation
+import LulucatHandwriting
 import Testing
 import LulucatInk
 import LulucatSQLite
@@ -77,7 +78,7 @@ import LulucatStoreTesting
     /// down to the renumbering of a crowded gap, read back equal to the model.
     @Test(arguments: [1, 2, 3])
     func movesByPositionMatchThePageModel(seed: UInt64) throws {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let dir = SQLiteTestDirectory()
         let store = try SQLiteContentStore(packageDirectory: dir.url)
         let page = UUID()
@@ -173,18 +174,5 @@ import LulucatStoreTesting
         #expect(try store.connection.scalarInt("SELECT count(*) FROM strokes WHERE z = 65536") == 0)
         #expect(try store.connection.scalarInt("SELECT count(*) FROM strokes") == 2)
         try store.close()
-    }
-}
-
-/// A small seeded generator (SplitMix64), so every run of a test makes the same moves.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1330_11EB
-        return z ^ (z >> 31)
     }
 }
