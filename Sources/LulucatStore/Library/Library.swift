@@ -223,16 +223,35 @@ public struct Library: Sendable {
         return listed
     }
 
-    /// Finds a document by its id, or by a unique prefix of its id or its exact title.
+    /// Finds a document by what a person types: its id; else a prefix of its id or its exact
+    /// title; else its title in any case; else the start of its title in any case. The first of
+    /// these that names documents decides: one document is the answer, several are refused with
+    /// them listed (title and id), so the person can pick.
     public func resolve(_ reference: String) throws(StoreError) -> UUID {
         if let id = UUID(strictString: reference) { return id }
+        guard !reference.isEmpty else { throw .documentNotFound(reference) }
         let all = try list()
-        let matches = all.filter { $0.title == reference || $0.id.uuidString.lowercased().hasPrefix(reference.lowercased()) }
-        guard matches.count == 1 else {
-            if matches.isEmpty { throw .documentNotFound(reference) }
-            throw .invalidArgument("'\(reference)' matches \(matches.count) documents; give more of the id")
+        let lowered = reference.lowercased()
+        let folded = Library.foldedTitle(reference)
+        let tiers: [(LibraryEntry) -> Bool] = [
+            { $0.title == reference || $0.id.uuidString.lowercased().hasPrefix(lowered) },
+            { Library.foldedTitle($0.title) == folded },
+            { Library.foldedTitle($0.title).hasPrefix(folded) },
+        ]
+        for matches in tiers.lazy.map({ all.filter($0) }) where !matches.isEmpty {
+            guard matches.count == 1 else {
+                let shown = matches.prefix(10).map { "'\($0.title)' (\($0.id.uuidString.prefix(8)))" }.joined(separator: ", ")
+                let more = matches.count > 10 ? " and \(matches.count - 10) more" : ""
+                throw .invalidArgument("'\(reference)' matches \(matches.count) documents: \(shown)\(more); give more of the title or the id")
+            }
+            return matches[0].id
         }
-        return matches[0].id
+        throw .documentNotFound(reference)
+    }
+
+    /// A title as lookup compares it: in one case (and one width), so "meeting" finds "Meeting".
+    static func foldedTitle(_ title: String) -> String {
+        title.folding(options: [.caseInsensitive, .widthInsensitive], locale: nil)
     }
 
     // MARK: Creating and opening
