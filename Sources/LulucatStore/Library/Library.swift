@@ -280,6 +280,38 @@ public struct Library: Sendable {
         return package(id)
     }
 
+    /// Creates a document holding `pages` (strokes; no images, whose files a page cannot carry),
+    /// with their thumbnails when this build draws them. Like `createDocument(title:)`, it appears
+    /// in the library whole or not at all: an import interrupted halfway leaves no half-made
+    /// document, only a staging folder that the next open of the library removes.
+    /// - Throws: `StoreError.invalidArgument` for a page holding an image, or a title too long.
+    @discardableResult
+    public func createDocument(title: String, pages contents: [PageContent], engine: EngineKind = .snapshot,
+                               codec: SampleCodecID = .compact) throws(StoreError) -> DocumentPackage {
+        guard title.utf8.count <= PackageJSON.maxTitleLength else {
+            throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
+        }
+        guard contents.allSatisfy({ $0.assetIDs.isEmpty }) else {
+            throw .invalidArgument("a document created from pages holds no images; insert them in a session, which stores their files")
+        }
+        try prepare()
+        let id = UUID()
+        let now = Date.storeNow()
+        var doc = DocumentMetadata(id: id, title: title, created: now, modified: now, engine: engine, codec: codec)
+        let pages = contents.map { (UUID(), $0) }
+        doc.pages = pages.map { PageEntry(id: $0.0, canvas: $0.1.canvasSize, created: now, modified: now, elementCount: $0.1.elements.count) }
+        let fs = fileSystem
+        try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
+            try engine.createPages(pages, in: package, codec: codec, fileSystem: fs)
+            guard ThumbnailWriter.isAvailable else { return }
+            for (page, content) in pages where !content.elements.isEmpty {
+                // A thumbnail that cannot be drawn is drawn again when the page is next saved.
+                _ = try? ThumbnailWriter.write(content, page: page, in: package, fileSystem: fs)
+            }
+        }
+        return package(id)
+    }
+
     /// Builds a package in a temporary folder with `fill`, writes its JSON files, then renames it
     /// into the library and syncs the root.
     func buildPackage(id: UUID, document: DocumentMetadata, in folder: String? = nil,
