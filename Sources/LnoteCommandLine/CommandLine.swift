@@ -10,8 +10,75 @@ package protocol Command: Sendable {
     static var abstract: String { get }
     static var usage: String { get }
     /// Parses the arguments after the command name; throws `UsageError` for bad usage.
+    /// The options the command takes, for its help, its parser and shell completion.
+    static var options: [OptionSpec] { get }
+    /// Command lines that show the command at work, for its help.
+    static var examples: [String] { get }
+    /// The words a command takes first to say what to do (`page add`), for shell completion.
+    static var actions: [String] { get }
     init(arguments: [String]) throws
     func run() async throws
+}
+
+extension Command {
+    /// No options listed (the command parses its own, as lnote-dev's benches do).
+    package static var options: [OptionSpec] { [] }
+    /// No examples.
+    package static var examples: [String] { [] }
+    /// No action words.
+    package static var actions: [String] { [] }
+}
+
+/// One option of a command, as its help lists it and its parser accepts it: `--name VALUE`
+/// (a valued option, also `--name=VALUE`), or `--name` alone (a flag).
+package struct OptionSpec: Sendable, Equatable {
+    /// The long name, without `--`.
+    package var name: String
+    /// A one-letter name used as `-x VALUE` (valued options only).
+    package var short: String?
+    /// The value's placeholder in help (`DIR`, `N`); nil for a flag.
+    package var value: String?
+    /// What the option does, in one sentence.
+    package var help: String
+    /// What happens without the option, when that is worth saying.
+    package var defaultValue: String?
+
+    /// An option that takes a value.
+    package static func valued(_ name: String, _ value: String, short: String? = nil, default defaultValue: String? = nil,
+                               _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, value: value, help: help, defaultValue: defaultValue)
+    }
+
+    /// An option that takes no value.
+    package static func flag(_ name: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: nil, value: nil, help: help, defaultValue: nil)
+    }
+
+    /// How help names the option: `-o, --output FILE`, `--json`.
+    package var synopsis: String {
+        (short.map { "-\($0), " } ?? "") + "--" + name + (value.map { " " + $0 } ?? "")
+    }
+}
+
+/// A command's whole help: its usage, what it does, its options with their defaults, examples.
+package func helpText(_ type: any Command.Type) -> String {
+    var text = "\(type.usage)\n\n\(type.abstract)"
+    let options = type.options
+    do {
+        let rows = options.map { ($0.synopsis, $0.help + ($0.defaultValue.map { " (default: \($0))" } ?? "")) }
+            + [("-h, --help", "Show this help.")]
+        let width = min(26, (rows.map { $0.0.count }.max() ?? 0) + 2)
+        text += "\n\nOptions:"
+        for (synopsis, help) in rows {
+            text += synopsis.count + 2 > width
+                ? "\n  " + synopsis + "\n  " + String(repeating: " ", count: width) + help
+                : "\n  " + synopsis.padding(toLength: width, withPad: " ", startingAt: 0) + help
+        }
+    }
+    if !type.examples.isEmpty {
+        text += "\n\nExamples:" + type.examples.map { "\n  " + $0 }.joined()
+    }
+    return text
 }
 
 /// Bad command-line usage: exits 64 with the command's usage on stderr.
@@ -82,6 +149,16 @@ package struct Arguments {
             }
             i += 1
         }
+    }
+
+    /// Parses `args` against a command's option table (`Command.options`).
+    package init(_ args: [String], options table: [OptionSpec]) throws {
+        var valued = Set<String>(), flags = Set<String>()
+        for o in table {
+            if o.value == nil { flags.insert(o.name) } else { valued.insert(o.name) }
+            if let short = o.short { valued.insert(short) }
+        }
+        try self.init(args, valued: valued, flags: flags)
     }
 
     package func value(_ name: String) -> String? { options[name]?.last }
@@ -197,7 +274,7 @@ package struct Tool: Sendable {
     package func help(_ topic: String?) throws {
         if let topic {
             guard let c = (commands + hidden).first(where: { $0.name == topic }) else { throw UsageError("no command named '\(topic)'") }
-            print("\(c.usage)\n\n\(c.abstract)")
+            print(helpText(c))
             return
         }
         print("\(banner)\n")
@@ -241,8 +318,10 @@ package struct Tool: Sendable {
 /// that may come from files (titles, paths) into what is safe to print.
 package func execute(_ type: any Command.Type, _ args: [String], tool: String,
                      shown: (String) -> String = { $0 }) async -> Int32 {
-    if args.contains("--help") || args.contains("-h") {
-        print("\(type.usage)\n\n\(type.abstract)")
+    // Help before the command's own `--` only: after it, "--help" is a positional like any other.
+    let optionPart = args.firstIndex(of: "--").map { args[..<$0] } ?? args[...]
+    if optionPart.contains("--help") || optionPart.contains("-h") {
+        print(helpText(type))
         return ExitStatus.ok
     }
     do {

@@ -80,6 +80,16 @@ extension CrashFlow {
                                                             pages: doc.pages.map { ($0.id, PageContent(canvasSize: $0.canvasSize)) })
             }
         }
+        // A document made whole from pages of ink (an InkML import): all of it or nothing.
+        let contents = [SampleContent.page(seed: 21, strokes: 3), PageContent(canvasSize: .a4), SampleContent.page(seed: 22, strokes: 2)]
+        var imported: DocumentPackage?
+        try await steps.step("create \"Imported ink\" from pages") {
+            imported = try library.createDocument(title: "Imported ink", pages: contents)
+        } expect: { e in
+            let doc = try steps.peekDocument(imported!)
+            e.documents[imported!.id] = ExpectedDocument(id: imported!.id, title: "Imported ink",
+                                                         pages: Array(zip(doc.pages.map(\.id), contents)))
+        }
     })
 
     public static let savePages = CrashFlow(name: "save pages", setUp: oneDocument(title: "Journal", pages: [(3, 0), (0, 0)], seed: 1), run: { library, steps in

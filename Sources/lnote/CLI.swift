@@ -30,6 +30,7 @@ let commands: [any Command.Type] = [
     EmptyTrashCommand.self,
     RemoteCommand.self,
     SyncCommand.self,
+    CompletionCommand.self,
 ]
 
 /// Other names a command answers to.
@@ -38,3 +39,11 @@ let commandAliases: [String: String] = ["trash": "delete"]
 /// Options every command takes, accepted before the command name too (`lnote --json list`).
 let globalValuedOptions: Set<String> = ["library"]
 let globalFlags: Set<String> = ["json"]
+
+extension OptionSpec {
+    /// `--library DIR`, which every command takes.
+    static let library = OptionSpec.valued("library", "DIR", default: "$LNOTE_LIBRARY, else \(defaultLibraryDescription)",
+                                           "The library to work on.")
+    /// `--json`, which every command takes.
+    static let json = OptionSpec.flag("json", "Print the result as JSON on standard output.")
+}

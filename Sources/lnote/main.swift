@@ -10,10 +10,11 @@ import LulucatStoreThumbnails
 struct HelpCommand: Command {
     static let name = "help"
     static let abstract = "Show the commands, or one command's usage."
+    static let options: [OptionSpec] = [.library, .json]
     static let usage = "lnote help [COMMAND]"
     var topic: String?
     init(arguments: [String]) throws {
-        let arguments = try Arguments(arguments, valued: ["library"], flags: ["json"]).positionals
+        let arguments = try Arguments(arguments, options: Self.options).positionals
         guard arguments.count <= 1 else { throw UsageError("help takes at most one command name") }
         topic = arguments.first
     }
@@ -21,7 +22,7 @@ struct HelpCommand: Command {
         if let topic {
             let name = commandAliases[topic] ?? topic
             guard let c = commands.first(where: { $0.name == name }) else { throw UsageError("no command named '\(topic)'") }
-            print("\(c.usage)\n\n\(c.abstract)")
+            print(helpText(c))
             return
         }
         print("lnote: the command-line tool of LulucatStore, the storage engine of Lulucat Notes.\n")
@@ -90,7 +91,8 @@ func runMain() async -> Int32 {
         printError("lnote: unknown command '\(terminalSafe(name))'. Run 'lnote help' for the list.")
         return ExitStatus.usage
     }
-    args += globals
+    // Before the command's own arguments, so that a `--` among them still ends every option.
+    args = globals + args
     // Errors name files and titles from the library: escaped like every file-derived text.
     return await execute(type, args, tool: "lnote", shown: terminalSafe)
 }

@@ -24,4 +24,17 @@ public struct QuantizedRect: Hashable, Sendable {
         func c(_ v: Int64) -> Int32 { Int32(clamping: v) }
         self.init(x: c(x), y: c(y), width: c(width), height: c(height))
     }
+
+    /// The smallest rectangle that holds both (clamped to what the model holds).
+    public func union(_ other: QuantizedRect) -> QuantizedRect {
+        let minX = min(Int64(x), Int64(other.x)), minY = min(Int64(y), Int64(other.y))
+        let maxX = max(Int64(x) + Int64(width), Int64(other.x) + Int64(other.width))
+        let maxY = max(Int64(y) + Int64(height), Int64(other.y) + Int64(other.height))
+        return QuantizedRect(clampingX: minX, y: minY, width: maxX - minX, height: maxY - minY)
+    }
+
+    /// Whether it lies on a page of `size` (from its top left corner at 0, 0), edges included.
+    public func lies(within size: QuantizedSize) -> Bool {
+        x >= 0 && y >= 0 && Int64(x) + Int64(width) <= Int64(size.width) && Int64(y) + Int64(height) <= Int64(size.height)
+    }
 }

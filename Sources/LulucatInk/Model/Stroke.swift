@@ -57,6 +57,17 @@ public struct Stroke: Hashable, Sendable, Identifiable {
         optionalChannelValues.allSatisfy { $0.count == samples.count }
     }
 
+    /// The bounding box of the samples' centres (where the pen went), in 0.1 pt; nil when empty.
+    public var centreBounds: QuantizedRect? {
+        guard let first = samples.first else { return nil }
+        var minX = first.x, maxX = minX, minY = first.y, maxY = minY
+        for s in samples {
+            minX = min(minX, s.x); maxX = max(maxX, s.x)
+            minY = min(minY, s.y); maxY = max(maxY, s.y)
+        }
+        return QuantizedRect(clampingX: Int64(minX), y: Int64(minY), width: Int64(maxX) - Int64(minX), height: Int64(maxY) - Int64(minY))
+    }
+
     /// The bounding box of the samples' centres widened by their radii, in 0.1 pt; nil when empty.
     public var bounds: QuantizedRect? {
         guard let first = samples.first else { return nil }

@@ -428,7 +428,9 @@ public enum PageFile {
         let header = try walk(bytes, recording: &parts, reserve: { _ in }) { element in
             summary.elementCount += 1
             switch element {
-            case .stroke(let s): summary.sampleCount += s.samples.count
+            case .stroke(let s):
+                summary.sampleCount += s.samples.count
+                if let b = s.centreBounds { summary.inkBounds = summary.inkBounds?.union(b) ?? b }
             case .image(let i): summary.assetIDs.insert(i.assetID)
             case .unknown: break
             }
@@ -575,18 +577,24 @@ public struct PageSummary: Hashable, Sendable {
     public var sampleCount: Int
     /// Asset ids the page's images show.
     public var assetIDs: Set<UUID>
+    /// Where the pen went on the page: the box of every stroke's sample centres (nil without
+    /// strokes). Verify warns when it leaves the page.
+    public var inkBounds: QuantizedRect?
 
-    public init(canvasSize: QuantizedSize, elementCount: Int, sampleCount: Int, assetIDs: Set<UUID>) {
+    public init(canvasSize: QuantizedSize, elementCount: Int, sampleCount: Int, assetIDs: Set<UUID>,
+                inkBounds: QuantizedRect? = nil) {
         self.canvasSize = canvasSize
         self.elementCount = elementCount
         self.sampleCount = sampleCount
         self.assetIDs = assetIDs
+        self.inkBounds = inkBounds
     }
 
     /// The summary of decoded content.
     public init(_ content: PageContent) {
         self.init(canvasSize: content.canvasSize, elementCount: content.elements.count,
-                  sampleCount: content.sampleCount, assetIDs: content.assetIDs)
+                  sampleCount: content.sampleCount, assetIDs: content.assetIDs,
+                  inkBounds: content.strokes.lazy.compactMap(\.centreBounds).reduce(nil) { $0?.union($1) ?? $1 })
     }
 }
 

@@ -155,12 +155,18 @@ struct InkMLInterpreter {
         let starts = pageStarts.isEmpty ? [0] : pageStarts
         for (n, start) in starts.enumerated() {
             let end = n + 1 < starts.count ? starts[n + 1] : strokes.count
-            let slice = Array(strokes[start..<end])
-            var size = (n < pageCanvases.count ? pageCanvases[n] : nil) ?? QuantizedSize.letter
+            var slice = Array(strokes[start..<end])
+            let declared = n < pageCanvases.count ? pageCanvases[n] : nil
+            var size = declared ?? QuantizedSize.letter
+            if declared == nil { placeOnPage(&slice, page: n + 1, of: starts.count) }
+            // A page too small for its ink grows: to the ink when the file declared it, with a
+            // margin when we chose it.
+            let margin: Int64 = declared == nil ? Self.pageMargin : 0
             for s in slice {
                 guard let b = s.bounds else { continue }
-                size.width = max(size.width, Int32(clamping: Int64(b.x) + Int64(b.width)))
-                size.height = max(size.height, Int32(clamping: Int64(b.y) + Int64(b.height)))
+                let right = Int64(b.x) + Int64(b.width), bottom = Int64(b.y) + Int64(b.height)
+                if right > Int64(size.width) { size.width = Int32(clamping: right + margin) }
+                if bottom > Int64(size.height) { size.height = Int32(clamping: bottom + margin) }
             }
             pages.append(PageContent(canvasSize: size, elements: slice.map { .stroke($0) }))
         }
@@ -169,6 +175,37 @@ struct InkMLInterpreter {
             return s.ms
         }
         return InkMLDocument(pages: pages, warnings: warnings, strokeStartTimes: startTimes)
+    }
+
+    /// The margin kept around ink on a page the file did not declare: 36 pt, in 0.1 pt.
+    static let pageMargin: Int64 = 360
+
+    /// Puts the ink of a page the file did not declare on the page: ink left of or above the
+    /// origin (a producer whose origin is the page's centre, as reMarkable's, or a canvas moved
+    /// by its owner) is moved right and down, all of it by one offset, so that its left and top
+    /// edges lie `pageMargin` inside the page; the shapes and their places relative to each other
+    /// do not change. Said in a warning.
+    private mutating func placeOnPage(_ slice: inout [Stroke], page: Int, of pages: Int) {
+        // Where the pen went decides (a stroke on the edge, its width past it, stays); the
+        // offset then brings the ink's edge, widths included, to the margin.
+        guard let pen = slice.lazy.compactMap(\.centreBounds).reduce(nil, { $0?.union($1) ?? $1 }),
+              let ink = slice.lazy.compactMap(\.bounds).reduce(nil, { $0?.union($1) ?? $1 }) else { return }
+        let dx = pen.x < 0 ? Self.pageMargin - Int64(ink.x) : 0
+        let dy = pen.y < 0 ? Self.pageMargin - Int64(ink.y) : 0
+        guard dx != 0 || dy != 0 else { return }
+        // Every moved sample stays in the model's range; ink too large for that is left where
+        // it is (verify says it lies outside the page).
+        guard Int64(ink.x) + Int64(ink.width) + dx <= Int64(Int32.max), Int64(ink.y) + Int64(ink.height) + dy <= Int64(Int32.max) else {
+            return
+        }
+        for i in slice.indices {
+            for j in slice[i].samples.indices {
+                slice[i].samples[j].x = Int32(Int64(slice[i].samples[j].x) + dx)
+                slice[i].samples[j].y = Int32(Int64(slice[i].samples[j].y) + dy)
+            }
+        }
+        let which = pages > 1 ? "page \(page): " : ""
+        warn("offpage-\(page)", "\(which)the ink lay left of or above the page (the file's origin is elsewhere); it was moved \(InkMLNumber.format(Double(dx) / 10)) pt right and \(InkMLNumber.format(Double(dy) / 10)) pt down, all of it together")
     }
 
     /// Fits the strokes whose X and Y have no units to the page, all by one scale and offset

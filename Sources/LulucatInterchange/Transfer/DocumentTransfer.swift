@@ -94,20 +94,21 @@ public enum DocumentTransfer {
     /// Imports an InkML file as a new document, or as a new last page of `document`.
     public static func importInkML(_ data: Data, into library: Library, title: String, document: UUID? = nil) async throws -> InkMLImport {
         let ink = try InkMLReader.read(data)
-        let package: DocumentPackage
-        let session: DocumentSession
+        guard let document else {
+            // A new document is built whole in staging and renamed into the library: an import
+            // interrupted at any point leaves no half-made document (docs/inkml.md).
+            let package = try library.createDocument(title: title, pages: ink.pages)
+            let page = try DocumentMetadata.read(package).pages[0].id
+            let size = (try? library.fileSystem.info(package.pagePath(page)))??.size ?? 0
+            return InkMLImport(package: package, pageID: page, strokes: ink.strokes.count, samples: ink.sampleCount,
+                               pageBytes: size, warnings: ink.warnings)
+        }
+        let package = library.package(document)
+        let session = try await library.open(document, options: SessionOptions(autosaveDelay: nil))
         let page: UUID
-        if let document {
-            package = library.package(document)
-            session = try await library.open(document, options: SessionOptions(autosaveDelay: nil))
-            do { page = try await session.addPage(canvas: ink.page.canvasSize) } catch {
-                await session.abandon()
-                throw error
-            }
-        } else {
-            package = try library.createDocument(title: title, firstPage: ink.page.canvasSize)
-            session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
-            page = await session.pageIDs()[0]
+        do { page = try await session.addPage(canvas: ink.page.canvasSize) } catch {
+            await session.abandon()
+            throw error
         }
         do {
             if !ink.page.elements.isEmpty { try await session.append(ink.page.elements, to: page) }

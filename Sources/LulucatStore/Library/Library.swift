@@ -223,16 +223,35 @@ public struct Library: Sendable {
         return listed
     }
 
-    /// Finds a document by its id, or by a unique prefix of its id or its exact title.
+    /// Finds a document by what a person types: its id; else a prefix of its id or its exact
+    /// title; else its title in any case; else the start of its title in any case. The first of
+    /// these that names documents decides: one document is the answer, several are refused with
+    /// them listed (title and id), so the person can pick.
     public func resolve(_ reference: String) throws(StoreError) -> UUID {
         if let id = UUID(strictString: reference) { return id }
+        guard !reference.isEmpty else { throw .documentNotFound(reference) }
         let all = try list()
-        let matches = all.filter { $0.title == reference || $0.id.uuidString.lowercased().hasPrefix(reference.lowercased()) }
-        guard matches.count == 1 else {
-            if matches.isEmpty { throw .documentNotFound(reference) }
-            throw .invalidArgument("'\(reference)' matches \(matches.count) documents; give more of the id")
+        let lowered = reference.lowercased()
+        let folded = Library.foldedTitle(reference)
+        let tiers: [(LibraryEntry) -> Bool] = [
+            { $0.title == reference || $0.id.uuidString.lowercased().hasPrefix(lowered) },
+            { Library.foldedTitle($0.title) == folded },
+            { Library.foldedTitle($0.title).hasPrefix(folded) },
+        ]
+        for matches in tiers.lazy.map({ all.filter($0) }) where !matches.isEmpty {
+            guard matches.count == 1 else {
+                let shown = matches.prefix(10).map { "'\($0.title)' (\($0.id.uuidString.prefix(8)))" }.joined(separator: ", ")
+                let more = matches.count > 10 ? " and \(matches.count - 10) more" : ""
+                throw .invalidArgument("'\(reference)' matches \(matches.count) documents: \(shown)\(more); give more of the title or the id")
+            }
+            return matches[0].id
         }
-        return matches[0].id
+        throw .documentNotFound(reference)
+    }
+
+    /// A title as lookup compares it: in one case (and one width), so "meeting" finds "Meeting".
+    static func foldedTitle(_ title: String) -> String {
+        title.folding(options: [.caseInsensitive, .widthInsensitive], locale: nil)
     }
 
     // MARK: Creating and opening
@@ -257,6 +276,38 @@ public struct Library: Sendable {
         }
         try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
             try engine.createPages(pages, in: package, codec: codec, fileSystem: fileSystem)
+        }
+        return package(id)
+    }
+
+    /// Creates a document holding `pages` (strokes; no images, whose files a page cannot carry),
+    /// with their thumbnails when this build draws them. Like `createDocument(title:)`, it appears
+    /// in the library whole or not at all: an import interrupted halfway leaves no half-made
+    /// document, only a staging folder that the next open of the library removes.
+    /// - Throws: `StoreError.invalidArgument` for a page holding an image, or a title too long.
+    @discardableResult
+    public func createDocument(title: String, pages contents: [PageContent], engine: EngineKind = .snapshot,
+                               codec: SampleCodecID = .compact) throws(StoreError) -> DocumentPackage {
+        guard title.utf8.count <= PackageJSON.maxTitleLength else {
+            throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
+        }
+        guard contents.allSatisfy({ $0.assetIDs.isEmpty }) else {
+            throw .invalidArgument("a document created from pages holds no images; insert them in a session, which stores their files")
+        }
+        try prepare()
+        let id = UUID()
+        let now = Date.storeNow()
+        var doc = DocumentMetadata(id: id, title: title, created: now, modified: now, engine: engine, codec: codec)
+        let pages = contents.map { (UUID(), $0) }
+        doc.pages = pages.map { PageEntry(id: $0.0, canvas: $0.1.canvasSize, created: now, modified: now, elementCount: $0.1.elements.count) }
+        let fs = fileSystem
+        try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
+            try engine.createPages(pages, in: package, codec: codec, fileSystem: fs)
+            guard ThumbnailWriter.isAvailable else { return }
+            for (page, content) in pages where !content.elements.isEmpty {
+                // A thumbnail that cannot be drawn is drawn again when the page is next saved.
+                _ = try? ThumbnailWriter.write(content, page: page, in: package, fileSystem: fs)
+            }
         }
         return package(id)
     }

@@ -32,6 +32,29 @@ public struct SyncConfiguration: Sendable, Equatable {
         store.forgetPlainRemote()
     }
 
+    /// Forgets the library's remote: which remote it is, the heads seen there, the blobs seen
+    /// unreferenced there and, for an encrypted remote, the library key kept here (the passphrase
+    /// brings it back). Nothing on the remote and nothing in the documents changes. What each
+    /// document last agreed with the remote (its base, with its logical clock) is kept, so that
+    /// adding the same remote again resumes where it stopped and no edit ever reuses a stamp.
+    /// Waits for a round in progress, as a round does, and does nothing if none was set.
+    /// - Returns: the remote that was forgotten, or nil when the library had none.
+    /// - Throws: `SyncError.anotherRoundRunning`, `.localState`.
+    @discardableResult
+    public static func remove(from library: Library) async throws(SyncError) -> SyncConfiguration? {
+        let store = SyncStateStore(library: library)
+        guard let configuration = read(library) else { return nil }
+        let lock = try await store.lockRounds(waiting: SyncOptions().waitForOtherRound)
+        defer { store.unlockRounds(lock) }
+        // The remote first: once it is gone no round starts, whatever else a crash leaves.
+        for name in ["remote.json", "seen.json", LibrarySync.garbageFile] {
+            try SyncError.state { () throws(FileError) in try store.fs.removeIfPresent(store.folder + "/" + name) }
+        }
+        store.forgetPlainRemote()
+        RemoteEncryption.forget(library)
+        return configuration
+    }
+
     enum Kind { case folder(String), webdav(URL) }
 
     func kind() throws(SyncError) -> Kind {

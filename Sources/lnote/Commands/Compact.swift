@@ -6,10 +6,12 @@ import LulucatStore
 struct CompactCommand: Command {
     static let name = "compact"
     static let abstract = "Merge every page's journal into its snapshot (journal documents)."
+    static let options: [OptionSpec] = [.library, .json]
+    static let examples = ["lnote compact \"Lecture notes\""]
     static let usage = "lnote compact DOC [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("compact takes one document") }
     }
     func run() async throws {

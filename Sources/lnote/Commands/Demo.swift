@@ -10,10 +10,12 @@ import LulucatHandwriting
 struct DemoCommand: Command {
     static let name = "demo"
     static let abstract = "Build a sample library from generated handwriting and list it (again: adds only what is missing)."
+    static let options: [OptionSpec] = [.valued("seed", "N", default: "7", "The seed of the generated handwriting: the same seed writes the same ink."), .library, .json]
+    static let examples = ["lnote demo", "lnote demo --seed 42 --library /tmp/notes"]
     static let usage = "lnote demo [--seed N] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "seed"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.isEmpty else { throw UsageError("demo takes no arguments") }
         _ = try args.int("seed", in: 0...Int.max)
     }

@@ -7,10 +7,12 @@ import LulucatStore
 struct RenameCommand: Command {
     static let name = "rename"
     static let abstract = "Give a document a new title."
+    static let options: [OptionSpec] = [.library, .json]
+    static let examples = ["lnote rename \"Meeting\" \"Meeting, 7 December\""]
     static let usage = "lnote rename DOC TITLE [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 2 else { throw UsageError("rename takes a document and its new title") }
         try checkTitle(args.positionals[1])
     }
@@ -28,10 +30,12 @@ struct RenameCommand: Command {
 struct DuplicateCommand: Command {
     static let name = "duplicate"
     static let abstract = "Copy a document, every page and asset, under a new id (title 'TITLE copy' unless --title)."
+    static let options: [OptionSpec] = [.valued("title", "TITLE", default: "the title with \" copy\" added", "The copy's title."), .library, .json]
+    static let examples = ["lnote duplicate \"Lecture notes\" --title \"Lecture notes (draft)\""]
     static let usage = "lnote duplicate DOC [--title TITLE] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "title"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("duplicate takes one document") }
         if let t = args.value("title") { try checkTitle(t) }
     }
@@ -48,10 +52,12 @@ struct DuplicateCommand: Command {
 struct DeleteCommand: Command {
     static let name = "delete"
     static let abstract = "Move a document to the trash (lnote restore brings it back until empty-trash)."
+    static let options: [OptionSpec] = [.library, .json]
+    static let examples = ["lnote delete \"Old sketch\"", "lnote delete 1A2B3C4D"]
     static let usage = "lnote delete DOC [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("delete takes one document") }
     }
     func run() async throws {
@@ -67,10 +73,12 @@ struct DeleteCommand: Command {
 struct RestoreCommand: Command {
     static let name = "restore"
     static let abstract = "Bring a document back from the trash (DOC: id, id prefix or title, as list --trash shows)."
+    static let options: [OptionSpec] = [.library, .json]
+    static let examples = ["lnote restore \"Old sketch\"", "lnote list --trash"]
     static let usage = "lnote restore DOC [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("restore takes one document") }
     }
     func run() async throws {
@@ -105,10 +113,12 @@ struct RestoreCommand: Command {
 struct EmptyTrashCommand: Command {
     static let name = "empty-trash"
     static let abstract = "Delete the documents in the trash for good (say --yes)."
+    static let options: [OptionSpec] = [.flag("yes", "Confirm: the trash is emptied for good."), .library, .json]
+    static let examples = ["lnote empty-trash --yes"]
     static let usage = "lnote empty-trash --yes [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json", "yes"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.isEmpty else { throw UsageError("empty-trash takes no arguments") }
     }
     func run() async throws {

@@ -36,11 +36,19 @@ func iso(_ date: Date) -> String {
 struct ListCommand: Command {
     static let name = "list"
     static let abstract = "List the documents of the library (reads one manifest each), or of its trash."
-    static let usage = "lnote list [--trash] [--library DIR] [--json]"
+    static let options: [OptionSpec] = [
+        .flag("trash", "List the trash instead of the library."),
+        .valued("sort", "modified|created|title|pages", default: "modified",
+                "The order: newest change first, newest first, by title, most pages first."),
+        .library, .json,
+    ]
+    static let examples = ["lnote list", "lnote list --sort title", "lnote list --trash --json"]
+    static let usage = "lnote list [--trash] [--sort modified|created|title|pages] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json", "trash"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.isEmpty else { throw UsageError("list takes no arguments") }
+        _ = try ListCommand.order(args.value("sort"))
     }
     func run() async throws {
         let lib = library(args)
@@ -50,15 +58,16 @@ struct ListCommand: Command {
             throw ExitCode(code: ExitStatus.failure)
         }
         let trash = args.flag("trash")
+        let order = try ListCommand.order(args.value("sort"))
         if args.flag("json") {
             // Written entry by entry as the library hands them out, never as one array or one
             // string: memory stays small in a library of any size. The text is what printJSON
             // printed for the whole array (JSONSerialization, pretty, sorted keys), byte for byte.
+            // Another order than the library's needs the entries first (then sorted, then written).
             let dates = ISO8601DateFormatter()
             dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             var first = true
-            print("[", terminator: "")
-            try lib.forEachDocument(inTrash: trash) { e in
+            func write(_ e: LibraryEntry) {
                 var o = PrettyJSONObject(indent: 1)
                 if let c = e.coverPageID { o.add("cover_page_id", string: c.uuidString) }
                 o.add("created", string: dates.string(from: e.created))
@@ -72,30 +81,68 @@ struct ListCommand: Command {
                 print(jsonText((first ? "\n  " : ",\n  ") + o.text), terminator: "")
                 first = false
             }
+            print("[", terminator: "")
+            if let order {
+                (trash ? try lib.trashedDocuments() : try lib.list()).sorted(by: order).forEach(write)
+            } else {
+                try lib.forEachDocument(inTrash: trash, write)
+            }
             print(first ? "\n\n]" : "\n]")
             return
         }
-        let entries = trash ? try lib.trashedDocuments() : try lib.list()
+        var entries = trash ? try lib.trashedDocuments() : try lib.list()
+        if let order { entries.sort(by: order) }
         let place = trash ? "the trash of \(lib.root)" : lib.root
         if entries.isEmpty { print("No documents in \(place)."); return }
         print("\(entries.count) document\(entries.count == 1 ? "" : "s") in \(place)")
+        let time = LocalTime()
         for e in entries {
             let pages = "\(e.pageCount) page\(e.pageCount == 1 ? "" : "s")"
             // A title longer than its column ends in an ellipsis (the full one is in --json).
             let full = terminalSafe(e.title)
             let title = full.count > 28 ? String(full.prefix(27)) + "…" : full
-            print("  \(e.id.uuidString.prefix(8))  \(title.padding(toLength: 28, withPad: " ", startingAt: 0))  \(pages.padding(toLength: 10, withPad: " ", startingAt: 0))  \(iso(e.modified))\(e.problem.map { "  (\(terminalSafe($0)))" } ?? "")")
+            print("  \(e.id.uuidString.prefix(8))  \(title.padding(toLength: 28, withPad: " ", startingAt: 0))  \(pages.padding(toLength: 10, withPad: " ", startingAt: 0))  \(time.string(e.modified))\(e.problem.map { "  (\(terminalSafe($0)))" } ?? "")")
         }
     }
+
+    /// The order `--sort` names; nil for the library's own (the newest change first).
+    static func order(_ key: String?) throws -> ((LibraryEntry, LibraryEntry) -> Bool)? {
+        switch key {
+        case nil, "modified": return nil
+        case "created": return { ($0.created, $0.id.uuidString) > ($1.created, $1.id.uuidString) }
+        case "title":
+            return {
+                let c = $0.title.localizedStandardCompare($1.title)
+                return c == .orderedSame ? $0.id.uuidString < $1.id.uuidString : c == .orderedAscending
+            }
+        case "pages": return { ($0.pageCount, $0.id.uuidString) > ($1.pageCount, $1.id.uuidString) }
+        case let other?: throw UsageError("--sort takes modified, created, title or pages, not '\(other)'")
+        }
+    }
+}
+
+/// Times as a person reads them: the local date and time to the second, with the zone's offset
+/// (`2026-12-07 09:15:42 +0100`). JSON keeps ISO 8601 in UTC, for programs.
+struct LocalTime {
+    private let formatter: DateFormatter = {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone.current
+        f.dateFormat = "yyyy-MM-dd HH:mm:ss xx"
+        return f
+    }()
+    func string(_ date: Date) -> String { formatter.string(from: date) }
 }
 
 struct InfoCommand: Command {
     static let name = "info"
     static let abstract = "Show a document's metadata and pages."
+    static let options: [OptionSpec] = [.library, .json]
+    static let examples = ["lnote info \"Lecture notes\"", "lnote info 1A2B --json"]
     static let usage = "lnote info DOC [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("info takes one document") }
     }
     func run() async throws {
@@ -114,7 +161,8 @@ struct InfoCommand: Command {
         }
         let m = doc.metadata
         print("\(terminalSafe(m.title))\n  id        \(m.id.uuidString)\n  path      \(doc.package.path)")
-        print("  engine    \(m.engine.rawValue) (\(m.codec))\n  created   \(iso(m.created))\n  modified  \(iso(m.modified))")
+        let time = LocalTime()
+        print("  engine    \(m.engine.rawValue) (\(m.codec))\n  created   \(time.string(m.created))\n  modified  \(time.string(m.modified))")
         print("  pages     \(m.pages.count), \(doc.totalBytes) bytes on disk")
         for (i, p) in m.pages.enumerated() {
             print("    \(String(i + 1).padding(toLength: 4, withPad: " ", startingAt: 0)) \(p.id.uuidString.prefix(8))  \(Double(p.width) / 10)x\(Double(p.height) / 10) pt  \(p.elementCount) elements  \(doc.pageBytes[p.id] ?? 0) bytes")
@@ -159,10 +207,12 @@ struct DocumentInfo {
 struct NewCommand: Command {
     static let name = "new"
     static let abstract = "Create a document with one empty page."
+    static let options: [OptionSpec] = [.valued("engine", "snapshot|journal|sqlite", default: "snapshot", "How the document stores its pages."), .valued("codec", "compact|fixed16", default: "compact", "How its pages code the samples."), .library, .json]
+    static let examples = ["lnote new \"Lecture notes\"", "lnote new \"Sketchbook\" --engine journal"]
     static let usage = "lnote new TITLE [--engine snapshot|journal|sqlite] [--codec compact|fixed16] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "codec", "engine"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("new takes one title") }
         if let c = args.value("codec"), SampleCodecID(name: c) == nil { throw UsageError("unknown codec '\(c)'") }
         if let e = args.value("engine"), EngineKind(rawValue: e) == nil {
@@ -190,10 +240,12 @@ struct NewCommand: Command {
 struct VerifyCommand: Command {
     static let name = "verify"
     static let abstract = "Check every invariant of a document, or of the whole library."
+    static let options: [OptionSpec] = [.library, .json]
+    static let examples = ["lnote verify", "lnote verify \"Lecture notes\" --json"]
     static let usage = "lnote verify [DOC] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count <= 1 else { throw UsageError("verify takes at most one document") }
     }
     func run() async throws {

@@ -8,12 +8,14 @@ import LulucatStoreMaintenance
 struct MigrateCommand: Command {
     static let name = "migrate"
     static let abstract = "Move a document, or the whole library (--all), to another storage engine, verified."
+    static let options: [OptionSpec] = [.valued("engine", "snapshot|journal|sqlite", "The engine to move to (required)."), .flag("all", "Migrate every document of the library."), .library, .json]
+    static let examples = ["lnote migrate \"Lecture notes\" --engine sqlite", "lnote migrate --all --engine journal"]
     static let usage = "lnote migrate (DOC | --all) --engine snapshot|journal|sqlite [--library DIR] [--json]"
     let args: Arguments
     let engine: EngineKind
 
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "engine"], flags: ["all", "json"])
+        args = try Arguments(arguments, options: Self.options)
         guard let name = args.value("engine") else { throw UsageError("migrate needs --engine snapshot|journal|sqlite") }
         guard let kind = EngineKind(rawValue: name) else { throw UsageError("unknown engine '\(name)' (snapshot, journal or sqlite)") }
         engine = kind

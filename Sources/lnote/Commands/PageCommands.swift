@@ -8,10 +8,12 @@ import LulucatStore
 struct PagesCommand: Command {
     static let name = "pages"
     static let abstract = "List a document's pages with the numbers and ids that --page and page take."
+    static let options: [OptionSpec] = [.library, .json]
+    static let examples = ["lnote pages \"Lecture notes\""]
     static let usage = "lnote pages DOC [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("pages takes one document") }
     }
     func run() async throws {
@@ -27,9 +29,10 @@ struct PagesCommand: Command {
         print("'\(terminalSafe(m.title))' (\(m.id.uuidString)): \(m.pages.count) page\(m.pages.count == 1 ? "" : "s")")
         let header = ["PAGE", "ID", "SIZE (pt)", "ELEMENTS", "BYTES", "MODIFIED"]
         var rows = [header]
+        let time = LocalTime()
         for (i, p) in m.pages.enumerated() {
             rows.append([String(i + 1), String(p.id.uuidString.prefix(8)), "\(pt(p.width))x\(pt(p.height))",
-                         String(p.elementCount), String(info.pageBytes[p.id] ?? 0), iso(p.modified)])
+                         String(p.elementCount), String(info.pageBytes[p.id] ?? 0), time.string(p.modified)])
         }
         let widths = header.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
         for row in rows {
@@ -46,17 +49,20 @@ struct PagesCommand: Command {
 struct PageCommand: Command {
     static let name = "page"
     static let abstract = "Add, remove or move a page of a document (PAGE: its number or id, as pages lists them)."
+    static let options: [OptionSpec] = [.valued("at", "N", default: "after the last page", "page add: the new page's number."), .valued("size", "letter|a4|WxH", default: "letter", "page add: the page size (WxH in points)."), .valued("to", "N", "page move: the page's new number (required)."), .flag("yes", "page remove: remove a page that holds ink."), .library, .json]
+    static let examples = ["lnote page add \"Lecture notes\" --at 1 --size a4", "lnote page move \"Lecture notes\" 3 --to 1", "lnote page remove \"Lecture notes\" 2 --yes"]
     static let usage = """
         lnote page add DOC [--at N] [--size letter|a4|WxH] [--library DIR] [--json]
         lnote page remove DOC PAGE [--yes] [--library DIR] [--json]
         lnote page move DOC PAGE --to N [--library DIR] [--json]
         """
-    enum Action: String { case add, remove, move }
+    enum Action: String, CaseIterable { case add, remove, move }
+    static let actions = Action.allCases.map(\.rawValue)
     let args: Arguments
     let action: Action
     let canvas: QuantizedSize
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "at", "size", "to"], flags: ["json", "yes"])
+        args = try Arguments(arguments, options: Self.options)
         guard let first = args.positionals.first, let action = Action(rawValue: first) else {
             throw UsageError("say page add, page remove or page move")
         }

@@ -9,10 +9,12 @@ import LulucatStoreThumbnails
 struct RenderCommand: Command {
     static let name = "render"
     static let abstract = "Render a page to PNG, JPEG or SVG."
+    static let options: [OptionSpec] = [.valued("output", "FILE", short: "o", "The image file to write (required)."), .valued("page", "N", default: "1", "The page to draw: its number or id."), .valued("format", "png|jpg|svg", default: "from the file name", "The image format."), .valued("scale", "S", default: "2", "Pixels per point, in (0, 16]."), .valued("quality", "Q", default: "90", "JPEG quality, 1 to 100 (jpg only)."), .library, .json]
+    static let examples = ["lnote render \"Lecture notes\" -o page1.png", "lnote render \"Lecture notes\" --page 3 -o p3.jpg --quality 80"]
     static let usage = "lnote render DOC -o FILE.png|FILE.jpg|FILE.svg [--page N] [--format png|jpg|svg] [--scale S] [--quality Q] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "page", "format", "scale", "o", "output", "quality"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("render takes one document") }
         guard args.value("o") ?? args.value("output") != nil else { throw UsageError("name the output file with -o FILE") }
         if let f = args.value("format"), PageExportFormat(rawValue: f == "jpeg" ? "jpg" : f) == nil {
@@ -95,10 +97,12 @@ struct AssetFiles {
 struct ThumbnailsCommand: Command {
     static let name = "thumbnails"
     static let abstract = "Regenerate missing or stale thumbnails of a document (all with --rebuild)."
+    static let options: [OptionSpec] = [.flag("rebuild", "Draw every thumbnail again, not only missing or stale ones."), .valued("width", "PX", default: "256", "The thumbnails' width in pixels, 16 to 4096."), .library, .json]
+    static let examples = ["lnote thumbnails \"Lecture notes\"", "lnote thumbnails \"Lecture notes\" --rebuild --width 512"]
     static let usage = "lnote thumbnails DOC [--rebuild] [--width PX] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "width"], flags: ["rebuild", "json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("thumbnails takes one document") }
         if let w = try args.int("width"), !(16...4096).contains(w) { throw UsageError("--width must be 16...4096") }
     }

@@ -8,10 +8,12 @@ import LulucatStoreMaintenance
 struct RepairCommand: Command {
     static let name = "repair"
     static let abstract = "Repair a document: rebuild the manifest, move undecodable pages aside, remove orphans."
+    static let options: [OptionSpec] = [.library, .json]
+    static let examples = ["lnote repair \"Lecture notes\"", "lnote verify"]
     static let usage = "lnote repair DOC [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.count == 1 else { throw UsageError("repair takes one document") }
     }
     func run() async throws {
@@ -37,10 +39,12 @@ struct RepairCommand: Command {
 struct RestorePageCommand: Command {
     static let name = "restore-page"
     static let abstract = "Put a page back from the document's recovered/ folder, with every element that still checks."
+    static let options: [OptionSpec] = [.valued("at", "N", default: "where the page was", "The number the restored page takes."), .library, .json]
+    static let examples = ["lnote restore-page \"Lecture notes\"", "lnote restore-page \"Lecture notes\" FILE --at 2"]
     static let usage = "lnote restore-page DOC [FILE] [--at N] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "at"], flags: ["json"])
+        args = try Arguments(arguments, options: Self.options)
         guard (1...2).contains(args.positionals.count) else { throw UsageError("restore-page takes a document and a file of its recovered/ folder") }
     }
     func run() async throws {

@@ -13,14 +13,17 @@ struct RemoteCommand: Command {
         + "or read from LNOTE_PASSPHRASE); 'passphrase' changes it (the new one from the terminal or LNOTE_NEW_PASSPHRASE). "
         + "A new passphrase needs at least 10 characters (--weak-passphrase accepts a shorter one). A FOLDER must exist "
         + "(--create makes it): sync never creates a missing one, which is usually an unmounted drive or a typo."
+    static let actions = ["add", "passphrase", "remove"]
+    static let options: [OptionSpec] = [.flag("create", "remote add FOLDER: make the folder if it does not exist."), .flag("encrypt", "remote add: encrypt everything sent (asks for the passphrase)."), .flag("weak-passphrase", "Accept a passphrase shorter than the minimum (scripts, tests)."), .library]
+    static let examples = ["lnote remote add https://dav.example.com/notes --encrypt", "lnote remote add /media/usb/notes --create", "lnote remote", "lnote remote remove"]
     static let usage = "lnote remote add URL|FOLDER [--create] [--encrypt [--weak-passphrase]] [--library DIR]\n"
-        + "lnote remote passphrase [--weak-passphrase] [--library DIR]\nlnote remote [--library DIR]"
+        + "lnote remote passphrase [--weak-passphrase] [--library DIR]\nlnote remote remove [--library DIR]\nlnote remote [--library DIR]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library"], flags: ["encrypt", "weak-passphrase", "create"])
+        args = try Arguments(arguments, options: Self.options)
         let p = args.positionals
-        guard p.isEmpty || (p.count == 2 && p[0] == "add") || p == ["passphrase"] else {
-            throw UsageError("remote takes 'add URL', 'passphrase' or nothing")
+        guard p.isEmpty || (p.count == 2 && p[0] == "add") || p == ["passphrase"] || p == ["remove"] else {
+            throw UsageError("remote takes 'add URL', 'passphrase', 'remove' or nothing")
         }
         if args.flag("encrypt") && p.first != "add" { throw UsageError("--encrypt goes with 'remote add URL'") }
         if args.flag("create") && p.first != "add" { throw UsageError("--create goes with 'remote add FOLDER'") }
@@ -58,6 +61,12 @@ struct RemoteCommand: Command {
                 RemoteEncryption.forget(lib)
                 print("Remote of \(lib.root): \(args.positionals[1])")
             }
+        } else if args.positionals == ["remove"] {
+            guard let gone = try await SyncConfiguration.remove(from: lib) else {
+                print("No remote set for \(lib.root); nothing to remove.")
+                return
+            }
+            print("Remote of \(lib.root) removed: \(gone.remote) (nothing on it was changed; 'lnote remote add' with the same remote resumes where sync stopped)")
         } else if args.positionals == ["passphrase"] {
             guard let c = SyncConfiguration.read(lib), RemoteEncryption.isSetUp(lib) else {
                 printError("lnote remote: \(lib.root) has no encrypted remote; run 'lnote remote add URL --encrypt' first")
@@ -117,10 +126,12 @@ enum Passphrase {
 struct SyncCommand: Command {
     static let name = "sync"
     static let abstract = "Sync the library with its remote (progress, then a summary), or show --status."
+    static let options: [OptionSpec] = [.valued("trash-limit", "N", default: "5", "At most N documents go to the trash in one round; more stops the round."), .flag("status", "Say what a round would push and pull, changing nothing."), .flag("offline", "With --status: from what is known locally, without asking the remote."), .library, .json]
+    static let examples = ["lnote sync", "lnote sync --status --json"]
     static let usage = "lnote sync [--trash-limit N] [--library DIR] [--json]\nlnote sync --status [--offline] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "trash-limit"], flags: ["status", "offline", "json"])
+        args = try Arguments(arguments, options: Self.options)
         guard args.positionals.isEmpty else { throw UsageError("sync takes no arguments") }
         if let n = try args.int("trash-limit"), n < 0 { throw UsageError("--trash-limit takes a number ≥ 0") }
         if args.flag("offline") && !args.flag("status") { throw UsageError("--offline goes with --status") }

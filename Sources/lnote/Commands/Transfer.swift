@@ -43,11 +43,31 @@ func numberedPath(_ out: String, _ number: Int) -> String {
 struct ExportCommand: Command {
     static let name = "export"
     static let abstract = "Export a document as one file (zip), or its pages as InkML (--page N or --all-pages)."
-    static let usage = "lnote export DOC -o FILE.zip|FILE.inkml [--page N | --all-pages] [--format zip|inkml] [--library DIR] [--json]"
+    static let options: [OptionSpec] = [
+        .valued("output", "FILE", short: "o", "The file to write (required); with --all, the folder."),
+        .valued("format", "zip|inkml", default: "from the file name", "The export format."),
+        .valued("page", "N", default: "every page in one file", "InkML: export one page (number or id)."),
+        .flag("all-pages", "InkML: one file per page, named FILE-1.inkml, FILE-2.inkml, ..."),
+        .flag("all", "Every document of the library, one zip each, into the folder -o names (made if missing): a backup 'lnote import FOLDER/*.zip' restores."),
+        .library, .json,
+    ]
+    static let examples = ["lnote export \"Lecture notes\" -o lecture.zip", "lnote export \"Lecture notes\" -o lecture.inkml --page 2",
+                           "lnote export --all -o ~/notes-backup"]
+    static let usage = "lnote export DOC -o FILE.zip|FILE.inkml [--page N | --all-pages] [--format zip|inkml] [--library DIR] [--json]\n"
+        + "lnote export --all -o FOLDER [--library DIR] [--json]"
     let args: Arguments
     let format: String
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "o", "output", "format", "page"], flags: ["json", "all-pages"])
+        args = try Arguments(arguments, options: Self.options)
+        if args.flag("all") {
+            guard args.positionals.isEmpty else { throw UsageError("--all exports every document: name none") }
+            guard args.value("o") ?? args.value("output") != nil else { throw UsageError("name the backup folder with -o FOLDER") }
+            guard args.value("page") == nil, !args.flag("all-pages"), args.value("format") ?? "zip" == "zip" else {
+                throw UsageError("--all writes one zip per document: --page, --all-pages and --format inkml do not apply")
+            }
+            format = "all"
+            return
+        }
         guard args.positionals.count == 1 else { throw UsageError("export takes one document") }
         guard let out = args.value("o") ?? args.value("output") else { throw UsageError("name the output file with -o FILE") }
         if let f = args.value("format"), !["zip", "inkml"].contains(f) { throw UsageError("unknown format '\(f)' (zip or inkml)") }
@@ -69,6 +89,7 @@ struct ExportCommand: Command {
     func run() async throws {
         let lib = library(args)
         let shown = (args.value("o") ?? args.value("output"))!
+        if format == "all" { return try await exportAll(lib, to: shown) }
         let out = try checkedOutputPath(shown)
         let doc = try resolveDocument(args.positionals[0], in: lib)
         switch format {
@@ -129,41 +150,123 @@ struct ExportCommand: Command {
             }
         }
     }
+
+    /// `export --all`: one zip per document into `folder`, named by title and id so that titles
+    /// alike never overwrite each other. A document that fails is reported and the others still
+    /// go out; the exit status is 1 then.
+    func exportAll(_ lib: Library, to shown: String) async throws {
+        let folder = absolutePath(shown)
+        switch PathKind(folder) {
+        case .directory: break
+        case .missing:
+            guard mkdir(folder, 0o755) == 0 else { throw PathError("cannot make the folder '\(shown)': \(String(cString: strerror(errno)))") }
+        case .symlink where isDirectory(folder): break
+        default: throw PathError("'\(shown)' is not a folder; --all writes one file per document into a folder")
+        }
+        if !isDirectory(lib.root) { throw PathError("there is no library at \(lib.root)") }
+        let entries = try lib.list()
+        var written: [[String: Any]] = []
+        var failed = 0
+        let progress = ProgressLine()
+        for (n, e) in entries.enumerated() {
+            let name = ExportCommand.backupName(title: e.title, id: e.id)
+            if !args.flag("json") { progress.step("exporting \(n + 1) of \(entries.count): \(terminalSafe(e.title))") }
+            do {
+                let path = try checkedOutputPath(folder + "/" + name)
+                let bytes = try DocumentTransfer.exportArchive(e.id, from: lib, to: path)
+                written.append(["id": e.id.uuidString, "title": e.title, "path": path, "bytes": bytes])
+            } catch {
+                failed += 1
+                progress.done()
+                printError("lnote export: '\(terminalSafe(e.title))' (\(e.id.uuidString)): \(terminalSafe("\(error)"))")
+                written.append(["id": e.id.uuidString, "title": e.title, "error": "\(error)"])
+            }
+        }
+        progress.done()
+        if args.flag("json") { printJSON(["format": "zip", "folder": folder, "documents": written]) } else {
+            print("Wrote \(entries.count - failed) of \(entries.count) document\(entries.count == 1 ? "" : "s") to \(terminalSafe(shown)) (restore with: lnote import \(terminalSafe(shown))/*.zip)")
+        }
+        if failed > 0 { throw ExitCode(code: ExitStatus.failure) }
+    }
+
+    /// A backup file's name: the title made safe as a file name (no slash, no control, no leading
+    /// dot, at most 60 characters), then the id's first 8 digits.
+    static func backupName(title: String, id: UUID) -> String {
+        var safe = String(title.unicodeScalars.map { $0 == "/" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F ? "_" : Character($0) })
+            .trimmingCharacters(in: .whitespaces)
+        while safe.hasPrefix(".") { safe.removeFirst() }
+        if safe.count > 60 { safe = String(safe.prefix(60)) }
+        return (safe.isEmpty ? "" : safe + " ") + String(id.uuidString.prefix(8)) + ".zip"
+    }
 }
 
 struct ImportCommand: Command {
     static let name = "import"
-    static let abstract = "Import a one-file export (zip) or an InkML file into the library."
-    static let usage = "lnote import FILE.zip|FILE.inkml [--title TITLE] [--into DOC] [--library DIR] [--json]"
+    static let abstract = "Import one-file exports (zip) or InkML files into the library, each reported; one that fails does not stop the others."
+    static let options: [OptionSpec] = [
+        .valued("title", "TITLE", default: "the title in the file", "The new document's title (one file only)."),
+        .valued("into", "DOC", "InkML: add the pages to this document instead of new ones."),
+        .library, .json,
+    ]
+    static let examples = ["lnote import lecture.zip", "lnote import backup/*.zip", "lnote import page.inkml --into \"Lecture notes\""]
+    static let usage = "lnote import FILE.zip|FILE.inkml... [--title TITLE] [--into DOC] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
-        args = try Arguments(arguments, valued: ["library", "into", "title"], flags: ["json"])
-        guard args.positionals.count == 1 else { throw UsageError("import takes one file") }
+        args = try Arguments(arguments, options: Self.options)
+        guard !args.positionals.isEmpty else { throw UsageError("import takes one file or more") }
         if let t = args.value("title") {
             guard args.value("into") == nil else { throw UsageError("--title names a new document; with --into the page joins DOC (rename it with lnote rename)") }
+            guard args.positionals.count == 1 else { throw UsageError("--title names one new document; import the files one by one to title each") }
             try checkTitle(t)
         }
     }
     func run() async throws {
         let lib = library(args)
-        let path = args.positionals[0]
+        let into = try args.value("into").map { try resolveDocument($0, in: lib) }
+        // One file: its result, as it always was. Several: one line (or object) per file, in
+        // order; a file that fails is reported and the others still go in, then exit 1.
+        guard args.positionals.count > 1 else {
+            let result = try await importFile(args.positionals[0], into: lib, document: into)
+            if args.flag("json") { printJSON(result) }
+            return
+        }
+        var results: [[String: Any]] = []
+        var failed = 0
+        for path in args.positionals {
+            do {
+                var result = try await importFile(path, into: lib, document: into)
+                result["file"] = path
+                results.append(result)
+            } catch {
+                failed += 1
+                let message = "\(error)"
+                if !args.flag("json") { printError("lnote import: \(terminalSafe(path)): \(terminalSafe(message))") }
+                results.append(["file": path, "error": message])
+            }
+        }
+        if args.flag("json") { printJSON(results) } else {
+            print("\(results.count - failed) of \(results.count) files imported")
+        }
+        if failed > 0 { throw ExitCode(code: ExitStatus.failure) }
+    }
+
+    /// Imports one file; prints its line unless --json; returns its JSON object.
+    func importFile(_ path: String, into lib: Library, document into: DocumentRef?) async throws -> [String: Any] {
         let data = try readInputFile(path)
         switch try importKind(of: data, path: path) {
         case .inkML:
-            let into = try args.value("into").map { try resolveDocument($0, in: lib) }
             let target = into?.library ?? lib
             let title = args.value("title") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             let result = try await DocumentTransfer.importInkML(data, into: target, title: title, document: into?.id)
             for w in result.warnings { printError("lnote import: warning: \(terminalSafe(path)): \(terminalSafe(w))") }
-            if args.flag("json") {
-                printJSON(["id": result.package.id.uuidString, "page_id": result.pageID.uuidString, "strokes": result.strokes,
-                           "samples": result.samples, "page_bytes": result.pageBytes, "warnings": result.warnings,
-                           "path": result.package.path])
-            } else {
+            if !args.flag("json") {
                 print("Imported \(result.strokes) strokes, \(result.samples) samples from \(terminalSafe(path)) into \(result.package.id.uuidString) (page file \(result.pageBytes) bytes)")
             }
+            return ["id": result.package.id.uuidString, "page_id": result.pageID.uuidString, "strokes": result.strokes,
+                    "samples": result.samples, "page_bytes": result.pageBytes, "warnings": result.warnings,
+                    "path": result.package.path]
         case .zip:
-            guard args.value("into") == nil else { throw UsageError("--into applies to InkML files only; a zip export becomes a document of its own") }
+            guard into == nil else { throw UsageError("--into applies to InkML files only; a zip export becomes a document of its own") }
             let result = try DocumentTransfer.importArchive(data, into: lib)
             if let title = args.value("title") {
                 do { try await lib.rename(result.package.id, to: title) } catch {
@@ -171,12 +274,11 @@ struct ImportCommand: Command {
                 }
             }
             let doc = try DocumentMetadata.read(result.package)
-            if args.flag("json") {
-                printJSON(["id": result.package.id.uuidString, "title": doc.title, "pages": doc.pages.count,
-                           "renumbered": result.renumbered, "path": result.package.path])
-            } else {
+            if !args.flag("json") {
                 print("Imported '\(terminalSafe(doc.title))' (\(doc.pages.count) pages) as \(result.package.id.uuidString)\(result.renumbered ? " (a new id: the original is already in the library)" : "")")
             }
+            return ["id": result.package.id.uuidString, "title": doc.title, "pages": doc.pages.count,
+                    "renumbered": result.renumbered, "path": result.package.path]
         }
     }
 }

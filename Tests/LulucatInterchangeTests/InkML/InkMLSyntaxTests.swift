@@ -63,7 +63,12 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
     @Test func numberGrammar() throws {
         // "10-5" is two numbers; "1.5.5" is 1.5 and .5; exponents; a hex value; trailing comma.
         let doc = try inkml(ptInk(##"<trace contextRef="#c">10-5, 1.5.5, 2e1 -3E-1, #1F 0.,</trace>"##))
-        #expect(xy(doc) == [[100, -50], [15, 5], [200, -3], [310, 0]])
+        // As read: (100, -50), (15, 5), (200, -3), (310, 0); the pen went above the page, so the
+        // ink is moved down onto it as a whole (X stays: no sample is left of the origin).
+        let points = xy(doc)
+        #expect(points.map { $0[0] } == [100, 15, 200, 310])
+        #expect(points.map { $0[1] - points[0][1] } == [0, 55, 47, 50])
+        #expect(points.allSatisfy { $0[1] > 0 })
     }
 
     @Test func starRepeatsAndQuestionMarkIsUnknown() throws {
@@ -159,10 +164,47 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
             """))
         let s = doc.strokes[0].samples
         #expect(s.map(\.x) == [28, 28])     // 1 mm = 2.83 pt
-        #expect(s.map(\.y) == [-57, -85])   // upward axis, flipped
+        // Upward axis, flipped: -57 and -85 (0.1 pt); that is above the page, so the ink is
+        // placed on it, moved down until its top edge (-85 less the radius 20) is 36 pt inside.
+        #expect(s.map(\.y) == [-57 + 465, -85 + 465])
         #expect(s.map(\.time) == [0, 20])   // seconds, relative to the first sample
         #expect(s.map(\.pressure) == [0, 1000])
         #expect(s.map(\.radius) == [20, 15]) // W / 2
+    }
+
+    /// Ink with its origin at the page's centre (as reMarkable's): negative X, and Y both ways.
+    /// Placed on the page by one offset, shapes kept, a margin around; said in a warning. A page
+    /// the file declares (our page groups) keeps its ink where the file put it.
+    @Test func inkLeftOfOrAboveTheOriginIsPlacedOnThePage() throws {
+        let doc = try inkml(ptInk(##"""
+            <trace contextRef="#c">-300 -200, -250 -150, -200 -180</trace>
+            <trace contextRef="#c">250 400, 300 450</trace>
+            """##))
+        #expect(doc.pages.count == 1)
+        let page = doc.page
+        let strokes = page.strokes
+        let ink = try #require(strokes.compactMap(\.bounds).reduce(nil) { $0?.union($1) ?? $1 })
+        #expect(ink.x == 360 && ink.y == 360, "\(ink)")
+        #expect(ink.lies(within: page.canvasSize))
+        // The page grew to hold the ink with the same margin right and below.
+        #expect(Int64(page.canvasSize.width) == max(6120, Int64(ink.x) + Int64(ink.width) + 360))
+        #expect(Int64(page.canvasSize.height) == max(7920, Int64(ink.y) + Int64(ink.height) + 360))
+        // Shapes and places relative to each other are those of the file.
+        #expect(strokes[0].samples.map(\.x).map { $0 - strokes[0].samples[0].x } == [0, 500, 1000])
+        #expect(strokes[1].samples[0].x - strokes[0].samples[0].x == 5500)
+        #expect(strokes[1].samples[0].y - strokes[0].samples[0].y == 6000)
+        #expect(doc.warnings.contains { $0.contains("moved") && $0.contains("pt right") }, "\(doc.warnings)")
+
+        // Ink already on the page is not moved, and no warning is said.
+        let onPage = try inkml(ptInk(##"<trace contextRef="#c">10 10, 20 20</trace>"##))
+        #expect(onPage.strokes[0].samples.map(\.x) == [100, 200])
+        #expect(!onPage.warnings.contains { $0.contains("moved") }, "\(onPage.warnings)")
+        // A declared page (our own page group, written by InkMLWriter) keeps its ink in place.
+        var drawn = PageContent(canvasSize: .letter)
+        drawn.elements = [.stroke(Stroke(samples: [Sample(x: -50, y: 100, radius: 10, pressure: 500, time: 0),
+                                                   Sample(x: 200, y: 300, radius: 10, pressure: 500, time: 8)]))]
+        let back = try InkMLReader.read(InkMLWriter.write(pages: [drawn, drawn]).data)
+        #expect(back.pages[0].strokes[0].samples.map(\.x) == [-50, 200])
     }
 
     @Test func forceWithoutARange() throws {

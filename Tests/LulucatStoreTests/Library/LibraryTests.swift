@@ -168,6 +168,36 @@ import LulucatStoreTesting
         #expect(throws: StoreError.self) { try library.resolve("nothing") }
     }
 
+    @Test func titlesResolveInAnyCaseAndByTheirStartWithCandidatesWhenAmbiguous() throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let meeting = try library.createDocument(title: "Meeting notes").id
+        let meetup = try library.createDocument(title: "Meet-up plan").id
+        let exact = try library.createDocument(title: "meet").id
+        let upper = try library.createDocument(title: "GROCERIES").id
+        // The exact title first, even where it is also the start of others.
+        #expect(try library.resolve("meet") == exact)
+        // Any case, then the start of a title in any case.
+        #expect(try library.resolve("groceries") == upper)
+        #expect(try library.resolve("meeting") == meeting)
+        #expect(try library.resolve("MEET-") == meetup)
+        #expect(try library.resolve("Ｍeeting notes") == meeting)  // a full-width letter
+        // Ambiguous: every candidate is named, with the start of its id.
+        do {
+            _ = try library.resolve("Mee")
+            Issue.record("an ambiguous prefix resolved")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("matches 3 documents"), "\(text)")
+            for id in [meeting, meetup, exact] { #expect(text.contains(String(id.uuidString.prefix(8))), "\(text)") }
+            #expect(text.contains("'Meeting notes'") && text.contains("'Meet-up plan'"), "\(text)")
+        }
+        // An id prefix in any case still works; nothing and the empty string find nothing.
+        #expect(try library.resolve(String(upper.uuidString.prefix(8)).lowercased()) == upper)
+        #expect(throws: StoreError.self) { try library.resolve("zebra") }
+        #expect(throws: StoreError.self) { try library.resolve("") }
+    }
+
     @Test func defaultRootHonoursEnvironment() {
         #expect(Library.defaultRoot(environment: ["LNOTE_LIBRARY": "/x/y", "HOME": "/h"]) == "/x/y")
         #if canImport(Darwin)
