@@ -1,0 +1,108 @@
+// Sync through a real S3 endpoint (OpenStack Swift with s3api, started by the tests): two
+// libraries converge through an encrypted bucket, whose objects show nothing of the library;
+// a remote made from an `s3://` URL as `lnote remote add` makes it syncs in clear; a wrong secret
+// or an unknown bucket is refused in words, with nothing changed on either side.
+
+import Foundation
+import LulucatCrypto
+import LulucatStore
+@testable import LulucatSync
+import LulucatSyncTestSupport
+import LulucatSyncTesting
+import Testing
+
+@Suite(.enabled(if: SwiftS3Server.isAvailable, noSwiftS3), .timeLimit(.minutes(5)))
+struct S3SyncTests {
+    /// Every object of a bucket, by key (folder markers as empty arrays).
+    static func bucketFiles(_ server: SwiftS3Server, _ bucket: String) async throws -> [String: [UInt8]] {
+        let whole = S3Remote(location: server.location(bucket: bucket), credentials: SwiftS3Server.credentials, timeout: 20)
+        var out: [String: [UInt8]] = [:]
+        for key in try await whole.allKeys() { out[key] = try await whole.object(key: key) ?? [] }
+        return out
+    }
+
+    @Test func twoLibrariesConvergeThroughAnEncryptedBucket() async throws {
+        let server = try await SwiftS3Server.shared()
+        let location = try await server.makeBucket(prefix: "Ada's notes")
+        let remote = { S3Remote(location: location, credentials: SwiftS3Server.credentials, timeout: 20) }
+        let a = Library(root: temporaryFolder("s3-enc-a")), b = Library(root: temporaryFolder("s3-enc-b"))
+        defer { for p in [a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
+        let known = try await KnownLibrary.make(a, seed: 31)
+        #expect(try await RemoteEncryption.setUp(library: a, remote: remote(), passphrase: passphrase, cost: testCost))
+        #expect(try await !RemoteEncryption.setUp(library: b, remote: remote(), passphrase: passphrase, cost: testCost))
+        _ = try await encryptedSync(a, remote())
+        let pulled = try await encryptedSync(b, remote())
+        #expect(pulled.documentsCreated == known.documents.count)
+        #expect(try await contents(of: b) == contents(of: a))
+
+        // Both edit; two rounds each converge.
+        var rng = TestRandom(seed: 32)
+        let added = makeStroke(&rng)
+        try await edit(b, known.documents[0]) { s in try await s.append(added, to: known.pages[0]) }
+        try await edit(a, known.documents[1]) { s in try await s.rename(to: "Renamed on A") }
+        for _ in 0..<2 { for lib in [a, b] { _ = try await encryptedSync(lib, remote()) } }
+        let ca = try await contents(of: a), cb = try await contents(of: b)
+        #expect(ca == cb)
+        #expect(ca.documents[known.documents[0]]?.allElements.contains(added.id) == true)
+        #expect(ca.documents[known.documents[1]]?.title == "Renamed on A")
+        // Nothing changed: one request (one ListObjectsV2 page).
+        let idle = try await encryptedSync(a, remote())
+        #expect(idle.requests == 1, "\(idle.requests) requests when nothing changed")
+
+        // The bucket holds the folder markers, the key settings and sealed objects under opaque
+        // names, all under the prefix, and nothing readable of the library.
+        let files = try await Self.bucketFiles(server, location.bucket)
+        let p = "Ada's notes/"
+        #expect(files.keys.allSatisfy { $0.hasPrefix(p) }, "\(files.keys.sorted())")
+        #expect(files[p + "heads/"] == [] && files[p + "blobs/"] == [])
+        #expect(files.keys.contains(p + "heads/keys"))
+        for (key, bytes) in files where !key.hasSuffix("/") && key != p + "heads/keys" {
+            #expect(Array(bytes.prefix(4)) == EncryptedObject.magic, "\(key)")
+        }
+        let devices = try [a, b].map { try SyncStateStore(library: $0).deviceID() }
+        #expect(scan(files, for: known, devices: devices).isEmpty)
+    }
+
+    @Test func aRemoteFromAnS3URLSyncsAndBadCredentialsOrBucketsAreRefusedInWords() async throws {
+        let server = try await SwiftS3Server.shared()
+        let bucket = try await server.makeBucket().bucket
+        let url = "s3://\(bucket)/lib?endpoint=\(server.endpoint.absoluteString)&region=\(SwiftS3Server.region)"
+        let config = SyncConfiguration(remote: url)
+        let environment = ["AWS_ACCESS_KEY_ID": SwiftS3Server.accessKey, "AWS_SECRET_ACCESS_KEY": SwiftS3Server.secretKey]
+        let a = Library(root: temporaryFolder("s3-url-a")), b = Library(root: temporaryFolder("s3-url-b"))
+        defer { for p in [a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
+        var rng = TestRandom(seed: 33)
+        let doc = try a.createDocument(title: "Through S3").id
+        let stroke = makeStroke(&rng)
+        try await edit(a, doc) { s in try await s.append(stroke, to: await s.pageIDs()[0]) }
+        try config.save(a)
+        #expect(SyncConfiguration.read(a) == config)
+
+        _ = try await a.sync(with: try config.makeRemote(environment: environment, netrc: nil), options: testSyncOptions)
+        // B's keys from a netrc entry of the endpoint's host.
+        let netrc = "machine 127.0.0.1 login \(SwiftS3Server.accessKey) password \(SwiftS3Server.secretKey)\n"
+        let r = try await b.sync(with: try config.makeRemote(environment: [:], netrc: netrc), options: testSyncOptions)
+        #expect(r.problems.isEmpty, "\(r.problems)")
+        #expect(try await contents(of: b) == contents(of: a))
+        #expect(try await contents(of: b).documents[doc]?.allElements == [stroke.id])
+
+        // A wrong secret: the signature is refused, and the error says which key to check.
+        let before = try await Self.bucketFiles(server, bucket)
+        let c = Library(root: temporaryFolder("s3-url-c"))
+        defer { try? FileManager.default.removeItem(atPath: c.root) }
+        let own = try c.createDocument(title: "Mine").id
+        let wrong = ["AWS_ACCESS_KEY_ID": SwiftS3Server.accessKey, "AWS_SECRET_ACCESS_KEY": "not-the-secret"]
+        let badBucket = SyncConfiguration(remote: "s3://no-such-bucket-here/lib?endpoint=\(server.endpoint.absoluteString)")
+        for (remote, expected) in [(try config.makeRemote(environment: wrong, netrc: nil), "AWS_SECRET_ACCESS_KEY"),
+                                   (try badBucket.makeRemote(environment: environment, netrc: nil), "bucket 'no-such-bucket-here' does not exist")] {
+            do {
+                let report = try await c.sync(with: remote, options: testSyncOptions)
+                #expect(report.problems.contains { $0.contains(expected) }, "a refused round must say so: \(report)")
+            } catch {
+                #expect("\(error)".contains(expected), "\(error)")
+            }
+            #expect(try c.list().map(\.id) == [own])
+        }
+        #expect(try await Self.bucketFiles(server, bucket) == before)
+    }
+}
