@@ -120,8 +120,9 @@ let package = Package(
                                    "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
         // LulucatStore and LulucatInk: the cross-process reader tests read what an lnote-dev process writes.
+        // LulucatSyncTestSupport: `lnote sync` through the S3 store the tests start.
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev", "LulucatStore", "LulucatInk", "LulucatStoreSQLite",
-                                                       "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
+                                                       "LulucatStoreThumbnails", "LulucatStoreMaintenance", "LulucatSyncTestSupport"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
                                    "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails"]),
