@@ -196,6 +196,13 @@ public final class S3Remote: Remote, @unchecked Sendable {
     public static let maxListingPages = 10_000
     /// The largest object one `PUT` may carry (S3's limit; sync's objects are far smaller).
     public static let maxPutBytes = 5 << 30
+    /// Objects larger than this go up as a multipart upload (a blob is at most 256 MiB, a page
+    /// blob typically a few KB to 250 KB: almost every object is one `PUT`).
+    public static let multipartThreshold = 32 << 20
+    /// The size of each part but the last (S3's minimum is 5 MiB).
+    public static let partSize = 16 << 20
+    /// This remote's threshold and part size (tests lower them).
+    let multipart: (threshold: Int, partSize: Int)
 
     /// A remote at `location`, signing with `credentials` (nil: unsigned requests, which only a
     /// public bucket answers).
@@ -205,8 +212,10 @@ public final class S3Remote: Remote, @unchecked Sendable {
 
     /// Through another transport (tests), dated by `now`.
     package init(location: S3Location, credentials: S3Credentials?, transport: any S3Transport,
-                 now: @escaping @Sendable () -> Date = { Date() }) {
+                 now: @escaping @Sendable () -> Date = { Date() },
+                 multipart: (threshold: Int, partSize: Int) = (S3Remote.multipartThreshold, S3Remote.partSize)) {
         self.location = location
+        self.multipart = (multipart.threshold, max(multipart.partSize, 1))
         signer = credentials.map { S3Signer(credentials: $0, region: location.region) }
         self.transport = transport
         self.now = now
@@ -373,10 +382,12 @@ public final class S3Remote: Remote, @unchecked Sendable {
         return (Array(reply.body), reply.headers["etag"])
     }
 
-    /// One PUT of the whole object (S3 replaces objects whole: a cut upload stores nothing);
-    /// a lost reply is `.ambiguous`.
+    /// One PUT of the whole object (S3 replaces objects whole: a cut upload stores nothing), or a
+    /// multipart upload above `multipartThreshold`; a lost reply is `.ambiguous`.
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
-        let reply = try await exchange("PUT", key: try key(path), body: bytes, for: path, write: true)
+        let key = try key(path)
+        if bytes.count > multipart.threshold { return try await putInParts(path, key: key, bytes) }
+        let reply = try await exchange("PUT", key: key, body: bytes, for: path, write: true)
         guard reply.status == 200 || reply.status == 201 || reply.status == 204 else {
             throw .failed(path, "PUT answered \(reply.status)\(errorSuffix(reply))")
         }
@@ -405,6 +416,47 @@ public final class S3Remote: Remote, @unchecked Sendable {
         guard reply.status == 200 || reply.status == 201 || reply.status == 204 else {
             throw .failed(path, "PUT of the folder marker answered \(reply.status)\(errorSuffix(reply))")
         }
+    }
+
+    /// A multipart upload: create it, send the parts (invisible until completed), complete it
+    /// (the one step that replaces the object). Anything failing before completion aborts the
+    /// upload (best effort) and is `.failed`: the object is as it was. A lost or failed reply to
+    /// the completion is `.ambiguous` (S3 may answer 200 with an error in the body).
+    func putInParts(_ path: String, key: String, _ bytes: [UInt8]) async throws(RemoteError) {
+        let created = try await exchange("POST", key: key, query: [("uploads", "")], body: [], for: path, write: false)
+        guard created.status == 200, let uploadID = S3XMLParser.uploadID(created.body) else {
+            throw .failed(path, "creating the multipart upload answered \(created.status)\(errorSuffix(created))")
+        }
+        var parts: [(number: Int, etag: String)] = []
+        do throws(RemoteError) {
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + multipart.partSize, bytes.count)
+                let number = parts.count + 1
+                let reply = try await exchange("PUT", key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)],
+                                               body: Array(bytes[offset..<end]), for: path, write: false)
+                guard reply.status == 200, let etag = reply.headers["etag"], !etag.isEmpty else {
+                    throw .failed(path, "part \(number) answered \(reply.status)\(errorSuffix(reply))")
+                }
+                parts.append((number, etag))
+                offset = end
+            }
+        } catch {
+            _ = try? await exchange("DELETE", key: key, query: [("uploadId", uploadID)], for: path, write: false)
+            throw error
+        }
+        let list = parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(S3Remote.escapeXML($0.etag))</ETag></Part>" }.joined()
+        let body = Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)
+        let done = try await exchange("POST", key: key, query: [("uploadId", uploadID)], body: body, for: path, write: true)
+        if done.status == 200, S3XMLParser.isCompletion(done.body) { return }
+        if done.status == 200 { throw .ambiguous(path, "completing the multipart upload answered 200 with\(errorSuffix(done).isEmpty ? " no result" : errorSuffix(done))") }
+        _ = try? await exchange("DELETE", key: key, query: [("uploadId", uploadID)], for: path, write: false)
+        throw .failed(path, "completing the multipart upload answered \(done.status)\(errorSuffix(done))")
+    }
+
+    /// Text for an XML element (an ETag echoed back: quotes stay, markup is escaped).
+    static func escapeXML(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
     func errorSuffix(_ reply: S3HTTPReply) -> String {

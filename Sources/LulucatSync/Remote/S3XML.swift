@@ -1,5 +1,5 @@
-// Reads the two XML documents an S3 endpoint sends back: a ListObjectsV2 page
-// (`ListBucketResult`) and an error (`Error`: Code, Message). Untrusted bytes: the same guard as
+// Reads the XML documents an S3 endpoint sends back: a ListObjectsV2 page (`ListBucketResult`),
+// an error (`Error`: Code, Message), and a multipart upload's creation and completion. Untrusted bytes: the same guard as
 // the WebDAV multistatus (`MultistatusParser.isPlainMarkup`: no DTD, entity or processing
 // instruction reaches FoundationXML), element text bounded, elements matched by local name.
 
@@ -40,6 +40,7 @@ final class S3XMLParser: NSObject, XMLParserDelegate {
     private var root: String?
     private var errorCode = ""
     private var errorMessage = ""
+    private var uploadID = ""
 
     /// A ListObjectsV2 page; nil when the bytes are not one (or a key is not valid percent-encoding
     /// where the listing says it is URL-encoded).
@@ -53,6 +54,17 @@ final class S3XMLParser: NSObject, XMLParserDelegate {
         guard !data.isEmpty, let p = parse(data), p.root == "Error", !p.errorCode.isEmpty else { return nil }
         return S3ErrorReply(code: p.errorCode, message: p.errorMessage)
     }
+
+    /// The UploadId of an InitiateMultipartUploadResult (1...1024 bytes); nil otherwise.
+    static func uploadID(_ data: Data) -> String? {
+        guard let p = parse(data), p.root == "InitiateMultipartUploadResult" else { return nil }
+        let id = p.uploadID.trimmingCharacters(in: .whitespacesAndNewlines)
+        return id.isEmpty || id.utf8.count > 1024 ? nil : id
+    }
+
+    /// Whether the bytes are a CompleteMultipartUploadResult (a completion can answer 200 with an
+    /// Error document instead).
+    static func isCompletion(_ data: Data) -> Bool { parse(data)?.root == "CompleteMultipartUploadResult" }
 
     private static func parse(_ data: Data) -> S3XMLParser? {
         guard MultistatusParser.isPlainMarkup(data) else { return nil }
@@ -89,6 +101,7 @@ final class S3XMLParser: NSObject, XMLParserDelegate {
         case ["ListBucketResult", "Contents", "Size"]: object.size = Int(value.trimmingCharacters(in: .whitespaces))
         case ["ListBucketResult", "Contents"]: if sawKey { page.objects.append(object) }
         case ["ListBucketResult", "CommonPrefixes", "Prefix"]: page.prefixes.append(value)
+        case ["InitiateMultipartUploadResult", "UploadId"]: uploadID = value
         case ["Error", "Code"]: errorCode = value.trimmingCharacters(in: .whitespacesAndNewlines)
         case ["Error", "Message"]: errorMessage = value.trimmingCharacters(in: .whitespacesAndNewlines)
         default: break

@@ -275,6 +275,51 @@ func scriptedRemote(_ replies: [Result<S3HTTPReply, S3TransportFailure>], prefix
         guard case .invalidResponse? = big else { Issue.record("\(String(describing: big))"); return }
     }
 
+    /// Above the threshold: create, the parts in order (each its slice of the bytes), complete
+    /// with exactly the parts' numbers and ETags. A part refused aborts the upload and is `failed`
+    /// (the object was not touched); a completion that answers 200 with an error is `ambiguous`.
+    @Test func largeObjectsGoUpInParts() async throws {
+        let created = "<?xml version=\"1.0\"?><InitiateMultipartUploadResult><Bucket>notes-bucket</Bucket><Key>k</Key>"
+            + "<UploadId>u-1/x</UploadId></InitiateMultipartUploadResult>"
+        let completed = "<?xml version=\"1.0\"?><CompleteMultipartUploadResult><ETag>\"abc-3\"</ETag></CompleteMultipartUploadResult>"
+        func remote(_ replies: [Result<S3HTTPReply, S3TransportFailure>]) -> (S3Remote, ScriptedS3Transport) {
+            let t = ScriptedS3Transport(replies)
+            let l = S3Location(endpoint: URL(string: "http://127.0.0.1:9000")!, bucket: "notes-bucket", prefix: "p")
+            return (S3Remote(location: l, credentials: exampleCredentials, transport: t, now: { fixedDate }, multipart: (10, 4)), t)
+        }
+        let bytes: [UInt8] = Array(0..<11)
+        let (r, t) = remote([reply(200, created), reply(200, headers: ["etag": "\"e1\""]), reply(200, headers: ["etag": "\"e2\""]),
+                             reply(200, headers: ["etag": "\"e<3>\""]), reply(200, completed)])
+        try await r.put("blobs/big", bytes)
+        #expect(t.requests.map { "\($0.method) \($0.url.absoluteString.dropFirst(21))" } == [
+            "POST /notes-bucket/p/blobs/big?uploads=",
+            "PUT /notes-bucket/p/blobs/big?partNumber=1&uploadId=u-1%2Fx",
+            "PUT /notes-bucket/p/blobs/big?partNumber=2&uploadId=u-1%2Fx",
+            "PUT /notes-bucket/p/blobs/big?partNumber=3&uploadId=u-1%2Fx",
+            "POST /notes-bucket/p/blobs/big?uploadId=u-1%2Fx",
+        ])
+        #expect(t.requests[1...3].map { $0.body ?? [] } == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10]])
+        #expect(String(decoding: t.requests[4].body ?? [], as: UTF8.self) == "<CompleteMultipartUpload>"
+            + "<Part><PartNumber>1</PartNumber><ETag>\"e1\"</ETag></Part><Part><PartNumber>2</PartNumber><ETag>\"e2\"</ETag></Part>"
+            + "<Part><PartNumber>3</PartNumber><ETag>\"e&lt;3&gt;\"</ETag></Part></CompleteMultipartUpload>")
+        #expect(r.statistics.requests == 5 && r.statistics.bytesSent == 11 + t.requests[4].body!.count)
+        // At the threshold: one PUT.
+        let (one, t1) = remote([reply(200)])
+        try await one.put("blobs/small", Array(bytes.prefix(10)))
+        #expect(t1.requests.map(\.method) == ["PUT"])
+
+        let (refused, t2) = remote([reply(200, created), reply(200, headers: ["etag": "\"e1\""]), reply(500, s3Error("InternalError")), reply(204)])
+        do { try await refused.put("blobs/big", bytes); Issue.record("a refused part was not an error") } catch {
+            guard case .failed = error else { Issue.record("\(error)"); return }
+        }
+        #expect(t2.requests.last.map { "\($0.method) \($0.url.absoluteString.dropFirst(21))" } == "DELETE /notes-bucket/p/blobs/big?uploadId=u-1%2Fx")
+        let (lost, _) = remote([reply(200, created), reply(200, headers: ["etag": "\"e1\""]), reply(200, headers: ["etag": "\"e2\""]),
+                                reply(200, headers: ["etag": "\"e3\""]), reply(200, s3Error("InternalError", "We encountered an internal error"))])
+        do { try await lost.put("blobs/big", bytes); Issue.record("a completion with an error was taken for success") } catch {
+            guard case .ambiguous = error else { Issue.record("\(error)"); return }
+        }
+    }
+
     @Test func foldersAreMarkersAndUnsafePathsMakeNoRequest() async throws {
         let (remote, t) = scriptedRemote([reply(200), reply(204)])
         try await remote.makeFolder("heads")

@@ -63,6 +63,44 @@ struct S3SyncTests {
         #expect(scan(files, for: known, devices: devices).isEmpty)
     }
 
+    /// A multipart upload on the real store (threshold lowered to 6 MiB, 5 MiB parts: S3's
+    /// minimum): the bytes read back whole, the listed size, an ETag of three parts, five
+    /// requests; a part cut halfway leaves the old object whole and nothing else in the bucket.
+    @Test func largeObjectsGoUpInPartsAndACutPartChangesNothing() async throws {
+        let server = try await SwiftS3Server.shared()
+        let location = try await server.makeBucket(prefix: "big")
+        func remote(_ l: S3Location) -> S3Remote {
+            S3Remote(location: l, credentials: SwiftS3Server.credentials, transport: URLSessionS3Transport(timeout: 30),
+                     multipart: (6 << 20, 5 << 20))
+        }
+        let r = remote(location)
+        try await r.makeFolder("blobs")
+        let bytes = randomBytes((11 << 20) + 1, seed: 40)
+        r.statistics.reset()
+        try await r.put("blobs/large", bytes)
+        #expect(r.statistics.requests == 5)
+        #expect(try await r.get("blobs/large", maxBytes: bytes.count).bytes == bytes)
+        let listed = try await r.list("blobs")
+        #expect(listed.map(\.name) == ["large"] && listed.first?.size == bytes.count)
+        #expect(RemotePath.normalizedETag(listed.first?.etag)?.hasSuffix("-3\"") == true, "\(listed)")
+
+        let proxy = try FaultProxy(upstreamPort: server.proxyPort)
+        defer { proxy.stop() }
+        var through = location
+        through.endpoint = URL(string: "http://127.0.0.1:\(proxy.port)")!
+        proxy.inject(.cutUpload, method: "PUT", pathContains: "partNumber=2")
+        let other = randomBytes((11 << 20) + 2, seed: 41)
+        do throws(RemoteError) {
+            try await remote(through).put("blobs/large", other)
+            Issue.record("a cut part did not fail the upload")
+        } catch {
+            guard case .failed = error else { Issue.record("\(error), not failed"); return }
+        }
+        #expect(proxy.injected == 1)
+        #expect(try await r.get("blobs/large", maxBytes: bytes.count).bytes == bytes, "the old object is not whole")
+        #expect(try await Self.bucketFiles(server, location.bucket).keys.sorted() == ["big/blobs/", "big/blobs/large"])
+    }
+
     @Test func aRemoteFromAnS3URLSyncsAndBadCredentialsOrBucketsAreRefusedInWords() async throws {
         let server = try await SwiftS3Server.shared()
         let bucket = try await server.makeBucket().bucket
