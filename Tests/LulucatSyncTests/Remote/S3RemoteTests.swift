@@ -320,6 +320,25 @@ func scriptedRemote(_ replies: [Result<S3HTTPReply, S3TransportFailure>], prefix
         }
     }
 
+    /// Virtual-hosted addressing: the bucket in the host (signed as sent), the key alone in the
+    /// path; a session token is sent and signed.
+    @Test func virtualHostedRequestsAndSessionTokens() async throws {
+        let t = ScriptedS3Transport([reply(200)])
+        let l = S3Location(endpoint: URL(string: "https://s3.eu-west-3.amazonaws.com")!, bucket: "my-notes", prefix: "ada",
+                           region: "eu-west-3", addressing: .virtual)
+        var credentials = exampleCredentials
+        credentials.sessionToken = "FQoGZXIvYXdzE//token=="
+        let r = S3Remote(location: l, credentials: credentials, transport: t, now: { fixedDate })
+        try await r.put("heads/h", [9])
+        let q = try #require(t.requests.first)
+        #expect(q.url.absoluteString == "https://my-notes.s3.eu-west-3.amazonaws.com/ada/heads/h")
+        let headers = Dictionary(q.headers.map { ($0.0.lowercased(), $0.1) }, uniquingKeysWith: { a, _ in a })
+        #expect(headers["host"] == "my-notes.s3.eu-west-3.amazonaws.com")
+        #expect(headers["x-amz-security-token"] == "FQoGZXIvYXdzE//token==")
+        #expect(headers["authorization"]?.contains("/20261207/eu-west-3/s3/aws4_request,SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token,") == true,
+                "\(headers["authorization"] ?? "-")")
+    }
+
     @Test func foldersAreMarkersAndUnsafePathsMakeNoRequest() async throws {
         let (remote, t) = scriptedRemote([reply(200), reply(204)])
         try await remote.makeFolder("heads")
