@@ -310,7 +310,11 @@ private actor SharedServer {
     func get() async throws -> SwiftS3Server {
         if let start { return try await start.value }
         let t = Task { () async throws -> SwiftS3Server in
+            let clock = ContinuousClock(), start = clock.now
             let server = try await SwiftS3Server()
+            let took = clock.now - start
+            print("Swift s3api started for this test run in \(took.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))) "
+                  + "(endpoint \(server.endpoint.absoluteString), \(server.dir))")
             SharedServer.running.withLock { $0 = server }
             atexit { SharedServer.running.withLock { $0?.stop(); $0 = nil } }
             return server
