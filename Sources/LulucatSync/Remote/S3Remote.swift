@@ -459,8 +459,12 @@ public final class S3Remote: Remote, @unchecked Sendable {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
+    /// The reply's S3 error code and message, if any; for an unsigned request refused with a 4xx,
+    /// that no credentials were given (Swift s3api answers one 412: it is not taken for S3 at all).
     func errorSuffix(_ reply: S3HTTPReply) -> String {
-        S3XMLParser.error(reply.body).map { ": \($0.code)\($0.message.isEmpty ? "" : " (\($0.message))")" } ?? ""
+        let code = S3XMLParser.error(reply.body).map { ": \($0.code)\($0.message.isEmpty ? "" : " (\($0.message))")" } ?? ""
+        guard signer == nil, (400..<500).contains(reply.status), reply.status != 404 else { return code }
+        return code + "; no credentials were given: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a netrc entry for the endpoint's host"
     }
 
     // MARK: For tests and setup

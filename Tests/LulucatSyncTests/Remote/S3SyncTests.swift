@@ -101,6 +101,39 @@ struct S3SyncTests {
         #expect(try await Self.bucketFiles(server, location.bucket).keys.sorted() == ["big/blobs/", "big/blobs/large"])
     }
 
+    /// What the real store answers to each mistake, as the user reads it: a wrong region, an
+    /// unknown access key, a wrong secret, no credentials at all, a missing bucket.
+    @Test func eachMistakeIsNamedByTheRealStore() async throws {
+        let server = try await SwiftS3Server.shared()
+        let location = try await server.makeBucket(prefix: "p")
+        let good = S3Remote(location: location, credentials: SwiftS3Server.credentials, timeout: 20)
+        try await good.makeFolder("heads")
+        var elsewhere = location
+        elsewhere.region = "eu-west-1"
+        var missing = location
+        missing.bucket = "no-such-bucket-here"
+        let cases: [(String, S3Remote, String)] = [
+            ("wrong region", S3Remote(location: elsewhere, credentials: SwiftS3Server.credentials, timeout: 20), "region="),
+            ("unknown access key", S3Remote(location: location, credentials: S3Credentials(accessKey: "nobody:none", secretKey: "x"), timeout: 20),
+             "AWS_SECRET_ACCESS_KEY"),
+            ("wrong secret", S3Remote(location: location, credentials: S3Credentials(accessKey: SwiftS3Server.accessKey, secretKey: "x"), timeout: 20),
+             "AWS_SECRET_ACCESS_KEY"),
+            ("no credentials", S3Remote(location: location, credentials: nil, timeout: 20), "no credentials"),
+            ("missing bucket", S3Remote(location: missing, credentials: SwiftS3Server.credentials, timeout: 20), "does not exist"),
+        ]
+        for (label, remote, expected) in cases {
+            do throws(RemoteError) {
+                _ = try await remote.list("heads")
+                Issue.record("\(label): the listing was answered")
+            } catch {
+                guard case .failed(_, let message) = error else { Issue.record("\(label): \(error), not failed"); continue }
+                #expect(message.contains(expected), "\(label): \(message)")
+                print("S3 \(label): \(message)")
+            }
+        }
+        #expect(try await good.list("heads").isEmpty)
+    }
+
     @Test func aRemoteFromAnS3URLSyncsAndBadCredentialsOrBucketsAreRefusedInWords() async throws {
         let server = try await SwiftS3Server.shared()
         let bucket = try await server.makeBucket().bucket
