@@ -203,6 +203,8 @@ public final class S3Remote: Remote, @unchecked Sendable {
     public static let partSize = 16 << 20
     /// This remote's threshold and part size (tests lower them).
     let multipart: (threshold: Int, partSize: Int)
+    /// Keys per listing page asked for (`max-keys`); nil: the server's default (1,000 on AWS).
+    let listPageSize: Int?
 
     /// A remote at `location`, signing with `credentials` (nil: unsigned requests, which only a
     /// public bucket answers).
@@ -213,7 +215,9 @@ public final class S3Remote: Remote, @unchecked Sendable {
     /// Through another transport (tests), dated by `now`.
     package init(location: S3Location, credentials: S3Credentials?, transport: any S3Transport,
                  now: @escaping @Sendable () -> Date = { Date() },
-                 multipart: (threshold: Int, partSize: Int) = (S3Remote.multipartThreshold, S3Remote.partSize)) {
+                 multipart: (threshold: Int, partSize: Int) = (S3Remote.multipartThreshold, S3Remote.partSize),
+                 listPageSize: Int? = nil) {
+        self.listPageSize = listPageSize
         self.location = location
         self.multipart = (multipart.threshold, max(multipart.partSize, 1))
         signer = credentials.map { S3Signer(credentials: $0, region: location.region) }
@@ -339,6 +343,7 @@ public final class S3Remote: Remote, @unchecked Sendable {
         var seenTokens: Set<String> = []
         for _ in 0..<S3Remote.maxListingPages {
             var query = [("list-type", "2"), ("delimiter", "/"), ("encoding-type", "url"), ("prefix", prefix)]
+            if let listPageSize { query.append(("max-keys", String(listPageSize))) }
             if let token { query.append(("continuation-token", token)) }
             let reply = try await exchange("GET", key: "", query: query, for: folder, write: false)
             guard reply.status == 200 else { throw .failed(folder, "ListObjectsV2 answered \(reply.status)\(errorSuffix(reply))") }

@@ -101,6 +101,26 @@ struct S3SyncTests {
         #expect(try await Self.bucketFiles(server, location.bucket).keys.sorted() == ["big/blobs/", "big/blobs/large"])
     }
 
+    /// A listing of several pages on the real store (2 keys a page): every file and folder once,
+    /// the folder's marker left out, one request a page.
+    @Test func aListingOfManyPagesFollowsTheStoresContinuationTokens() async throws {
+        let server = try await SwiftS3Server.shared()
+        let location = try await server.makeBucket(prefix: "paged")
+        let r = S3Remote(location: location, credentials: SwiftS3Server.credentials, transport: URLSessionS3Transport(timeout: 20),
+                         listPageSize: 2)
+        try await r.makeFolder("heads")
+        let files = (0..<7).map { "f\($0)" }
+        for f in files { try await r.put("heads/" + f, Array(f.utf8)) }
+        for d in ["d1", "d2"] { try await r.makeFolder("heads/" + d) }
+        r.statistics.reset()
+        let listed = try await r.list("heads")
+        #expect(listed.filter { !$0.isFolder }.map(\.name).sorted() == files)
+        #expect(listed.filter(\.isFolder).map(\.name).sorted() == ["d1", "d2"])
+        #expect(listed.allSatisfy { $0.isFolder || $0.size == 2 })
+        // 10 keys and prefixes (the marker, 7 files, 2 folders), 2 a page.
+        #expect(r.statistics.requests == 5, "\(r.statistics.requests) pages")
+    }
+
     /// What the real store answers to each mistake, as the user reads it: a wrong region, an
     /// unknown access key, a wrong secret, no credentials at all, a missing bucket.
     @Test func eachMistakeIsNamedByTheRealStore() async throws {
