@@ -91,8 +91,9 @@ let package = Package(
                                "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .target(name: "LulucatInterchangeTesting",
                 dependencies: ["LulucatInterchange", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
-        // Apache with mod_dav and a fault proxy for the sync tests and lnote-dev bench sync.
-        .target(name: "LulucatSyncTestSupport"),
+        // Apache with mod_dav, OpenStack Swift with s3api, and a fault proxy for the sync tests and
+        // lnote-dev bench sync (LulucatSync: the S3 server's bucket is made with S3Remote).
+        .target(name: "LulucatSyncTestSupport", dependencies: ["LulucatSync"]),
         // The sync tests' helpers and the client-crash check of a round, shared with lnote-dev crashcheck.
         .target(name: "LulucatSyncTesting",
                 dependencies: ["LulucatSync", "LulucatStore", "LulucatInk", "LulucatHandwriting", "LulucatStoreTesting"]),
@@ -119,8 +120,9 @@ let package = Package(
                                    "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .testTarget(name: "LulucatCryptoTests", dependencies: ["LulucatCrypto"]),
         // LulucatStore and LulucatInk: the cross-process reader tests read what an lnote-dev process writes.
+        // LulucatSyncTestSupport: `lnote sync` through the S3 store the tests start.
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev", "LulucatStore", "LulucatInk", "LulucatStoreSQLite",
-                                                       "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
+                                                       "LulucatStoreThumbnails", "LulucatStoreMaintenance", "LulucatSyncTestSupport"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
                                    "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails"]),

@@ -22,7 +22,7 @@ extension RemoteError: LocalizedError {
         case .notFound: return "Check the sync address; if the folder was emptied or moved, sync again to fill it."
         case .ambiguous: return "Sync again: the next sync repeats what may not have happened."
         case .failed: return "Check the connection and the sync address, credentials and folder, then sync again."
-        case .invalidResponse: return "Check that the sync address is a WebDAV folder (not a web page), then sync again."
+        case .invalidResponse: return "Check that the sync address is a WebDAV folder or an S3 bucket (not a web page), then sync again."
         }
     }
 }

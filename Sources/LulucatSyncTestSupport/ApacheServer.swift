@@ -175,8 +175,18 @@ public final class ApacheServer: @unchecked Sendable {
     }
 
     /// Runs a program to its end with an empty signal mask and default signal actions (a test
-    /// runner's blocked or ignored signals would otherwise reach the server and keep SIGTERM out).
-    static func run(_ path: String, _ args: [String]) throws -> Int32 {
+    /// runner's blocked or ignored signals would otherwise reach the server and keep SIGTERM out);
+    /// its exit status. `output`: a file its stdout and stderr are appended to.
+    static func run(_ path: String, _ args: [String], output: String? = nil) throws -> Int32 {
+        let pid = try spawn(path, args, output: output)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status >> 8) & 0xFF
+    }
+
+    /// Starts a program as `run` does, without waiting: its PID (the caller reaps it). `output`: a
+    /// file its stdout and stderr are appended to, stdin then /dev/null.
+    static func spawn(_ path: String, _ args: [String], output: String? = nil) throws -> pid_t {
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
@@ -189,14 +199,20 @@ public final class ApacheServer: @unchecked Sendable {
         sigdelset(&all, SIGSTOP)
         posix_spawnattr_setsigdefault(&attr, &all)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let output {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, nil, &attr, argv, environ)
+        let rc = posix_spawn(&pid, path, &actions, &attr, argv, environ)
         guard rc == 0 else { throw TestFailure("posix_spawn \(path): \(rc)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return (status >> 8) & 0xFF
+        return pid
     }
 
     public static func freePort() throws -> Int {

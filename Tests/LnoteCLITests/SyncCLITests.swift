@@ -1,7 +1,9 @@
-// `lnote remote add` and `lnote sync` run as a user would, through a folder remote: two
-// libraries, the summary, --status, --json, and credentials refused on the command line.
+// `lnote remote add` and `lnote sync` run as a user would, through a folder remote and an S3
+// bucket (OpenStack Swift's s3api, started by the tests): two libraries, the summary, --status,
+// --json, and credentials refused on the command line.
 
 import Foundation
+import LulucatSyncTestSupport
 import Testing
 
 @Suite struct SyncCLITests {
@@ -37,5 +39,43 @@ import Testing
         #expect((parsed?["encrypted"] as? Bool) == false && parsed?["device"] is String, "\(statusJSON.out)")
         #expect(try run(["sync", "--offline", "--library", b]).status == 64)
         #expect(try run(["remote", "add", "https://user:secret@dav.example.org/", "--library", a]).status == 64)
+    }
+
+    /// `lnote remote add s3://…` with the keys in the environment (and only there): A pushes, B
+    /// pulls, the idle round is one request; keys in the URL are a usage error; a wrong secret
+    /// fails the sync (exit 1) naming the variable to check.
+    @Test(.enabled(if: SwiftS3Server.isAvailable, Comment(rawValue: SwiftS3Server.notInstalled)))
+    func twoLibrariesSyncThroughAnS3BucketFromTheCommandLine() async throws {
+        let server = try await SwiftS3Server.shared()
+        let bucket = try await server.makeBucket().bucket
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-s3-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = dir + "/a", b = dir + "/b"
+        let url = "s3://\(bucket)/My%20Notes?endpoint=\(server.endpoint.absoluteString)"
+        let keys = ["AWS_ACCESS_KEY_ID": SwiftS3Server.accessKey, "AWS_SECRET_ACCESS_KEY": SwiftS3Server.secretKey,
+                    "AWS_SESSION_TOKEN": "", "LNOTE_NETRC": dir + "/no-netrc"]
+        #expect(try lnote(["new", "Through S3", "--library", a]).status == 0)
+        for lib in [a, b] {
+            let added = try lnote(["remote", "add", url, "--library", lib], environment: keys)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        #expect(try lnote(["remote", "--library", a]).stdout.contains(url))
+        let push = try lnote(["sync", "--library", a], environment: keys)
+        #expect(push.status == 0 && push.stdout.contains("1 pushed"), "\(push.stdout) \(push.stderr)")
+        let pull = try lnote(["sync", "--library", b, "--json"], environment: keys)
+        let json = try JSONSerialization.jsonObject(with: Data(pull.stdout.utf8)) as? [String: Any]
+        #expect(pull.status == 0 && json?["created"] as? Int == 1, "\(pull.stdout) \(pull.stderr)")
+        #expect(try lnote(["list", "--library", b]).stdout.contains("Through S3"))
+        let idle = try lnote(["sync", "--library", b, "--json"], environment: keys)
+        let idleJSON = try JSONSerialization.jsonObject(with: Data(idle.stdout.utf8)) as? [String: Any]
+        #expect(idleJSON?["requests"] as? Int == 1, "\(idle.stdout)")
+
+        let inURL = "s3://\(SwiftS3Server.accessKey.replacingOccurrences(of: ":", with: "%3A")):\(SwiftS3Server.secretKey)@\(bucket)/x"
+        let refused = try lnote(["remote", "add", inURL, "--library", a], environment: keys)
+        #expect(refused.status == 64 && refused.stderr.contains("AWS_ACCESS_KEY_ID"), "\(refused.stderr)")
+        var wrong = keys
+        wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
+        let denied = try lnote(["sync", "--library", a], environment: wrong)
+        #expect(denied.status == 1 && (denied.stdout + denied.stderr).contains("AWS_SECRET_ACCESS_KEY"), "\(denied.stdout) \(denied.stderr)")
     }
 }

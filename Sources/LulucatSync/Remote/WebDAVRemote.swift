@@ -1,5 +1,5 @@
 // A remote on a WebDAV server (RFC 4918) over URLSession: PROPFIND Depth 1, GET, PUT, MKCOL,
-// DELETE; HTTP Basic; redirects refused; caches off; lost replies on writes are ambiguous.
+// DELETE; HTTP Basic; redirects refused; caches off (HTTPExchange); lost replies on writes are ambiguous.
 
 import Foundation
 #if canImport(FoundationNetworking)
@@ -28,8 +28,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// Requests made and bytes moved.
     public let statistics = RemoteStatistics()
     let credentials: WebDAVCredentials?
-    let session: URLSession
-    let delegate = RedirectRefuser()
+    let http: HTTPExchange
     /// The largest `PROPFIND` reply read (a larger one is `.invalidResponse`).
     public static let maxListingBytes = 64 << 20
 
@@ -46,18 +45,8 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if !s.hasSuffix("/") { s += "/" }
         base = URL(string: s)!
         self.credentials = credentials
-        let config = URLSessionConfiguration.ephemeral
-        config.urlCache = nil
-        config.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        config.httpCookieStorage = nil
-        config.httpShouldSetCookies = false
-        config.timeoutIntervalForRequest = timeout
-        config.timeoutIntervalForResource = timeout * 4
-        config.httpMaximumConnectionsPerHost = 4
-        session = URLSession(configuration: config, delegate: delegate, delegateQueue: nil)
+        http = HTTPExchange(timeout: timeout)
     }
-
-    deinit { session.invalidateAndCancel() }
 
     /// The URL of a caller's path, which must be a safe path as given (a trailing "/" is refused,
     /// never dropped: it is added for a `folder`); "" is the collection itself, as a folder only
@@ -73,26 +62,14 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
               write: Bool) async throws(RemoteError) -> (Int, Data, HTTPURLResponse) {
         var request = URLRequest(url: try url(path, folder: folder))
         request.httpMethod = method
-        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
         if let c = credentials {
             let token = Data("\(c.user):\(c.password)".utf8).base64EncodedString()
             request.setValue("Basic " + token, forHTTPHeaderField: "Authorization")
         }
         if let body { request.httpBody = Data(body) }
-        let session = self.session
-        let delegate = self.delegate
-        let (result, taskID): (Result<(Data, URLResponse), Error>, Int) = await withCheckedContinuation { cont in
-            let id = TaskIdentifier()
-            let task = session.dataTask(with: request) { data, response, error in
-                if let error { cont.resume(returning: (.failure(error), id.value)) }
-                else if let response { cont.resume(returning: (.success((data ?? Data(), response)), id.value)) }
-                else { cont.resume(returning: (.failure(URLError(.badServerResponse)), id.value)) }
-            }
-            id.value = task.taskIdentifier
-            task.resume()
-        }
-        if delegate.wasChallenged(taskID) {
+        let (result, challenged) = await http.send(request)
+        if challenged {
             statistics.record(sent: 0, received: 0)
             throw .failed(path, "\(method) answered 401: the server refused the credentials; check LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD")
         }
@@ -101,9 +78,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             statistics.record(sent: body?.count ?? 0, received: 0)
             let code = (error as? URLError)?.code
             // Refused before anything was sent: nothing can have happened.
-            let notSent: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
-                                               .unsupportedURL, .badURL]
-            if write, let code, !notSent.contains(code) { throw .ambiguous(path, "\(method): \(error.localizedDescription)") }
+            if write, let code, !HTTPExchange.notSent.contains(code) { throw .ambiguous(path, "\(method): \(error.localizedDescription)") }
             throw .failed(path, "\(method): \(error.localizedDescription)")
         case .success(let (data, response)):
             statistics.record(sent: body?.count ?? 0, received: data.count)
@@ -199,34 +174,4 @@ extension WebDAVRemote {
         }
         return nil
     }
-}
-
-/// A task's identifier, set before the task can complete.
-private final class TaskIdentifier: @unchecked Sendable {
-    var value = 0
-}
-
-/// Refuses every redirect: the 3xx reply comes back to the caller, which fails the request.
-final class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        completionHandler(nil)
-    }
-
-    /// A challenge (a 401 with WWW-Authenticate) is cancelled and remembered: credentials are sent
-    /// with every request, so a challenge means they are missing or wrong and asking again would not
-    /// help; and FoundationNetworking on Linux never completes a task whose challenge it handles by
-    /// default without a credential (swift-corelibs-foundation#5456). `send` turns the cancelled task
-    /// into a 401 failure: the server refused the request before performing it.
-    private let lock = NSLock()
-    private var challenged: Set<Int> = []
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        _ = lock.withLock { challenged.insert(task.taskIdentifier) }
-        completionHandler(.cancelAuthenticationChallenge, nil)
-    }
-
-    /// Whether the task met an authentication challenge (and forgets it).
-    func wasChallenged(_ task: Int) -> Bool { lock.withLock { challenged.remove(task) != nil } }
 }

@@ -6,7 +6,8 @@ import LulucatStore
 
 /// Which remote a library syncs with, kept in `.sync/remote.json` (never a secret).
 public struct SyncConfiguration: Sendable, Equatable {
-    /// An http(s) URL of a WebDAV collection, or an absolute folder path (or file:// URL).
+    /// An http(s) URL of a WebDAV collection, an `s3://BUCKET/PREFIX?endpoint=…&region=…` URL of
+    /// an S3 bucket (`S3Location`), or an absolute folder path (or file:// URL).
     public var remote: String
 
     /// A configuration for `remote` (checked by `save` and `makeRemote`).
@@ -22,7 +23,7 @@ public struct SyncConfiguration: Sendable, Equatable {
     }
 
     /// Checks the remote's form and saves it.
-    /// - Throws: `SyncError.invalidRemote` for a URL that is neither http(s) nor an absolute folder.
+    /// - Throws: `SyncError.invalidRemote` for a URL that is neither http(s), s3 nor an absolute folder.
     public func save(_ library: Library) throws(SyncError) {
         _ = try kind()
         try SyncError.store { () throws(StoreError) in try library.prepare() }
@@ -55,23 +56,31 @@ public struct SyncConfiguration: Sendable, Equatable {
         return configuration
     }
 
-    enum Kind { case folder(String), webdav(URL) }
+    enum Kind { case folder(String), webdav(URL), s3(S3Location) }
 
     func kind() throws(SyncError) -> Kind {
         if remote.hasPrefix("/") { return .folder(remote) }
         if let u = URL(string: remote), let scheme = u.scheme?.lowercased() {
             if scheme == "file" { return .folder(u.path) }
+            if scheme == "s3" {
+                do { return .s3(try S3Location(url: remote)) } catch {
+                    if case .failed(_, let why) = error { throw .invalidRemote(why) }
+                    throw .invalidRemote("\(error)")
+                }
+            }
             if scheme == "http" || scheme == "https", u.host != nil, u.user == nil, u.password == nil { return .webdav(u) }
             if u.user != nil || u.password != nil {
                 throw .invalidRemote("put no credentials in the URL: use LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc file")
             }
         }
-        throw .invalidRemote("'\(remote)' is neither an http(s) WebDAV URL nor an absolute folder path")
+        throw .invalidRemote("'\(remote)' is neither an http(s) WebDAV URL, an s3:// URL nor an absolute folder path")
     }
 
     /// The remote, with credentials from `LNOTE_REMOTE_USER`/`LNOTE_REMOTE_PASSWORD` in
     /// `environment`, else from `netrc`: the text of a netrc-style file the caller read
     /// (`machine HOST login USER password PASS`; `lnote` reads `$LNOTE_NETRC` or `~/.netrc`).
+    /// An S3 remote takes `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN` when
+    /// set), else the netrc entry of the endpoint's host (login: the access key, password: the secret).
     /// Sync itself reads no file outside the library.
     public func makeRemote(environment: [String: String] = ProcessInfo.processInfo.environment,
                            netrc: String? = nil) throws(SyncError) -> any Remote {
@@ -85,7 +94,23 @@ public struct SyncConfiguration: Sendable, Equatable {
                 credentials = SyncConfiguration.netrc(netrc, host: host)
             }
             do { return try WebDAVRemote(url: url, credentials: credentials) } catch { throw .remote(error) }
+        case .s3(let location):
+            return S3Remote(location: location, credentials: SyncConfiguration.s3Credentials(location, environment: environment, netrc: netrc))
         }
+    }
+
+    /// An S3 remote's keys: `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (with
+    /// `AWS_SESSION_TOKEN` when set) in `environment`, else the netrc entry of the endpoint's host;
+    /// nil when neither has them (requests then go unsigned).
+    public static func s3Credentials(_ location: S3Location, environment: [String: String], netrc: String?) -> S3Credentials? {
+        if let a = environment["AWS_ACCESS_KEY_ID"], let s = environment["AWS_SECRET_ACCESS_KEY"], !a.isEmpty, !s.isEmpty {
+            let token = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+            return S3Credentials(accessKey: a, secretKey: s, sessionToken: token)
+        }
+        if let netrc, let host = location.endpoint.host, let c = SyncConfiguration.netrc(netrc, host: host) {
+            return S3Credentials(accessKey: c.user, secretKey: c.password)
+        }
+        return nil
     }
 
     /// The login and password of `host` in netrc text (or of `default`).

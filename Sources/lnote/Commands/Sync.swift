@@ -1,5 +1,5 @@
-// lnote remote, lnote sync: one library on every device, through a WebDAV server or a folder
-// (docs/sync.md). Credentials come from the environment or a netrc file, never from argv.
+// lnote remote, lnote sync: one library on every device, through a WebDAV server, an S3 bucket or
+// a folder (docs/sync.md). Credentials come from the environment or a netrc file, never from argv.
 
 import Foundation
 import LulucatStore
@@ -7,8 +7,9 @@ import LulucatSync
 
 struct RemoteCommand: Command {
     static let name = "remote"
-    static let abstract = "Set or show the remote the library syncs with (a WebDAV URL or a folder). Credentials come from "
-        + "LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or 'machine HOST login U password P' in $LNOTE_NETRC or ~/.netrc. "
+    static let abstract = "Set or show the remote the library syncs with (a WebDAV URL, s3://BUCKET/PREFIX?endpoint=URL&region=R, "
+        + "or a folder). Credentials come from LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD (S3: AWS_ACCESS_KEY_ID, "
+        + "AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN), or 'machine HOST login U password P' in $LNOTE_NETRC or ~/.netrc. "
         + "--encrypt seals everything on the remote under a key the passphrase unlocks (asked on the terminal without echo, "
         + "or read from LNOTE_PASSPHRASE); 'passphrase' changes it (the new one from the terminal or LNOTE_NEW_PASSPHRASE). "
         + "A new passphrase needs at least 10 characters (--weak-passphrase accepts a shorter one). A FOLDER must exist "
@@ -31,7 +32,9 @@ struct RemoteCommand: Command {
             throw UsageError("--weak-passphrase goes with 'remote add URL --encrypt' or 'remote passphrase'")
         }
         if p.count == 2, let u = URL(string: p[1]), u.user != nil || u.password != nil {
-            throw UsageError("put no credentials in the URL: use LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc file")
+            throw UsageError(u.scheme?.lowercased() == "s3"
+                ? "put no credentials in the URL: use AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a netrc file"
+                : "put no credentials in the URL: use LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc file")
         }
     }
     func run() async throws {
@@ -46,7 +49,7 @@ struct RemoteCommand: Command {
                 }
                 try folder.createRoot()
             } else if args.flag("create"), folder == nil {
-                throw UsageError("--create makes a folder remote; a WebDAV collection is made on the server")
+                throw UsageError("--create makes a folder remote; a WebDAV collection or an S3 bucket is made on the server")
             }
             if args.flag("encrypt") {
                 let phrase = try Passphrase.obtain(prompt: "Passphrase of the encrypted remote: ", environment: "LNOTE_PASSPHRASE")

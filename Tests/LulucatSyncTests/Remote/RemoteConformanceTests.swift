@@ -1,8 +1,8 @@
 // What every `Remote` must do (docs/sync.md §9), checked the same way against each of them: a
-// folder, WebDAV on a real Apache (mod_dav), the workshop's memory remote; the folder and WebDAV
-// remotes also on a root whose path has spaces and non-ASCII letters. A new remote (S3 next) is
-// one more case of `ConformanceRemote` (with its `open`) and one more test function per root in
-// the suite, which runs every check on it.
+// folder, WebDAV on a real Apache (mod_dav), S3 on a real OpenStack Swift with s3api, the
+// workshop's memory remote; the folder, WebDAV and S3 remotes also on a root whose path has spaces
+// and non-ASCII letters. A new remote is one more case of `ConformanceRemote` (with its `open`)
+// and one more test function per root in the suite, which runs every check on it.
 
 import Foundation
 #if canImport(Glibc)
@@ -19,7 +19,7 @@ import Testing
 
 /// The remotes the suite runs against.
 enum ConformanceRemote: String, CaseIterable, Sendable {
-    case folder, webdav, memory
+    case folder, webdav, memory, s3
 
     /// The checks it runs: all but the cut upload for the memory remote, whose put is one
     /// assignment under a lock (nothing to cut).
@@ -29,7 +29,7 @@ enum ConformanceRemote: String, CaseIterable, Sendable {
     var etagOnGet: Bool { self != .folder }
 
     /// A fresh remote on an empty root that exists.
-    func open(_ root: ConformanceRoot) throws -> RemoteUnderTest {
+    func open(_ root: ConformanceRoot) async throws -> RemoteUnderTest {
         switch self {
         case .folder:
             let scope = temporaryFolder("conformance")
@@ -73,6 +73,35 @@ enum ConformanceRemote: String, CaseIterable, Sendable {
                                        return all
                                    },
                                    cutPut: nil, stop: {})
+        case .s3:
+            // The shared server; a bucket of its own, the root one level down in it (the bucket
+            // is the root's parent: a key that escaped the prefix would show there).
+            let server = try await SwiftS3Server.shared()
+            let bucket = try await server.makeBucket().bucket
+            let remote = S3Remote(location: server.location(bucket: bucket, prefix: root.folderName), credentials: SwiftS3Server.credentials,
+                                  timeout: 10)
+            let whole = S3Remote(location: server.location(bucket: bucket), credentials: SwiftS3Server.credentials, timeout: 10)
+            return RemoteUnderTest(remote: remote, etagOnGet: etagOnGet,
+                                   stored: {
+                                       var all: [String: [UInt8]?] = [:]
+                                       for key in (try? await whole.allKeys()) ?? ["(the bucket could not be listed)"] {
+                                           all[key] = key.hasSuffix("/") ? .some(nil) : try? await whole.object(key: key)
+                                       }
+                                       return all
+                                   },
+                                   cutPut: { path, bytes, _ in
+                                       let proxy = try FaultProxy(upstreamPort: server.proxyPort)
+                                       defer { proxy.stop() }
+                                       let through = S3Location(endpoint: URL(string: "http://127.0.0.1:\(proxy.port)")!, bucket: bucket,
+                                                                prefix: root.folderName, region: SwiftS3Server.region)
+                                       let cut = S3Remote(location: through, credentials: SwiftS3Server.credentials, timeout: 10)
+                                       proxy.inject(.cutUpload, method: "PUT", pathContains: "/" + S3Signer.encode(path: path))
+                                       var error: RemoteError?
+                                       do throws(RemoteError) { try await cut.put(path, bytes) } catch let e { error = e }
+                                       #expect(proxy.injected == 1, "the upload was not cut")
+                                       return error
+                                   },
+                                   stop: {})
         }
     }
 }
@@ -88,13 +117,13 @@ final class RemoteUnderTest: @unchecked Sendable {
     let etagOnGet: Bool
     /// Everything stored around the remote, its root's parent included (a path that escaped the
     /// root would land there): relative paths to bytes, folders ending in "/" with nil.
-    let stored: () -> [String: [UInt8]?]
+    let stored: () async -> [String: [UInt8]?]
     /// A `put` cut halfway through (the remote's own way to be interrupted): the error it ended
     /// in, nil if it did not fail. Nil for a remote whose put cannot be cut.
     let cutPut: ((_ path: String, _ bytes: [UInt8], _ label: String) async throws -> RemoteError?)?
     let stop: () -> Void
 
-    init(remote: any Remote, etagOnGet: Bool, stored: @escaping () -> [String: [UInt8]?],
+    init(remote: any Remote, etagOnGet: Bool, stored: @escaping () async -> [String: [UInt8]?],
          cutPut: ((String, [UInt8], String) async throws -> RemoteError?)?, stop: @escaping () -> Void) {
         self.remote = remote
         self.etagOnGet = etagOnGet
@@ -127,7 +156,7 @@ enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     func run(on remote: ConformanceRemote, _ root: ConformanceRoot) async throws {
-        let t = try remote.open(root)
+        let t = try await remote.open(root)
         defer { t.stop() }
         typealias C = RemoteConformanceTests
         switch self {
@@ -148,6 +177,7 @@ enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
 // MARK: The suite
 
 let noApache: Comment = "apache2 with mod_dav is not installed (apt-get install apache2-bin)"
+let noSwiftS3 = Comment(rawValue: SwiftS3Server.notInstalled)
 
 /// Every remote, every check. A remote that cannot run here is skipped (`.enabled(if:)`), and
 /// says why.
@@ -167,6 +197,13 @@ struct RemoteConformanceTests {
 
     @Test(arguments: ConformanceRemote.memory.checks)
     func memory(_ check: Check) async throws { try await check.run(on: .memory, .plain) }
+
+    @Test("s3 on Swift s3api", .enabled(if: SwiftS3Server.isAvailable, noSwiftS3), arguments: ConformanceRemote.s3.checks)
+    func s3(_ check: Check) async throws { try await check.run(on: .s3, .plain) }
+
+    @Test("s3 on Swift s3api under …/My Notes Ünïcødé 日本/", .enabled(if: SwiftS3Server.isAvailable, noSwiftS3),
+          arguments: ConformanceRemote.s3.checks)
+    func s3AtAUnicodeRoot(_ check: Check) async throws { try await check.run(on: .s3, .unicode) }
 
     static func list(_ t: RemoteUnderTest) async throws {
         let r = t.remote
@@ -298,7 +335,7 @@ struct RemoteConformanceTests {
         let r = t.remote
         try await r.makeFolder("box")
         try await r.put("box/kept", [1, 2, 3])
-        let before = t.stored()
+        let before = await t.stored()
         let requests = r.statistics.requests
         func refused(_ call: String, _ path: String, _ body: () async throws(RemoteError) -> Void) async {
             do {
@@ -320,7 +357,7 @@ struct RemoteConformanceTests {
         await refused("put", "") { () async throws(RemoteError) in try await r.put("", [6, 6, 6]) }
         await refused("delete", "") { () async throws(RemoteError) in try await r.delete("") }
         #expect(r.statistics.requests == requests, "a refused call made a request")
-        let after = t.stored()
+        let after = await t.stored()
         #expect(after == before, "changed: \(Set(after.keys).symmetricDifference(before.keys).sorted())")
         #expect(try await r.get("box/kept", maxBytes: 10).bytes == [1, 2, 3])
     }
