@@ -65,7 +65,7 @@ struct LibraryRound {
         let listingAnswered = Flag()
         async let listedAhead = LibrarySync.attempt { () async throws(RemoteError) in
             defer { listingAnswered.set() }
-            return try await remote.list(LibrarySync.headsFolder)
+            return try await remote.list(LibrarySync.headsFolder, maxBytes: RemoteLimits.listingBytes)
         }
         do {
             try await readLocalSide()
@@ -188,6 +188,7 @@ struct LibraryRound {
         // 5. Each document, one at a time.
         for (i, doc) in work.enumerated() {
             if Task.isCancelled { throw .cancelled }
+            try LibrarySync.checkRoundDeadline()
             progress(SyncProgress(done: i, total: work.count, document: doc))
             try await runDocument(doc, heads: heads[doc] ?? [])
         }
