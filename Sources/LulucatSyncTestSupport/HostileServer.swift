@@ -21,6 +21,8 @@ public final class HostileServer: @unchecked Sendable {
         case endlessChunked
         /// 200 announcing `bytes`, then one byte every `interval` until done or the client goes.
         case trickle(bytes: Int, interval: Duration)
+        /// `status` (a failure, say 404) with an endless chunked body.
+        case endlessFailure(status: Int)
         /// Reads the request and answers nothing, holding the connection until the client goes
         /// away or the server stops.
         case silent
@@ -35,6 +37,7 @@ public final class HostileServer: @unchecked Sendable {
             case .hugeBody(let b): return "huge body (\(b) bytes)"
             case let .lyingLength(c, s): return "lying Content-Length (\(c) announced, \(s) sent)"
             case .endlessChunked: return "endless chunked body"
+            case .endlessFailure(let st): return "\(st) with an endless body"
             case .trickle(let b, let i): return "trickle (\(b) bytes, one every \(i))"
             case .silent: return "no answer after accepting"
             case .cutMidBody(let b): return "reply cut mid-body (\(b) announced)"
@@ -42,6 +45,16 @@ public final class HostileServer: @unchecked Sendable {
             }
         }
     }
+
+    /// The most bytes a second one connection streams (a huge or endless body); nil: as fast as
+    /// the socket takes them. Tests set one so that a transfer the client has cut, which
+    /// FoundationNetworking goes on reading until its cancellation lands, does not take the
+    /// machine's CPU from the requests that follow.
+    public var pace: Int? {
+        get { lock.withLock { _pace } }
+        set { lock.withLock { _pace = newValue } }
+    }
+    private var _pace: Int?
 
     /// The port it listens on (127.0.0.1).
     public let port: Int
@@ -255,12 +268,23 @@ public final class HostileServer: @unchecked Sendable {
             return sendAll(fd, Array((s + "\r\n").utf8), counted: false)
         }
         let filler = [UInt8](repeating: 0x61, count: 64 << 10)
+        let started = ContinuousClock.now
+        var streamed = 0
+        /// Waits as long as `pace` asks after `n` more bytes.
+        func paced(_ n: Int) {
+            streamed += n
+            guard let rate = pace, rate > 0 else { return }
+            let due = Duration.seconds(Double(streamed) / Double(rate))
+            let ahead = due - (ContinuousClock.now - started)
+            if ahead > .zero { _ = waitForClose(fd, ahead) }
+        }
         func stream(_ n: Int) -> Bool {
             var left = n
             while left > 0 {
                 let k = min(left, filler.count)
                 guard sendAll(fd, Array(filler[0..<k])) else { return false }
                 left -= k
+                paced(k)
             }
             return true
         }
@@ -277,10 +301,15 @@ public final class HostileServer: @unchecked Sendable {
             guard head(200, ["Content-Length": "\(claimed)", "Connection": "close"]) else { return false }
             _ = stream(sent)
             return false
-        case .endlessChunked:
-            guard head(200, ["Transfer-Encoding": "chunked", "Connection": "close"]) else { return false }
+        case .endlessChunked, .endlessFailure:
+            var status = 200
+            if case .endlessFailure(let st) = behavior { status = st }
+            guard head(status, ["Transfer-Encoding": "chunked", "Connection": "close"]) else { return false }
             let chunk = Array("10000\r\n".utf8) + filler + [13, 10]
-            while !isStopped { guard sendAll(fd, chunk) else { return false } }
+            while !isStopped {
+                guard sendAll(fd, chunk) else { return false }
+                paced(chunk.count)
+            }
             return false
         case let .trickle(bytes, interval):
             guard head(200, ["Content-Length": "\(bytes)", "Connection": "close"]) else { return false }

@@ -229,6 +229,10 @@ final class Transfer: @unchecked Sendable {
     var response: HTTPURLResponse?
     var body: [UInt8] = []
     var challenged = false
+    /// The reply is not a success: its body is not kept (only its status is used), and a long
+    /// one is cut after `TransportDelegate.discardLimit` bytes.
+    var discarding = false
+    var discarded = 0
     var lastActivity: ContinuousClock.Instant
     var windowStart: ContinuousClock.Instant?
     var windowBytes = 0
@@ -288,7 +292,10 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
 
     /// Ends a transfer with `error` (a limit, a cap, a cancellation): its caller resumes now, its
     /// task is cancelled, and what the task still delivers is dropped.
-    func end(_ id: ObjectIdentifier, with error: RemoteError) {
+    func end(_ id: ObjectIdentifier, with error: RemoteError) { end(id, .failure(error)) }
+
+    /// Ends a transfer with `result` (see `end(_:with:)`).
+    func end(_ id: ObjectIdentifier, _ result: Result<HTTPReply, RemoteError>) {
         let t: Transfer? = lock.withLock { finish(id) }
         guard let t else { return }
         // Cancelled from another thread: `cancel` waits for FoundationNetworking's work queue,
@@ -296,9 +303,12 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // drop (and free) what is still delivered.
         if let task = t.task { DispatchQueue.global().async { task.cancel() } }
         onCut?()
-        t.continuation?.resume(returning: .failure(error))
+        t.continuation?.resume(returning: result)
         t.continuation = nil
     }
+
+    /// The most of a reply that is not a success read before it is cut (its status is the answer).
+    static let discardLimit = 64 << 10
 
     /// Removes a transfer (under the lock); stops the watchdog when none is left.
     private func finish(_ id: ObjectIdentifier) -> Transfer? {
@@ -331,6 +341,10 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             t.response = response as? HTTPURLResponse
             t.lastActivity = .now
             t.windowStart = .now
+            if let status = t.response?.statusCode, !(200..<300).contains(status) {
+                t.discarding = true
+                return nil
+            }
             let announced = response.expectedContentLength
             if announced > Int64(t.cap) {
                 counters.cappedReplies += 1
@@ -350,16 +364,21 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = ObjectIdentifier(dataTask)
-        let refused: RemoteError? = lock.withLock {
+        let refused: Result<HTTPReply, RemoteError>? = lock.withLock {
             guard let t = transfers[id] else {
                 counters.droppedBytes += data.count
                 return nil
             }
             t.lastActivity = .now
             t.windowBytes += data.count
+            if t.discarding {
+                t.discarded += data.count
+                guard t.discarded > Self.discardLimit, let r = t.response else { return nil }
+                return .success(HTTPReply(status: r.statusCode, response: r, body: [], challenged: false))
+            }
             guard t.body.count + data.count <= t.cap else {
                 counters.cappedReplies += 1
-                return .invalidResponse(t.path, "\(t.method): the reply is larger than \(t.cap) bytes")
+                return .failure(.invalidResponse(t.path, "\(t.method): the reply is larger than \(t.cap) bytes"))
             }
             if t.body.count + data.count > t.body.capacity {
                 // Grown geometrically, but never past the cap.
@@ -369,7 +388,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             counters.largestBody = max(counters.largestBody, t.body.count)
             return nil
         }
-        if let refused { end(id, with: refused) }
+        if let refused { end(id, refused) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
@@ -401,7 +420,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 return (t, .failure(.invalidResponse(t.path, "not an HTTP reply")))
             }
             let encoded = (http.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased() != "identity"
-            if !encoded, http.expectedContentLength >= 0, Int64(body.count) != http.expectedContentLength {
+            if !encoded, !t.discarding, http.expectedContentLength >= 0, Int64(body.count) != http.expectedContentLength {
                 // The connection ended before the announced length: a reply cut mid-body.
                 let what = "\(t.method): the reply ended after \(body.count) of \(http.expectedContentLength) bytes"
                 return (t, .failure(t.write ? .ambiguous(t.path, what) : .invalidResponse(t.path, what)))

@@ -59,6 +59,21 @@ struct HostileServerTests {
         #expect(r.transport.counters.cappedReplies == 2)
     }
 
+    /// A failure's status is the answer: its body is not kept, however long (a 404 is not
+    /// "too large" for a small cap, and an endless one does not run on).
+    @Test func aFailuresBodyIsNotKept() async throws {
+        let server = try HostileServer()
+        defer { server.stop() }
+        server.on("GET", "/heads/", .endlessFailure(status: 404))
+        server.on("GET", "/blobs/", .answer(status: 404, body: [UInt8](repeating: 0x3C, count: 5000)))
+        let r = try remote(server)
+        for path in ["heads/x", "blobs/x"] {
+            let e = await failure { () async throws(RemoteError) in try await r.get(path, maxBytes: 10) }
+            #expect(e == .notFound(path), "\(String(describing: e))")
+        }
+        #expect(r.transport.counters.largestBody == 0)
+    }
+
     @Test func aContentLengthThatLiesNeverLetsMoreThanTheCapIn() async throws {
         let server = try HostileServer()
         defer { server.stop() }
@@ -192,6 +207,7 @@ struct HostileServerTests {
         let (lib, _) = try await library()
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
         let server = try HostileServer()
+        server.pace = 32 << 20
         defer { server.stop() }
         server.on("PROPFIND", "/heads", behavior)
         let r = try remote(server)
@@ -219,6 +235,7 @@ struct HostileServerTests {
         let (lib, doc) = try await library()
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
         let server = try HostileServer()
+        server.pace = 32 << 20
         defer { server.stop() }
         let listing = """
         <?xml version="1.0" encoding="utf-8"?>
@@ -247,6 +264,7 @@ struct HostileServerTests {
         let (lib, _) = try await library()
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
         let server = try HostileServer()
+        server.pace = 32 << 20
         defer { server.stop() }
         server.on("*", "", .silent)
         let r = try WebDAVRemote(url: server.url, credentials: nil, timeout: 60)
@@ -281,6 +299,7 @@ struct HostileServerTests {
         let (lib, doc) = try await library()
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
         let server = try HostileServer(root: root)
+        server.pace = 32 << 20
         defer { server.stop() }
         server.on("GET", "/blobs/", behavior)
         let r = try remote(server)
