@@ -44,7 +44,7 @@ struct LibraryRound {
     /// Whether the remote is the one `.sync/plain-remote` names (read once a round).
     let knownPlain: Bool
 
-    /// Documents prepared before the listing at most (each holds its lock and its coded page).
+    /// Documents prepared before the listing at most (each holds its coded page; none holds its lock).
     static let speculationLimit = 4
 
     var sync: LibrarySync { context.sync }

@@ -315,4 +315,94 @@ struct HostileServerTests {
         let again = try await lib.sync(with: r, options: roundOptions)
         #expect(again.problems.isEmpty && again.documentsPulled == 1, "\(again)")
     }
+
+    /// A document changed here is not locked while the round waits on the network: the app can
+    /// open it, draw and save while the listing (or a blob upload) is outstanding.
+    @Test func noDocumentIsLockedWhileTheRoundWaitsOnTheServer() async throws {
+        let root = temporaryFolder("hostile-root")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (lib, doc) = try await library()
+        defer { try? FileManager.default.removeItem(atPath: lib.root) }
+        let server = try HostileServer(root: root)
+        server.pace = 32 << 20
+        defer { server.stop() }
+        let r = try remote(server)
+        // Synced once: the document has a base, and the remote is known to hold no encryption,
+        // so the next round prepares the document and starts its upload before the listing.
+        _ = try await lib.sync(with: r, options: roundOptions)
+        var rng = TestRandom(seed: 32)
+        _ = try await edit(lib, doc) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
+        server.on("PROPFIND", "/heads", .silent)
+        var options = roundOptions
+        options.transfer = TransferLimits(silence: .seconds(30), minimumRate: 1, rateWindow: .seconds(30), requestDeadline: .seconds(30))
+        let round = Task { try await lib.sync(with: r, options: options) }
+        // The round has read and coded the document once its blob's upload reaches the server.
+        var seen = false
+        for _ in 0..<2000 where !seen {
+            seen = server.requests.contains { $0.hasPrefix("PUT /notes/blobs/") }
+            if !seen { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(seen, "the round did not start its upload: \(server.requests)")
+        // The listing is still outstanding: the app draws and saves.
+        let drawn = makeStroke(&rng)
+        try await edit(lib, doc) { s in try await s.append(drawn, to: await s.pageIDs()[0]) }
+        server.stop()
+        _ = try? await round.value
+        // A friendly server again: the stroke drawn meanwhile goes out.
+        let again = try HostileServer(root: root)
+        defer { again.stop() }
+        let report = try await lib.sync(with: try remote(again), options: roundOptions)
+        #expect(report.problems.isEmpty && report.documentsPushed == 1, "\(report)")
+        #expect(try await contents(of: lib).documents[doc]!.allElements.contains(drawn.id))
+    }
+
+    /// A document changed here and on another device goes through a session: its lock is not
+    /// held while the other device's blob is fetched, nor while its own blobs go up, so the app
+    /// can draw and save then.
+    @Test(arguments: ["GET /notes/blobs/", "PUT /notes/blobs/"])
+    func noDocumentIsLockedWhileAMergedDocumentsBlobsMove(_ stalled: String) async throws {
+        let root = temporaryFolder("hostile-root")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (lib, doc) = try await library()
+        defer { try? FileManager.default.removeItem(atPath: lib.root) }
+        let other = Library(root: temporaryFolder("hostile-other"))
+        defer { try? FileManager.default.removeItem(atPath: other.root) }
+        let folder = FolderRemote(root: root)
+        let friendly = try HostileServer(root: root)
+        _ = try await lib.sync(with: try remote(friendly), options: roundOptions)
+        friendly.stop()
+        _ = try await other.sync(with: folder, options: roundOptions)
+        var rng = TestRandom(seed: 33)
+        let theirs = makeStroke(&rng), ours = makeStroke(&rng), drawn = makeStroke(&rng)
+        try await edit(other, doc) { s in try await s.append(theirs, to: await s.pageIDs()[0]) }
+        _ = try await other.sync(with: folder, options: roundOptions)
+        try await edit(lib, doc) { s in try await s.append(ours, to: await s.pageIDs()[0]) }
+        let server = try HostileServer(root: root)
+        defer { server.stop() }
+        let parts = stalled.split(separator: " ")
+        server.on(String(parts[0]), String(parts[1]), .silent)
+        var options = roundOptions
+        options.transfer = TransferLimits(silence: .seconds(30), minimumRate: 1, rateWindow: .seconds(30), requestDeadline: .seconds(30))
+        let r = try remote(server)
+        let round = Task { try await lib.sync(with: r, options: options) }
+        var seen = false
+        for _ in 0..<2000 where !seen {
+            seen = server.requests.contains { $0.hasPrefix(stalled) }
+            if !seen { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(seen, "the round did not reach \(stalled): \(server.requests)")
+        // The round waits on the server: the app draws and saves.
+        try await edit(lib, doc) { s in try await s.append(drawn, to: await s.pageIDs()[0]) }
+        server.stop()
+        _ = try? await round.value
+        let again = try HostileServer(root: root)
+        defer { again.stop() }
+        for _ in 0..<2 { _ = try await lib.sync(with: try remote(again), options: roundOptions) }
+        _ = try await other.sync(with: folder, options: roundOptions)
+        for l in [lib, other] {
+            let have = try await contents(of: l).documents[doc]!.allElements
+            #expect(have.isSuperset(of: [theirs.id, ours.id, drawn.id]), "a stroke was lost")
+        }
+        try await checkIntact(lib, try await contents(of: lib), "after")
+    }
 }
