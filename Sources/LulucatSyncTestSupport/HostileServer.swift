@@ -74,21 +74,7 @@ public final class HostileServer: @unchecked Sendable {
     /// `PUT`, `MKCOL`, `DELETE` under `/notes/`), or, without a root, as an empty one.
     public init(root: String? = nil) throws {
         self.root = root
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &len) == 0
-            }
-        }
-        listener = fd
-        guard ok else { close(fd); throw TestFailure("hostile server: bind failed") }
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        (listener, port) = try Loopback.listen("hostile server")
         Thread { [self] in acceptLoop() }.start()
     }
 
@@ -155,30 +141,7 @@ public final class HostileServer: @unchecked Sendable {
         var buffer: [UInt8] = []
         while !isStopped {
             // The request head, then its body by Content-Length (bounded: 64 MiB).
-            var headEnd: Int?
-            while headEnd == nil {
-                guard let chunk = receive(fd), !chunk.isEmpty else { return }
-                buffer += chunk
-                headEnd = find(buffer, [13, 10, 13, 10])
-                if buffer.count > 1 << 20 { return }
-            }
-            let head = String(decoding: buffer[..<headEnd!], as: UTF8.self)
-            let lines = head.components(separatedBy: "\r\n")
-            let requestLine = lines[0].split(separator: " ")
-            guard requestLine.count >= 2 else { return }
-            let method = String(requestLine[0]), path = String(requestLine[1])
-            var length = 0
-            for l in lines where l.lowercased().hasPrefix("content-length:") {
-                length = Int(l.dropFirst(15).trimmingCharacters(in: .whitespaces)) ?? 0
-            }
-            guard length <= 64 << 20 else { return }
-            buffer.removeFirst(headEnd! + 4)
-            while buffer.count < length {
-                guard let chunk = receive(fd), !chunk.isEmpty else { return }
-                buffer += chunk
-            }
-            let body = Array(buffer[0..<length])
-            buffer.removeFirst(length)
+            guard let (method, path, _, body) = Loopback.readRequest(fd, &buffer) else { return }
             let rule: Behavior? = lock.withLock {
                 _requests.append("\(method) \(path)")
                 return rules.first { ($0.method == "*" || $0.method == method) && ($0.pathContains.isEmpty || path.contains($0.pathContains)) }?.behavior
@@ -341,12 +304,6 @@ public final class HostileServer: @unchecked Sendable {
         return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
     }
 
-    private func receive(_ fd: Int32) -> [UInt8]? {
-        var b = [UInt8](repeating: 0, count: 65536)
-        let n = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
-        if n < 0 { return nil }
-        return Array(b[0..<n])
-    }
 
     private func sendAll(_ fd: Int32, _ bytes: [UInt8], counted: Bool = true) -> Bool {
         var off = 0
@@ -360,9 +317,4 @@ public final class HostileServer: @unchecked Sendable {
         return true
     }
 
-    private func find(_ hay: [UInt8], _ needle: [UInt8]) -> Int? {
-        guard hay.count >= needle.count else { return nil }
-        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<i + needle.count]) == needle { return i }
-        return nil
-    }
 }
