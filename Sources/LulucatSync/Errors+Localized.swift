@@ -14,8 +14,15 @@ extension RemoteError: LocalizedError {
         case .failed: return "The sync server or folder refused a request, so nothing was changed there."
         case .invalidResponse: return "The sync server or folder gave an answer that cannot be used, so it was not used."
         case .timedOut(_, let t):
-            if case .roundDeadline = t { return "The sync took longer than its time limit, so it stopped; your notes here are safe." }
-            return "The sync server answered too slowly (\(t)), so the sync stopped waiting; your notes here are safe."
+            let f = RemoteTimeout.format
+            switch t {
+            case .silent(let s): return "The sync server sent nothing for \(f(s)) s, so the sync stopped waiting; your notes here are safe."
+            case let .tooSlow(b, s, _):
+                return "The sync server replied too slowly (\(b) bytes in \(f(s)) s), so the sync stopped waiting; your notes here are safe."
+            case .requestDeadline(let s):
+                return "The sync server took more than \(f(s)) s to reply, so the sync stopped waiting; your notes here are safe."
+            case .roundDeadline(let s): return "The sync took longer than its time limit (\(f(s)) s), so it stopped; your notes here are safe."
+            }
         }
     }
 
