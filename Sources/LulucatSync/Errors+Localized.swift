@@ -13,6 +13,16 @@ extension RemoteError: LocalizedError {
         case .ambiguous: return "The connection to the sync server or folder was lost during a change, which may or may not have been made; your notes here are safe."
         case .failed: return "The sync server or folder refused a request, so nothing was changed there."
         case .invalidResponse: return "The sync server or folder gave an answer that cannot be used, so it was not used."
+        case .timedOut(_, let t):
+            let f = RemoteTimeout.format
+            switch t {
+            case .silent(let s): return "The sync server sent nothing for \(f(s)) s, so the sync stopped waiting; your notes here are safe."
+            case let .tooSlow(b, s, _):
+                return "The sync server replied too slowly (\(b) bytes in \(f(s)) s), so the sync stopped waiting; your notes here are safe."
+            case .requestDeadline(let s):
+                return "The sync server took more than \(f(s)) s to reply, so the sync stopped waiting; your notes here are safe."
+            case .roundDeadline(let s): return "The sync took longer than its time limit (\(f(s)) s), so it stopped; your notes here are safe."
+            }
         }
     }
 
@@ -23,6 +33,7 @@ extension RemoteError: LocalizedError {
         case .ambiguous: return "Sync again: the next sync repeats what may not have happened."
         case .failed: return "Check the connection and the sync address, credentials and folder, then sync again."
         case .invalidResponse: return "Check that the sync address is a WebDAV folder or an S3 bucket (not a web page), then sync again."
+        case .timedOut: return "Check the connection, then sync again: what was finished stays done."
         }
     }
 }

@@ -30,21 +30,7 @@ public final class FaultProxy: @unchecked Sendable {
 
     public init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &len) == 0
-            }
-        }
-        listener = fd
-        guard ok else { close(fd); throw TestFailure("proxy bind failed") }
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        (listener, port) = try Loopback.listen("proxy")
         let t = Thread { [self] in acceptLoop() }
         t.start()
     }
@@ -93,25 +79,8 @@ public final class FaultProxy: @unchecked Sendable {
         setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         // The request head, then its body by Content-Length.
         var buffer: [UInt8] = []
-        var headEnd: Int?
-        while headEnd == nil {
-            guard let chunk = receive(client), !chunk.isEmpty else { return }
-            buffer += chunk
-            headEnd = find(buffer, [13, 10, 13, 10])
-            if buffer.count > 1 << 20 { return }
-        }
-        let head = String(decoding: buffer[..<headEnd!], as: UTF8.self)
-        var lines = head.components(separatedBy: "\r\n")
-        let requestLine = lines[0].split(separator: " ")
-        guard requestLine.count >= 2 else { return }
-        let method = String(requestLine[0]), path = String(requestLine[1])
-        var length = 0
-        for l in lines where l.lowercased().hasPrefix("content-length:") { length = Int(l.dropFirst(15).trimmingCharacters(in: .whitespaces)) ?? 0 }
-        var body = Array(buffer[(headEnd! + 4)...])
-        while body.count < length {
-            guard let chunk = receive(client), !chunk.isEmpty else { return }
-            body += chunk
-        }
+        guard let (method, path, head, body) = Loopback.readRequest(client, &buffer) else { return }
+        var lines = head
         let fault: Fault? = lock.withLock {
             guard let i = faults.firstIndex(where: { $0.method == method && path.contains($0.pathContains) }) else { return nil }
             injected += 1
@@ -145,7 +114,7 @@ public final class FaultProxy: @unchecked Sendable {
         }
         sendAll(server, forwardedHead + body)
         var reply: [UInt8] = []
-        while let chunk = receive(server), !chunk.isEmpty { reply += chunk }
+        while let chunk = Loopback.receive(server), !chunk.isEmpty { reply += chunk }
         if case .dropReplyAfterCommit = fault { return }
         sendAll(client, reply)
     }
@@ -165,12 +134,6 @@ public final class FaultProxy: @unchecked Sendable {
         return fd
     }
 
-    private func receive(_ fd: Int32) -> [UInt8]? {
-        var b = [UInt8](repeating: 0, count: 65536)
-        let n = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
-        if n < 0 { return nil }
-        return Array(b[0..<n])
-    }
 
     private func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
         var off = 0
@@ -181,9 +144,4 @@ public final class FaultProxy: @unchecked Sendable {
         }
     }
 
-    private func find(_ hay: [UInt8], _ needle: [UInt8]) -> Int? {
-        guard hay.count >= needle.count else { return nil }
-        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<i + needle.count]) == needle { return i }
-        return nil
-    }
 }

@@ -4,8 +4,8 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: codec, save, pages, journal, sqlite, render, migrate, inkml, crypto, events, import, salvage, sync, library."
-    static let usage = "lnote-dev bench codec|save|pages|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync|library [--json] [OPTIONS]\n\n"
+    static let abstract = "Run a benchmark: codec, save, pages, journal, sqlite, render, migrate, inkml, crypto, events, import, salvage, sync, sync-hostile, library."
+    static let usage = "lnote-dev bench codec|save|pages|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync|sync-hostile|library [--json] [OPTIONS]\n\n"
         + SaveBench.help + "\n\n" + JournalBench.help
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
@@ -21,6 +21,8 @@ struct BenchCommand: Command {
         ("import", { try await ImportBench.run(arguments: $0) }),
         ("salvage", { try await SalvageBench.run(arguments: $0) }),
         ("sync", { try await SyncBench.run(arguments: $0) }),
+        ("sync-hostile", { try await SyncHostileBench.run(arguments: $0) }),
+        ("_sync-hostile-case", { try await SyncHostileBench.child(arguments: $0) }),
         ("library", { try await LibraryBench.run(arguments: $0) }),
         ("_open", SaveBench.openProbe),
     ]

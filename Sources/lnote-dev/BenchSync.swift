@@ -59,7 +59,12 @@ enum SyncBench {
     static func removeFolders() { for p in madeFolders { try? FileManager.default.removeItem(atPath: p) } }
 
     static let quiet = SessionOptions(autosaveDelay: nil, thumbnails: nil)
-    static let options = SyncOptions(trashLimit: 1000, session: quiet)
+    /// No round deadline: a first round pushes up to 10,000 documents.
+    static let options: SyncOptions = {
+        var o = SyncOptions(trashLimit: 1000, session: quiet)
+        o.roundDeadline = nil
+        return o
+    }()
 
     static func withSession<T>(_ lib: Library, _ id: UUID, _ body: (DocumentSession) async throws -> T) async throws -> T {
         let s = try await lib.open(id, options: quiet)

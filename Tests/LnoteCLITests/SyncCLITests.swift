@@ -78,4 +78,19 @@ import Testing
         let denied = try lnote(["sync", "--library", a], environment: wrong)
         #expect(denied.status == 1 && (denied.stdout + denied.stderr).contains("AWS_SECRET_ACCESS_KEY"), "\(denied.stdout) \(denied.stderr)")
     }
+
+    /// `--deadline SECONDS` sets the round's deadline (0: none); a negative one, or one with
+    /// `--status`, is a usage error. (A deadline met is HostileServerTests' business.)
+    @Test func theRoundsDeadlineIsAnOption() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-sync-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = dir + "/a", remote = dir + "/remote"
+        #expect(try run(["new", "Deadline", "--library", a]).status == 0)
+        #expect(try run(["remote", "add", remote, "--create", "--library", a]).status == 0)
+        #expect(try run(["sync", "--deadline", "-1", "--library", a]).status == 64)
+        #expect(try run(["sync", "--status", "--deadline", "5", "--library", a]).status == 64)
+        let none = try run(["sync", "--deadline", "0", "--library", a])
+        #expect(none.status == 0 && none.out.contains("1 pushed"), "\(none.out) \(none.err)")
+        #expect(try run(["sync", "--deadline", "600", "--library", a]).status == 0)
+    }
 }

@@ -36,8 +36,17 @@ private func failure(_ call: () async throws(RemoteError) -> Void) async -> Remo
         let all: [RemoteError] = [
             .notFound("heads/abc"), .ambiguous("blobs/ab/abc", "PUT answered 502"), .failed("heads", "PROPFIND answered 400"),
             .invalidResponse("heads", "PROPFIND reply is not a multistatus"),
+            .timedOut("heads", .silent(seconds: 30)), .timedOut("blobs/ab", .tooSlow(bytes: 12, seconds: 15, minimumRate: 1024)),
+            .timedOut("heads/abc", .requestDeadline(seconds: 120)), .timedOut("the sync round", .roundDeadline(seconds: 120)),
         ]
         for e in all { expectReadable(e) }
+        // The reason in words, in the sentence a person reads.
+        #expect(RemoteError.timedOut("heads", .silent(seconds: 30)).localizedDescription.contains("The sync server sent nothing for 30 s"))
+        #expect(RemoteError.timedOut("b", .tooSlow(bytes: 12, seconds: 15, minimumRate: 1024)).localizedDescription
+            .contains("replied too slowly (12 bytes in 15 s)"))
+        #expect(RemoteError.timedOut("b", .tooSlow(bytes: 12, seconds: 15, minimumRate: 1024)).description
+            == "b: the server answered too slowly (12 bytes in 15 s, below the minimum of 1024 bytes a second)")
+        #expect(RemoteError.timedOut("r", .roundDeadline(seconds: 2.5)).description == "r: the sync round took more than its deadline of 2.5 s")
         #expect(RemoteError.failed("x", "y").localizedDescription.contains("nothing was changed"))
     }
 

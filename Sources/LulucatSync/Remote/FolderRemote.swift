@@ -34,6 +34,12 @@ public struct FolderRemote: Remote {
 
     /// The entries of `folder` with safe names; `.notFound` when it is not a folder.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        try await list(folder, maxBytes: RemoteLimits.listingBytes)
+    }
+
+    /// The entries of `folder`, each counted as its name plus 64 bytes: more than `maxBytes` is
+    /// `.invalidResponse`, as a listing reply that large would be.
+    public func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry] {
         let dir = try absolute(folder)
         statistics.record(sent: 0, received: 0)
         let info: FileInfo?
@@ -41,6 +47,8 @@ public struct FolderRemote: Remote {
         guard info?.kind == .directory else { throw .notFound(folder) }
         let names: [String]
         do { names = try fs.contentsOfDirectory(dir) } catch { throw .failed(folder, "\(error)") }
+        let listed = names.reduce(0) { $0 + $1.utf8.count + 64 }
+        guard listed <= maxBytes else { throw .invalidResponse(folder, "a listing of \(listed) bytes, more than \(maxBytes)") }
         var out: [RemoteEntry] = []
         for name in names where RemotePath.isSafeName(name) {
             guard let st = try? fs.stamp(dir + "/" + name) else { continue }

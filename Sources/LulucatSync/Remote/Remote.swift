@@ -30,8 +30,12 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     case ambiguous(String, String)
     /// The request certainly did not change anything (refused before it was sent, a 4xx).
     case failed(String, String)
-    /// The reply could not be used (too large, unparsable, a redirect).
+    /// The reply could not be used (too large, unparsable, a redirect, cut short).
     case invalidResponse(String, String)
+    /// A read ended by a limit: the server was silent, too slow, or the request or the round
+    /// passed its deadline (`SyncOptions.transfer`, `SyncOptions.roundDeadline`). A write that
+    /// meets one may or may not have happened: it is `ambiguous`, with the same words.
+    case timedOut(String, RemoteTimeout)
 
     /// The failure in a sentence, naming the path.
     public var description: String {
@@ -40,6 +44,7 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
         case .ambiguous(let p, let m): return "\(p): the write may or may not have happened (\(m)); the next sync repeats it"
         case .failed(let p, let m): return "\(p): \(m)"
         case .invalidResponse(let p, let m): return "\(p): unusable reply (\(m))"
+        case .timedOut(let p, let t): return "\(p): \(t)"
         }
     }
 }
@@ -47,9 +52,15 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
 /// A remote folder holding `heads/` and `blobs/`. Paths are relative, `/`-separated, and built
 /// only from names `RemotePath.isSafeName` accepts.
 public protocol Remote: Sendable {
-    /// The entries of one folder (one level); `notFound` when it does not exist.
+    /// The entries of one folder (one level); `notFound` when it does not exist. A remote that
+    /// reads a reply reads at most `RemoteLimits.listingBytes` of it.
     func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry]
-    /// A file's bytes and its ETag when the server gave one; `notFound` when it does not exist.
+    /// The entries of one folder, reading at most `maxBytes` of the server's reply (a larger one
+    /// is `invalidResponse`, refused as it streams, before it is parsed). Defaults to `list(_:)`,
+    /// which is bounded by `RemoteLimits.listingBytes`; a remote that reads a reply implements it.
+    func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry]
+    /// A file's bytes and its ETag when the server gave one; `notFound` when it does not exist;
+    /// `invalidResponse` when larger than `maxBytes`, refused before more than `maxBytes` is held.
     func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?)
     /// Replaces a file whole.
     func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError)
@@ -69,6 +80,23 @@ public protocol Remote: Sendable {
 extension Remote {
     /// No identity: blobs wait for the listing (see `Remote.identity`).
     public var identity: String { "" }
+
+    /// `list(_:)`, whose own bound applies (see `Remote.list(_:maxBytes:)`).
+    public func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry] { try await list(folder) }
+}
+
+/// The size caps of what a round reads from a remote, one per kind of object (docs/sync.md §2):
+/// a reply larger than its cap is refused while it streams, before it is parsed.
+public enum RemoteLimits {
+    /// A listing's reply (the `PROPFIND` XML; a folder remote counts each name plus 64 bytes):
+    /// 64 MiB, some 200,000 heads.
+    public static let listingBytes = 64 << 20
+    /// A head: 16 MiB.
+    public static var headBytes: Int { Head.maxBytes }
+    /// A page or asset blob: 256 MiB.
+    public static var blobBytes: Int { PageBlob.maxBytes }
+    /// The reply to a write (`PUT`, `DELETE`, `MKCOL`), which sync does not use: 1 MiB.
+    public static let writeReplyBytes = 1 << 20
 }
 
 /// Counts of a remote's requests, shared by its calls.

@@ -28,13 +28,23 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// Requests made and bytes moved.
     public let statistics = RemoteStatistics()
     let credentials: WebDAVCredentials?
-    let http: HTTPExchange
+    /// The bounded exchanges every request goes through (its counters show the largest reply held).
+    public let transport: HTTPTransport
     /// The largest `PROPFIND` reply read (a larger one is `.invalidResponse`).
-    public static let maxListingBytes = 64 << 20
+    public static let maxListingBytes = RemoteLimits.listingBytes
 
+    /// - Parameter timeout: outside a sync round, how long the server may send nothing (a round
+    ///   uses `SyncOptions.transfer`).
     /// - Throws: `RemoteError.failed` for a URL that is not http(s), or credentials over plain
     ///   http to anything but the loopback address.
-    public init(url: URL, credentials: WebDAVCredentials?, timeout: TimeInterval = 30) throws(RemoteError) {
+    public convenience init(url: URL, credentials: WebDAVCredentials?, timeout: TimeInterval = 30) throws(RemoteError) {
+        try self.init(url: url, credentials: credentials, limits: TransferLimits(silence: .seconds(timeout)))
+    }
+
+    /// A remote whose requests outside a sync round obey `limits` (a round's obey `SyncOptions.transfer`).
+    /// - Throws: `RemoteError.failed` for a URL that is not http(s), or credentials over plain
+    ///   http to anything but the loopback address.
+    public init(url: URL, credentials: WebDAVCredentials?, limits: TransferLimits) throws(RemoteError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host else {
             throw .failed(url.absoluteString, "a WebDAV remote needs an http or https URL")
         }
@@ -45,7 +55,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if !s.hasSuffix("/") { s += "/" }
         base = URL(string: s)!
         self.credentials = credentials
-        http = HTTPExchange(timeout: timeout)
+        transport = HTTPTransport(limits: limits)
     }
 
     /// The URL of a caller's path, which must be a safe path as given (a trailing "/" is refused,
@@ -57,9 +67,10 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         return URL(string: folder ? path + "/" : path, relativeTo: base)!.absoluteURL
     }
 
-    /// One request; `write` says whether a lost reply leaves the outcome unknown.
+    /// One request through the transport, its reply body at most `maxBytes`; `write` says
+    /// whether a lost reply leaves the outcome unknown.
     func send(_ method: String, _ path: String, folder: Bool = false, body: [UInt8]? = nil, headers: [String: String] = [:],
-              write: Bool) async throws(RemoteError) -> (Int, Data, HTTPURLResponse) {
+              write: Bool, maxBytes: Int = RemoteLimits.writeReplyBytes) async throws(RemoteError) -> (Int, [UInt8], HTTPURLResponse) {
         var request = URLRequest(url: try url(path, folder: folder))
         request.httpMethod = method
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
@@ -68,45 +79,40 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             request.setValue("Basic " + token, forHTTPHeaderField: "Authorization")
         }
         if let body { request.httpBody = Data(body) }
-        let (result, challenged) = await http.send(request)
-        if challenged {
-            statistics.record(sent: 0, received: 0)
+        let reply = try await transport.send(request, path: path, write: write, maxBytes: maxBytes, statistics: statistics)
+        if reply.challenged {
             throw .failed(path, "\(method) answered 401: the server refused the credentials; check LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD")
         }
-        switch result {
-        case .failure(let error):
-            statistics.record(sent: body?.count ?? 0, received: 0)
-            let code = (error as? URLError)?.code
-            // Refused before anything was sent: nothing can have happened.
-            if write, let code, !HTTPExchange.notSent.contains(code) { throw .ambiguous(path, "\(method): \(error.localizedDescription)") }
-            throw .failed(path, "\(method): \(error.localizedDescription)")
-        case .success(let (data, response)):
-            statistics.record(sent: body?.count ?? 0, received: data.count)
-            guard let http = response as? HTTPURLResponse else { throw .invalidResponse(path, "not an HTTP reply") }
-            if (300..<400).contains(http.statusCode) {
-                // Refused by the delegate: URLSession on Linux would re-send a PUT without its body.
-                throw .invalidResponse(path, "\(method) answered with a redirect (\(http.statusCode)), which sync refuses")
-            }
-            if write && http.statusCode >= 500 { throw .ambiguous(path, "\(method) answered \(http.statusCode)") }
-            if http.statusCode == 401 || http.statusCode == 403 {
-                throw .failed(path, "\(method) answered \(http.statusCode): check LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD")
-            }
-            return (http.statusCode, data, http)
+        let http = reply.response
+        if (300..<400).contains(http.statusCode) {
+            // Refused by the transport: URLSession on Linux would re-send a PUT without its body.
+            throw .invalidResponse(path, "\(method) answered with a redirect (\(http.statusCode)), which sync refuses")
         }
+        if write && http.statusCode >= 500 { throw .ambiguous(path, "\(method) answered \(http.statusCode)") }
+        if http.statusCode == 401 || http.statusCode == 403 {
+            throw .failed(path, "\(method) answered \(http.statusCode): check LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD")
+        }
+        return (http.statusCode, reply.body, http)
     }
 
-    /// One `PROPFIND` of depth 1: the folder's entries, without the folder itself.
+    /// One `PROPFIND` of depth 1: the folder's entries, without the folder itself; a reply larger
+    /// than `RemoteLimits.listingBytes` is `.invalidResponse`.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        try await list(folder, maxBytes: RemoteLimits.listingBytes)
+    }
+
+    /// One `PROPFIND` of depth 1, its reply read up to `maxBytes` (refused as it streams past them).
+    public func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry] {
         let body = Array("""
         <?xml version="1.0" encoding="utf-8"?>
         <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontentlength/><D:resourcetype/></D:prop></D:propfind>
         """.utf8)
         let (status, data, _) = try await send("PROPFIND", folder, folder: true, body: body,
-                                               headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"], write: false)
+                                               headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"], write: false,
+                                               maxBytes: maxBytes)
         if status == 404 { throw .notFound(folder) }
         guard status == 207 else { throw .failed(folder, "PROPFIND answered \(status)") }
-        guard data.count <= WebDAVRemote.maxListingBytes else { throw .invalidResponse(folder, "listing larger than \(WebDAVRemote.maxListingBytes) bytes") }
-        guard let listed = MultistatusParser.parseWithPaths(data) else { throw .invalidResponse(folder, "PROPFIND reply is not a multistatus") }
+        guard let listed = MultistatusParser.parseWithPaths(Data(data)) else { throw .invalidResponse(folder, "PROPFIND reply is not a multistatus") }
         // The folder's own entry is the one whose href is the request's path; only a server whose
         // hrefs never match it falls back to its name (which also drops a child of the same name).
         let own = try url(folder, folder: true).path(percentEncoded: true)
@@ -116,13 +122,13 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         return listed.filter { !isOwn($0.path, $0.entry) && RemotePath.isSafeName($0.entry.name) }.map(\.entry)
     }
 
-    /// One `GET`: the bytes and the reply's ETag; `.invalidResponse` when larger than `maxBytes`.
+    /// One `GET`: the bytes and the reply's ETag; `.invalidResponse` when larger than `maxBytes`
+    /// (announced or sent: the transfer is cancelled there, never read whole).
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
-        let (status, data, http) = try await send("GET", path, write: false)
+        let (status, data, http) = try await send("GET", path, write: false, maxBytes: maxBytes)
         if status == 404 { throw .notFound(path) }
         guard status == 200 else { throw .failed(path, "GET answered \(status)") }
-        guard data.count <= maxBytes else { throw .invalidResponse(path, "\(data.count) bytes, more than \(maxBytes)") }
-        return (Array(data), http.value(forHTTPHeaderField: "ETag"))
+        return (data, http.value(forHTTPHeaderField: "ETag"))
     }
 
     /// One `PUT` of the whole file; a lost reply is `.ambiguous`.
@@ -167,9 +173,8 @@ extension WebDAVRemote {
             prefix += (prefix.isEmpty ? "" : "/") + part
             guard let (status, data, _) = try? await send("PROPFIND", prefix, body: body,
                                                            headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
-                                                           write: false),
-                  status == 207, data.count <= WebDAVRemote.maxListingBytes,
-                  let entries = MultistatusParser.parse(data) else { continue }
+                                                           write: false, maxBytes: RemoteLimits.listingBytes),
+                  status == 207, let entries = MultistatusParser.parse(Data(data)) else { continue }
             if entries.count == 1, !entries[0].isFolder { return prefix }
         }
         return nil

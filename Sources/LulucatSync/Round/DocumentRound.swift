@@ -67,12 +67,15 @@ struct DocumentRound {
     var earlyUploads: Task<Result<Int, SyncError>, Never>?
 
     mutating func run(_ report: inout SyncReport) async throws(SyncError) {
+        // The heads that changed, as states, their page blobs fetched when new to us: before
+        // the document is locked, so no lock is held while the server answers.
+        let remoteStates = await remoteStates(&report)
         if localPresent, let s = library.openSession(id), !(await s.closing) {
             // Open in this process: merged through its session, which stays the app's.
             session = s
             appHeld = true
             report.paths[id] = .appSession
-            try await runLocked(&report)
+            try await runLocked(&report, remoteStates: remoteStates)
             return
         }
         if heads.isEmpty, base != nil, localPresent, !inTrash {
@@ -97,7 +100,7 @@ struct DocumentRound {
         }
         report.paths[id] = .session
         do {
-            try await runLocked(&report)
+            try await runLocked(&report, remoteStates: remoteStates)
         } catch {
             if let s = session {
                 // Whatever was applied is a merge result: keep it (the next round records it
@@ -118,11 +121,11 @@ struct DocumentRound {
     }
 
     /// The round through a session (the app's or one it opened), or of a document that is not
-    /// here: join the changed heads with what changed here, apply the join, then publish it.
-    mutating func runLocked(_ report: inout SyncReport) async throws(SyncError) {
+    /// here: join the changed heads (1, read before: `remoteStates`) with what changed here,
+    /// apply the join, then publish it, a session the round opened closed first (its lock is not
+    /// held while the blobs and the head go up).
+    mutating func runLocked(_ report: inout SyncReport, remoteStates: [(Head, DocumentState)]) async throws(SyncError) {
         let baseState = base?.documentState
-        // 1. The heads that changed, as states (their page blobs fetched when new to us).
-        let remoteStates = await remoteStates(&report)
         // 2. What changed here, under one new stamp.
         var clock = baseState?.clock ?? 0
         for (h, s) in remoteStates { clock = max(clock, h.clock, s.clock) }
@@ -141,6 +144,12 @@ struct DocumentRound {
         // 5. Blobs, then the head.
         let publication = try await publication(for: merged, remoteStates: remoteStates)
         let times = try await savedTimes()
+        if !appHeld, let s = session {
+            // Saved: closed before the network wait. What the app changes from now on is newer
+            // than `times`, so the next round reads it.
+            try await SyncError.store { () async throws(StoreError) in try await s.close() }
+            session = nil
+        }
         try await publish(publication, times: times, &report)
         if localChanged { report.documentsPushed += 1 }
         if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }

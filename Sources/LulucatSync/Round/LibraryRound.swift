@@ -44,7 +44,7 @@ struct LibraryRound {
     /// Whether the remote is the one `.sync/plain-remote` names (read once a round).
     let knownPlain: Bool
 
-    /// Documents prepared before the listing at most (each holds its lock and its coded page).
+    /// Documents prepared before the listing at most (each holds its coded page; none holds its lock).
     static let speculationLimit = 4
 
     var sync: LibrarySync { context.sync }
@@ -65,7 +65,7 @@ struct LibraryRound {
         let listingAnswered = Flag()
         async let listedAhead = LibrarySync.attempt { () async throws(RemoteError) in
             defer { listingAnswered.set() }
-            return try await remote.list(LibrarySync.headsFolder)
+            return try await remote.list(LibrarySync.headsFolder, maxBytes: RemoteLimits.listingBytes)
         }
         do {
             try await readLocalSide()
@@ -188,6 +188,7 @@ struct LibraryRound {
         // 5. Each document, one at a time.
         for (i, doc) in work.enumerated() {
             if Task.isCancelled { throw .cancelled }
+            try LibrarySync.checkRoundDeadline()
             progress(SyncProgress(done: i, total: work.count, document: doc))
             try await runDocument(doc, heads: heads[doc] ?? [])
         }

@@ -58,8 +58,20 @@ public struct LibrarySync: Sendable {
                      progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
         let lock = try await store.lockRounds(waiting: options.waitForOtherRound)
         defer { store.unlockRounds(lock) }
-        if let key { return try await EncryptedRound(library: library, inner: remote, key: key).sync(options: options, progress: progress) }
-        return try await plainRound(options: options, progress: progress)
+        // Every request of the round, in any of its tasks, obeys its limits and its deadline.
+        let budget = TransferBudget(limits: options.transfer, roundDeadline: options.roundDeadline)
+        let result: Result<SyncReport, SyncError> = await TransferBudget.$current.withValue(budget) {
+            do throws(SyncError) {
+                if let key { return .success(try await EncryptedRound(library: library, inner: remote, key: key).sync(options: options, progress: progress)) }
+                return .success(try await plainRound(options: options, progress: progress))
+            } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The round's deadline, when it has passed, as the error that stops the round.
+    static func checkRoundDeadline() throws(SyncError) {
+        if let over = TransferBudget.current?.roundOver("the sync round") { throw .remote(over) }
     }
 
     /// The plain round, the library's round lock held by the caller.

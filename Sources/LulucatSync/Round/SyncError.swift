@@ -57,7 +57,9 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
     public var errorDescription: String? {
         switch self {
         case .massDeletion(let count, _, _): return "This sync would move \(count) notes to the trash, so nothing was changed."
-        case .remote: return "The sync server could not be reached or refused the request (\(description))."
+        case .remote(let e):
+            if case .timedOut = e { return e.errorDescription }
+            return "The sync server could not be reached or refused the request (\(description))."
         case .store(let e): return e.errorDescription
         case .localState: return "This device's sync records could not be read or written (\(description))."
         case .encryption: return "The encrypted sync stopped: \(description)."

@@ -18,6 +18,17 @@ public struct SyncOptions: Sendable {
     /// How long a round waits for another round of the same library to finish (in this process or
     /// another: one round per library at a time) before it gives up with `SyncError.anotherRoundRunning`.
     public var waitForOtherRound: Duration = .seconds(60)
+    /// The limits of each request the round makes (docs/sync.md §9.2): by default a server may
+    /// send nothing for 30 s, a reply must come at 1 KiB/s or faster over each 15 s, and one
+    /// request ends after 120 s whatever it moves. A limit met ends the request with
+    /// `RemoteError.timedOut` (a write's with `ambiguous`), in words.
+    public var transfer = TransferLimits()
+    /// When the round gives up, counted from when it starts (after waiting for another round):
+    /// 120 s by default; nil, never. A request in flight ends by then, no document starts after,
+    /// and the round fails with `RemoteError.timedOut(_, .roundDeadline)`; the documents it
+    /// finished stay done, the next round goes on. A first sync of a large library over a slow link
+    /// may need a longer one.
+    public var roundDeadline: Duration? = .seconds(120)
     /// The options of a round: at most `trashLimit` documents to the trash, sessions opened with `session`, garbage collected as `garbage` says.
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
                 garbage: GarbageOptions? = GarbageOptions()) {

@@ -8,7 +8,7 @@ import LulucatStore
 
 extension DocumentRound {
     /// The round of a closed document that changed only here (no head of it changed): its writer
-    /// lock and a read of its changed pages, no session (no open marker, no repair, no save).
+    /// lock while its changed pages are read and coded, no session (no open marker, no repair, no save).
     /// Returns false, having written nothing, when the document needs a session after all (it
     /// was not shut down cleanly, a page needs repair, or the join would change it).
     mutating func runUnderLock(_ report: inout SyncReport) async throws(SyncError) -> Bool {
@@ -17,21 +17,20 @@ extension DocumentRound {
         return true
     }
 
-    /// The first half of `runUnderLock`: takes the lock (kept until `finishUnderLock` or
-    /// `discard`), reads, records, joins and codes. Writes nothing but, with `uploadEarly`, starts
+    /// The first half of `runUnderLock`: takes the lock, reads, records, joins and codes, and lets
+    /// the lock go before any network wait (the listing, the uploads, the head: an app saving the
+    /// document meanwhile is not refused as "in use"; what it saves is newer than the times the
+    /// base records, so the next round reads it). Writes nothing but, with `uploadEarly`, starts
     /// uploading the blobs (content-addressed: while the listing of heads is still on its way,
-    /// LibraryRound's speculation; a blob no head comes to name is garbage, §8). Returns false,
-    /// with the lock let go, when the document needs a session.
+    /// LibraryRound's speculation; a blob no head comes to name is garbage, §8). Returns false
+    /// when the document needs a session.
     mutating func prepareUnderLock(_ report: inout SyncReport, uploadEarly: Bool) async throws(SyncError) -> Bool {
         let (library, id) = (library, id)
         guard let base, let reader = try SyncError.store({ () throws(StoreError) in try library.lockForSyncRead(id) }) else { return false }
         lockedReader = reader
-        var keep = false
         defer {
-            if !keep {
-                reader.release()
-                lockedReader = nil
-            }
+            reader.release()
+            lockedReader = nil
         }
         let baseState = base.documentState
         let stamp = try Self.nextStamp(after: baseState.clock, device: sync.device)
@@ -51,16 +50,12 @@ extension DocumentRound {
             let remote = self.remote
             earlyUploads = Self.uploadTask(remote, uploads)
         }
-        keep = true
         return true
     }
 
-    /// The second half: the base, the blobs (or the wait for their early uploads), the head.
+    /// The second half, without the document's lock: the base, the blobs (or the wait for their
+    /// early uploads), the head.
     mutating func finishUnderLock(_ report: inout SyncReport) async throws(SyncError) {
-        defer {
-            lockedReader?.release()
-            lockedReader = nil
-        }
         guard let p = prepared else {
             assertionFailure("finishUnderLock without a prepared round")
             return
@@ -72,11 +67,9 @@ extension DocumentRound {
         if p.pushed { report.documentsPushed += 1 }
     }
 
-    /// Lets a prepared round go without publishing anything: the lock released, its early
-    /// uploads awaited (whatever they did is garbage until a head names those blobs).
+    /// Lets a prepared round go without publishing anything: its early uploads awaited (whatever
+    /// they did is garbage until a head names those blobs).
     mutating func discard() async {
-        lockedReader?.release()
-        lockedReader = nil
         prepared = nil
         if let t = earlyUploads { _ = await t.value }
         earlyUploads = nil

@@ -129,14 +129,22 @@ enum Passphrase {
 struct SyncCommand: Command {
     static let name = "sync"
     static let abstract = "Sync the library with its remote (progress, then a summary), or show --status."
-    static let options: [OptionSpec] = [.valued("trash-limit", "N", default: "5", "At most N documents go to the trash in one round; more stops the round."), .flag("status", "Say what a round would push and pull, changing nothing."), .flag("offline", "With --status: from what is known locally, without asking the remote."), .library, .json]
-    static let examples = ["lnote sync", "lnote sync --status --json"]
-    static let usage = "lnote sync [--trash-limit N] [--library DIR] [--json]\nlnote sync --status [--offline] [--library DIR] [--json]"
+    static let options: [OptionSpec] = [
+        .valued("trash-limit", "N", default: "5", "At most N documents go to the trash in one round; more stops the round."),
+        .valued("deadline", "SECONDS", default: "120", "The round ends by then, finished work kept (0: no deadline)."),
+        .flag("status", "Say what a round would push and pull, changing nothing."),
+        .flag("offline", "With --status: from what is known locally, without asking the remote."),
+        .library, .json,
+    ]
+    static let examples = ["lnote sync", "lnote sync --deadline 600", "lnote sync --status --json"]
+    static let usage = "lnote sync [--trash-limit N] [--deadline SECONDS] [--library DIR] [--json]\nlnote sync --status [--offline] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, options: Self.options)
         guard args.positionals.isEmpty else { throw UsageError("sync takes no arguments") }
         if let n = try args.int("trash-limit"), n < 0 { throw UsageError("--trash-limit takes a number ≥ 0") }
+        if let n = try args.int("deadline"), n < 0 { throw UsageError("--deadline takes a number of seconds ≥ 0 (0: none)") }
+        if args.flag("status") && args.value("deadline") != nil { throw UsageError("--deadline goes with a sync, not --status") }
         if args.flag("offline") && !args.flag("status") { throw UsageError("--offline goes with --status") }
         if args.flag("status") && args.value("trash-limit") != nil { throw UsageError("--trash-limit goes with a sync, not --status") }
     }
@@ -164,6 +172,9 @@ struct SyncCommand: Command {
         }
         var options = SyncOptions()
         if let n = try args.int("trash-limit") { options.trashLimit = n }
+        // The round's deadline (120 s by default); a first sync of a large library over a slow
+        // link may need more, or none (0).
+        if let n = try args.int("deadline") { options.roundDeadline = n == 0 ? nil : .seconds(n) }
         let json = args.flag("json")
         // On a terminal one line rewritten in place, in a log a line per document (ProgressLine);
         // the line is cleared before an error is printed, so the error stands on its own line.

@@ -11,6 +11,8 @@ import Testing
         .massDeletion(count: 9, limit: 5, documents: [UUID()]),
         .remote(.ambiguous("heads/x", "connection lost")),
         .remote(.failed("heads", "401")),
+        .remote(.timedOut("heads", .silent(seconds: 30))),
+        .remote(.timedOut("the sync round", .roundDeadline(seconds: 120))),
         .store(.documentInUse(path: "/lib/A.lnote")),
         .localState(FileError("write", path: "/lib/.sync/index.json", errno: ENOSPC)),
         .encryption(.wrongPassphrase),
