@@ -107,6 +107,14 @@ enum SyncBench {
                 case 8 where pages.count > 2:
                     if Bool.random(using: &r) {
                         let p = pages.randomElement(using: &r)!
+                        // Half the time a stroke is erased on the page first, in the same round:
+                        // the erased stroke must not come back when another library's edit brings
+                        // the page back (issue 31).
+                        if Bool.random(using: &r), let victim = try await s.content(of: p).strokes.randomElement(using: &r) {
+                            let n = victim.samples.count
+                            l.added.formUnion(try await s.erase(stroke: victim.id, keeping: [0..<min(n, n / 2)], on: p))
+                            l.erased.insert(victim.id)
+                        }
                         l.removedWithPage.formUnion(try await s.content(of: p).elements.map(\.id))
                         try await s.removePage(p)
                     } else {

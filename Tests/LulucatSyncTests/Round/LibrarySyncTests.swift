@@ -132,12 +132,130 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         let c = try await h.checkConverged()
         let d = c.documents[doc]!
         #expect(d.pages.contains(page1), "the edited page did not come back")
-        #expect(Set(d.elements.joined()).isSuperset(of: initial[1] + added))
+        // It comes back with the edit its remover had not seen; what the remover had seen on it
+        // went with it (docs/sync.md §5.4: the remover's erasures before the removal cannot be
+        // told apart from the rest, and an erased stroke must never come back).
+        #expect(d.elements[d.pages.firstIndex(of: page1)!] == added)
+        #expect(Set(d.elements.joined()).isDisjoint(with: initial[1]))
         // Removed again, having seen the edit: it goes everywhere.
         try await edit(h.libraries[0], doc) { s in try await s.removePage(page1) }
         try await h.converge()
         let c2 = try await h.checkConverged()
         #expect(!c2.documents[doc]!.pages.contains(page1))
+    }
+
+    // No resurrection (docs/sync.md §5.2, §5.4): a stroke erased here never comes back, whatever
+    // this device did to its page or document before syncing, and whatever another device did
+    // meanwhile.
+
+    /// Erased, then its page removed, both before a round, while another device draws on that
+    /// page: the page comes back with the other device's strokes, and the erased stroke nowhere.
+    @Test(arguments: [true, false])
+    func eraseThenRemovePageWhileAnotherEditsItResurrectsNothing(removerSyncsFirst: Bool) async throws {
+        let h = try SyncHarness(.folder, libraries: 3)
+        defer { h.stop() }
+        let (doc, initial) = try await makeDocument(h.libraries[0], title: "Gone", pages: 3, seed: 13)
+        try await h.converge()
+        let page = try await edit(h.libraries[0], doc) { s in await s.pageIDs()[1] }
+        let erased = initial[1][1]
+        try await edit(h.libraries[0], doc) { s in
+            _ = try await s.erase(stroke: erased, keeping: [0..<4, 14..<20], on: page)
+            try await s.removePage(page)
+        }
+        let added = try await addStrokes(h.libraries[1], doc, page: 1, count: 2, seed: 130)
+        if removerSyncsFirst { try await h.sync(0); try await h.sync(1) } else { try await h.sync(1); try await h.sync(0) }
+        try await h.converge()
+        let c = try await h.checkConverged()
+        let d = c.documents[doc]!
+        #expect(!d.allElements.contains(erased), "the erased stroke came back")
+        #expect(d.pages.contains(page), "the page drawn on elsewhere did not come back")
+        // The remover had seen everything else on the page: it went with the page.
+        #expect(d.elements[d.pages.firstIndex(of: page)!] == added)
+        #expect(d.allElements.isSuperset(of: initial[0] + initial[2]))
+    }
+
+    /// Erased, then the page moved, before a round, while another device draws on it.
+    @Test func eraseThenMovePageWhileAnotherEditsItResurrectsNothing() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        defer { h.stop() }
+        let (doc, initial) = try await makeDocument(h.libraries[0], title: "Moved", pages: 3, seed: 14)
+        try await h.converge()
+        let erased = initial[2][0]
+        let (page, pieces) = try await edit(h.libraries[0], doc) { s -> (UUID, [UUID]) in
+            let page = await s.pageIDs()[2]
+            let pieces = try await s.erase(stroke: erased, keeping: [0..<6], on: page)
+            try await s.movePage(page, to: 0)
+            return (page, pieces)
+        }
+        let added = try await addStrokes(h.libraries[1], doc, page: 2, count: 1, seed: 140)
+        try await h.converge()
+        let c = try await h.checkConverged()
+        let d = c.documents[doc]!
+        #expect(d.pages.first == page)
+        #expect(!d.allElements.contains(erased), "the erased stroke came back")
+        #expect(Set(d.elements[0]) == Set(initial[2].dropFirst() + pieces + added))
+    }
+
+    /// Erased, then the document duplicated, before a round, while another device draws on the
+    /// page: neither the document nor its copy shows the erased stroke anywhere.
+    @Test func eraseThenDuplicateDocumentResurrectsNothing() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        defer { h.stop() }
+        let (doc, initial) = try await makeDocument(h.libraries[0], title: "Original", seed: 15)
+        try await h.converge()
+        let erased = initial[0][2]
+        try await edit(h.libraries[0], doc) { s in _ = try await s.erase(stroke: erased, keeping: [0..<3], on: await s.pageIDs()[0]) }
+        let copy = try h.libraries[0].duplicate(doc, title: "Copy").id
+        let added = try await addStrokes(h.libraries[1], doc, page: 0, count: 1, seed: 150)
+        try await h.converge()
+        let c = try await h.checkConverged()
+        #expect(c.documents.count == 2)
+        for id in [doc, copy] { #expect(!c.documents[id]!.allElements.contains(erased), "the erased stroke came back in \(id)") }
+        #expect(c.documents[doc]!.allElements.isSuperset(of: added))
+        #expect(c.documents[copy]!.allElements.isDisjoint(with: added))
+    }
+
+    /// Erased, then the document moved to the trash, before a round, while another device draws
+    /// on it: it comes back here from the trash with every stroke but the erased one.
+    @Test func eraseThenTrashDocumentWhileAnotherEditsItResurrectsNothing() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        defer { h.stop() }
+        let (doc, initial) = try await makeDocument(h.libraries[0], title: "Trashed", seed: 16)
+        try await h.converge()
+        let erased = initial[1][0]
+        let pieces = try await edit(h.libraries[0], doc) { s in
+            try await s.erase(stroke: erased, keeping: [0..<5, 15..<20], on: await s.pageIDs()[1])
+        }
+        try h.libraries[0].moveToTrash(doc)
+        let added = try await addStrokes(h.libraries[1], doc, page: 1, count: 2, seed: 160)
+        try await h.converge()
+        let c = try await h.checkConverged()
+        let d = try #require(c.documents[doc], "the document drawn on elsewhere did not come back")
+        #expect(!d.allElements.contains(erased), "the erased stroke came back")
+        #expect(d.allElements == Set(initial.joined()).subtracting([erased]).union(pieces).union(added))
+    }
+
+    /// Erased on one device while another moves the document to the trash and, after syncing,
+    /// restores it from there (its copy still holding the stroke): the stroke stays erased.
+    @Test func eraseOnADocumentAnotherDeviceRestoresFromTheTrash() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        defer { h.stop() }
+        let (doc, initial) = try await makeDocument(h.libraries[0], title: "Restored", seed: 17)
+        try await h.converge()
+        let erased = initial[0][0]
+        // Erased whole (no pieces: no new stamp), so the deletion covers every stamp and wins.
+        try await edit(h.libraries[0], doc) { s in _ = try await s.erase(stroke: erased, keeping: [], on: await s.pageIDs()[0]) }
+        try h.libraries[1].moveToTrash(doc)
+        try await h.sync(1)
+        try await h.sync(0)
+        try await h.sync(1)
+        #expect(try h.libraries[0].trashedDocuments().map(\.id) == [doc])
+        try h.libraries[1].restoreFromTrash(doc)
+        try await h.converge()
+        let c = try await h.checkConverged()
+        let d = try #require(c.documents[doc], "the restored document is not everywhere")
+        #expect(!d.allElements.contains(erased), "the erased stroke came back")
+        #expect(d.allElements == Set(initial.joined()).subtracting([erased]))
     }
 
     @Test(arguments: kinds)
