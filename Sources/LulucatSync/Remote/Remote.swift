@@ -53,6 +53,11 @@ public protocol Remote: Sendable {
     func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?)
     /// Replaces a file whole.
     func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError)
+    /// Writes a file that is never replaced once it is there (a content-addressed blob: whoever
+    /// writes its name writes the same content), so that no upload, cut or concurrent, can damage
+    /// a copy that is already whole. A file already there under the name is success. Defaults to
+    /// `put` (for a remote whose `put` replaces a file whole or not at all).
+    func create(_ path: String, _ bytes: [UInt8]) async throws(RemoteError)
     /// Removes a file; a file already gone is success.
     func delete(_ path: String) async throws(RemoteError)
     /// Creates a folder; one that exists is success.
@@ -69,6 +74,9 @@ public protocol Remote: Sendable {
 extension Remote {
     /// No identity: blobs wait for the listing (see `Remote.identity`).
     public var identity: String { "" }
+
+    /// `put`: the remote's `put` replaces a file whole or leaves it as it was.
+    public func create(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) { try await put(path, bytes) }
 }
 
 /// Counts of a remote's requests, shared by its calls.
