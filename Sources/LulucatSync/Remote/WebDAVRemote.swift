@@ -161,6 +161,45 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         guard status == 200 || status == 201 || status == 204 else { throw .failed(path, "PUT answered \(status)") }
     }
 
+    /// A file that is never replaced once it is there (a blob): `PUT` under a temporary name
+    /// beside it (`<name>.<16 hex>.tmp`), then `MOVE` with `Overwrite: F`, so the name only ever
+    /// holds whole bytes (rclone's `PUT` writes in place: a cut upload there truncated a blob a
+    /// head named) and a copy already there is never written over (docs/sync.md §9). 412, the
+    /// name is taken: a copy of the same size is the same blob (the temporary file is deleted);
+    /// one of another size, damaged by an in-place write before, is replaced (`Overwrite: T`).
+    /// 423, the name is locked by another client's write of it: asked again a few times, then
+    /// ambiguous. A temporary file left by a lost reply is debris that garbage collection
+    /// removes (§8).
+    public func create(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
+        guard let last = path.split(separator: "/").last, last.utf8.count <= 100 else { return try await put(path, bytes) }
+        let random = String(UInt64.random(in: .min ... .max), radix: 16)
+        let temp = path + "." + String(repeating: "0", count: 16 - random.count) + random + ".tmp"
+        try await put(temp, bytes)
+        let destination = try url(path).absoluteString
+        var overwrite = false
+        for attempt in 0..<4 {
+            let (status, _, _) = try await send("MOVE", temp, headers: ["Destination": destination, "Overwrite": overwrite ? "T" : "F"], write: true)
+            switch status {
+            case 201, 204:
+                return
+            case 412 where !overwrite:
+                let (headStatus, _, http) = try await send("HEAD", path, write: false)
+                if headStatus == 200, http.value(forHTTPHeaderField: "Content-Length").flatMap({ Int($0) }) == bytes.count {
+                    _ = try? await send("DELETE", temp, write: true)
+                    return
+                }
+                overwrite = true
+            case 423:
+                try? await Task.sleep(for: .milliseconds(50 << attempt))
+            default:
+                _ = try? await send("DELETE", temp, write: true)
+                throw .failed(path, "MOVE answered \(status)")
+            }
+        }
+        _ = try? await send("DELETE", temp, write: true)
+        throw .ambiguous(path, "MOVE answered 423: another client kept the name locked")
+    }
+
     /// One `DELETE`; a file already gone (404) is success.
     public func delete(_ path: String) async throws(RemoteError) {
         let (status, _, _) = try await send("DELETE", path, write: true)
