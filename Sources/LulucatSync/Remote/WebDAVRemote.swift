@@ -124,9 +124,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         let body = Array("""
         <?xml version="1.0" encoding="utf-8"?>
-        <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontentlength/><D:resourcetype/></D:prop></D:propfind>
+        <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontentlength/><D:getlastmodified/><D:resourcetype/></D:prop></D:propfind>
         """.utf8)
-        let (status, data, _) = try await send("PROPFIND", folder, folder: true, body: body,
+        let (status, data, http) = try await send("PROPFIND", folder, folder: true, body: body,
                                                headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"], write: false)
         if status == 404 { throw .notFound(folder) }
         guard status == 207 else { throw .failed(folder, "PROPFIND answered \(status)") }
@@ -138,8 +138,31 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let ownName = folder.split(separator: "/").last.map(String.init)
         let isOwn: (String, RemoteEntry) -> Bool = listed.contains { MultistatusParser.samePath($0.path, own) }
             ? { path, _ in MultistatusParser.samePath(path, own) } : { _, e in e.name == ownName }
-        return listed.filter { !isOwn($0.path, $0.entry) && RemotePath.isSafeName($0.entry.name) }.map(\.entry)
+        let now = http.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.seconds)
+        return listed.filter { !isOwn($0.path, $0.entry) && RemotePath.isSafeName($0.entry.name) }.map { listedEntry in
+            var e = listedEntry.entry
+            if e.etag == nil { e.etag = Self.changeToken(lastModified: listedEntry.lastModified, size: e.size, listedAt: now) }
+            return e
+        }
     }
+
+    /// A change token for an entry the server lists without an ETag (nginx's dav-ext), from its
+    /// `getlastmodified` and `getcontentlength` (docs/sync.md §9): `lm:<seconds since 1970>:<size>`.
+    /// A modification time has whole seconds only, so a file written again within the second
+    /// with the same size keeps its token; the token is therefore given only once the file has
+    /// been left alone for `settledSeconds` by the listing's `Date` (the server's clock): any
+    /// later write then falls in a later second and changes it. A younger entry, or a listing
+    /// without a `Date`, gets none (it is read again next round, as an entry without an ETag).
+    static func changeToken(lastModified: String?, size: Int?, listedAt now: Int64?) -> String? {
+        guard let lastModified, let size, let now, let modified = HTTPDate.seconds(lastModified),
+              now - modified >= settledSeconds else { return nil }
+        return "lm:\(modified):\(size)"
+    }
+
+    /// How long an entry listed without an ETag must have been left alone for its change token to
+    /// be given: its last second over, and one more for a write whose body was finished in one
+    /// second and renamed into place in the next.
+    static let settledSeconds: Int64 = 2
 
     /// One `GET`: the bytes and the reply's ETag; `.invalidResponse` when larger than `maxBytes`.
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
