@@ -115,16 +115,6 @@ public final class ApacheServer: @unchecked Sendable {
         ((try? String(contentsOfFile: dir + "/logs/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// The files under the synced collection, relative paths to bytes.
-    public func files(_ folder: String) -> [String: [UInt8]] {
-        var out: [String: [UInt8]] = [:]
-        let base = dir + "/root/notes/" + folder
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] where !name.hasPrefix(".") {
-            if let d = FileManager.default.contents(atPath: base + "/" + name) { out[name] = Array(d) }
-        }
-        return out
-    }
-
     /// Kills the server at once (SIGKILL to its process group: the parent and every worker, in
     /// the middle of whatever they write), as a power cut or an OOM kill would. Bounded wait.
     public func kill() {
@@ -177,6 +167,22 @@ public final class ApacheServer: @unchecked Sendable {
     /// Runs a program to its end with an empty signal mask and default signal actions (a test
     /// runner's blocked or ignored signals would otherwise reach the server and keep SIGTERM out).
     static func run(_ path: String, _ args: [String]) throws -> Int32 {
+        let pid = try spawn(path, args)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status >> 8) & 0xFF
+    }
+
+    /// Starts a program as `run` does and returns its PID without waiting for it (a server that
+    /// stays in the foreground); `output`, when given, receives its stdout and stderr.
+    static func spawn(_ path: String, _ args: [String], output: String? = nil) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let output {
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
@@ -192,11 +198,9 @@ public final class ApacheServer: @unchecked Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, nil, &attr, argv, environ)
+        let rc = posix_spawn(&pid, path, &actions, &attr, argv, environ)
         guard rc == 0 else { throw TestFailure("posix_spawn \(path): \(rc)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return (status >> 8) & 0xFF
+        return pid
     }
 
     public static func freePort() throws -> Int {
