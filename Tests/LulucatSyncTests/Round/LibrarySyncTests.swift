@@ -4,6 +4,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreMaintenance
 import LulucatStoreSQLite
 import LulucatSyncTesting
 import Testing
@@ -256,6 +257,32 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         let d = try #require(c.documents[doc], "the restored document is not everywhere")
         #expect(!d.allElements.contains(erased), "the erased stroke came back")
         #expect(d.allElements == Set(initial.joined()).subtracting([erased]))
+    }
+
+    /// A page removed (as repair removes an unreadable one, its file kept in recovered/), the
+    /// removal synced (its strokes tombstoned everywhere, §5.4), then put back from recovered/:
+    /// its strokes come back under new ids on every library, none dropped by the next round.
+    @Test func aPageRestoredFromRecoveredAfterItsRemovalSyncedComesBackEverywhere() async throws {
+        let h = try SyncHarness(.folder, libraries: 2)
+        defer { h.stop() }
+        let (doc, initial) = try await makeDocument(h.libraries[0], title: "Restored page", pages: 3, seed: 18)
+        try await h.converge()
+        let lib = h.libraries[0]
+        let page = try await edit(lib, doc) { s in await s.pageIDs()[1] }
+        let pkg = lib.package(doc)
+        try FileManager.default.createDirectory(atPath: pkg.recoveredPath, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: pkg.pagePath(page), toPath: pkg.recoveredPath + "/" + page.uuidString + ".content")
+        try await edit(lib, doc) { s in try await s.removePage(page) }
+        try await h.converge()
+        #expect(try await h.checkConverged().documents[doc]!.pages.count == 2)
+        let restored = try await lib.restorePage(doc, from: page.uuidString + ".content")
+        #expect(restored.restored == initial[1].count)
+        try await h.converge()
+        let c = try await h.checkConverged()
+        let d = c.documents[doc]!
+        let i = try #require(d.pages.firstIndex(of: restored.page), "the restored page is not everywhere")
+        #expect(d.elements[i].count == initial[1].count, "restored strokes were dropped")
+        #expect(Set(d.elements[i]).isDisjoint(with: initial[1]))
     }
 
     @Test(arguments: kinds)
