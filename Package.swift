@@ -125,6 +125,7 @@ let package = Package(
                                                        "LulucatStoreThumbnails", "LulucatStoreMaintenance", "LulucatSyncTestSupport"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
-                                   "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails"]),
+                                   "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails",
+                                   "LulucatStoreMaintenance"]),
     ]
 )

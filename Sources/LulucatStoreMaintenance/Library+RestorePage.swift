@@ -32,7 +32,7 @@ extension Library {
     /// Inserts a page from `name` in the document's recovered/ folder (a page file repair moved
     /// aside or salvage kept: `<page UUID>.content`, or that name with a `.<suffix>` repair added
     /// when one was there already), at `index` (the end by default). Every element whose bytes
-    /// still parse and check comes back; an image whose asset is no longer in the package does
+    /// still parse and check comes back, under a new id; an image whose asset is no longer in the package does
     /// not (no dangling reference). The page gets the file's id unless the document lists it
     /// already. Goes through a session (the document's one writer), so it waits for nobody and
     /// fails with `documentInUse` if another process has the document open.
@@ -55,6 +55,10 @@ extension Library {
             return false
         }
         let droppedImages = before - salvage.content.elements.count
+        // Each element comes back under a new id: sync tombstones the ids of a page a round saw
+        // removed (docs/sync.md §5.4), so under their old ids they would be dropped again by
+        // the next round; under new ones they are new strokes, on every device.
+        salvage.content.elements = salvage.content.elements.map(Self.withNewID)
         let session = try await open(id, options: SessionOptions(autosaveDelay: nil))
         do {
             let pages = await session.document.pages
@@ -68,6 +72,23 @@ extension Library {
         } catch {
             await session.abandon()
             throw error
+        }
+    }
+
+    /// The element with a new random id, the rest as it was (an unknown element's payload
+    /// begins with its id).
+    static func withNewID(_ element: Element) -> Element {
+        switch element {
+        case .stroke(var s):
+            s.id = UUID()
+            return .stroke(s)
+        case .image(var i):
+            i.id = UUID()
+            return .image(i)
+        case .unknown(let u):
+            var payload = u.payload
+            withUnsafeBytes(of: UUID().uuid) { payload.replaceSubrange(payload.startIndex..<payload.startIndex + 16, with: $0) }
+            return (try? UnknownElement(kind: u.kind, payload: payload)).map(Element.unknown) ?? element
         }
     }
 

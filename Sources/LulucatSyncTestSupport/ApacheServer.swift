@@ -115,16 +115,6 @@ public final class ApacheServer: @unchecked Sendable {
         ((try? String(contentsOfFile: dir + "/logs/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// The files under the synced collection, relative paths to bytes.
-    public func files(_ folder: String) -> [String: [UInt8]] {
-        var out: [String: [UInt8]] = [:]
-        let base = dir + "/root/notes/" + folder
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] where !name.hasPrefix(".") {
-            if let d = FileManager.default.contents(atPath: base + "/" + name) { out[name] = Array(d) }
-        }
-        return out
-    }
-
     /// Kills the server at once (SIGKILL to its process group: the parent and every worker, in
     /// the middle of whatever they write), as a power cut or an OOM kill would. Bounded wait.
     public func kill() {

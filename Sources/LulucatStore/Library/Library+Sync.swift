@@ -190,11 +190,13 @@ package final class LockedDocumentReader: @unchecked Sendable {
 extension Library {
     /// Takes a closed document's writer lock and reads it without opening a session, or returns
     /// nil when it was not shut down cleanly (its open marker is there: a session repairs it).
+    /// With `inTrash`, the document's copy in the trash (sync records what was erased on it
+    /// before it was deleted here).
     /// - Throws: `.documentInUse` when a session or process holds it, `.documentNotFound`, the
     ///   read errors of document.json.
-    package func lockForSyncRead(_ id: UUID) throws(StoreError) -> LockedDocumentReader? {
+    package func lockForSyncRead(_ id: UUID, inTrash: Bool = false) throws(StoreError) -> LockedDocumentReader? {
         let fs = fileSystem
-        let package = package(id)
+        let package = inTrash ? DocumentPackage(id: id, libraryRoot: trashPath) : package(id)
         let lock = try package.lockForWriting(fs)
         do {
             if try fs.checked.fileExists(package.path + "/" + DocumentSession.sessionMarkerName) {

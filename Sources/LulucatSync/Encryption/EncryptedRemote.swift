@@ -238,6 +238,11 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
         try await inner.put(remotePath, sealed)
     }
 
+    package func create(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
+        let (remotePath, sealed) = try seal(path, bytes)
+        try await inner.create(remotePath, sealed)
+    }
+
     func seal(_ path: String, _ bytes: [UInt8]) throws(RemoteError) -> (String, [UInt8]) {
         do {
             switch try place(path) {

@@ -178,6 +178,16 @@ package struct BlobName: Hashable, Sendable, CustomStringConvertible {
         hex = String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether a name in `blobs/` is an upload's temporary file beside a blob: the blob's 64
+    /// hexadecimal characters, a dot, then 1...63 safe characters (`WebDAVRemote.create`'s
+    /// `<hex>.<16 hex>.tmp`; nginx's `<hex>.<10 digits>`, left when its copy into place failed,
+    /// a full disk). Never a blob; garbage collection removes it (docs/sync.md §8).
+    package static func isUploadDebris(_ name: String) -> Bool {
+        let u = Array(name.utf8)
+        guard u.count > 65, u.count <= 128, u[64] == 46, BlobName(hex: String(decoding: u[..<64], as: UTF8.self)) != nil else { return false }
+        return RemotePath.isSafeName(name)
+    }
+
     /// The 32 raw digest bytes.
     package var bytes: [UInt8] {
         let u = Array(hex.utf8)

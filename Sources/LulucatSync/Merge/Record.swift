@@ -57,11 +57,7 @@ package enum LocalChanges {
 
         // Pages: what was removed here, what is new or changed, then the order.
         let localIDs = Set(local.pages.map(\.id))
-        for (id, p) in state.pages where p.isLive && !localIDs.contains(id) {
-            var vv = p.removed ?? VersionVector()
-            p.include(into: &vv)
-            state.pages[id]!.removed = vv
-        }
+        for (id, p) in state.pages where p.isLive && !localIDs.contains(id) { state.pages[id] = removing(p) }
         var keys: [PositionKey?] = []
         var tieIDs: [UUID] = []
         for lp in local.pages {
@@ -87,6 +83,22 @@ package enum LocalChanges {
             state.pages[lp.id]!.fields = Register(f, stamp: stamp)
         }
         return state
+    }
+
+    /// A page removed here (docs/sync.md §5.4): its removal is what this device had seen of it,
+    /// and every element it knew of the page is tombstoned with it. The page's content is gone
+    /// from the library by the time a round runs, so what was erased on it since the base cannot
+    /// be told from what was not: tombstoning all of it is what keeps an erased stroke from
+    /// coming back when another device's concurrent edit makes the page live again (edit wins:
+    /// the page comes back with the edits its remover had not seen).
+    static func removing(_ page: PageRecord) -> PageRecord {
+        var p = page
+        var vv = p.removed ?? VersionVector()
+        p.include(into: &vv)
+        p.removed = vv
+        p.state.tombstones.formUnion(p.state.elements.keys)
+        p.state.elements = [:]
+        return p
     }
 
     /// The page state with the local elements recorded: tombstones for ids gone, new versions for

@@ -6,11 +6,12 @@ import FoundationXML
 #endif
 
 final class MultistatusParser: NSObject, XMLParserDelegate {
-    private var entries: [(path: String, entry: RemoteEntry)] = []
+    private var entries: [(path: String, entry: RemoteEntry, lastModified: String?)] = []
     private var text = ""
     private var href: String?
     private var etag: String?
     private var size: Int?
+    private var lastModified: String?
     private var isFolder = false
     private var inResponse = false
     private var sawMultistatus = false
@@ -19,8 +20,9 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
     /// bytes are not a DAV multistatus.
     static func parse(_ data: Data) -> [RemoteEntry]? { parseWithPaths(data)?.map(\.entry) }
 
-    /// The entries with their href's path (scheme and host removed, still percent-encoded).
-    static func parseWithPaths(_ data: Data) -> [(path: String, entry: RemoteEntry)]? {
+    /// The entries with their href's path (scheme and host removed, still percent-encoded) and
+    /// their `getlastmodified` as the server wrote it.
+    static func parseWithPaths(_ data: Data) -> [(path: String, entry: RemoteEntry, lastModified: String?)]? {
         guard isPlainMarkup(data) else { return nil }
         let p = MultistatusParser()
         let parser = XMLParser(data: data)
@@ -81,7 +83,7 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
         guard namespaceURI == "DAV:" else { return }
         switch name {
         case "multistatus": sawMultistatus = true
-        case "response": inResponse = true; href = nil; etag = nil; size = nil; isFolder = false
+        case "response": inResponse = true; href = nil; etag = nil; size = nil; lastModified = nil; isFolder = false
         case "collection": if inResponse { isFolder = true }
         default: break
         }
@@ -98,6 +100,7 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
         case "href": href = value
         case "getetag": etag = value.isEmpty ? nil : value
         case "getcontentlength": size = Int(value)
+        case "getlastmodified": lastModified = value.isEmpty ? nil : value
         case "response":
             inResponse = false
             if let h = href {
@@ -111,7 +114,7 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
                 while path.hasSuffix("/") { path.removeLast() }
                 let last = path.split(separator: "/").last.map(String.init) ?? ""
                 let name = last.removingPercentEncoding ?? last
-                entries.append((String(path), RemoteEntry(name: name, etag: etag, size: size, isFolder: isFolder)))
+                entries.append((String(path), RemoteEntry(name: name, etag: etag, size: size, isFolder: isFolder), lastModified))
             }
         default: break
         }
@@ -127,5 +130,34 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
             return s.removingPercentEncoding ?? String(s)
         }
         return normal(a) == normal(b)
+    }
+}
+
+/// HTTP dates (RFC 9110 §5.6.7), as `Date` headers and `getlastmodified` carry them.
+enum HTTPDate {
+    /// Seconds since 1970 of an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the one form
+    /// servers send today; nil for anything else (the obsolete forms are not accepted).
+    static func seconds(_ text: String) -> Int64? {
+        let u = Array(text.utf8)
+        guard u.count == 29, u[3] == 44, u[4] == 32, u[7] == 32, u[11] == 32, u[16] == 32, u[19] == 58, u[22] == 58, u[25] == 32,
+              u[26...] == [71, 77, 84][...] else { return nil }  // ", " " " ":" "GMT"
+        func number(_ r: Range<Int>) -> Int64? {
+            var n: Int64 = 0
+            for i in r { guard u[i] >= 48, u[i] <= 57 else { return nil }; n = n * 10 + Int64(u[i] - 48) }
+            return n
+        }
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard let day = number(5..<7), let year = number(12..<16), let hour = number(17..<19), let minute = number(20..<22),
+              let second = number(23..<25), let m = months.firstIndex(of: String(decoding: u[8..<11], as: UTF8.self)),
+              (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        // Days from 1970-01-01 to the date (the civil-from-days inverse, proleptic Gregorian).
+        let month = Int64(m + 1)
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return days * 86_400 + hour * 3_600 + minute * 60 + second
     }
 }

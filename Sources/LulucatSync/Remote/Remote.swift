@@ -64,6 +64,11 @@ public protocol Remote: Sendable {
     func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?)
     /// Replaces a file whole.
     func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError)
+    /// Writes a file that is never replaced once it is there (a content-addressed blob: whoever
+    /// writes its name writes the same content), so that no upload, cut or concurrent, can damage
+    /// a copy that is already whole. A file already there under the name is success. Defaults to
+    /// `put` (for a remote whose `put` replaces a file whole or not at all).
+    func create(_ path: String, _ bytes: [UInt8]) async throws(RemoteError)
     /// Removes a file; a file already gone is success.
     func delete(_ path: String) async throws(RemoteError)
     /// Creates a folder; one that exists is success.
@@ -83,6 +88,9 @@ extension Remote {
 
     /// `list(_:)`, whose own bound applies (see `Remote.list(_:maxBytes:)`).
     public func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry] { try await list(folder) }
+
+    /// `put`: the remote's `put` replaces a file whole or leaves it as it was.
+    public func create(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) { try await put(path, bytes) }
 }
 
 /// The size caps of what a round reads from a remote, one per kind of object (docs/sync.md §2):

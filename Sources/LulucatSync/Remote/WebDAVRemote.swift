@@ -105,11 +105,11 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     public func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry] {
         let body = Array("""
         <?xml version="1.0" encoding="utf-8"?>
-        <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontentlength/><D:resourcetype/></D:prop></D:propfind>
+        <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontentlength/><D:getlastmodified/><D:resourcetype/></D:prop></D:propfind>
         """.utf8)
-        let (status, data, _) = try await send("PROPFIND", folder, folder: true, body: body,
-                                               headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"], write: false,
-                                               maxBytes: maxBytes)
+        let (status, data, http) = try await send("PROPFIND", folder, folder: true, body: body,
+                                                  headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"], write: false,
+                                                  maxBytes: maxBytes)
         if status == 404 { throw .notFound(folder) }
         guard status == 207 else { throw .failed(folder, "PROPFIND answered \(status)") }
         guard let listed = MultistatusParser.parseWithPaths(Data(data)) else { throw .invalidResponse(folder, "PROPFIND reply is not a multistatus") }
@@ -119,8 +119,31 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let ownName = folder.split(separator: "/").last.map(String.init)
         let isOwn: (String, RemoteEntry) -> Bool = listed.contains { MultistatusParser.samePath($0.path, own) }
             ? { path, _ in MultistatusParser.samePath(path, own) } : { _, e in e.name == ownName }
-        return listed.filter { !isOwn($0.path, $0.entry) && RemotePath.isSafeName($0.entry.name) }.map(\.entry)
+        let now = http.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.seconds)
+        return listed.filter { !isOwn($0.path, $0.entry) && RemotePath.isSafeName($0.entry.name) }.map { listedEntry in
+            var e = listedEntry.entry
+            if e.etag == nil { e.etag = Self.changeToken(lastModified: listedEntry.lastModified, size: e.size, listedAt: now) }
+            return e
+        }
     }
+
+    /// A change token for an entry the server lists without an ETag (nginx's dav-ext), from its
+    /// `getlastmodified` and `getcontentlength` (docs/sync.md §9): `lm:<seconds since 1970>:<size>`.
+    /// A modification time has whole seconds only, so a file written again within the second
+    /// with the same size keeps its token; the token is therefore given only once the file has
+    /// been left alone for `settledSeconds` by the listing's `Date` (the server's clock): any
+    /// later write then falls in a later second and changes it. A younger entry, or a listing
+    /// without a `Date`, gets none (it is read again next round, as an entry without an ETag).
+    static func changeToken(lastModified: String?, size: Int?, listedAt now: Int64?) -> String? {
+        guard let lastModified, let size, let now, let modified = HTTPDate.seconds(lastModified),
+              now - modified >= settledSeconds else { return nil }
+        return "lm:\(modified):\(size)"
+    }
+
+    /// How long an entry listed without an ETag must have been left alone for its change token to
+    /// be given: its last second over, and one more for a write whose body was finished in one
+    /// second and renamed into place in the next.
+    static let settledSeconds: Int64 = 2
 
     /// One `GET`: the bytes and the reply's ETag; `.invalidResponse` when larger than `maxBytes`
     /// (announced or sent: the transfer is cancelled there, never read whole).
@@ -140,6 +163,45 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             throw .failed(path, "PUT answered \(status): \(file) on the server is a file, not a folder")
         }
         guard status == 200 || status == 201 || status == 204 else { throw .failed(path, "PUT answered \(status)") }
+    }
+
+    /// A file that is never replaced once it is there (a blob): `PUT` under a temporary name
+    /// beside it (`<name>.<16 hex>.tmp`), then `MOVE` with `Overwrite: F`, so the name only ever
+    /// holds whole bytes (rclone's `PUT` writes in place: a cut upload there truncated a blob a
+    /// head named) and a copy already there is never written over (docs/sync.md §9). 412, the
+    /// name is taken: a copy of the same size is the same blob (the temporary file is deleted);
+    /// one of another size, damaged by an in-place write before, is replaced (`Overwrite: T`).
+    /// 423, the name is locked by another client's write of it: asked again a few times, then
+    /// ambiguous. A temporary file left by a lost reply is debris that garbage collection
+    /// removes (§8).
+    public func create(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
+        guard let last = path.split(separator: "/").last, last.utf8.count <= 100 else { return try await put(path, bytes) }
+        let random = String(UInt64.random(in: .min ... .max), radix: 16)
+        let temp = path + "." + String(repeating: "0", count: 16 - random.count) + random + ".tmp"
+        try await put(temp, bytes)
+        let destination = try url(path).absoluteString
+        var overwrite = false
+        for attempt in 0..<4 {
+            let (status, _, _) = try await send("MOVE", temp, headers: ["Destination": destination, "Overwrite": overwrite ? "T" : "F"], write: true)
+            switch status {
+            case 201, 204:
+                return
+            case 412 where !overwrite:
+                let (headStatus, _, http) = try await send("HEAD", path, write: false)
+                if headStatus == 200, http.value(forHTTPHeaderField: "Content-Length").flatMap({ Int($0) }) == bytes.count {
+                    _ = try? await send("DELETE", temp, write: true)
+                    return
+                }
+                overwrite = true
+            case 423:
+                try? await Task.sleep(for: .milliseconds(50 << attempt))
+            default:
+                _ = try? await send("DELETE", temp, write: true)
+                throw .failed(path, "MOVE answered \(status)")
+            }
+        }
+        _ = try? await send("DELETE", temp, write: true)
+        throw .ambiguous(path, "MOVE answered 423: another client kept the name locked")
     }
 
     /// One `DELETE`; a file already gone (404) is success.

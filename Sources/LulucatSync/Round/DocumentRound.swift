@@ -132,7 +132,13 @@ struct DocumentRound {
         let stamp = try Self.nextStamp(after: clock, device: sync.device)
         var localDoc: LocalDocument?
         if let s = session { localDoc = try await readLocal(s) }
-        let recorded = LocalChanges.record(base: baseState, local: localDoc, stamp: stamp)
+        var recorded = LocalChanges.record(base: baseState, local: localDoc, stamp: stamp)
+        if session == nil, inTrash, let b = baseState, b.isLive, let trashed = try await readTrashed() {
+            // Deleted here since the last round, its copy in the trash: what was erased on it
+            // before the deletion is recorded first, so that an edit elsewhere that brings the
+            // document back brings no erased stroke back (docs/sync.md §5.4).
+            recorded = LocalChanges.record(base: LocalChanges.record(base: b, local: trashed, stamp: stamp), local: nil, stamp: stamp)
+        }
         // 3. The join.
         var merged = recorded
         for (_, s) in remoteStates { merged = merged.map { $0.joined(s) } ?? s }
@@ -154,6 +160,15 @@ struct DocumentRound {
         if localChanged { report.documentsPushed += 1 }
         if remoteChanged || base == nil && !localPresent { report.documentsPulled += 1 }
         if localChanged && !remoteStates.isEmpty { report.documentsMerged += 1 }
+    }
+
+    /// The document's copy in the trash as it is, read under its lock (nil when it needs a
+    /// session's repair: its deletion is then recorded from the base alone, as before).
+    mutating func readTrashed() async throws(SyncError) -> LocalDocument? {
+        let (library, id) = (library, id)
+        guard let reader = try SyncError.store({ () throws(StoreError) in try library.lockForSyncRead(id, inTrash: true) }) else { return nil }
+        defer { reader.release() }
+        return try await readLocal(reader)
     }
 
     /// This round's stamp: one past the largest clock known. Clocks read are at most

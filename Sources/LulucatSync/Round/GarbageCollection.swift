@@ -105,9 +105,14 @@ extension LibrarySync {
         var pending = store.garbage()
         var still: [String: GarbageEntry] = [:]
         for e in blobs where !e.isFolder {
-            guard BlobName(hex: e.name) != nil else { continue }
-            report.blobsListed += 1
-            if referenced.contains(e.name) { report.referenced += 1; continue }
+            // A blob, or an upload's temporary file left beside one (debris: never referenced,
+            // removed after the same wait, so an upload still under way is not touched).
+            if BlobName(hex: e.name) != nil {
+                report.blobsListed += 1
+                if referenced.contains(e.name) { report.referenced += 1; continue }
+            } else if !BlobName.isUploadDebris(e.name) {
+                continue
+            }
             let etag = RemotePath.normalizedETag(e.etag)
             if let p = pending[e.name], p.etag == etag, etag != nil, now.timeIntervalSince(p.since) >= options.grace {
                 do { try await remote.delete(Self.blobsFolder + "/" + e.name) } catch {
@@ -162,7 +167,7 @@ extension SyncStateStore {
         guard let blobs = read(GarbageFileRead.self, garbagePath)?.blobs else { return [:] }
         var out: [String: GarbageEntry] = [:]
         for (name, v) in blobs {
-            guard BlobName(hex: name) != nil, let b = v.value else { continue }
+            guard BlobName(hex: name) != nil || BlobName.isUploadDebris(name), let b = v.value else { continue }
             out[name] = GarbageEntry(since: Date(timeIntervalSince1970: Double(b.since) / 1000), etag: b.etag)
         }
         return out

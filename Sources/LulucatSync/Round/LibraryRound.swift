@@ -237,7 +237,11 @@ struct LibraryRound {
                         report.problems.append("head \(name) names another document or device; left out")
                         continue
                     }
-                    heads[doc, default: []].append(ChangedHead(name: name, etag: RemotePath.normalizedETag(getTag) ?? etag, head: head))
+                    // The listing's token when it gave one: the next listing is compared with it
+                    // (a server may list a token of another kind than its GET's ETag: nginx,
+                    // docs/sync.md §9). The bytes read are at least as new as the listing, so a
+                    // head changed in between is only read again.
+                    heads[doc, default: []].append(ChangedHead(name: name, etag: etag ?? RemotePath.normalizedETag(getTag), head: head))
                 }
             }
         }

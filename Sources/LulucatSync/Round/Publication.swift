@@ -167,10 +167,11 @@ extension DocumentRound {
         do { return .success(try await putAll(remote, uploads)) } catch { return .failure(error) }
     }
 
-    /// Uploads blobs one after the other; returns how many.
+    /// Uploads blobs one after the other (`Remote.create`: a blob already there is never
+    /// written over); returns how many.
     static func putAll(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])]) async throws(SyncError) -> Int {
         for (path, bytes) in uploads {
-            do { try await remote.put(path, bytes) } catch { throw SyncError.remote(error) }
+            do { try await remote.create(path, bytes) } catch { throw SyncError.remote(error) }
         }
         return uploads.count
     }

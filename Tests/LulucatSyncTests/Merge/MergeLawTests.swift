@@ -77,9 +77,13 @@ private func randomEdit(_ d: inout SimDevice, _ rng: inout TestRandom, _ ledger:
         guard d.pages.count > 1 else { return }
         let p = d.pages.remove(at: Int.random(in: 0..<d.pages.count, using: &rng))
         d.pages.insert(p, at: Int.random(in: 0...d.pages.count, using: &rng))
-    default:  // retitle, or now and then remove a page
+    default:  // retitle, or now and then remove a page (sometimes erasing on it first)
         if Int.random(in: 0..<4, using: &rng) == 0, d.pages.count > 1 {
-            let p = d.pages.remove(at: Int.random(in: 0..<d.pages.count, using: &rng))
+            let i = Int.random(in: 0..<d.pages.count, using: &rng)
+            if Bool.random(using: &rng), !d.pages[i].1.isEmpty {
+                ledger.erased.insert(d.pages[i].1.remove(at: Int.random(in: 0..<d.pages[i].1.count, using: &rng)).0)
+            }
+            let p = d.pages.remove(at: i)
             ledger.removedPages.insert(p.0)
             ledger.removedWithPage.formUnion(p.1.map(\.0))
         } else {
@@ -173,13 +177,37 @@ private func syncDevice(_ devices: inout [SimDevice], _ i: Int, with others: [In
         syncDevice(&devices, 0, with: [])
         syncDevice(&devices, 1, with: [0])
         syncDevice(&devices, 0, with: [1])
-        #expect(devices[0].pages.contains { $0.0 == page && $0.1.map(\.0) == [s1, s2] })
+        // The page comes back with the edit its remover had not seen; what the remover had seen
+        // on it went with it (§5.4).
+        #expect(devices[0].pages.contains { $0.0 == page && $0.1.map(\.0) == [s2] })
         #expect(devices[0].published == devices[1].published)
         // A removes it again, having seen B's stroke: now it goes.
         devices[0].pages.removeAll { $0.0 == page }
         syncDevice(&devices, 0, with: [1])
         syncDevice(&devices, 1, with: [0])
         #expect(!devices[1].pages.contains { $0.0 == page })
+    }
+
+    /// The resurrection of issue 31: A erases a stroke, then removes its page, before syncing,
+    /// while B draws on the page. Whichever device joins first, the page comes back with B's
+    /// stroke and the erased stroke is nowhere: not in the join, not in either device's page.
+    @Test(arguments: [true, false])
+    func eraseThenRemovePageWhileAnotherEditsResurrectsNothing(removerFirst: Bool) {
+        let page = UUID(), other = UUID(), erased = UUID(), kept = UUID(), drawn = UUID()
+        var devices = [SimDevice(id: UUID()), SimDevice(id: UUID())]
+        devices[0].pages = [(page, [(erased, 1), (kept, 2)]), (other, [])]
+        syncDevice(&devices, 0, with: [])
+        syncDevice(&devices, 1, with: [0])
+        devices[0].pages[devices[0].pages.firstIndex { $0.0 == page }!].1.removeAll { $0.0 == erased }
+        devices[0].pages.removeAll { $0.0 == page }
+        devices[1].pages[devices[1].pages.firstIndex { $0.0 == page }!].1.append((drawn, 3))
+        let order = removerFirst ? [0, 1, 0, 1] : [1, 0, 1, 0]
+        for i in order { syncDevice(&devices, i, with: [1 - i]) }
+        #expect(devices[0].published == devices[1].published)
+        let final = devices[0].published!
+        #expect(final.pages[page]!.isLive)
+        #expect(final.pages[page]!.state.elements[erased] == nil && final.pages[page]!.state.tombstones.contains(erased))
+        for d in devices { #expect(d.pages.first { $0.0 == page }?.1.map(\.0) == [drawn]) }
     }
 
     @Test func positionKeysStayBetweenAndShort() {

@@ -20,13 +20,21 @@ import Testing
 /// The remotes the suite runs against.
 enum ConformanceRemote: String, CaseIterable, Sendable {
     case folder, webdav, memory, s3
+    /// WebDAV on the other servers (`WebDAVServer`): nginx + dav-ext, lighttpd, rclone.
+    case nginx, lighttpd, rclone
 
     /// The checks it runs: all but the cut upload for the memory remote, whose put is one
-    /// assignment under a lock (nothing to cut).
-    var checks: [Check] { self == .memory ? Check.allCases.filter { $0 != .interruptedUpload } : Check.allCases }
+    /// assignment under a lock (nothing to cut), and for rclone, whose `PUT` writes in place (a
+    /// cut one leaves a torn file: only heads are `put`, and their one writer writes them again
+    /// next round; blobs go through `create`, checked on every remote).
+    var checks: [Check] { self == .memory || self == .rclone ? Check.allCases.filter { $0 != .interruptedUpload } : Check.allCases }
 
-    /// Whether `get` returns the file's ETag (FolderRemote gives ETags in listings only).
-    var etagOnGet: Bool { self != .folder }
+    /// Whether `get` returns the ETag the listing gives (FolderRemote and lighttpd give ETags in
+    /// listings only; nginx lists a change token of its own, docs/sync.md §9).
+    var etagOnGet: Bool { ![.folder, .nginx, .lighttpd].contains(self) }
+
+    /// The server of a WebDAV case other than Apache.
+    var server: WebDAVServer.Kind? { WebDAVServer.Kind(rawValue: rawValue) }
 
     /// A fresh remote on an empty root that exists.
     func open(_ root: ConformanceRoot) async throws -> RemoteUnderTest {
@@ -39,12 +47,13 @@ enum ConformanceRemote: String, CaseIterable, Sendable {
                                    stored: { diskTree(scope) },
                                    cutPut: { path0, bytes, label in try await cutFolderPut(root: path, path0, bytes, label) },
                                    stop: { try? FileManager.default.removeItem(atPath: scope) })
-        case .webdav:
-            let server = try ApacheServer()
+        case .webdav, .nginx, .lighttpd, .rclone:
+            let server: any StartedWebDAVServer = try self.server.map { try WebDAVServer($0) } ?? ApacheServer()
             let documentRoot = server.dir + "/root"
             if root != .plain {
                 try FileManager.default.createDirectory(atPath: documentRoot + "/" + root.folderName, withIntermediateDirectories: false)
-                if getuid() == 0 { chown(documentRoot + "/" + root.folderName, 65534, 65534) }  // Apache's workers run as nobody
+                // Apache's and nginx's workers run as nobody (a server started by root).
+                if getuid() == 0 && (self == .webdav || self == .nginx) { chown(documentRoot + "/" + root.folderName, 65534, 65534) }
             }
             // As `lnote remote add` reads it: the path as typed, spaces and all; the remote encodes.
             func url(_ port: Int) throws -> URL {
@@ -52,7 +61,7 @@ enum ConformanceRemote: String, CaseIterable, Sendable {
                 return u
             }
             let remote = try WebDAVRemote(url: url(server.port), credentials: nil, timeout: 10)
-            return RemoteUnderTest(remote: remote, etagOnGet: etagOnGet, stored: { diskTree(documentRoot) },
+            return RemoteUnderTest(remote: remote, etagOnGet: etagOnGet, settles: self == .nginx, stored: { diskTree(documentRoot) },
                                    cutPut: { path, bytes, _ in
                                        let proxy = try FaultProxy(upstreamPort: server.port)
                                        defer { proxy.stop() }
@@ -115,6 +124,9 @@ enum ConformanceRoot: Sendable {
 final class RemoteUnderTest: @unchecked Sendable {
     let remote: any Remote
     let etagOnGet: Bool
+    /// Whether its listing gives a file's change token only once the file was left alone for a
+    /// while (nginx: `WebDAVRemote.changeToken`): `settledList` waits for it.
+    let settles: Bool
     /// Everything stored around the remote, its root's parent included (a path that escaped the
     /// root would land there): relative paths to bytes, folders ending in "/" with nil.
     let stored: () async -> [String: [UInt8]?]
@@ -123,13 +135,26 @@ final class RemoteUnderTest: @unchecked Sendable {
     let cutPut: ((_ path: String, _ bytes: [UInt8], _ label: String) async throws -> RemoteError?)?
     let stop: () -> Void
 
-    init(remote: any Remote, etagOnGet: Bool, stored: @escaping () async -> [String: [UInt8]?],
+    init(remote: any Remote, etagOnGet: Bool, settles: Bool = false, stored: @escaping () async -> [String: [UInt8]?],
          cutPut: ((String, [UInt8], String) async throws -> RemoteError?)?, stop: @escaping () -> Void) {
         self.remote = remote
         self.etagOnGet = etagOnGet
+        self.settles = settles
         self.stored = stored
         self.cutPut = cutPut
         self.stop = stop
+    }
+
+    /// The folder's listing; of a remote whose tokens settle, the first listing (polled, within a
+    /// bound of 15 s) that gives every file one: the event itself, never a fixed wait.
+    func settledList(_ folder: String) async throws -> [RemoteEntry] {
+        var listed = try await remote.list(folder)
+        guard settles else { return listed }
+        for _ in 0..<150 where listed.contains(where: { !$0.isFolder && $0.etag == nil }) {
+            try await Task.sleep(for: .milliseconds(100))
+            listed = try await remote.list(folder)
+        }
+        return listed
     }
 }
 
@@ -137,7 +162,7 @@ final class RemoteUnderTest: @unchecked Sendable {
 
 /// What a remote must do, one check per case (each a test case of every remote's test function).
 enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case list, getBytesExactly, getEnforcesMaxBytes, getMissing, putReplacesWhole, delete, makeFolderIdempotent,
+    case list, getBytesExactly, getEnforcesMaxBytes, getMissing, putReplacesWhole, delete, makeFolderIdempotent, createKeepsWhatIsThere,
          unsafeNamesAreRefused, interruptedUpload, statisticsCountRequests
 
     var testDescription: String {
@@ -151,6 +176,7 @@ enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .makeFolderIdempotent: "makeFolder: idempotent, and what the folder holds stays"
         case .unsafeNamesAreRefused: "names RemotePath.isSafe rejects: refused by every call, no request made, nothing touched"
         case .interruptedUpload: "an upload cut halfway leaves the old bytes whole, or nothing for a new name; never a torn file"
+        case .createKeepsWhatIsThere: "create: writes a new name whole; a whole copy there is kept; one of another size (torn) is replaced; no temporary file stays"
         case .statisticsCountRequests: "statistics: one request per call, found or not; put's bytes sent and get's received exactly"
         }
     }
@@ -169,6 +195,7 @@ enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .makeFolderIdempotent: try await C.makeFolderIdempotent(t)
         case .unsafeNamesAreRefused: try await C.unsafeNamesAreRefused(t)
         case .interruptedUpload: try await C.interruptedUpload(t)
+        case .createKeepsWhatIsThere: try await C.createKeepsWhatIsThere(t)
         case .statisticsCountRequests: try await C.statisticsCountRequests(t)
         }
     }
@@ -205,6 +232,22 @@ struct RemoteConformanceTests {
           arguments: ConformanceRemote.s3.checks)
     func s3AtAUnicodeRoot(_ check: Check) async throws { try await check.run(on: .s3, .unicode) }
 
+    @Test("nginx + dav-ext", .enabled(if: WebDAVServer.Kind.nginx.isAvailable, Comment(rawValue: WebDAVServer.Kind.nginx.missing)),
+          arguments: ConformanceRemote.nginx.checks)
+    func nginx(_ check: Check) async throws { try await check.run(on: .nginx, .plain) }
+
+    @Test("nginx + dav-ext at …/My Notes Ünïcødé 日本/", .enabled(if: WebDAVServer.Kind.nginx.isAvailable, Comment(rawValue: WebDAVServer.Kind.nginx.missing)),
+          arguments: ConformanceRemote.nginx.checks)
+    func nginxAtAUnicodeRoot(_ check: Check) async throws { try await check.run(on: .nginx, .unicode) }
+
+    @Test("lighttpd mod_webdav", .enabled(if: WebDAVServer.Kind.lighttpd.isAvailable, Comment(rawValue: WebDAVServer.Kind.lighttpd.missing)),
+          arguments: ConformanceRemote.lighttpd.checks)
+    func lighttpd(_ check: Check) async throws { try await check.run(on: .lighttpd, .plain) }
+
+    @Test("rclone serve webdav", .enabled(if: WebDAVServer.Kind.rclone.isAvailable, Comment(rawValue: WebDAVServer.Kind.rclone.missing)),
+          arguments: ConformanceRemote.rclone.checks)
+    func rclone(_ check: Check) async throws { try await check.run(on: .rclone, .plain) }
+
     static func list(_ t: RemoteUnderTest) async throws {
         let r = t.remote
         for f in ["box", "box/sub", "box/empty"] { try await r.makeFolder(f) }
@@ -232,7 +275,7 @@ struct RemoteConformanceTests {
         try await r.makeFolder("box")
         let contents: [String: [UInt8]] = ["empty": [], "one": [0xFF], "big.bin": randomBytes(300_000, seed: 1)]
         for (name, bytes) in contents { try await r.put("box/" + name, bytes) }
-        let listed = Dictionary(uniqueKeysWithValues: try await r.list("box").map { ($0.name, $0) })
+        let listed = Dictionary(uniqueKeysWithValues: try await t.settledList("box").map { ($0.name, $0) })
         for (name, bytes) in contents {
             // maxBytes equal to the size is enough.
             let got = try await r.get("box/" + name, maxBytes: bytes.count)
@@ -278,7 +321,7 @@ struct RemoteConformanceTests {
         try await r.makeFolder("box")
         func state() async throws -> (bytes: [UInt8], got: String?, listed: RemoteEntry?) {
             let got = try await r.get("box/f", maxBytes: 1 << 20)
-            let entry = try await r.list("box").first { $0.name == "f" }
+            let entry = try await t.settledList("box").first { $0.name == "f" }
             return (got.bytes, RemotePath.normalizedETag(got.etag), entry)
         }
         // Long, then shorter, then longer again, then the same length with other bytes.
@@ -380,6 +423,29 @@ struct RemoteConformanceTests {
         let listed = try await r.list("box")
         #expect(listed.map(\.name) == ["torn.bin"])
         #expect(listed.first?.size == old.count)
+    }
+
+    static func createKeepsWhatIsThere(_ t: RemoteUnderTest) async throws {
+        let r = t.remote
+        try await r.makeFolder("box")
+        let whole = randomBytes(70_000, seed: 10)
+        try await r.create("box/new", whole)
+        #expect(try await r.get("box/new", maxBytes: 1 << 20).bytes == whole)
+        // Made again (another device's upload of the same blob): success, the copy as it was
+        // (on WebDAV not even rewritten: its listed ETag stays; nginx lists no ETag to compare).
+        let first = RemotePath.normalizedETag(try await r.list("box").first { $0.name == "new" }?.etag)
+        try await r.create("box/new", whole)
+        #expect(try await r.get("box/new", maxBytes: 1 << 20).bytes == whole)
+        if t.remote is WebDAVRemote, !t.settles {
+            #expect(RemotePath.normalizedETag(try await r.list("box").first { $0.name == "new" }?.etag) == first, "a whole copy was written over")
+        }
+        // A torn copy (an in-place write cut before: shorter) is replaced by the whole one.
+        try await r.put("box/torn", Array(whole.prefix(1000)))
+        try await r.create("box/torn", whole)
+        #expect(try await r.get("box/torn", maxBytes: 1 << 20).bytes == whole)
+        let listed = try await r.list("box")
+        #expect(listed.map(\.name).sorted() == ["new", "torn"], "left beside them: \(listed.map(\.name))")
+        for e in listed { #expect(e.size == whole.count, "\(e)") }
     }
 
     static func statisticsCountRequests(_ t: RemoteUnderTest) async throws {

@@ -109,6 +109,32 @@ private func referencedBlobs(_ remote: any Remote) async throws -> Set<String> {
         #expect(c.documents[doc]!.allElements.isSuperset(of: all))
     }
 
+    /// Temporary files of uploads left in blobs/ (a lost MOVE's `<hex>.<16 hex>.tmp`, nginx's
+    /// `<hex>.NNNNNNNNNN` from a full disk) go after the same wait; other names stay.
+    @Test func uploadDebrisGoesAfterTheGracePeriodAndOtherNamesStay() async throws {
+        let h = try SyncHarness(.folder, libraries: 1)
+        let clock = FakeClock()
+        let gc = GarbageOptions(grace: 7 * 86_400, interval: 86_400, now: { clock.now })
+        var options = testSyncOptions
+        options.garbage = nil
+        let doc = try h.libraries[0].createDocument(title: "Debris").id
+        _ = try await strokes(h.libraries[0], doc, 2, seed: 90)
+        try await h.sync(0, options: options)
+        let remote = FolderRemote(root: h.remoteFolder)
+        let referenced = try await referencedBlobs(remote)
+        let blob = try #require(referenced.first)
+        let debris: Set = [blob + ".0123456789abcdef.tmp", blob + ".0000012345"]
+        let others: Set = ["README", "zz.tmp", String(blob.dropLast()) + ".tmp"]
+        for name in debris.union(others) { try await remote.put("blobs/" + name, [1, 2, 3]) }
+        let sync0 = try LibrarySync(library: h.libraries[0], remote: h.remotes[0])
+        var r = try await sync0.collectGarbage(gc)
+        #expect(r.deleted.isEmpty && r.waiting == debris.count, "\(r)")
+        clock.advance(days: 7.5)
+        r = try await sync0.collectGarbage(gc)
+        #expect(Set(r.deleted) == debris, "\(r)")
+        #expect(Set(try await remote.list("blobs").map(\.name)) == referenced.union(others))
+    }
+
     @Test func aBlobWrittenAgainStartsItsGraceAnewAndAnUnreadableHeadStopsTheCollection() async throws {
         let h = try SyncHarness(.folder, libraries: 1)
         let clock = FakeClock()
