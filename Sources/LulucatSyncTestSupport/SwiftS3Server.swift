@@ -7,7 +7,7 @@
 // skipped when the packages are not installed (.ci/run installs them; never python3-swiftclient,
 // whose /usr/bin/swift would shadow the Swift toolchain).
 //
-// What it is known to do (docs/sync.md §9.2): SigV4, path-style only, region us-east-1; PUTs with
+// What it is known to do (docs/sync.md §9.3): SigV4, path-style only, region us-east-1; PUTs with
 // If-None-Match or If-Match answer 501; DeleteObjects needs Content-MD5; Last-Modified is rounded
 // up to the next second; ETags are the hex MD5 of the object.
 

@@ -1,7 +1,7 @@
 // The bounded, deadline-aware HTTP exchange every HTTP remote makes (WebDAV; an S3 remote too):
 // URLSession (FoundationNetworking on Linux) driven by a data delegate, so a reply body is counted
 // as it arrives and never held past its cap; a watchdog ends a request whose server is silent, too
-// slow, or past its deadline or the round's (docs/sync.md §9.2). Redirects are refused and
+// slow, or past its deadline or the round's (docs/sync.md §9.4). Redirects are refused and
 // authentication challenges cancelled here, for every remote alike.
 
 import Foundation
@@ -9,7 +9,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How long one request may take and how slowly its reply may come (docs/sync.md §9.2). The
+/// How long one request may take and how slowly its reply may come (docs/sync.md §9.4). The
 /// defaults let a page blob of 250 KB cross a slow mobile link many times over and still end any
 /// request a stalled or trickling server holds within two minutes.
 public struct TransferLimits: Sendable, Equatable {

@@ -1,7 +1,7 @@
 // A remote in an S3 bucket (AWS S3, Cloudflare R2, MinIO, Garage, OpenStack Swift's s3api):
 // ListObjectsV2 to list (paginated), GET, PUT, DELETE, every request signed with SigV4 by our own
 // code (S3Signer). Folders are key prefixes; an empty folder is a zero-byte marker object named
-// `folder/`. No conditional writes (sync needs none). docs/sync.md §9.2.
+// `folder/`. No conditional writes (sync needs none). docs/sync.md §9.3.
 
 import Foundation
 #if canImport(FoundationNetworking)

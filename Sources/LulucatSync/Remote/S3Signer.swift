@@ -1,4 +1,4 @@
-// AWS Signature Version 4 for S3 requests (docs/sync.md §9.2), on the crypto layer's SHA-256 and
+// AWS Signature Version 4 for S3 requests (docs/sync.md §9.3), on the crypto layer's SHA-256 and
 // HMAC-SHA256 (libcrypto on Linux, CryptoKit on Apple): the canonical request, the string to sign,
 // the signing key derived from the secret and the date, and the Authorization header.
 

@@ -18,7 +18,7 @@ public struct SyncOptions: Sendable {
     /// How long a round waits for another round of the same library to finish (in this process or
     /// another: one round per library at a time) before it gives up with `SyncError.anotherRoundRunning`.
     public var waitForOtherRound: Duration = .seconds(60)
-    /// The limits of each request the round makes (docs/sync.md §9.2): by default a server may
+    /// The limits of each request the round makes (docs/sync.md §9.4): by default a server may
     /// send nothing for 30 s, a reply must come at 1 KiB/s or faster over each 15 s, and one
     /// request ends after 120 s whatever it moves. A limit met ends the request with
     /// `RemoteError.timedOut` (a write's with `ambiguous`), in words.
