@@ -227,7 +227,7 @@ public enum HostileRun {
             let zip = folder + "/again.zip"
             defer { try? FileManager.default.removeItem(atPath: zip) }
             do {
-                try DocumentTransfer.exportArchive(package.id, from: library, to: zip)
+                try await DocumentTransfer.exportArchive(package.id, from: library, to: zip)
                 let back = Library(root: folder + "/again")
                 defer { try? FileManager.default.removeItem(atPath: folder + "/again") }
                 _ = try DocumentTransfer.importArchive(try Data(contentsOf: URL(fileURLWithPath: zip)), into: back)

@@ -49,7 +49,7 @@ enum ImportBench {
             _ = try await session.insertImage(Data(photo), fileExtension: "jpg", frame: QuantizedRect(x: 0, y: 0, width: 1000, height: 800), on: ids[0])
             try await session.close()
             let zip = base + "/notebook.zip"
-            try DocumentTransfer.exportArchive(package.id, from: source, to: zip)
+            try await DocumentTransfer.exportArchive(package.id, from: source, to: zip)
             cases.append(("notebook (\(pages) pages x \(strokes) strokes, 4 MB image)", zip))
         }
         // The most compressible valid page: fixed16 samples that never move (~1000:1 deflated).
@@ -61,7 +61,7 @@ enum ImportBench {
             try await session.append((0..<40).map { _ in .stroke(Stroke(samples: Array(repeating: still, count: 50_000))) }, to: page)
             try await session.close()
             let zip = base + "/still.zip"
-            try DocumentTransfer.exportArchive(package.id, from: source, to: zip)
+            try await DocumentTransfer.exportArchive(package.id, from: source, to: zip)
             cases.append(("one page of 2,000,000 still samples (fixed16)", zip))
         }
 

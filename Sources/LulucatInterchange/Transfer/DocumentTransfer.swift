@@ -6,6 +6,15 @@ import LulucatStore
 
 /// One-file export and import of documents, and InkML pages, against a `Library`.
 public enum DocumentTransfer {
+    /// Exports a document as `exportArchive` does, and, when a session of this process has it
+    /// open, with every edit that session accepted (saved first, on every engine, with no
+    /// `flush()` needed): the archive holds what the person sees.
+    @concurrent @discardableResult
+    public static func exportArchive(_ id: UUID, from library: Library, to path: String,
+                                     progress: @escaping @Sendable (OperationProgress) -> Void = { _ in }) async throws -> Int {
+        try await library.withSavedDocument(id) { try exportArchive(id, from: library, to: path, progress: progress) }
+    }
+
     /// Writes a document as one zip file (a SQLite-engine document is checkpointed first), holding
     /// the document's lock while its files are read. The file appears atomically and durably.
     ///

@@ -73,6 +73,22 @@ extension Library {
         return try duplicate(id, title: title, progress: progress)
     }
 
+    /// Runs `body` over a document's files as a person sees the document: when a session of this
+    /// process has it open, every edit it accepted is saved first and none of its saves runs
+    /// until `body` returns (a SQLite database checkpointed into its one file), as
+    /// `duplicateDocument` copies. Export reads an open document here.
+    package func withSavedDocument<T: Sendable>(_ id: UUID, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        if let open = OpenSessions.shared.session(at: package(id).path) {
+            do {
+                let result: Result<T, any Error> = try await open.withSavedPackage { () throws(StoreError) in Result { try body() } }
+                return try result.get()
+            } catch StoreError.sessionClosed {
+                // Closed in between: its files are the document.
+            }
+        }
+        return try body()
+    }
+
     /// Moves a document to the trash, also one open in this process: its session saves and closes
     /// first (for every holder; their events end with `.closed`), then the package moves.
     @concurrent

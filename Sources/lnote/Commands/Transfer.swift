@@ -140,7 +140,7 @@ struct ExportCommand: Command {
             }
         default:
             let bytes: Int
-            do { bytes = try DocumentTransfer.exportArchive(doc.id, from: doc.library, to: out) } catch let e as FileError where splitParent(e.path) == splitParent(out) {
+            do { bytes = try await DocumentTransfer.exportArchive(doc.id, from: doc.library, to: out) } catch let e as FileError where splitParent(e.path) == splitParent(out) {
                 throw PathError("cannot write '\(shown)': \(String(cString: strerror(e.errno)))")
             } catch StoreError.file(let e) where splitParent(e.path) == splitParent(out) {
                 throw PathError("cannot write '\(shown)': \(String(cString: strerror(e.errno)))")
@@ -173,7 +173,7 @@ struct ExportCommand: Command {
             if !args.flag("json") { progress.step("exporting \(n + 1) of \(entries.count): \(terminalSafe(e.title))") }
             do {
                 let path = try checkedOutputPath(folder + "/" + name)
-                let bytes = try DocumentTransfer.exportArchive(e.id, from: lib, to: path)
+                let bytes = try await DocumentTransfer.exportArchive(e.id, from: lib, to: path)
                 written.append(["id": e.id.uuidString, "title": e.title, "path": path, "bytes": bytes])
             } catch {
                 failed += 1

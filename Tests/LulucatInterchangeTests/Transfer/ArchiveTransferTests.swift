@@ -25,7 +25,7 @@ import LulucatInterchange
         let expected = try StoredPage.read(package, page: page)
 
         let zip = root + "/killed.zip"
-        try DocumentTransfer.exportArchive(package.id, from: library, to: zip)
+        try await DocumentTransfer.exportArchive(package.id, from: library, to: zip)
         let other = Library(root: root + "/b")
         let result = try DocumentTransfer.importArchive(try Data(contentsOf: URL(fileURLWithPath: zip)), into: other)
         #expect(!result.renumbered)

@@ -53,7 +53,7 @@ final class ImportPlace: @unchecked Sendable {
         try await session.append(strokes.map { .stroke($0) }, to: page)
         try await session.close()
         let zip = place.root + "/dots.zip"
-        try DocumentTransfer.exportArchive(package.id, from: place.source, to: zip)
+        try await DocumentTransfer.exportArchive(package.id, from: place.source, to: zip)
         let data = try Data(contentsOf: URL(fileURLWithPath: zip))
         let (_, files, _) = try PackageArchive.files(in: data)
         let pageEntry = try #require(files.first { $0.path.hasPrefix("pages/") }?.entry)

@@ -28,7 +28,7 @@ import LulucatInterchange
         #expect(try JournalFile.summary(package, page: page).frames == 4)
 
         let zip = root + "/ledger.zip"
-        try DocumentTransfer.exportArchive(package.id, from: library, to: zip)
+        try await DocumentTransfer.exportArchive(package.id, from: library, to: zip)
         let other = Library(root: root + "/b")
         let imported = try DocumentTransfer.importArchive(try Data(contentsOf: URL(fileURLWithPath: zip)), into: other)
         #expect(try StoredPage.read(imported.package, page: page) == expected)

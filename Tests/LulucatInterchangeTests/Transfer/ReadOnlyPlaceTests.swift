@@ -80,7 +80,7 @@ enum ReadOnlyMount {
             let findings = DocumentVerifier().verify(package)
             #expect(findings.allSatisfy { $0.severity != .error }, "\(findings)")
             let zip = base + "/\(id.uuidString).zip"
-            try DocumentTransfer.exportArchive(id, from: readOnly, to: zip)
+            try await DocumentTransfer.exportArchive(id, from: readOnly, to: zip)
             let imported = try DocumentTransfer.importArchive(try Data(contentsOf: URL(fileURLWithPath: zip)), into: target)
             #expect(try StoredPage.read(imported.package, page: page) == content)
         }
