@@ -141,12 +141,12 @@ public final class HostileServer: @unchecked Sendable {
         var buffer: [UInt8] = []
         while !isStopped {
             // The request head, then its body by Content-Length (bounded: 64 MiB).
-            guard let (method, path, _, body) = Loopback.readRequest(fd, &buffer) else { return }
+            guard let (method, path, lines, body) = Loopback.readRequest(fd, &buffer) else { return }
             let rule: Behavior? = lock.withLock {
                 _requests.append("\(method) \(path)")
                 return rules.first { ($0.method == "*" || $0.method == method) && ($0.pathContains.isEmpty || path.contains($0.pathContains)) }?.behavior
             }
-            let behavior = rule ?? (root.map { served(method, path, body, root: $0) } ?? friendly(method, path))
+            let behavior = rule ?? (root.map { served(method, path, body, headers: lines, root: $0) } ?? friendly(method, path))
             guard answer(fd, behavior, path: path) else { return }
         }
     }
@@ -169,13 +169,20 @@ public final class HostileServer: @unchecked Sendable {
     }
 
     /// A WebDAV server's answer from the folder `root` (paths under `/notes/`, no `..`).
-    private func served(_ method: String, _ path: String, _ body: [UInt8], root: String) -> Behavior {
+    private func served(_ method: String, _ path: String, _ body: [UInt8], headers: [String], root: String) -> Behavior {
         let prefix = "/notes/"
+        /// The file a request path names under `root`, or nil outside `/notes/` or with `..`.
+        func fileOf(_ path: String) -> String? {
+            guard path.hasPrefix(prefix) else { return nil }
+            let parts = (String(path.dropFirst(prefix.count)).removingPercentEncoding ?? "").split(separator: "/").map(String.init)
+            guard !parts.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+            return ([root] + parts).joined(separator: "/")
+        }
+        func header(_ name: String) -> String? {
+            headers.first { $0.lowercased().hasPrefix(name.lowercased() + ":") }.map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+        }
         guard path.hasPrefix(prefix) else { return .answer(status: 404, body: []) }
-        let rel = String(path.dropFirst(prefix.count)).removingPercentEncoding ?? ""
-        let parts = rel.split(separator: "/").map(String.init)
-        guard !parts.contains(where: { $0 == ".." || $0 == "." }) else { return .answer(status: 403, body: []) }
-        let file = ([root] + parts).joined(separator: "/")
+        guard let file = fileOf(path) else { return .answer(status: 403, body: []) }
         let fm = FileManager.default
         var isDir: ObjCBool = false
         let exists = fm.fileExists(atPath: file, isDirectory: &isDir)
@@ -218,6 +225,20 @@ public final class HostileServer: @unchecked Sendable {
             guard exists else { return .answer(status: 404, body: []) }
             try? fm.removeItem(atPath: file)
             return .answer(status: 204, body: [])
+        case "HEAD":
+            guard exists, !isDir.boolValue, let size = (try? fm.attributesOfItem(atPath: file))?[.size] as? NSNumber else {
+                return .answer(status: 404, body: [])
+            }
+            return .answer(status: 200, body: [], headers: ["Content-Length": "\(size.intValue)"])
+        case "MOVE":
+            // As WebDAV servers do (RFC 4918 §9.9): Destination a URL of this server, Overwrite F
+            // refusing an existing target with 412.
+            guard exists, let destination = header("Destination").flatMap({ URL(string: $0)?.path(percentEncoded: true) }),
+                  let target = fileOf(destination) else { return .answer(status: exists ? 400 : 404, body: []) }
+            let replacing = fm.fileExists(atPath: target)
+            if replacing && header("Overwrite")?.uppercased() == "F" { return .answer(status: 412, body: []) }
+            guard rename(file, target) == 0 else { return .answer(status: 409, body: []) }
+            return .answer(status: replacing ? 204 : 201, body: [])
         default:
             return .answer(status: 405, body: [])
         }
@@ -254,7 +275,8 @@ public final class HostileServer: @unchecked Sendable {
         switch behavior {
         case let .answer(status, body, headers):
             var h = headers
-            h["Content-Length"] = "\(body.count)"
+            // A HEAD answer names the length of a body it does not send.
+            if h["Content-Length"] == nil { h["Content-Length"] = "\(body.count)" }
             return head(status, h) && sendAll(fd, body)
         case .hugeBody(let bytes):
             guard head(200, ["Content-Length": "\(bytes)", "Connection": "close"]) else { return false }

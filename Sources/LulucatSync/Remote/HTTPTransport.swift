@@ -345,7 +345,8 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 t.discarding = true
                 return nil
             }
-            let announced = response.expectedContentLength
+            // A reply to HEAD announces the length of a body it never sends (RFC 9110 §9.3.2).
+            let announced = t.method == "HEAD" ? 0 : response.expectedContentLength
             if announced > Int64(t.cap) {
                 counters.cappedReplies += 1
                 return .invalidResponse(t.path, "\(t.method): the server announced \(announced) bytes, more than \(t.cap)")
@@ -420,7 +421,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 return (t, .failure(.invalidResponse(t.path, "not an HTTP reply")))
             }
             let encoded = (http.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased() != "identity"
-            if !encoded, !t.discarding, http.expectedContentLength >= 0, Int64(body.count) != http.expectedContentLength {
+            // HEAD, 204 and 304 replies have no body whatever their Content-Length says.
+            let bodiless = t.method == "HEAD" || http.statusCode == 204 || http.statusCode == 304
+            if !encoded, !t.discarding, !bodiless, http.expectedContentLength >= 0, Int64(body.count) != http.expectedContentLength {
                 // The connection ended before the announced length: a reply cut mid-body.
                 let what = "\(t.method): the reply ended after \(body.count) of \(http.expectedContentLength) bytes"
                 return (t, .failure(t.write ? .ambiguous(t.path, what) : .invalidResponse(t.path, what)))
