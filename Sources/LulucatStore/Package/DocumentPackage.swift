@@ -16,7 +16,7 @@ public struct DocumentPackage: Sendable, Hashable {
 
     public init(id: UUID, libraryRoot: String) {
         self.id = id
-        self.path = libraryRoot + "/" + DocumentPackage.directoryName(id)
+        self.path = DocumentPackage.joined(libraryRoot, "/", id, DocumentPackage.directorySuffix)
     }
 
     /// A package at an explicit directory whose name must be `<UUID>.lnote`.
@@ -35,13 +35,45 @@ public struct DocumentPackage: Sendable, Hashable {
         self.path = path
     }
 
-    public static func directoryName(_ id: UUID) -> String { id.uuidString + "." + pathExtension }
+    public static func directoryName(_ id: UUID) -> String { joined("", "", id, directorySuffix) }
+    private static let directorySuffix = "." + pathExtension
+
+    /// `head + middle + id.uuidString + tail`, made in one allocation (a listing makes two such
+    /// paths per document: the package's and its cover thumbnail's).
+    static func joined(_ head: String, _ middle: StaticString, _ id: UUID, _ tail: String) -> String {
+        var head = head, tail = tail
+        return head.withUTF8 { h in
+            tail.withUTF8 { t in
+                let count = h.count + middle.utf8CodeUnitCount + 36 + t.count
+                return String(unsafeUninitializedCapacity: count) { out in
+                    var at = out.baseAddress!
+                    func put(_ p: UnsafePointer<UInt8>?, _ n: Int) {
+                        if n > 0 { at.update(from: p!, count: n) }
+                        at += n
+                    }
+                    put(h.baseAddress, h.count)
+                    put(middle.utf8Start, middle.utf8CodeUnitCount)
+                    id.writeCanonical(to: at)
+                    at += 36
+                    put(t.baseAddress, t.count)
+                    return count
+                }
+            }
+        }
+    }
 
     /// The document id of a directory name `<UUID>.lnote`, or nil.
     public static func id(fromDirectoryName name: String) -> UUID? {
-        let suffix = "." + pathExtension
-        guard name.hasSuffix(suffix) else { return nil }
-        return UUID(strictString: String(name.dropLast(suffix.count)))
+        var name = name
+        return name.withUTF8 { id(fromDirectoryName: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `id(fromDirectoryName:)` of the name's bytes, read in place (a listing's folder entries).
+    static func id(fromDirectoryName name: UnsafeRawBufferPointer) -> UUID? {
+        // "<36 bytes of id>.<pathExtension>"
+        let ext = pathExtension.utf8
+        guard name.count == 37 + ext.count, name[36] == 0x2E, name[37...].elementsEqual(ext) else { return nil }
+        return UUID.canonical(utf8: UnsafeRawBufferPointer(rebasing: name[0..<36]))
     }
 
     public var manifestPath: String { path + "/manifest.json" }
@@ -80,7 +112,7 @@ public struct DocumentPackage: Sendable, Hashable {
 
     public func pagePath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".content" }
     public func journalPath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".journal" }
-    public func thumbnailPath(_ page: UUID) -> String { thumbnailsPath + "/" + page.uuidString + ".jpg" }
+    public func thumbnailPath(_ page: UUID) -> String { Self.joined(thumbnailsPath, "/", page, ".jpg") }
     public func assetPath(_ asset: UUID, ext: String) -> String { assetsPath + "/" + asset.uuidString + "." + ext }
 
     /// File extensions accepted for assets.
@@ -180,7 +212,27 @@ extension UUID {
         return a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
     }
 
-    private var halves: (UInt64, UInt64) {
+    /// Writes `uuidString`'s 36 bytes (upper-case hexadecimal, 8-4-4-4-12) at `out`, without
+    /// making a string.
+    package func writeCanonical(to out: UnsafeMutablePointer<UInt8>) {
+        let digits: StaticString = "0123456789ABCDEF"
+        let hex = digits.utf8Start
+        withUnsafeBytes(of: uuid) { b in
+            var at = 0
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 {
+                    out[at] = 0x2D  // -
+                    at += 1
+                }
+                out[at] = hex[Int(b[i] >> 4)]
+                out[at + 1] = hex[Int(b[i] & 0x0F)]
+                at += 2
+            }
+        }
+    }
+
+    /// The 16 bytes as two big-endian integers: compared as a pair, the order of `precedesInBytes`.
+    package var halves: (UInt64, UInt64) {
         withUnsafeBytes(of: uuid) {
             (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }
