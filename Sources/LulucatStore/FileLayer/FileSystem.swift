@@ -122,6 +122,7 @@ public protocol FileSystem: Sendable {
     /// following a link, like every call from the package down), into one buffer reused for every
     /// file. Defaults to `contentsOfDirectory`, then `readFile` and `info` on each path, so a test
     /// double sees (and counts, and fails) the same calls as before.
+    /// `body` is called for a name right after `accept` took it, before the next name is offered.
     /// The name and the bytes are lent to `body` for the call alone (copy what is kept).
     /// - Throws: only when `folder` itself cannot be listed; each package's failure is its result.
     func readEach(in folder: String, file: String, limit: Int, probe: String,

@@ -173,10 +173,11 @@ public struct Library: Sendable {
         guard try fs.checked.info(folder) != nil else { return [] }
         var listed: [ListedDocument] = []
         var marked: [Int] = []
+        var taken: UUID?  // the id of the name `accept` took last: the one `body` is called for
         try StoreError.io { () throws(FileError) in
             try fs.readEach(in: folder, file: "manifest.json", limit: PackageJSON.maxFileSize, probe: DocumentPackage.needsRepairName,
-                            accept: { DocumentPackage.id(fromDirectoryName: $0) != nil }) { name, bytes, hasMarker in
-                guard let id = DocumentPackage.id(fromDirectoryName: name) else { return }
+                            accept: { taken = DocumentPackage.id(fromDirectoryName: $0); return taken != nil }) { _, bytes, hasMarker in
+                guard let id = taken else { return }
                 if hasMarker { marked.append(listed.count) }
                 if case .success(let b) = bytes,
                    let m = ManifestParser.parse(b)

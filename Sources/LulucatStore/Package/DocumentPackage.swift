@@ -142,28 +142,35 @@ extension UUID {
     /// parsed here digit by digit: `UUID(uuidString:)` goes through sscanf on some platforms, a
     /// cost every listed package paid. The manifest parser reads ids in place with it.
     static func canonical<C: Collection<UInt8>>(utf8: C) -> UUID? {
-        var t: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let ok = withUnsafeMutableBytes(of: &t) { u -> Bool in
-            var position = 0, digits = 0
-            for c in utf8 {
-                guard position < 36 else { return false }
-                defer { position += 1 }
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard c == 45 else { return false }
-                    continue
-                }
-                let v: UInt8
-                switch c {
-                case 48...57: v = c - 48
-                case 65...70: v = c - 55
-                default: return false
-                }
-                if digits & 1 == 0 { u[digits >> 1] = v << 4 } else { u[digits >> 1] |= v }
-                digits += 1
-            }
-            return position == 36
+        if let id = utf8.withContiguousStorageIfAvailable({ canonical(utf8: UnsafeRawBufferPointer($0)) }) { return id }
+        guard utf8.count == 36 else { return nil }
+        return Array(utf8).withUnsafeBytes { canonical(utf8: $0) }
+    }
+
+    /// `canonical(utf8:)` of bytes in memory: the four dashes at their places, then 32 digits, each
+    /// checked and taken without a branch per place (a listing parses two or three ids per document).
+    static func canonical(utf8 b: UnsafeRawBufferPointer) -> UUID? {
+        guard b.count == 36, b[8] == 0x2D, b[13] == 0x2D, b[18] == 0x2D, b[23] == 0x2D else { return nil }
+        /// A digit's value, or 0x10 when `c` is not one of 0-9 A-F.
+        @inline(__always) func nibble(_ c: UInt8) -> UInt8 {
+            let d = c &- 0x30
+            if d < 10 { return d }
+            let a = c &- 0x41
+            return a < 6 ? a + 10 : 0x10
         }
-        return ok ? UUID(uuid: t) : nil
+        var t: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var bad: UInt8 = 0
+        withUnsafeMutableBytes(of: &t) { u in
+            var i = 0
+            for o in 0..<16 {
+                if o == 4 || o == 6 || o == 8 || o == 10 { i += 1 }  // the dash before this byte
+                let high = nibble(b[i]), low = nibble(b[i + 1])
+                bad |= high | low
+                u[o] = high << 4 | (low & 0x0F)
+                i += 2
+            }
+        }
+        return bad & 0x10 == 0 ? UUID(uuid: t) : nil
     }
 
     /// Whether `s` is exactly the canonical form (see `init(strictString:)`).

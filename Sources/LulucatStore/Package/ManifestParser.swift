@@ -174,7 +174,7 @@ enum ManifestParser {
         /// without escapes.
         mutating func canonicalID() -> UUID? {
             guard i + 38 <= bytes.count, bytes[i] == 0x22, bytes[i + 37] == 0x22,
-                  let id = UUID.canonical(utf8: bytes[(i + 1)..<(i + 37)]) else { return nil }
+                  let id = UUID.canonical(utf8: UnsafeRawBufferPointer(rebasing: bytes[(i + 1)..<(i + 37)])) else { return nil }
             i += 38
             return id
         }
