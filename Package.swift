@@ -56,7 +56,9 @@ let package = Package(
         .target(name: "LulucatRender",
                 dependencies: ["LulucatInk", .target(name: "CJPEG", condition: .when(platforms: nonApple)), "CZlib"]),
         // Files, packages, the library, document sessions and the storage engines.
-        .target(name: "LulucatStore", dependencies: ["LulucatInk"]),
+        // openat2 (Linux) / O_NOFOLLOW_ANY (Apple) for one-call, link-refusing opens below a folder.
+        .target(name: "CLulucatOpen"),
+        .target(name: "LulucatStore", dependencies: ["LulucatInk", "CLulucatOpen"]),
         // The SQLite engine (level 2), registered into the store's engine table by
         // `Library.enableSQLiteEngine()`.
         .target(name: "LulucatStoreSQLite", dependencies: ["LulucatStore", "LulucatInk", "LulucatSQLite"]),

@@ -35,13 +35,20 @@ extension FileSystem {
         try info(path).map { FileStamp(kind: $0.kind, size: $0.size) }
     }
 
-    public func readEach(in folder: String, names: [String], file: String, limit: Int, probe: String,
-                         _ body: (_ index: Int, _ bytes: Result<[UInt8], FileError>, _ probed: Bool) -> Void) throws(FileError) {
-        for (i, name) in names.enumerated() {
+    public func readEach(in folder: String, file: String, limit: Int, probe: String,
+                         accept: (_ name: UnsafeRawBufferPointer) -> Bool,
+                         _ body: (_ name: UnsafeRawBufferPointer, _ bytes: Result<UnsafeRawBufferPointer, FileError>, _ probed: Bool) -> Void) throws(FileError) {
+        for var name in try contentsOfDirectory(folder) {
+            guard name.withUTF8({ accept(UnsafeRawBufferPointer($0)) }) else { continue }
             let package = folder + "/" + name
             let bytes = Result { () throws(FileError) in try readFile(package + "/" + file, limit: limit) }
             let probed = ((try? info(package + "/" + probe)) ?? nil) != nil
-            body(i, bytes, probed)
+            name.withUTF8 { n in
+                switch bytes {
+                case .success(let b): b.withUnsafeBytes { body(UnsafeRawBufferPointer(n), .success($0), probed) }
+                case .failure(let e): body(UnsafeRawBufferPointer(n), .failure(e), probed)
+                }
+            }
         }
     }
 }
@@ -104,16 +111,23 @@ public protocol FileSystem: Sendable {
     /// cannot say. A reader that takes no lock compares it before and after (`withConsistentFiles`).
     /// Defaults to `info` (kind and size only).
     func stamp(_ path: String) throws(FileError) -> FileStamp?
-    /// For each of `names`, folders in `folder`: the bytes of the file `file` in it (a regular
+    /// For each entry of `folder` whose name (its bytes, without a terminating zero) `accept`
+    /// takes, in the order the folder gives them: the bytes of the file `file` in it (a regular
     /// file of at most `limit` bytes, else the error `readFile` would give) and whether anything
     /// is at `probe` in it (as `info` sees it; an error counts as nothing). A library listing's
-    /// reads of every package, in one call: `PosixFileSystem` opens `folder` once and each
-    /// package folder relative to it (never following a link, like every call from the package
-    /// down) instead of walking each path from the root. Defaults to `readFile` and `info` on
-    /// each path, so a test double sees (and counts, and fails) the same calls as before.
-    /// - Throws: only when `folder` itself cannot be opened; each package's failure is its result.
-    func readEach(in folder: String, names: [String], file: String, limit: Int, probe: String,
-                  _ body: (_ index: Int, _ bytes: Result<[UInt8], FileError>, _ probed: Bool) -> Void) throws(FileError)
+    /// reads of every package, in one call. `PosixFileSystem` reads the folder once and opens each
+    /// package's file relative to it in one call that refuses a link in any component (openat2
+    /// with RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH on Linux, O_NOFOLLOW_ANY on Apple platforms;
+    /// where that call is missing, or when it fails, the package folder is opened first, never
+    /// following a link, like every call from the package down), into one buffer reused for every
+    /// file. Defaults to `contentsOfDirectory`, then `readFile` and `info` on each path, so a test
+    /// double sees (and counts, and fails) the same calls as before.
+    /// `body` is called for a name right after `accept` took it, before the next name is offered.
+    /// The name and the bytes are lent to `body` for the call alone (copy what is kept).
+    /// - Throws: only when `folder` itself cannot be listed; each package's failure is its result.
+    func readEach(in folder: String, file: String, limit: Int, probe: String,
+                  accept: (_ name: UnsafeRawBufferPointer) -> Bool,
+                  _ body: (_ name: UnsafeRawBufferPointer, _ bytes: Result<UnsafeRawBufferPointer, FileError>, _ probed: Bool) -> Void) throws(FileError)
 
     /// Takes an exclusive advisory lock on `path` (created if missing) without waiting.
     /// - Throws: `FileError` with EWOULDBLOCK when another holder has it.

@@ -7,10 +7,15 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CLulucatOpen
 
 /// The operating system's file system.
 public struct PosixFileSystem: FileSystem {
     public init() {}
+
+    /// Whether `readEach` tries the one-call open of each package's file (openat2, or
+    /// O_NOFOLLOW_ANY) before the folder-by-folder one; off in tests of the latter.
+    var oneCallOpens = true
 
     /// Runs `body` until it does not fail with EINTR; -1 becomes a `FileError`.
     @inline(__always)
@@ -341,64 +346,135 @@ extension PosixFileSystem {
 // MARK: Reading one file in each package of a folder
 
 extension PosixFileSystem {
-    public func readEach(in folder: String, names: [String], file: String, limit: Int, probe: String,
-                         _ body: (_ index: Int, _ bytes: Result<[UInt8], FileError>, _ probed: Bool) -> Void) throws(FileError) {
+    public func readEach(in folder: String, file: String, limit: Int, probe: String,
+                         accept: (_ name: UnsafeRawBufferPointer) -> Bool,
+                         _ body: (_ name: UnsafeRawBufferPointer, _ bytes: Result<UnsafeRawBufferPointer, FileError>, _ probed: Bool) -> Void) throws(FileError) {
         let dir = try openDirectory(folder, "list")
-        defer { closeQuietly(dir) }
-        for (i, name) in names.enumerated() {
-            let packagePath = folder + "/" + name
-            let package: Int32
-            do {
-                package = try call("open", packagePath) { openAt(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0) }
-            } catch {
-                body(i, .failure(explained(error, dir: dir, name: name, path: packagePath)), false)
-                continue
+        guard let stream = fdopendir(dir) else {
+            let e = errno
+            closeQuietly(dir)
+            throw FileError("list", path: folder, errno: e)
+        }
+        defer { closedir(stream) }  // closes dir too
+        // Each package's paths are written into one buffer ("<name>/<file>", then "<name>/<probe>"),
+        // each file read into one buffer that grows to the largest read: nothing is allocated per
+        // package unless it fails (its error's path).
+        let fileBytes = Array(file.utf8), probeBytes = Array(probe.utf8)
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let nameCapacity = MemoryLayout<dirent>.size - nameOffset  // d_name's bytes, its zero included
+        let path = UnsafeMutablePointer<CChar>.allocate(capacity: nameCapacity + 1 + max(fileBytes.count, probeBytes.count))
+        defer { path.deallocate() }
+        var buffer = ReadBuffer()
+        defer { buffer.deallocate() }
+        // The one-call open refuses a link in either component; a failure saying the call is
+        // missing (old kernel, seccomp filter) turns it off for the rest of the listing.
+        var oneCall = oneCallOpens
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { throw FileError("list", path: folder, errno: errno) }
+                break
             }
-            let bytes = Result { () throws(FileError) in
-                try readRegularFile(in: package, name: file, path: packagePath + "/" + file, limit: limit)
+            let namePointer = UnsafeRawPointer(entry) + nameOffset
+            let length = strlen(namePointer.assumingMemoryBound(to: CChar.self))
+            let name = UnsafeRawBufferPointer(start: namePointer, count: length)
+            if length <= 2 && name.allSatisfy({ $0 == 0x2E }) { continue }  // "." and ".."
+            guard length < nameCapacity, accept(name) else { continue }
+            func write(_ tail: [UInt8]) {
+                let raw = UnsafeMutableRawPointer(path)
+                raw.copyMemory(from: namePointer, byteCount: length)
+                raw.storeBytes(of: 0x2F, toByteOffset: length, as: UInt8.self)  // /
+                tail.withUnsafeBytes { (raw + length + 1).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                raw.storeBytes(of: 0, toByteOffset: length + 1 + tail.count, as: UInt8.self)
             }
+            func packagePath() -> String { folder + "/" + String(decoding: name, as: UTF8.self) }
+            write(fileBytes)
+            var fd: Int32 = -1
+            if oneCall {
+                repeat { fd = lulucat_open_beneath_nofollow(dir, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) } while fd == -1 && errno == EINTR
+                let e = errno
+                if fd == -1 && (e == ENOSYS || e == EPERM || e == EINVAL || e == E2BIG) { oneCall = false }
+            }
+            let bytes: Result<UnsafeRawBufferPointer, FileError>
             var st = stat()
-            let probed = fstatat(package, probe, &st, AT_SYMLINK_NOFOLLOW) == 0
-            closeQuietly(package)
-            body(i, bytes, probed)
+            let probed: Bool
+            if fd >= 0 {
+                bytes = Result { () throws(FileError) in try readRegularFile(fd, into: &buffer, limit: limit, path: packagePath() + "/" + file) }
+                // `name` was a folder, not a link, when the open above went through it.
+                write(probeBytes)
+                probed = fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW) == 0
+            } else {
+                // Folder by folder: the package opened without following a link, its file relative
+                // to it. Also where the one-call open failed, so that each failure is the error
+                // this path has always given.
+                let nameString = String(decoding: name, as: UTF8.self)
+                let package: Int32
+                do {
+                    package = try call("open", packagePath()) { openAt(dir, nameString, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0) }
+                } catch {
+                    body(name, .failure(explained(error, dir: dir, name: nameString, path: packagePath())), false)
+                    continue
+                }
+                bytes = Result { () throws(FileError) in
+                    let filePath = packagePath() + "/" + file
+                    let fd: Int32
+                    do throws(FileError) { fd = try call("open", filePath) { openAt(package, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0) } } catch {
+                        throw explained(error, dir: package, name: file, path: filePath)
+                    }
+                    return try readRegularFile(fd, into: &buffer, limit: limit, path: filePath)
+                }
+                probed = fstatat(package, probe, &st, AT_SYMLINK_NOFOLLOW) == 0
+                closeQuietly(package)
+            }
+            body(name, bytes, probed)
         }
     }
 
-    /// `readFile` of the file `name` in the open folder `dir`: opened without following a link,
-    /// refused unless a regular file of at most `limit` bytes, read whole.
-    private func readRegularFile(in dir: Int32, name: String, path: String, limit: Int) throws(FileError) -> [UInt8] {
-        let fd: Int32
-        do { fd = try call("open", path) { openAt(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0) } } catch {
-            throw explained(error, dir: dir, name: name, path: path)
-        }
+    /// The file open at `fd` (closed here, whatever happens), refused unless a regular file of at
+    /// most `limit` bytes, read whole into `buffer`: its bytes, valid until the next read.
+    private func readRegularFile(_ fd: Int32, into buffer: inout ReadBuffer, limit: Int,
+                                 path: @autoclosure () -> String) throws(FileError) -> UnsafeRawBufferPointer {
         defer { closeQuietly(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw FileError("stat", path: path, errno: errno) }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw FileError("open", path: path, errno: EINVAL, found: Self.kindName(st.st_mode)) }
+        guard fstat(fd, &st) == 0 else { throw FileError("stat", path: path(), errno: errno) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw FileError("open", path: path(), errno: EINVAL, found: Self.kindName(st.st_mode)) }
         let size = Int(st.st_size)
-        guard size <= limit else { throw FileError("read (file larger than \(limit) bytes)", path: path, errno: EFBIG) }
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            var done = 0
-            while done < size {
-                #if canImport(Glibc)
-                let n = Glibc.read(fd, buffer.baseAddress! + done, size - done)
-                #else
-                let n = Darwin.read(fd, buffer.baseAddress! + done, size - done)
-                #endif
-                if n == -1 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    break
-                }
-                if n == 0 { break }  // shrank under us: what is there, as readFile gives it
-                done += n
+        guard size <= limit else { throw FileError("read (file larger than \(limit) bytes)", path: path(), errno: EFBIG) }
+        let base = buffer.reserve(size)
+        var done = 0
+        while done < size {
+            #if canImport(Glibc)
+            let n = Glibc.read(fd, base + done, size - done)
+            #else
+            let n = Darwin.read(fd, base + done, size - done)
+            #endif
+            if n == -1 {
+                if errno == EINTR { continue }
+                throw FileError("read", path: path(), errno: errno)
             }
-            count = done
+            if n == 0 { break }  // shrank under us: what is there, as readFile gives it
+            done += n
         }
-        if failure != 0 { throw FileError("read", path: path, errno: failure) }
-        return bytes
+        return UnsafeRawBufferPointer(start: base, count: done)
     }
+}
+
+/// One allocation reused for every file `readEach` reads, grown to the largest.
+private struct ReadBuffer {
+    private var base: UnsafeMutableRawPointer?
+    private var capacity = 0
+
+    /// At least `count` bytes (their old content is not kept).
+    mutating func reserve(_ count: Int) -> UnsafeMutableRawPointer {
+        if let base, count <= capacity { return base }
+        base?.deallocate()
+        capacity = max(count, 4096, capacity * 2)
+        let b = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        base = b
+        return b
+    }
+
+    func deallocate() { base?.deallocate() }
 }
 
 @inline(__always)

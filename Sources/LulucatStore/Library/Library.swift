@@ -163,31 +163,25 @@ public struct Library: Sendable {
 
     /// The documents of `folder`, sorted newest first (by modification time, then by id).
     ///
-    /// Per document, one file read and one stat (`FileSystem.readEach`: the package folder opened
-    /// once, relative to the library's): the manifest, parsed by hand when it is as the store
-    /// writes it, and the needs-repair marker; document.json only when the manifest cannot be
-    /// used, and the marker's text only when there is one.
+    /// Per document, one file read and one stat (`FileSystem.readEach`: the folder read once, each
+    /// manifest opened in one call relative to it, refusing links, into one reused buffer): the
+    /// manifest, parsed by hand in place when it is as the store writes it, and the needs-repair
+    /// marker; document.json only when the manifest cannot be used, and the marker's text only
+    /// when there is one.
     func listedDocuments(in folder: String) throws(StoreError) -> [ListedDocument] {
         let fs = fileSystem
         guard try fs.checked.info(folder) != nil else { return [] }
-        var ids: [UUID] = []
-        var names: [String] = []
-        for name in try fs.checked.contentsOfDirectory(folder) {
-            guard let id = DocumentPackage.id(fromDirectoryName: name) else { continue }
-            ids.append(id)
-            names.append(name)
-        }
         var listed: [ListedDocument] = []
-        listed.reserveCapacity(ids.count)
         var marked: [Int] = []
+        var taken: UUID?  // the id of the name `accept` took last: the one `body` is called for
         try StoreError.io { () throws(FileError) in
-            try fs.readEach(in: folder, names: names, file: "manifest.json", limit: PackageJSON.maxFileSize,
-                            probe: DocumentPackage.needsRepairName) { i, bytes, hasMarker in
-                let id = ids[i]
-                if hasMarker { marked.append(i) }
+            try fs.readEach(in: folder, file: "manifest.json", limit: PackageJSON.maxFileSize, probe: DocumentPackage.needsRepairName,
+                            accept: { taken = DocumentPackage.id(fromDirectoryName: $0); return taken != nil }) { _, bytes, hasMarker in
+                guard let id = taken else { return }
+                if hasMarker { marked.append(listed.count) }
                 if case .success(let b) = bytes,
-                   let m = b.withUnsafeBytes(ManifestParser.parse)
-                    ?? (try? PackageJSON.decodeManifest(b, path: DocumentPackage(id: id, libraryRoot: folder).manifestPath)),
+                   let m = ManifestParser.parse(b)
+                    ?? (try? PackageJSON.decodeManifestWithDecoder(Array(b), path: DocumentPackage(id: id, libraryRoot: folder).manifestPath)),
                    m.id == id {
                     listed.append(ListedDocument(id: id, manifest: m, problem: nil))
                 } else if let doc = try? PackageReader.readDocument(DocumentPackage(id: id, libraryRoot: folder), fileSystem: fs) {
@@ -199,7 +193,6 @@ public struct Library: Sendable {
                 }
             }
         }
-        names = []
         // An engine this build lacks whose form has a file of its own at the package root (SQLite's
         // content.sqlite): one stat per document, and document.json read only when it is there.
         let missing = EngineKind.allCases.filter { !$0.isAvailable && !$0.rootFiles.isEmpty }
@@ -219,8 +212,11 @@ public struct Library: Sendable {
             let flag = "needs repair: " + reason + " (run lnote repair)"
             listed[i].problem = listed[i].problem.map { $0 + "; " + flag } ?? flag
         }
-        listed.sort(by: ListedDocument.newerFirst)
-        return listed
+        // Sorted as small keys (time, id, place) instead of moving the records; each record is
+        // then moved once, into its place.
+        var keys = listed.indices.map { ListedDocument.SortKey(listed[$0], at: $0) }
+        keys.sort(by: ListedDocument.SortKey.newerFirst)
+        return keys.map { listed[$0.index] }
     }
 
     /// Finds a document by what a person types: its id; else a prefix of its id or its exact
@@ -509,12 +505,24 @@ struct ListedDocument {
                             package: package, problem: problem, needsRepair: needsRepair, unavailableEngine: unavailableEngine)
     }
 
-    /// Newest first: by modification time, then by id, the greater first in `uuidString` order
-    /// (compared as bytes, `UUID.precedesInBytes`, which is the same order).
-    @inline(never)
-    static func newerFirst(_ a: ListedDocument, _ b: ListedDocument) -> Bool {
-        if a.modified != b.modified { return a.modified > b.modified }
-        return b.id.precedesInBytes(a.id)
+    /// What the listing's order looks at, and where the record is.
+    struct SortKey {
+        var modified: TimeInterval
+        var id: (UInt64, UInt64)
+        var index: Int
+
+        init(_ d: ListedDocument, at index: Int) {
+            modified = d.modified.timeIntervalSinceReferenceDate
+            id = d.id.halves
+            self.index = index
+        }
+
+        /// Newest first: by modification time, then by id, the greater first in `uuidString` order
+        /// (compared as bytes, `UUID.precedesInBytes`, which is the same order).
+        static func newerFirst(_ a: SortKey, _ b: SortKey) -> Bool {
+            if a.modified != b.modified { return a.modified > b.modified }
+            return a.id > b.id
+        }
     }
 }
 

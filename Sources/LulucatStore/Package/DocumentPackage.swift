@@ -16,7 +16,7 @@ public struct DocumentPackage: Sendable, Hashable {
 
     public init(id: UUID, libraryRoot: String) {
         self.id = id
-        self.path = libraryRoot + "/" + DocumentPackage.directoryName(id)
+        self.path = DocumentPackage.joined(libraryRoot, "/", id, DocumentPackage.directorySuffix)
     }
 
     /// A package at an explicit directory whose name must be `<UUID>.lnote`.
@@ -35,13 +35,45 @@ public struct DocumentPackage: Sendable, Hashable {
         self.path = path
     }
 
-    public static func directoryName(_ id: UUID) -> String { id.uuidString + "." + pathExtension }
+    public static func directoryName(_ id: UUID) -> String { joined("", "", id, directorySuffix) }
+    private static let directorySuffix = "." + pathExtension
+
+    /// `head + middle + id.uuidString + tail`, made in one allocation (a listing makes two such
+    /// paths per document: the package's and its cover thumbnail's).
+    static func joined(_ head: String, _ middle: StaticString, _ id: UUID, _ tail: String) -> String {
+        var head = head, tail = tail
+        return head.withUTF8 { h in
+            tail.withUTF8 { t in
+                let count = h.count + middle.utf8CodeUnitCount + 36 + t.count
+                return String(unsafeUninitializedCapacity: count) { out in
+                    var at = out.baseAddress!
+                    func put(_ p: UnsafePointer<UInt8>?, _ n: Int) {
+                        if n > 0 { at.update(from: p!, count: n) }
+                        at += n
+                    }
+                    put(h.baseAddress, h.count)
+                    put(middle.utf8Start, middle.utf8CodeUnitCount)
+                    id.writeCanonical(to: at)
+                    at += 36
+                    put(t.baseAddress, t.count)
+                    return count
+                }
+            }
+        }
+    }
 
     /// The document id of a directory name `<UUID>.lnote`, or nil.
     public static func id(fromDirectoryName name: String) -> UUID? {
-        let suffix = "." + pathExtension
-        guard name.hasSuffix(suffix) else { return nil }
-        return UUID(strictString: String(name.dropLast(suffix.count)))
+        var name = name
+        return name.withUTF8 { id(fromDirectoryName: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `id(fromDirectoryName:)` of the name's bytes, read in place (a listing's folder entries).
+    static func id(fromDirectoryName name: UnsafeRawBufferPointer) -> UUID? {
+        // "<36 bytes of id>.<pathExtension>"
+        let ext = pathExtension.utf8
+        guard name.count == 37 + ext.count, name[36] == 0x2E, name[37...].elementsEqual(ext) else { return nil }
+        return UUID.canonical(utf8: UnsafeRawBufferPointer(rebasing: name[0..<36]))
     }
 
     public var manifestPath: String { path + "/manifest.json" }
@@ -80,7 +112,7 @@ public struct DocumentPackage: Sendable, Hashable {
 
     public func pagePath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".content" }
     public func journalPath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".journal" }
-    public func thumbnailPath(_ page: UUID) -> String { thumbnailsPath + "/" + page.uuidString + ".jpg" }
+    public func thumbnailPath(_ page: UUID) -> String { Self.joined(thumbnailsPath, "/", page, ".jpg") }
     public func assetPath(_ asset: UUID, ext: String) -> String { assetsPath + "/" + asset.uuidString + "." + ext }
 
     /// File extensions accepted for assets.
@@ -110,28 +142,35 @@ extension UUID {
     /// parsed here digit by digit: `UUID(uuidString:)` goes through sscanf on some platforms, a
     /// cost every listed package paid. The manifest parser reads ids in place with it.
     static func canonical<C: Collection<UInt8>>(utf8: C) -> UUID? {
-        var t: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let ok = withUnsafeMutableBytes(of: &t) { u -> Bool in
-            var position = 0, digits = 0
-            for c in utf8 {
-                guard position < 36 else { return false }
-                defer { position += 1 }
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard c == 45 else { return false }
-                    continue
-                }
-                let v: UInt8
-                switch c {
-                case 48...57: v = c - 48
-                case 65...70: v = c - 55
-                default: return false
-                }
-                if digits & 1 == 0 { u[digits >> 1] = v << 4 } else { u[digits >> 1] |= v }
-                digits += 1
-            }
-            return position == 36
+        if let id = utf8.withContiguousStorageIfAvailable({ canonical(utf8: UnsafeRawBufferPointer($0)) }) { return id }
+        guard utf8.count == 36 else { return nil }
+        return Array(utf8).withUnsafeBytes { canonical(utf8: $0) }
+    }
+
+    /// `canonical(utf8:)` of bytes in memory: the four dashes at their places, then 32 digits, each
+    /// checked and taken without a branch per place (a listing parses two or three ids per document).
+    static func canonical(utf8 b: UnsafeRawBufferPointer) -> UUID? {
+        guard b.count == 36, b[8] == 0x2D, b[13] == 0x2D, b[18] == 0x2D, b[23] == 0x2D else { return nil }
+        /// A digit's value, or 0x10 when `c` is not one of 0-9 A-F.
+        @inline(__always) func nibble(_ c: UInt8) -> UInt8 {
+            let d = c &- 0x30
+            if d < 10 { return d }
+            let a = c &- 0x41
+            return a < 6 ? a + 10 : 0x10
         }
-        return ok ? UUID(uuid: t) : nil
+        var t: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var bad: UInt8 = 0
+        withUnsafeMutableBytes(of: &t) { u in
+            var i = 0
+            for o in 0..<16 {
+                if o == 4 || o == 6 || o == 8 || o == 10 { i += 1 }  // the dash before this byte
+                let high = nibble(b[i]), low = nibble(b[i + 1])
+                bad |= high | low
+                u[o] = high << 4 | (low & 0x0F)
+                i += 2
+            }
+        }
+        return bad & 0x10 == 0 ? UUID(uuid: t) : nil
     }
 
     /// Whether `s` is exactly the canonical form (see `init(strictString:)`).
@@ -180,7 +219,27 @@ extension UUID {
         return a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
     }
 
-    private var halves: (UInt64, UInt64) {
+    /// Writes `uuidString`'s 36 bytes (upper-case hexadecimal, 8-4-4-4-12) at `out`, without
+    /// making a string.
+    package func writeCanonical(to out: UnsafeMutablePointer<UInt8>) {
+        let digits: StaticString = "0123456789ABCDEF"
+        let hex = digits.utf8Start
+        withUnsafeBytes(of: uuid) { b in
+            var at = 0
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 {
+                    out[at] = 0x2D  // -
+                    at += 1
+                }
+                out[at] = hex[Int(b[i] >> 4)]
+                out[at + 1] = hex[Int(b[i] & 0x0F)]
+                at += 2
+            }
+        }
+    }
+
+    /// The 16 bytes as two big-endian integers: compared as a pair, the order of `precedesInBytes`.
+    package var halves: (UInt64, UInt64) {
         withUnsafeBytes(of: uuid) {
             (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }

@@ -15,7 +15,7 @@ enum ManifestParser {
     /// strictly valid JSON (whitespace, escapes, UTF-8).
     static func parse(_ bytes: UnsafeRawBufferPointer) -> Manifest? {
         var p = Cursor(bytes: bytes)
-        var format: String?, version: Int?, id: UUID?, title: String?, created: Date?, modified: Date?
+        var isManifest: Bool?, version: Int?, id: UUID?, title: String?, created: Date?, modified: Date?
         var pageCount: Int?, cover: UUID??
         p.skipSpace()
         guard p.take(0x7B) else { return nil }  // {
@@ -23,39 +23,45 @@ enum ManifestParser {
         if p.peek == 0x7D { return nil }  // {}: the required keys are missing
         while true {
             p.skipSpace()
-            guard let key = p.plainString() else { return nil }
+            guard let key = p.plainBytes() else { return nil }
             p.skipSpace()
             guard p.take(0x3A) else { return nil }  // :
             p.skipSpace()
-            switch key {
-            case "format":
-                guard format == nil, let s = p.string() else { return nil }
-                format = s
-            case "formatVersion":
+            switch Key(key) {
+            case .format:
+                // As the store writes it, compared in place; else read (escapes and all) and compared.
+                guard isManifest == nil else { return nil }
+                if p.takeString(Key.manifestFormat) {
+                    isManifest = true
+                } else {
+                    guard let s = p.string() else { return nil }
+                    isManifest = s == Key.manifestFormat.description
+                }
+            case .formatVersion:
                 guard version == nil, let n = p.natural() else { return nil }
                 version = n
-            case "id":
+            case .id:
                 guard id == nil, let u = p.canonicalID() else { return nil }
                 id = u
-            case "title":
+            case .title:
                 guard title == nil, let s = p.string() else { return nil }
                 title = s
-            case "created":
-                guard created == nil, let s = p.plainString(), let d = ISO8601.date(s) else { return nil }
+            case .created:
+                guard created == nil, let s = p.plainBytes(), let d = ISO8601.date(utf8: s) else { return nil }
                 created = d
-            case "modified":
-                guard modified == nil, let s = p.plainString(), let d = ISO8601.date(s) else { return nil }
+            case .modified:
+                guard modified == nil, let s = p.plainBytes(), let d = ISO8601.date(utf8: s) else { return nil }
                 modified = d
-            case "pageCount":
+            case .pageCount:
                 guard pageCount == nil, let n = p.natural() else { return nil }
                 pageCount = n
-            case "coverPageID":
+            case .coverPageID:
                 guard cover == nil else { return nil }
                 if p.takeNull() { cover = .some(nil) } else {
                     guard let u = p.canonicalID() else { return nil }
                     cover = .some(u)
                 }
-            default:
+            case nil:
                 return nil  // a key the manifest does not have: JSONDecoder's path decides
             }
             p.skipSpace()
@@ -64,12 +70,36 @@ enum ManifestParser {
             break
         }
         p.skipSpace()
-        guard p.atEnd, format == "lulucat.manifest", let version, version >= 1, version <= Manifest.currentFormatVersion,
+        guard p.atEnd, isManifest == true, let version, version >= 1, version <= Manifest.currentFormatVersion,
               let id, let title, let created, let modified, let pageCount else { return nil }
         var m = Manifest(id: id, title: title, created: created, modified: modified, pageCount: pageCount,
                          coverPageID: cover ?? nil)
         m.formatVersion = version
         return m
+    }
+
+    /// The manifest's keys, told apart by their bytes without making a string of each.
+    private enum Key {
+        case format, formatVersion, id, title, created, modified, pageCount, coverPageID
+
+        static let manifestFormat: StaticString = "lulucat.manifest"
+
+        init?(_ b: UnsafeRawBufferPointer) {
+            func isKey(_ k: StaticString) -> Bool {
+                b.count == k.utf8CodeUnitCount && memcmp(b.baseAddress!, k.utf8Start, b.count) == 0
+            }
+            switch b.count {
+            case 2 where isKey("id"): self = .id
+            case 5 where isKey("title"): self = .title
+            case 6 where isKey("format"): self = .format
+            case 7 where isKey("created"): self = .created
+            case 8 where isKey("modified"): self = .modified
+            case 9 where isKey("pageCount"): self = .pageCount
+            case 11 where isKey("coverPageID"): self = .coverPageID
+            case 13 where isKey("formatVersion"): self = .formatVersion
+            default: return nil
+            }
+        }
     }
 
     /// A read position in the file's bytes.
@@ -115,16 +145,15 @@ enum ManifestParser {
             return v
         }
 
-        /// A string without escapes, of printable ASCII (keys, times).
-        mutating func plainString() -> String? {
+        /// The bytes of a string without escapes, of printable ASCII (keys, times), in place.
+        mutating func plainBytes() -> UnsafeRawBufferPointer? {
             guard take(0x22) else { return nil }
             let start = i
             while i < bytes.count {
                 let c = bytes[i]
                 if c == 0x22 {
-                    let s = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
                     i += 1
-                    return s
+                    return UnsafeRawBufferPointer(rebasing: bytes[start..<i - 1])
                 }
                 guard c >= 0x20, c < 0x7F, c != 0x5C else { return nil }
                 i += 1
@@ -132,11 +161,20 @@ enum ManifestParser {
             return nil
         }
 
+        /// Takes the string `text` (plain ASCII, written without escapes) when it is next.
+        mutating func takeString(_ text: StaticString) -> Bool {
+            let n = text.utf8CodeUnitCount
+            guard i + n + 2 <= bytes.count, bytes[i] == 0x22, bytes[i + n + 1] == 0x22,
+                  memcmp(bytes.baseAddress! + i + 1, text.utf8Start, n) == 0 else { return false }
+            i += n + 2
+            return true
+        }
+
         /// An id in the canonical form (36 bytes, upper-case hexadecimal 8-4-4-4-12), as a string
         /// without escapes.
         mutating func canonicalID() -> UUID? {
             guard i + 38 <= bytes.count, bytes[i] == 0x22, bytes[i + 37] == 0x22,
-                  let id = UUID.canonical(utf8: bytes[(i + 1)..<(i + 37)]) else { return nil }
+                  let id = UUID.canonical(utf8: UnsafeRawBufferPointer(rebasing: bytes[(i + 1)..<(i + 37)])) else { return nil }
             i += 38
             return id
         }

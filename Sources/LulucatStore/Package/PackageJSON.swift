@@ -295,7 +295,12 @@ enum ISO8601 {
     /// with a `+HH:MM` / `-HH:MM` offset of at most 14:00; a date that does not exist (February
     /// 30), a lower-case `t` or `z`, or an offset like `+99:99` is refused.
     static func date(_ s: String) -> Date? {
-        let u = Array(s.utf8)
+        var s = s
+        return s.withUTF8 { date(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `date(_:)` of the text's UTF-8 bytes, read in place (the manifest parser's times).
+    static func date(utf8 u: UnsafeRawBufferPointer) -> Date? {
         func num(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= u.count else { return nil }
             var v: Int64 = 0

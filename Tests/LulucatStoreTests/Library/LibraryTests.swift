@@ -19,6 +19,43 @@ import LulucatStoreTesting
         #expect(entries.allSatisfy { $0.pageCount == 1 && $0.coverPageID != nil && $0.problem == nil })
     }
 
+    /// Newest first, equal times by id (the greater `uuidString` first), every document once, with
+    /// its package path and cover; `forEachDocument` hands out the same entries in the same order;
+    /// other names in the folder are not documents.
+    @Test func listingIsNewestFirstThenByIdAcrossEqualTimes() throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        var ids: [UUID] = []
+        for i in 0..<40 { ids.append(try library.createDocument(title: i % 3 == 0 ? "A title longer than a small string, \(i)" : "Doc \(i)").id) }
+        // Five times, a millisecond apart (as the parser makes them), for forty documents: most
+        // share theirs with others.
+        func time(_ i: Int) -> Date { Date(timeIntervalSince1970: Double(1_800_000_000_000 + i % 5) / 1000) }
+        for (i, id) in ids.enumerated() {
+            let path = library.package(id).manifestPath
+            var m = try PackageJSON.decodeManifest([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), path: path)
+            m.modified = time(i)
+            try Data(PackageJSON.encode(m)).write(to: URL(fileURLWithPath: path))
+        }
+        try Data("x".utf8).write(to: URL(fileURLWithPath: tmp.path + "/notes.txt"))
+        try FileManager.default.createDirectory(atPath: tmp.path + "/other.lnote", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: tmp.path + "/" + UUID().uuidString.lowercased() + ".lnote", withIntermediateDirectories: true)
+
+        let entries = try library.list()
+        #expect(Set(entries.map(\.id)) == Set(ids) && entries.count == ids.count)
+        let expected = entries.sorted { a, b in a.modified != b.modified ? a.modified > b.modified : a.id.uuidString > b.id.uuidString }
+        #expect(entries.map(\.id) == expected.map(\.id))
+        for e in entries {
+            let i = try #require(ids.firstIndex(of: e.id))
+            #expect(e.modified == time(i))
+            #expect(e.title == (i % 3 == 0 ? "A title longer than a small string, \(i)" : "Doc \(i)"))
+            #expect(e.package.path == tmp.path + "/" + e.id.uuidString + ".lnote" && e.problem == nil && !e.needsRepair)
+            #expect(e.coverThumbnailPath == e.coverPageID.map { e.package.path + "/thumbnails/" + $0.uuidString + ".jpg" })
+        }
+        var streamed: [LibraryEntry] = []
+        try library.forEachDocument { streamed.append($0) }
+        #expect(streamed == entries)
+    }
+
     @Test func corruptManifestIsShownFromTruthAndRebuiltOnOpen() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)

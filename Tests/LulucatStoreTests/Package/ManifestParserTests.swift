@@ -56,6 +56,7 @@ import LulucatHandwriting
             " \r\n\t{ " + base.replacingOccurrences(of: ",", with: " ,\n ") + " , \"title\" : \"x\" }\n\n",
             #"{"title":"x","# + base + "}",
             "{" + base + #","title":"\u0000"}"#,
+            "{" + base.replacingOccurrences(of: "lulucat.manifest", with: #"lulucat\u002emanifest"#) + #","title":"x"}"#,
         ]
         for text in cases {
             let bytes = Array(text.utf8)
@@ -81,6 +82,10 @@ import LulucatHandwriting
             ("negative", good.replacingOccurrences(of: "\"pageCount\" : 1", with: "\"pageCount\" : -1")),
             ("leading zero", good.replacingOccurrences(of: "\"pageCount\" : 1", with: "\"pageCount\" : 01")),
             ("other format", good.replacingOccurrences(of: "lulucat.manifest", with: "lulucat.document")),
+            ("shorter format", good.replacingOccurrences(of: "lulucat.manifest", with: "lulucat.manifes")),
+            ("longer format", good.replacingOccurrences(of: "lulucat.manifest", with: "lulucat.manifests")),
+            ("escaped other format", good.replacingOccurrences(of: "lulucat.manifest", with: #"lulucat\u002emanifesT"#)),
+            ("format not a string", good.replacingOccurrences(of: "\"lulucat.manifest\"", with: "1")),
             ("byte order mark", "\u{FEFF}" + good),
             ("trailing text", good + "x"),
             ("two objects", good + good),

@@ -22,4 +22,29 @@ import Testing
         #expect([ten, nine].sortedByUUIDString() == [nine, ten])
         #expect([UUID]().sortedByUUIDString().isEmpty)
     }
+
+    /// The paths made from ids in one allocation (`DocumentPackage.joined`) are the ones the
+    /// string form makes: package folders, their names, cover thumbnails, over random ids and the
+    /// extremes of every hexadecimal digit.
+    @Test func pathsMadeFromIdsSpellTheStringForm() {
+        let ids = (0..<500).map { _ in UUID() } + ["00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF",
+                                                    "01234567-89AB-CDEF-0123-456789ABCDEF"]
+            .map { UUID(uuidString: $0)! }
+        for id in ids {
+            #expect(DocumentPackage.directoryName(id) == id.uuidString + ".lnote")
+            for root in ["/tmp/lib", "/", "", "/Bibliothèque/été 😀"] {
+                let package = DocumentPackage(id: id, libraryRoot: root)
+                #expect(package.path == root + "/" + id.uuidString + ".lnote")
+                #expect(package.thumbnailPath(id) == package.path + "/thumbnails/" + id.uuidString + ".jpg")
+            }
+            var bytes = [UInt8](repeating: 0, count: 36)
+            bytes.withUnsafeMutableBufferPointer { id.writeCanonical(to: $0.baseAddress!) }
+            #expect(bytes == Array(id.uuidString.utf8))
+            #expect(DocumentPackage.id(fromDirectoryName: id.uuidString + ".lnote") == id)
+        }
+        for name in ["", ".lnote", "x.lnote", ids[0].uuidString, ids[0].uuidString + ".lnotes", ids[0].uuidString + ".lnot",
+                     ids[0].uuidString.lowercased() + ".lnote", ids[0].uuidString + ".LNOTE", " " + ids[0].uuidString + ".lnote"] {
+            #expect(DocumentPackage.id(fromDirectoryName: name) == nil, "\(name)")
+        }
+    }
 }
