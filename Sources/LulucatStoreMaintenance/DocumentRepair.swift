@@ -162,6 +162,9 @@ public struct DocumentRepair: Sendable {
         return findings
     }
 
+    /// The title of a document rebuilt from its pages alone (document.json and the manifest lost).
+    public static let recoveredTitle = "Recovered document"
+
     /// document.json from the manifest (id, title, dates, the first page) and the page files, or
     /// a SQLite document's page rows (each page's canvas, element count and images; the engine
     /// from the files present). The page
@@ -170,29 +173,38 @@ public struct DocumentRepair: Sendable {
     func rebuildDocument(_ package: DocumentPackage, because error: StoreError,
                          findings: inout [Finding]) throws(StoreError) -> DocumentMetadata {
         let fs = fileSystem
-        guard let manifest = PackageReader.readManifest(package, fileSystem: fs), manifest.id == package.id else {
-            throw .corruptFile(path: package.documentPath, reason: "\(error); it cannot be rebuilt: the manifest is missing, corrupt or names another document")
-        }
+        // The manifest gives the title, the dates and the cover; without it (lost too, or naming
+        // another document) the pages alone rebuild the document, under a title that says so.
+        let manifest = PackageReader.readManifest(package, fileSystem: fs).flatMap { $0.id == package.id ? $0 : nil }
+        let unrecoverable = StoreError.corruptFile(path: package.documentPath, reason: "\(error); it cannot be rebuilt: the manifest is missing, corrupt or names another document, and no page is left")
         let scan = try PackageReader.scanPages(package, fileSystem: fs)
-        let engine = try EngineKind.inferred(package, scan, fileSystem: fs, because: error)
+        let engine: EngineKind
+        do { engine = try EngineKind.inferred(package, scan, fileSystem: fs, because: error) } catch {
+            if manifest == nil { throw unrecoverable }
+            throw error
+        }
         try engine.requireAvailable(package)
+        let now = Date.storeNow()
         var pages: [PageEntry] = []
         var codec: SampleCodecID?
         for (id, content, pageCodec) in try engine.pagesForRebuild(package, scan, fileSystem: fs) {
-            let modified = manifest.modified
+            let modified = manifest?.modified ?? now
             if codec == nil { codec = pageCodec }
             var entry = PageEntry(id: id, canvas: content.canvasSize, created: modified, modified: modified, elementCount: 0)
             _ = entry.reconcile(with: content)
             pages.append(entry)
         }
+        guard manifest != nil || !pages.isEmpty else { throw unrecoverable }
         // The cover page first; the others in the engine's order (id order for page files).
+        let cover = manifest?.coverPageID
         let order = Dictionary(uniqueKeysWithValues: pages.enumerated().map { ($1.id, $0) })
         pages.sort { a, b in
-            if a.id == manifest.coverPageID { return b.id != manifest.coverPageID }
-            if b.id == manifest.coverPageID { return false }
+            if a.id == cover { return b.id != cover }
+            if b.id == cover { return false }
             return order[a.id]! < order[b.id]!
         }
-        var doc = DocumentMetadata(id: manifest.id, title: manifest.title, created: manifest.created, modified: Date.storeNow(),
+        let title = manifest?.title ?? DocumentRepair.recoveredTitle
+        var doc = DocumentMetadata(id: package.id, title: title, created: manifest?.created ?? now, modified: now,
                                    engine: engine, codec: codec ?? .compact, pages: pages)
         doc.assetChecksums = nil
         if let bytes = try? fs.readFile(package.documentPath, limit: PackageJSON.maxFileSize) {
@@ -200,12 +212,15 @@ public struct DocumentRepair: Sendable {
             findings.append(Finding(.repaired, package.documentPath, "the corrupt document.json is kept as \(kept)"))
         }
         try fs.checked.writeAtomically(PackageJSON.encode(doc), to: package.documentPath)
-        let missing = manifest.pageCount - pages.count
+        let missing = (manifest?.pageCount ?? pages.count) - pages.count
+        let source = manifest == nil
+            ? "rebuilt from its \(pages.count) page\(engine.recordsPageOrder ? "" : " file")\(pages.count == 1 ? "" : "s") alone, the manifest being lost too: its title is now '\(title)' and its dates are today's (lnote rename gives it its name again)"
+            : "rebuilt from the manifest and \(pages.count) page\(engine.recordsPageOrder ? "" : " file")\(pages.count == 1 ? "" : "s")"
         findings.append(Finding(missing > 0 ? .error : .repaired, package.documentPath,
-            "rebuilt from the manifest and \(pages.count) page\(engine.recordsPageOrder ? "" : " file")\(pages.count == 1 ? "" : "s") (\(error))"
+            source + " (\(error))"
             + (pages.count > 1 ? "; the order of the pages after the first was recorded only in document.json: they follow in "
                + (engine.recordsPageOrder ? "the order they were first stored" : "id order") : "")
-            + (missing > 0 ? "; the manifest counted \(manifest.pageCount) pages: \(missing) have no page file" : "")))
+            + (missing > 0 ? "; the manifest counted \(manifest?.pageCount ?? 0) pages: \(missing) have no page file" : "")))
         return doc
     }
 }

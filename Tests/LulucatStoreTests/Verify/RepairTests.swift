@@ -71,10 +71,45 @@ import LulucatStoreTesting
         #expect(rebuilt.pages.map(\.elementCount) == before.pages.map(\.elementCount))
         #expect(readBytes(package.recoveredPath + "/document.json")! == Array("{".utf8))
         #expect(!DocumentVerifier().verify(package).contains { $0.severity == .error })
-        // With the manifest corrupt too there is nothing to rebuild from: refused, nothing changed.
+        // With the manifest corrupt too and no page file, there is nothing to rebuild from:
+        // refused, nothing changed.
+        for page in before.pages { try FileManager.default.removeItem(atPath: package.pagePath(page.id)) }
         try Data("{".utf8).write(to: URL(fileURLWithPath: package.documentPath))
         try Data("[".utf8).write(to: URL(fileURLWithPath: package.manifestPath))
         #expect(throws: StoreError.self) { try DocumentRepair().repair(package) }
         #expect(readBytes(package.documentPath)! == Array("{".utf8))
+    }
+
+    /// Both metadata files lost, every page file intact: the pages alone rebuild the document,
+    /// every stroke kept, under a title that says it was recovered; a second repair has nothing
+    /// to do (issue 33: it used to refuse, and say so again at every try).
+    @Test(arguments: [EngineKind.snapshot, .journal])
+    func bothMetadataFilesLostArePutBackFromThePages(_ engine: EngineKind) async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Field notes", engine: engine)
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let first = await session.pageIDs()[0]
+        let second = try await session.addPage()
+        for n in 0..<3 { try await session.append(sampleStroke(30, seed: n), to: first) }
+        try await session.append(sampleStroke(30, seed: 9), to: second)
+        try await session.close()
+        let before = try DocumentMetadata.read(package)
+        let contents = try before.pages.map { try StoredPage.read(package, page: $0.id) }
+        try FileManager.default.removeItem(atPath: package.documentPath)
+        try FileManager.default.removeItem(atPath: package.manifestPath)
+
+        let findings = try DocumentRepair().repair(package)
+        #expect(findings.contains { $0.severity == .repaired && $0.message.contains("rebuilt from its 2 page") && $0.message.contains("'Recovered document'") },
+                "\(findings)")
+        let rebuilt = try DocumentMetadata.read(package)
+        #expect(rebuilt.id == package.id && rebuilt.title == DocumentRepair.recoveredTitle && rebuilt.engine == engine)
+        #expect(Set(rebuilt.pages.map(\.id)) == Set(before.pages.map(\.id)))
+        for (page, content) in zip(before.pages, contents) {
+            #expect(try StoredPage.read(package, page: page.id).elements == content.elements)
+        }
+        #expect(!DocumentVerifier().verify(package).contains { $0.severity == .error })
+        #expect(try library.list().map(\.title) == [DocumentRepair.recoveredTitle])
+        #expect(try DocumentRepair().repair(package).isEmpty)
     }
 }
