@@ -4,11 +4,9 @@
 // (docs/sync.md §9.4). In HostileServerTests' suite: serialized, with its short limits.
 
 import Foundation
-import LulucatStore
 import Testing
 @testable import LulucatSync
 import LulucatSyncTestSupport
-import LulucatSyncTesting
 
 extension HostileServerTests {
     /// An S3 remote whose endpoint is `server`, with the short test limits.
@@ -121,23 +119,6 @@ extension HostileServerTests {
     /// A sync round with an S3 remote that never answers ends by `SyncOptions.roundDeadline`,
     /// with that sentence, and the library is as it was.
     @Test func aStalledS3EndpointCostsTheRoundItsDeadlineAtMost() async throws {
-        let (lib, _) = try await library()
-        defer { try? FileManager.default.removeItem(atPath: lib.root) }
-        let server = try HostileServer()
-        defer { server.stop() }
-        server.on("*", "", .silent)
-        let (r, _) = s3Remote(server, limits: TransferLimits(silence: .seconds(60)))
-        var options = testSyncOptions
-        options.transfer = TransferLimits(silence: .seconds(60))
-        options.roundDeadline = .seconds(1)
-        let before = try await contents(of: lib)
-        do {
-            _ = try await lib.sync(with: r, options: options)
-            Issue.record("the round passed")
-        } catch {
-            guard case .remote(.timedOut(_, .roundDeadline(1))) = error else { Issue.record("\(error)"); return }
-            #expect(error.description.contains("took more than its deadline of 1 s"), "\(error)")
-        }
-        try await checkIntact(lib, before, "stalled S3")
+        try await checkStalledRound { server in s3Remote(server, limits: TransferLimits(silence: .seconds(60))).0 }
     }
 }
