@@ -164,6 +164,13 @@ public final class HTTPTransport: @unchecked Sendable {
         DispatchQueue.global().async { old.finishTasksAndInvalidate() }
     }
 
+    /// URLErrors that mean the request never left: nothing can have happened on the server.
+    static let notSent: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
+                                              .unsupportedURL, .badURL]
+
+    /// The most of a reply that is not a success a caller may ask to keep (`errorBodyBytes`): 64 KiB.
+    public static let maxErrorBodyBytes = TransportDelegate.discardLimit
+
     /// What this transport has read so far.
     public var counters: TransportCounters { delegate.lock.withLock { delegate.counters } }
     /// Sets the counters back to zero.
@@ -171,11 +178,14 @@ public final class HTTPTransport: @unchecked Sendable {
 
     /// One request: its reply with a body of at most `maxBytes` (larger, announced or sent, is
     /// `.invalidResponse` and the transfer is cancelled there), within the limits (the round's,
-    /// when in a round). A failure before a reply is `.failed`, or `.ambiguous` for a `write`
-    /// that may have reached the server; a limit met is `.timedOut`, or `.ambiguous` with the
-    /// same words for a write. `statistics` counts the request and the bytes moved.
-    package func send(_ request: URLRequest, path: String, write: Bool, maxBytes: Int,
-                      statistics: RemoteStatistics) async throws(RemoteError) -> HTTPReply {
+    /// when in a round). The body of a reply that is not a success is not kept, unless
+    /// `errorBodyBytes` asks for its first bytes (at most `maxErrorBodyBytes`: an S3 error's
+    /// XML names its cause); past `maxErrorBodyBytes` its transfer is cut, its status is the
+    /// answer. A failure before a reply is `.failed`, or `.ambiguous` for a `write` that may
+    /// have reached the server; a limit met is `.timedOut`, or `.ambiguous` with the same words
+    /// for a write. `statistics`, when given, counts the request and the bytes moved.
+    package func send(_ request: URLRequest, path: String, write: Bool, maxBytes: Int, errorBodyBytes: Int = 0,
+                      statistics: RemoteStatistics?) async throws(RemoteError) -> HTTPReply {
         let method = request.httpMethod ?? "GET"
         let sent = request.httpBody?.count ?? 0
         let budget = TransferBudget.current
@@ -188,7 +198,8 @@ public final class HTTPTransport: @unchecked Sendable {
             deadline = end
             deadlineReason = .roundDeadline(seconds: d.seconds)
         }
-        let transfer = Transfer(path: path, method: method, write: write, cap: max(0, maxBytes), limits: limits, started: now,
+        let transfer = Transfer(path: path, method: method, write: write, cap: max(0, maxBytes),
+                                errorCap: min(max(0, errorBodyBytes), HTTPTransport.maxErrorBodyBytes), limits: limits, started: now,
                                 deadline: deadline, deadlineReason: deadlineReason,
                                 silenceBeforeReply: limits.silence + .seconds(Double(sent) / Double(limits.minimumRate)))
         let task = session.dataTask(with: request)
@@ -205,10 +216,10 @@ public final class HTTPTransport: @unchecked Sendable {
         }
         switch result {
         case .success(let reply):
-            statistics.record(sent: sent, received: reply.body.count)
+            statistics?.record(sent: sent, received: reply.body.count)
             return reply
         case .failure(let error):
-            statistics.record(sent: sent, received: 0)
+            statistics?.record(sent: sent, received: 0)
             throw error
         }
     }
@@ -220,6 +231,8 @@ final class Transfer: @unchecked Sendable {
     let method: String
     let write: Bool
     let cap: Int
+    /// How much of a reply that is not a success is kept (see `HTTPTransport.send`).
+    let errorCap: Int
     let limits: TransferLimits
     let deadline: ContinuousClock.Instant
     let deadlineReason: RemoteTimeout
@@ -229,17 +242,17 @@ final class Transfer: @unchecked Sendable {
     var response: HTTPURLResponse?
     var body: [UInt8] = []
     var challenged = false
-    /// The reply is not a success: its body is not kept (only its status is used), and a long
-    /// one is cut after `TransportDelegate.discardLimit` bytes.
+    /// The reply is not a success: its body is not kept beyond `errorCap` bytes (mostly only its
+    /// status is used), and a long one is cut after `TransportDelegate.discardLimit` bytes.
     var discarding = false
     var discarded = 0
     var lastActivity: ContinuousClock.Instant
     var windowStart: ContinuousClock.Instant?
     var windowBytes = 0
 
-    init(path: String, method: String, write: Bool, cap: Int, limits: TransferLimits, started: ContinuousClock.Instant,
+    init(path: String, method: String, write: Bool, cap: Int, errorCap: Int, limits: TransferLimits, started: ContinuousClock.Instant,
          deadline: ContinuousClock.Instant, deadlineReason: RemoteTimeout, silenceBeforeReply: Duration) {
-        (self.path, self.method, self.write, self.cap, self.limits) = (path, method, write, cap, limits)
+        (self.path, self.method, self.write, self.cap, self.errorCap, self.limits) = (path, method, write, cap, errorCap, limits)
         (self.deadline, self.deadlineReason, self.silenceBeforeReply) = (deadline, deadlineReason, silenceBeforeReply)
         lastActivity = started
     }
@@ -373,9 +386,14 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             t.lastActivity = .now
             t.windowBytes += data.count
             if t.discarding {
+                let keep = min(data.count, t.errorCap - t.body.count)
+                if keep > 0 {
+                    data.prefix(keep).withUnsafeBytes { t.body.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
+                    counters.largestBody = max(counters.largestBody, t.body.count)
+                }
                 t.discarded += data.count
                 guard t.discarded > Self.discardLimit, let r = t.response else { return nil }
-                return .success(HTTPReply(status: r.statusCode, response: r, body: [], challenged: false))
+                return .success(HTTPReply(status: r.statusCode, response: r, body: t.body, challenged: false))
             }
             guard t.body.count + data.count <= t.cap else {
                 counters.cappedReplies += 1
@@ -410,11 +428,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             }
             if let error {
                 let code = (error as? URLError)?.code
-                // Refused before anything was sent: nothing can have happened.
-                let notSent: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
-                                                   .unsupportedURL, .badURL]
                 let what = "\(t.method): \(error.localizedDescription)"
-                if t.write, let code, !notSent.contains(code) { return (t, .failure(.ambiguous(t.path, what))) }
+                // Refused before anything was sent: nothing can have happened.
+                if t.write, let code, !HTTPTransport.notSent.contains(code) { return (t, .failure(.ambiguous(t.path, what))) }
                 return (t, .failure(.failed(t.path, what)))
             }
             guard let http = t.response ?? (task.response as? HTTPURLResponse) else {

@@ -1,7 +1,8 @@
 // A remote in an S3 bucket (AWS S3, Cloudflare R2, MinIO, Garage, OpenStack Swift's s3api):
 // ListObjectsV2 to list (paginated), GET, PUT, DELETE, every request signed with SigV4 by our own
 // code (S3Signer). Folders are key prefixes; an empty folder is a zero-byte marker object named
-// `folder/`. No conditional writes (sync needs none). docs/sync.md §9.3.
+// `folder/`. No conditional writes (sync needs none). Every request goes through HTTPTransport:
+// each reply bounded while it streams, each request within the round's limits. docs/sync.md §9.3, §9.4.
 
 import Foundation
 #if canImport(FoundationNetworking)
@@ -132,46 +133,55 @@ package struct S3HTTPRequest: Sendable {
 package struct S3HTTPReply: Sendable {
     package var status: Int
     package var headers: [String: String]
-    package var body: Data
-    package init(status: Int, headers: [String: String], body: Data) {
+    package var body: [UInt8]
+    package init(status: Int, headers: [String: String], body: [UInt8]) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 }
 
-/// How S3Remote's requests reach the server. `.lost` may have reached it; `.notSent` did not.
+/// How S3Remote's requests reach the server. `.lost` may have reached it; `.notSent` did not;
+/// `.ended` is the transport's own verdict (a cap, a limit, a lost reply), thrown as it is.
 package enum S3TransportFailure: Error, Sendable {
     case notSent(String)
     case lost(String)
+    case ended(RemoteError)
 }
 
-/// Sends S3Remote's requests: URLSession (`URLSessionS3Transport`), or a test's fake.
+/// Sends S3Remote's requests: `HTTPS3Transport` (bounded, over `HTTPTransport`), or a test's fake.
 package protocol S3Transport: Sendable {
-    /// One request and its reply (any status), or how it failed.
-    func send(_ request: S3HTTPRequest) async -> Result<S3HTTPReply, S3TransportFailure>
+    /// One request and its reply (any status), its body at most `maxBytes` (an error reply's, at
+    /// most `HTTPTransport.maxErrorBodyBytes`), or how it failed; `write` says whether a lost
+    /// reply leaves the outcome unknown, `path` names the caller's path in errors.
+    func send(_ request: S3HTTPRequest, path: String, write: Bool, maxBytes: Int) async -> Result<S3HTTPReply, S3TransportFailure>
 }
 
-/// The transport over URLSession (HTTPExchange: caches off, redirects refused).
-package final class URLSessionS3Transport: S3Transport, @unchecked Sendable {
-    let http: HTTPExchange
-    package init(timeout: TimeInterval) { http = HTTPExchange(timeout: timeout) }
+/// The transport over `HTTPTransport`: every reply bounded while it streams, every request
+/// within the limits (the round's `SyncOptions.transfer` and deadline in a round), redirects
+/// refused, caches off (docs/sync.md §9.4).
+package final class HTTPS3Transport: S3Transport, @unchecked Sendable {
+    /// The bounded exchanges (its counters show the largest reply held).
+    package let http: HTTPTransport
+    /// Requests outside a sync round obey `limits`.
+    package init(limits: TransferLimits) { http = HTTPTransport(limits: limits) }
 
-    package func send(_ request: S3HTTPRequest) async -> Result<S3HTTPReply, S3TransportFailure> {
+    package func send(_ request: S3HTTPRequest, path: String, write: Bool, maxBytes: Int) async -> Result<S3HTTPReply, S3TransportFailure> {
         var r = URLRequest(url: request.url)
         r.httpMethod = request.method
         for (k, v) in request.headers where k.lowercased() != "host" { r.setValue(v, forHTTPHeaderField: k) }
         if let body = request.body { r.httpBody = Data(body) }
-        switch await http.send(r).result {
-        case .failure(let error):
-            if let code = (error as? URLError)?.code, HTTPExchange.notSent.contains(code) { return .failure(.notSent(error.localizedDescription)) }
-            return .failure(.lost(error.localizedDescription))
-        case .success(let (data, response)):
-            guard let h = response as? HTTPURLResponse else { return .failure(.lost("not an HTTP reply")) }
-            var headers: [String: String] = [:]
-            for (k, v) in h.allHeaderFields { if let k = k as? String, let v = v as? String { headers[k.lowercased()] = v } }
-            return .success(S3HTTPReply(status: h.statusCode, headers: headers, body: data))
+        let reply: HTTPReply
+        do throws(RemoteError) {
+            // S3Remote counts its requests itself (the same for every transport).
+            reply = try await http.send(r, path: path, write: write, maxBytes: maxBytes, errorBodyBytes: HTTPTransport.maxErrorBodyBytes,
+                                        statistics: nil)
+        } catch {
+            return .failure(.ended(error))
         }
+        var headers: [String: String] = [:]
+        for (k, v) in reply.response.allHeaderFields { if let k = k as? String, let v = v as? String { headers[k.lowercased()] = v } }
+        return .success(S3HTTPReply(status: reply.status, headers: headers, body: reply.body))
     }
 }
 
@@ -190,7 +200,8 @@ public final class S3Remote: Remote, @unchecked Sendable {
     let transport: any S3Transport
     /// The clock requests are dated by (a test fixes it).
     let now: @Sendable () -> Date
-    /// The largest listing page read (a larger one is `.invalidResponse`).
+    /// The largest listing page read (a larger one is `.invalidResponse`, refused as it
+    /// streams); the pages of one listing together are bounded by its `maxBytes` too.
     public static let maxListingPageBytes = 16 << 20
     /// The most pages one listing reads (1,000 keys a page on AWS).
     public static let maxListingPages = 10_000
@@ -208,8 +219,16 @@ public final class S3Remote: Remote, @unchecked Sendable {
 
     /// A remote at `location`, signing with `credentials` (nil: unsigned requests, which only a
     /// public bucket answers).
+    /// - Parameter timeout: outside a sync round, how long the server may send nothing (a round
+    ///   uses `SyncOptions.transfer`).
     public convenience init(location: S3Location, credentials: S3Credentials?, timeout: TimeInterval = 30) {
-        self.init(location: location, credentials: credentials, transport: URLSessionS3Transport(timeout: timeout))
+        self.init(location: location, credentials: credentials, limits: TransferLimits(silence: .seconds(timeout)))
+    }
+
+    /// A remote whose requests outside a sync round obey `limits` (a round's obey
+    /// `SyncOptions.transfer` and `SyncOptions.roundDeadline`), every reply bounded as it streams.
+    public convenience init(location: S3Location, credentials: S3Credentials?, limits: TransferLimits) {
+        self.init(location: location, credentials: credentials, transport: HTTPS3Transport(limits: limits))
     }
 
     /// Through another transport (tests), dated by `now`.
@@ -245,11 +264,14 @@ public final class S3Remote: Remote, @unchecked Sendable {
         }
     }
 
-    /// Signs and sends one request: the only function that talks to the server. Counts it, turns a
-    /// lost reply into `.ambiguous` for a write, a 3xx into `.invalidResponse`, and a 401, 403 or
-    /// 5xx into an error in words; other statuses come back to the caller.
+    /// Signs and sends one request: the only function that talks to the server, through the
+    /// transport (`HTTPTransport`: the reply's body at most `maxBytes`, refused as it streams;
+    /// unless given, a write's cap, `RemoteLimits.writeReplyBytes`; the round's limits and
+    /// deadline). Counts it, turns a lost reply into `.ambiguous` for a write, a 3xx into
+    /// `.invalidResponse`, and a 401, 403 or 5xx into an error in words; a limit or cap met is
+    /// thrown as the transport gives it; other statuses come back to the caller.
     package func exchange(_ method: String, key: String, query: [(String, String)] = [], body: [UInt8]? = nil,
-                          for path: String, write: Bool) async throws(RemoteError) -> S3HTTPReply {
+                          for path: String, write: Bool, maxBytes: Int = RemoteLimits.writeReplyBytes) async throws(RemoteError) -> S3HTTPReply {
         let (host, encodedPath) = hostAndPath(key)
         let payload = body ?? []
         if payload.count > S3Remote.maxPutBytes {
@@ -270,7 +292,8 @@ public final class S3Remote: Remote, @unchecked Sendable {
         guard let url = URL(string: "\(scheme)://\(host)\(encodedPath)" + (queryText.isEmpty ? "" : "?" + queryText)) else {
             throw .failed(path, "no URL for key '\(key)'")
         }
-        let result = await transport.send(S3HTTPRequest(method: method, url: url, headers: headers, body: body))
+        let result = await transport.send(S3HTTPRequest(method: method, url: url, headers: headers, body: body), path: path, write: write,
+                                          maxBytes: maxBytes)
         let reply: S3HTTPReply
         switch result {
         case .failure(.notSent(let why)):
@@ -280,6 +303,9 @@ public final class S3Remote: Remote, @unchecked Sendable {
             statistics.record(sent: payload.count, received: 0)
             if write { throw .ambiguous(path, "\(method): \(why)") }
             throw .failed(path, "\(method): \(why)")
+        case .failure(.ended(let error)):
+            statistics.record(sent: payload.count, received: 0)
+            throw error
         case .success(let r):
             statistics.record(sent: payload.count, received: r.body.count)
             reply = r
@@ -334,22 +360,29 @@ public final class S3Remote: Remote, @unchecked Sendable {
     // MARK: Remote
 
     /// The folder's entries: one ListObjectsV2 per page (delimiter "/"), the folder's own marker
-    /// left out; `notFound` when no key starts with the folder's prefix.
+    /// left out; `notFound` when no key starts with the folder's prefix. The pages together are
+    /// read up to `RemoteLimits.listingBytes`.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        try await list(folder, maxBytes: RemoteLimits.listingBytes)
+    }
+
+    /// The folder's entries, as `list(_:)`, its pages read up to `maxBytes` together (each page
+    /// also at most `maxListingPageBytes`): a page that would pass them is refused as it streams.
+    public func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry] {
         let prefix = try key(folder, folder: true)
         var entries: [RemoteEntry] = []
         var any = false
+        var read = 0
         var token: String?
         var seenTokens: Set<String> = []
         for _ in 0..<S3Remote.maxListingPages {
             var query = [("list-type", "2"), ("delimiter", "/"), ("encoding-type", "url"), ("prefix", prefix)]
             if let listPageSize { query.append(("max-keys", String(listPageSize))) }
             if let token { query.append(("continuation-token", token)) }
-            let reply = try await exchange("GET", key: "", query: query, for: folder, write: false)
+            let reply = try await exchange("GET", key: "", query: query, for: folder, write: false,
+                                           maxBytes: min(S3Remote.maxListingPageBytes, max(0, maxBytes - read)))
             guard reply.status == 200 else { throw .failed(folder, "ListObjectsV2 answered \(reply.status)\(errorSuffix(reply))") }
-            guard reply.body.count <= S3Remote.maxListingPageBytes else {
-                throw .invalidResponse(folder, "listing page larger than \(S3Remote.maxListingPageBytes) bytes")
-            }
+            read += reply.body.count
             guard let page = S3XMLParser.listPage(reply.body) else { throw .invalidResponse(folder, "ListObjectsV2 reply is not a listing") }
             for o in page.objects {
                 guard o.key.hasPrefix(prefix) else { continue }
@@ -378,13 +411,15 @@ public final class S3Remote: Remote, @unchecked Sendable {
         throw .invalidResponse(folder, "a listing of more than \(S3Remote.maxListingPages) pages")
     }
 
-    /// One GET: the bytes and the ETag; `.invalidResponse` when larger than `maxBytes`.
+    /// One GET: the bytes and the ETag; `.invalidResponse` when larger than `maxBytes` (announced
+    /// or sent: the transfer is cancelled there, never read whole).
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
-        let reply = try await exchange("GET", key: try key(path), for: path, write: false)
+        let reply = try await exchange("GET", key: try key(path), for: path, write: false, maxBytes: maxBytes)
         if reply.status == 404 { throw .notFound(path) }
         guard reply.status == 200 else { throw .failed(path, "GET answered \(reply.status)\(errorSuffix(reply))") }
+        // A transport that did not bound the reply (a test's) is checked here too.
         guard reply.body.count <= maxBytes else { throw .invalidResponse(path, "\(reply.body.count) bytes, more than \(maxBytes)") }
-        return (Array(reply.body), reply.headers["etag"])
+        return (reply.body, reply.headers["etag"])
     }
 
     /// One PUT of the whole object (S3 replaces objects whole: a cut upload stores nothing), or a
@@ -490,7 +525,7 @@ public final class S3Remote: Remote, @unchecked Sendable {
         for _ in 0..<S3Remote.maxListingPages {
             var query = [("list-type", "2"), ("encoding-type", "url")]
             if let token { query.append(("continuation-token", token)) }
-            let reply = try await exchange("GET", key: "", query: query, for: "", write: false)
+            let reply = try await exchange("GET", key: "", query: query, for: "", write: false, maxBytes: S3Remote.maxListingPageBytes)
             guard reply.status == 200, let page = S3XMLParser.listPage(reply.body) else {
                 throw .invalidResponse("", "ListObjectsV2 of the bucket answered \(reply.status)")
             }
@@ -503,9 +538,9 @@ public final class S3Remote: Remote, @unchecked Sendable {
 
     /// An object's bytes by its full key (outside the prefix too); nil when missing.
     package func object(key: String) async throws(RemoteError) -> [UInt8]? {
-        let reply = try await exchange("GET", key: key, for: key, write: false)
+        let reply = try await exchange("GET", key: key, for: key, write: false, maxBytes: RemoteLimits.blobBytes)
         if reply.status == 404 { return nil }
         guard reply.status == 200 else { throw .failed(key, "GET answered \(reply.status)") }
-        return Array(reply.body)
+        return reply.body
     }
 }

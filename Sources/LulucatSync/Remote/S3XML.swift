@@ -44,29 +44,30 @@ final class S3XMLParser: NSObject, XMLParserDelegate {
 
     /// A ListObjectsV2 page; nil when the bytes are not one (or a key is not valid percent-encoding
     /// where the listing says it is URL-encoded).
-    static func listPage(_ data: Data) -> S3ListPage? {
-        guard let p = parse(data), p.root == "ListBucketResult", !p.failed else { return nil }
+    static func listPage(_ bytes: [UInt8]) -> S3ListPage? {
+        guard let p = parse(bytes), p.root == "ListBucketResult", !p.failed else { return nil }
         return p.page
     }
 
     /// An error reply's code and message; nil when the bytes are not an S3 error.
-    static func error(_ data: Data) -> S3ErrorReply? {
-        guard !data.isEmpty, let p = parse(data), p.root == "Error", !p.errorCode.isEmpty else { return nil }
+    static func error(_ bytes: [UInt8]) -> S3ErrorReply? {
+        guard !bytes.isEmpty, let p = parse(bytes), p.root == "Error", !p.errorCode.isEmpty else { return nil }
         return S3ErrorReply(code: p.errorCode, message: p.errorMessage)
     }
 
     /// The UploadId of an InitiateMultipartUploadResult (1...1024 bytes); nil otherwise.
-    static func uploadID(_ data: Data) -> String? {
-        guard let p = parse(data), p.root == "InitiateMultipartUploadResult" else { return nil }
+    static func uploadID(_ bytes: [UInt8]) -> String? {
+        guard let p = parse(bytes), p.root == "InitiateMultipartUploadResult" else { return nil }
         let id = p.uploadID.trimmingCharacters(in: .whitespacesAndNewlines)
         return id.isEmpty || id.utf8.count > 1024 ? nil : id
     }
 
     /// Whether the bytes are a CompleteMultipartUploadResult (a completion can answer 200 with an
     /// Error document instead).
-    static func isCompletion(_ data: Data) -> Bool { parse(data)?.root == "CompleteMultipartUploadResult" }
+    static func isCompletion(_ bytes: [UInt8]) -> Bool { parse(bytes)?.root == "CompleteMultipartUploadResult" }
 
-    private static func parse(_ data: Data) -> S3XMLParser? {
+    private static func parse(_ bytes: [UInt8]) -> S3XMLParser? {
+        let data = Data(bytes)
         guard MultistatusParser.isPlainMarkup(data) else { return nil }
         let p = S3XMLParser()
         let parser = XMLParser(data: data)

@@ -1,5 +1,5 @@
 // A remote on a WebDAV server (RFC 4918) over URLSession: PROPFIND Depth 1, GET, PUT, MKCOL,
-// DELETE; HTTP Basic; redirects refused; caches off (HTTPExchange); lost replies on writes are ambiguous.
+// DELETE; HTTP Basic; redirects refused; caches off and every reply bounded (HTTPTransport); lost replies on writes are ambiguous.
 
 import Foundation
 #if canImport(FoundationNetworking)

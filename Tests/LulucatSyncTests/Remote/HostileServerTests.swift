@@ -261,13 +261,20 @@ struct HostileServerTests {
 
     /// A server silent to everything: the round ends by its deadline, with that sentence.
     @Test func aStalledServerCostsTheRoundItsDeadlineAtMost() async throws {
+        try await checkStalledRound { server throws in try WebDAVRemote(url: server.url, credentials: nil, timeout: 60) }
+    }
+
+    /// A round with the remote `makeRemote` gives for a server silent to everything (limits far
+    /// longer than the round's deadline of a second): it fails by its deadline, with that
+    /// sentence, and the library is as it was.
+    func checkStalledRound(_ makeRemote: (HostileServer) throws -> any Remote) async throws {
         let (lib, _) = try await library()
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
         let server = try HostileServer()
         server.pace = 32 << 20
         defer { server.stop() }
         server.on("*", "", .silent)
-        let r = try WebDAVRemote(url: server.url, credentials: nil, timeout: 60)
+        let r = try makeRemote(server)
         var options = testSyncOptions
         options.transfer = TransferLimits(silence: .seconds(60))
         options.roundDeadline = .seconds(1)

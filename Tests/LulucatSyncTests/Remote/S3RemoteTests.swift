@@ -8,24 +8,29 @@ import Foundation
 import LulucatSync
 import Testing
 
-/// A transport that answers from a script and keeps every request.
+/// A transport that answers from a script and keeps every request, with the reply cap it was
+/// given and whether it was a write (it applies no cap itself: HTTPTransport does, shown on a
+/// hostile server in S3HostileServerTests).
 final class ScriptedS3Transport: S3Transport, @unchecked Sendable {
     private let lock = NSLock()
     private var replies: [Result<S3HTTPReply, S3TransportFailure>]
     private(set) var requests: [S3HTTPRequest] = []
+    /// Each request's `maxBytes` and `write`, in order.
+    private(set) var bounds: [(maxBytes: Int, write: Bool)] = []
 
     init(_ replies: [Result<S3HTTPReply, S3TransportFailure>]) { self.replies = replies }
 
-    func send(_ request: S3HTTPRequest) async -> Result<S3HTTPReply, S3TransportFailure> {
+    func send(_ request: S3HTTPRequest, path: String, write: Bool, maxBytes: Int) async -> Result<S3HTTPReply, S3TransportFailure> {
         lock.withLock {
             requests.append(request)
+            bounds.append((maxBytes, write))
             return replies.isEmpty ? .failure(.notSent("no scripted reply")) : replies.removeFirst()
         }
     }
 }
 
 func reply(_ status: Int, _ body: String = "", headers: [String: String] = [:]) -> Result<S3HTTPReply, S3TransportFailure> {
-    .success(S3HTTPReply(status: status, headers: headers, body: Data(body.utf8)))
+    .success(S3HTTPReply(status: status, headers: headers, body: Array(body.utf8)))
 }
 
 func s3Error(_ code: String, _ message: String = "") -> String {
@@ -184,6 +189,28 @@ func scriptedRemote(_ replies: [Result<S3HTTPReply, S3TransportFailure>], prefix
             == "http://127.0.0.1:9000/notes-bucket?list-type=2&delimiter=%2F&encoding-type=url&prefix=My%20Notes%2Fheads%2F&continuation-token=dC9hMg%3D%3D")
         let auth = t.requests[1].headers.first { $0.0 == "Authorization" }?.1
         #expect(auth?.hasSuffix("Signature=2b786908ee1d5f389bd59928d8453635243f51b04f6cfc9910adc64149a69b30") == true, "\(auth ?? "-")")
+    }
+
+    /// Each request asks the transport for its kind's cap, as WebDAV's do: a GET its `maxBytes`,
+    /// a listing page what is left of the listing's `maxBytes` (at most `maxListingPageBytes`),
+    /// a write's reply `RemoteLimits.writeReplyBytes`; writes are marked as writes.
+    @Test func eachRequestAsksForItsKindsCap() async throws {
+        let p = "My Notes/heads/"
+        let first = listPage(prefix: p, keys: [(p + "a.head", "11", 10)], next: "t2")
+        let (remote, t) = scriptedRemote([
+            reply(200, first), reply(200, listPage(prefix: p, keys: [(p + "b.head", "22", 20)])),
+            reply(200, listPage(prefix: p, keys: [(p + "b.head", "22", 20)])),
+            reply(200, "0123456789"), reply(200), reply(204),
+        ])
+        let budget = first.utf8.count + 5000
+        #expect(try await remote.list("heads", maxBytes: budget).map(\.name) == ["a.head", "b.head"])
+        #expect(try await remote.list("heads").map(\.name) == ["b.head"])
+        #expect(try await remote.get("blobs/x", maxBytes: 77).bytes == Array("0123456789".utf8))
+        try await remote.put("blobs/x", [1, 2, 3])
+        try await remote.delete("blobs/x")
+        let w = RemoteLimits.writeReplyBytes
+        #expect(t.bounds.map(\.maxBytes) == [budget, 5000, min(S3Remote.maxListingPageBytes, RemoteLimits.listingBytes), 77, w, w])
+        #expect(t.bounds.map(\.write) == [false, false, false, false, true, true])
     }
 
     /// Untrusted listings: keys outside the prefix and unsafe names are dropped; a DTD, a

@@ -70,7 +70,7 @@ struct S3SyncTests {
         let server = try await SwiftS3Server.shared()
         let location = try await server.makeBucket(prefix: "big")
         func remote(_ l: S3Location) -> S3Remote {
-            S3Remote(location: l, credentials: SwiftS3Server.credentials, transport: URLSessionS3Transport(timeout: 30),
+            S3Remote(location: l, credentials: SwiftS3Server.credentials, transport: HTTPS3Transport(limits: TransferLimits(silence: .seconds(30))),
                      multipart: (6 << 20, 5 << 20))
         }
         let r = remote(location)
@@ -106,7 +106,7 @@ struct S3SyncTests {
     @Test func aListingOfManyPagesFollowsTheStoresContinuationTokens() async throws {
         let server = try await SwiftS3Server.shared()
         let location = try await server.makeBucket(prefix: "paged")
-        let r = S3Remote(location: location, credentials: SwiftS3Server.credentials, transport: URLSessionS3Transport(timeout: 20),
+        let r = S3Remote(location: location, credentials: SwiftS3Server.credentials, transport: HTTPS3Transport(limits: TransferLimits(silence: .seconds(20))),
                          listPageSize: 2)
         try await r.makeFolder("heads")
         let files = (0..<7).map { "f\($0)" }
