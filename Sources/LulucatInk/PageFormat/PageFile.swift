@@ -425,12 +425,13 @@ public enum PageFile {
     public static func check(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) -> PageSummary {
         var parts: [UUID: Range<Int>]? = nil
         var summary = PageSummary(canvasSize: QuantizedSize(width: 0, height: 0), elementCount: 0, sampleCount: 0, assetIDs: [])
+        let canvas = try readHeader(bytes).canvasSize
         let header = try walk(bytes, recording: &parts, reserve: { _ in }) { element in
             summary.elementCount += 1
             switch element {
             case .stroke(let s):
                 summary.sampleCount += s.samples.count
-                if let b = s.centreBounds { summary.inkBounds = summary.inkBounds?.union(b) ?? b }
+                if let b = s.centreBounds, !b.meets(canvas) { summary.strokesOffPage += 1 }
             case .image(let i): summary.assetIDs.insert(i.assetID)
             case .unknown: break
             }
@@ -577,24 +578,24 @@ public struct PageSummary: Hashable, Sendable {
     public var sampleCount: Int
     /// Asset ids the page's images show.
     public var assetIDs: Set<UUID>
-    /// Where the pen went on the page: the box of every stroke's sample centres (nil without
-    /// strokes). Verify warns when it leaves the page.
-    public var inkBounds: QuantizedRect?
+    /// Strokes none of whose samples' centres lies on the page: ink the page never shows (a
+    /// stroke partly off the page, drawn past its edge, is not counted). Verify warns of them.
+    public var strokesOffPage: Int
 
     public init(canvasSize: QuantizedSize, elementCount: Int, sampleCount: Int, assetIDs: Set<UUID>,
-                inkBounds: QuantizedRect? = nil) {
+                strokesOffPage: Int = 0) {
         self.canvasSize = canvasSize
         self.elementCount = elementCount
         self.sampleCount = sampleCount
         self.assetIDs = assetIDs
-        self.inkBounds = inkBounds
+        self.strokesOffPage = strokesOffPage
     }
 
     /// The summary of decoded content.
     public init(_ content: PageContent) {
         self.init(canvasSize: content.canvasSize, elementCount: content.elements.count,
                   sampleCount: content.sampleCount, assetIDs: content.assetIDs,
-                  inkBounds: content.strokes.lazy.compactMap(\.centreBounds).reduce(nil) { $0?.union($1) ?? $1 })
+                  strokesOffPage: content.strokes.reduce(0) { n, s in n + (s.centreBounds.map { $0.meets(content.canvasSize) } == false ? 1 : 0) })
     }
 }
 

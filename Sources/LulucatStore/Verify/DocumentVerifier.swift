@@ -120,11 +120,11 @@ public struct DocumentVerifier: Sendable {
                     if content.canvasSize != entry.canvasSize {
                         add(level, pagePath(entry.id), "page \(entry.id) canvas is \(content.canvasSize.width)x\(content.canvasSize.height) but document.json says \(entry.width)x\(entry.height)")
                     }
-                    // Ink the page does not show: imported from a producer whose origin is
+                    // Ink the page never shows: imported from a producer whose origin is
                     // elsewhere, or moved off by an edit. A warning: nothing is lost.
-                    if let ink = content.inkBounds, !ink.lies(within: content.canvasSize) {
-                        func pt(_ v: Int64) -> String { String(format: "%.1f", Double(v) / 10) }
-                        add(.warning, pagePath(entry.id), "page \(i + 1): ink lies outside the page (from \(pt(Int64(ink.x))), \(pt(Int64(ink.y))) to \(pt(Int64(ink.x) + Int64(ink.width))), \(pt(Int64(ink.y) + Int64(ink.height))) pt on a page of \(pt(Int64(content.canvasSize.width))) x \(pt(Int64(content.canvasSize.height))) pt); part of it does not show")
+                    if content.strokesOffPage > 0 {
+                        let n = content.strokesOffPage
+                        add(.warning, pagePath(entry.id), "page \(i + 1): \(n) stroke\(n == 1 ? " lies" : "s lie") wholly outside the page (\(String(format: "%.1f", Double(content.canvasSize.width) / 10)) x \(String(format: "%.1f", Double(content.canvasSize.height) / 10)) pt) and \(n == 1 ? "does" : "do") not show")
                     }
                     let assets = content.assetIDs
                     if Set(entry.assets) != assets {

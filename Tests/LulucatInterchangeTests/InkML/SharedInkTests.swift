@@ -52,18 +52,26 @@ enum SharedInk {
             print("figure inkml \(url.deletingLastPathComponent().lastPathComponent)/\(url.lastPathComponent): strokes \(doc.strokes.count)/\(twin.count) samples \(samples)/\(expected) warnings \(doc.warnings.count)")
             #expect(doc.strokes.count == twin.count, "\(url.lastPathComponent)")
             #expect(samples == expected, "\(url.lastPathComponent)")
-            #expect(substantive(doc.warnings).isEmpty, "\(url.lastPathComponent): \(doc.warnings)")
+            // Ink that went left of or above the origin is moved onto the page, as a whole (said).
+            let moved = doc.warnings.contains { $0.contains("was moved") }
+            #expect(substantive(doc.warnings).filter { !$0.contains("was moved") }.isEmpty, "\(url.lastPathComponent): \(doc.warnings)")
             totalStrokes += doc.strokes.count
             totalSamples += samples
             guard doc.strokes.count == twin.count else { continue }
             // Values: the InkML twin rounds positions to 0.01 pt, so a quantized position may
             // differ by one unit; times are exact; pressure within one thousandth.
+            // Compared after that one offset (0 when nothing moved).
+            var dx = 0, dy = 0
+            if moved, let s = doc.strokes.first?.samples.first, let p = twin.first?.first {
+                dx = Int(s.x) - Int(Quantize.position(p[0]!))
+                dy = Int(s.y) - Int(Quantize.position(p[1]!))
+            }
             var worst = 0
             for (stroke, points) in zip(doc.strokes, twin) {
                 #expect(stroke.samples.count == points.count)
                 for (s, p) in zip(stroke.samples, points) {
-                    worst = max(worst, abs(Int(s.x) - Int(Quantize.position(p[0]!))))
-                    worst = max(worst, abs(Int(s.y) - Int(Quantize.position(p[1]!))))
+                    worst = max(worst, abs(Int(s.x) - dx - Int(Quantize.position(p[0]!))))
+                    worst = max(worst, abs(Int(s.y) - dy - Int(Quantize.position(p[1]!))))
                     #expect(s.time == (p[2].map { Quantize.milliseconds($0) } ?? 0))
                     let pressure = hasForce ? p[3].map { Int(Quantize.pressure($0)) } ?? 1000 : 1000
                     #expect(abs(Int(s.pressure) - pressure) <= 1)
