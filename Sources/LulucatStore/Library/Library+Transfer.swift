@@ -126,6 +126,12 @@ extension Library {
 /// store writes stays within them: a page file is at most `PackageLimits.maxPageFileSize`, and
 /// the rest are what the archive's own limits bound.
 public enum ImportLimits {
+    /// Files one imported document may hold (an archive's entries, folders included): so at most
+    /// this many pages and assets. A synced document is held to the same (docs/sync.md §4).
+    public static let maxFiles = 60_000
+    /// The declared sizes of one imported document's files together: 4 GiB - 1. A synced
+    /// document's pages, as they would be written here, are held to the same (docs/sync.md §4).
+    public static let maxDocumentBytes: UInt64 = 4 << 30 - 1
     /// Files an import writes that document.json does not account for (orphan assets): at most
     /// this many, and at most `maxOrphanBytes` in all; the rest are skipped, not written.
     public static let maxOrphanAssets = 64
