@@ -49,6 +49,8 @@ struct DocumentRound {
 
     /// Page contents by blob name, decoded once per round.
     var snapshots: [BlobName: PageSnapshot] = [:]
+    /// What each decoded page blob would take here at least (`DocumentLimits.pageBytes`).
+    var pageBytes: [BlobName: UInt64] = [:]
     /// What this round read of the document here.
     var read = LocalRead()
     /// The document's session while the round holds it.
@@ -162,7 +164,7 @@ struct DocumentRound {
         var out: [(Head, DocumentState)] = []
         for h in heads {
             do {
-                out.append((h.head, try await state(of: h.head)))
+                out.append((h.head, try await state(of: h.head, name: h.name)))
                 joinedHeads.append((h.name, h.etag))
             } catch {
                 report.problems.append("document \(id): head \(h.name) left out of this round (both kept): \(error)")
