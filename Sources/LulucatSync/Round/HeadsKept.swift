@@ -1,0 +1,56 @@
+// A server that acknowledges and does not keep is noticed (docs/sync.md §6, step 1): the round's
+// one listing must show every head this device published, at the size it was written.
+
+import Foundation
+import LulucatStore
+
+extension LibraryRound {
+    /// The paths of our published heads that `listed` (the round's listing of heads) lacks or
+    /// lists at another size than written. Their bases are marked unpublished (durably) and their
+    /// documents join this round's work, so they are written again now; the round then fails with
+    /// `SyncError.notKept`. Only on a remote this library has listed before (`knownPlain`): on a
+    /// remote just set up, our heads are not there yet. An entry without a size is checked for
+    /// presence only; an index entry of an older version (no size) is not checked.
+    mutating func headsNotKept(_ listed: [RemoteEntry]) async throws(SyncError) -> [String] {
+        guard knownPlain else { return [] }
+        let lost = LibrarySync.headsNotKept(listed, published: index.filter { baseIDs.contains($0.key) }.compactMapValues(\.publishedHeadBytes),
+                                            device: sync.device)
+        for (id, _) in lost.sorted(by: { $0.0.precedesInBytes($1.0) }) {
+            if var round = prepared.removeValue(forKey: id) { await round.discard() }
+            guard var b = bases[id] ?? store.base(id), b.published else { continue }
+            let previous = b
+            b.published = false
+            try store.save(b, previous: previous, durable: true)
+            bases[id] = b
+            index[id] = store.indexEntry(for: b)
+            indexChanged = true
+            localWork.insert(id)
+        }
+        return lost.map { LibrarySync.headsFolder + "/" + $0.1 }.sorted()
+    }
+}
+
+extension LibrarySync {
+    /// Of our published heads (document → size written), those `listed` lacks or lists at another
+    /// size, with their names.
+    static func headsNotKept(_ listed: [RemoteEntry], published: [UUID: Int], device: UUID) -> [(UUID, String)] {
+        guard !published.isEmpty else { return [] }
+        var sizes: [String: Int?] = [:]
+        for e in listed where !e.isFolder { sizes[e.name] = e.size }
+        var lost: [(UUID, String)] = []
+        for (id, written) in published {
+            let name = Head.fileName(document: id, device: device)
+            switch sizes[name] {
+            case .none: lost.append((id, name))
+            case .some(let size?) where size != written: lost.append((id, name))
+            default: break
+            }
+        }
+        return lost
+    }
+}
+
+extension SyncStateStore.IndexEntry {
+    /// The size of our head as published, when the entry knows it.
+    var publishedHeadBytes: Int? { published ? headBytes : nil }
+}
