@@ -146,6 +146,8 @@ struct LibraryRound {
     mutating func finish(_ listed: Result<[RemoteEntry], RemoteError>, progress: @Sendable (SyncProgress) -> Void) async throws(SyncError)
         -> SyncReport {
         var entries: [RemoteEntry] = []
+        // Our heads that the server acknowledged and did not keep: written again, then the round fails.
+        var notKept: [String] = []
         switch listed {
         case .success(let e):
             // Plain objects never go into an encrypted remote (its key settings are in heads/;
@@ -153,6 +155,7 @@ struct LibraryRound {
             if e.contains(where: { $0.name == EncryptedRemote.settingsName && !$0.isFolder }) { throw .encryption(.remoteEncrypted) }
             if !knownPlain { store.recordPlain(sync.remote.identity) }
             entries = e
+            notKept = try await headsNotKept(e)
         case .failure(.notFound):
             // A remote without heads/ (new, or emptied): nothing prepared goes on.
             await discardPrepared()
@@ -195,6 +198,7 @@ struct LibraryRound {
         // Entries of documents skipped this round are dropped: their bases are read next time.
         for doc in report.skipped.keys { index[doc] = nil }
         if indexChanged || !report.skipped.isEmpty { try? store.saveIndex(index) }
+        if !notKept.isEmpty { throw .notKept(paths: notKept) }
         // Garbage, once a day at most, only in a round that had work (a round where nothing
         // changed stays one request). Its failure leaves the blobs; the round stands.
         if let g = context.options.garbage, report.skipped.isEmpty, sync.garbageDue(g) {
