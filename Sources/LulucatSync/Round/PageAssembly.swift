@@ -22,7 +22,10 @@ extension DocumentRound {
         for (pid, p) in head.pages.sorted(by: { $0.key.precedesInBytes($1.key) }) {
             var st = Self.knownState(of: pid, in: head, base: base)
             if st == nil {
-                st = try await snapshot(p.blob, codec: codec).state
+                do { st = try await snapshot(p.blob, codec: codec).state } catch {
+                    if case .remote(.notFound) = error { missingBlob = (pid, p.blob) }
+                    throw error
+                }
                 bytes += pageBytes[p.blob] ?? 0
                 try DocumentLimits.checkDocument(bytes, name: name)
             }
