@@ -123,6 +123,7 @@ let package = Package(
                                                        "LulucatStoreThumbnails", "LulucatStoreMaintenance"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
-                                   "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails"]),
+                                   "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails",
+                                   "LulucatStoreMaintenance"]),
     ]
 )
