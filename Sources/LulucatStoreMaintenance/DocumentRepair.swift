@@ -79,7 +79,7 @@ public struct DocumentRepair: Sendable {
         var changed = false
         // The time of this repair: the document's and each salvaged page's `modified`, so sync
         // reads the salvaged page as changed (docs/sync.md §6 step 5.3) like any edit.
-        let now = Date.storeNow()
+        let now = try Date.storeNow()
         for (index, var entry) in doc.pages.enumerated() {
             do {
                 let before = entry.elementCount
@@ -196,7 +196,7 @@ public struct DocumentRepair: Sendable {
             if b.id == manifest.coverPageID { return false }
             return order[a.id]! < order[b.id]!
         }
-        var doc = DocumentMetadata(id: manifest.id, title: manifest.title, created: manifest.created, modified: Date.storeNow(),
+        var doc = DocumentMetadata(id: manifest.id, title: manifest.title, created: manifest.created, modified: try Date.storeNow(),
                                    engine: engine, codec: codec ?? .compact, pages: pages)
         doc.assetChecksums = nil
         if let bytes = try? fs.readFile(package.documentPath, limit: PackageJSON.maxFileSize) {

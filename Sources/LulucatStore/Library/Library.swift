@@ -247,7 +247,7 @@ public struct Library: Sendable {
         }
         try prepare()
         let id = UUID()
-        let now = Date.storeNow()
+        let now = try Date.storeNow()
         var doc = DocumentMetadata(id: id, title: title, created: now, modified: now, engine: engine, codec: codec)
         var pages: [(UUID, PageContent)] = []
         if let canvas {
@@ -338,7 +338,7 @@ public struct Library: Sendable {
         let fs = fileSystem
         var doc = try PackageReader.readDocument(source, fileSystem: fs)
         let newID = UUID()
-        let now = Date.storeNow()
+        let now = try Date.storeNow()
         doc.id = newID
         doc.title = title ?? doc.title + " copy"
         doc.created = now
