@@ -344,6 +344,9 @@ public struct Library: Sendable {
         doc.created = now
         doc.modified = now
         let files = try PackageReader.contentFiles(source, fileSystem: fs)
+        // A file over its limit (a 2 GB page) is refused by its size, before it is read whole.
+        let sizes = try StoreError.io { () throws(FileError) in try files.map { f throws(FileError) in (f, try fs.info(source.path + "/" + f)?.size ?? 0) } }
+        try Library.checkSizes(sizes, "copied")
         var reporter = ProgressReporter(.copying, total: files.count + 1)
         reporter.report(0, to: progress)
         try buildPackage(id: newID, document: doc) { (staging) throws(StoreError) in

@@ -1,5 +1,6 @@
 // Times from the clock are checked before they are written (a clock past year 9999 makes a
-// document.json no reader can parse).
+// document.json no reader can parse), and export and duplicate refuse a file over its limit from
+// its size, as verify and import do, before reading it whole.
 
 import Foundation
 import Testing
@@ -53,5 +54,84 @@ import LulucatStoreTesting
         try await session.rename(to: "After")
         try await session.close()
         #expect(try library.list().map(\.title) == ["After"])
+    }
+
+    @Test func exportAndDuplicateRefuseAPageOverTheLimitBeforeReadingIt() throws {
+        let folder = TemporaryFolder()
+        let library = Library(root: folder.path + "/lib")
+        let package = try library.createDocument(title: "Huge page")
+        let page = try DocumentMetadata.read(package).pages[0].id
+        // A sparse page file just over the limit: its size alone says it is too large.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: package.pagePath(page)))
+        try handle.truncate(atOffset: UInt64(PackageLimits.maxPageFileSize) + 1)
+        try handle.close()
+        let tooLarge: (any Error) -> Bool = { e in
+            guard case .invalidArgument(let why) = e as? StoreError else { return false }
+            return why.contains("pages/\(page.uuidString).content") && why.contains("more than the \(PackageLimits.maxPageFileSize)")
+        }
+        #expect { try library.withConsistentFiles(package.id) { _, _ in Issue.record("read a file over its limit") } } throws: { tooLarge($0) }
+        #expect { try library.duplicate(package.id) } throws: { tooLarge($0) }
+        #expect(try library.list().count == 1, "no copy left behind")
+        #expect(library.stagingFolders().isEmpty)
+    }
+
+    @Test func theSizeLimitsByPath() {
+        #expect(ImportLimits.maxSize(of: "pages/\(UUID().uuidString).content") == UInt64(PackageLimits.maxPageFileSize))
+        #expect(ImportLimits.maxSize(of: "pages/\(UUID().uuidString).journal") == UInt64(PackageLimits.maxJournalFileSize))
+        #expect(ImportLimits.maxSize(of: "assets/\(UUID().uuidString).png") == ImportLimits.maxAssetSize)
+        #expect(ImportLimits.maxSize(of: "thumbnails/\(UUID().uuidString).jpg") == ImportLimits.maxThumbnailSize)
+        #expect(ImportLimits.maxSize(of: "document.json") == UInt64(PackageJSON.maxFileSize))
+        #expect(ImportLimits.maxSize(of: "recovered/x") == nil)
+    }
+}
+
+@Suite struct StreamedImportCheckTests {
+    /// Imports a copy of a one-page document whose page file (or database) is declared `size`
+    /// bytes and streams as zeros after `prefix`; returns the error and the bytes streamed.
+    static func importZeros(engine: EngineKind, prefix: [UInt8] = [], size: UInt64) throws -> (StoreError?, Int) {
+        let folder = TemporaryFolder()
+        let source = Library(root: folder.path + "/source"), target = Library(root: folder.path + "/target")
+        let package = try source.createDocument(title: "Zeros", engine: engine)
+        let doc = try Data(contentsOf: URL(fileURLWithPath: package.documentPath))
+        let page = try DocumentMetadata.read(package).pages[0].id
+        let path = engine == .sqlite ? DocumentPackage.contentDatabaseFileName : "pages/\(page.uuidString).content"
+        var streamed = 0
+        var caught: StoreError?
+        do {
+            _ = try target.importPackage(document: doc, files: [ImportFile(path: path, size: size)]) { _, append in
+                var left = Int(size)
+                var first = true
+                while left > 0 {
+                    var piece = [UInt8](repeating: 0, count: min(left, 1 << 20))
+                    if first { for (i, b) in prefix.enumerated() { piece[i] = b }; first = false }
+                    try piece.withUnsafeBytes { try append($0) }
+                    streamed += piece.count
+                    left -= piece.count
+                }
+            }
+        } catch { caught = error }
+        #expect(try target.list().isEmpty)
+        #expect(target.stagingFolders().isEmpty)
+        return (caught, streamed)
+    }
+
+    @Test func aPageFileOfZerosIsRefusedAtItsFirstPiece() throws {
+        let (error, streamed) = try Self.importZeros(engine: .snapshot, size: 512 << 20)
+        guard case .importRefused(let why, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(why.contains("does not start as a page file"), "\(why)")
+        #expect(streamed <= 1 << 20, "\(streamed) bytes inflated before the refusal")
+    }
+
+    @Test func aDatabaseOfZerosIsRefusedAtItsFirstPiece() throws {
+        Library.enableSQLiteEngine()
+        let (error, streamed) = try Self.importZeros(engine: .sqlite, size: 3 << 30)
+        guard case .importRefused(let why, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(why.contains("does not start as a SQLite database"), "\(why)")
+        #expect(streamed <= 1 << 20)
+        // The magic with a page size that does not divide the declared size.
+        let header = Array("SQLite format 3\u{0}".utf8) + [0x10, 0x00]
+        let (odd, _) = try Self.importZeros(engine: .sqlite, prefix: header, size: (1 << 20) + 100)
+        guard case .importRefused(let oddWhy, _)? = odd else { Issue.record("\(String(describing: odd))"); return }
+        #expect(oddWhy.contains("whole number of SQLite pages"), "\(oddWhy)")
     }
 }
