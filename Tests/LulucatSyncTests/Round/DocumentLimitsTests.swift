@@ -28,12 +28,7 @@ import Testing
         let remote = MemoryRemote()
         let a = Library(root: temporaryFolder("limits-a")), b = Library(root: temporaryFolder("limits-b"))
         let kept = try a.createDocument(title: "Kept").id
-        var rng = TestRandom(seed: 5)
-        let drawn = try await edit(a, kept) { s in
-            var ids: [UUID] = []
-            for _ in 0..<3 { let st = makeStroke(&rng); try await s.append(st, to: await s.pageIDs()[0]); ids.append(st.id) }
-            return ids
-        }
+        let drawn = try await drawStrokes(a, kept, 3, seed: 5)
         _ = try await a.sync(with: remote, options: testSyncOptions)
         _ = try await b.sync(with: remote, options: testSyncOptions)
         let other = try b.createDocument(title: "Other").id

@@ -15,12 +15,7 @@ import Testing
         let a = Library(root: temporaryFolder("lost-a")), b = Library(root: temporaryFolder("lost-b"))
         defer { for l in [a, b] { try? FileManager.default.removeItem(atPath: l.root) } }
         let doc = try a.createDocument(title: "Lost and found").id
-        var rng = TestRandom(seed: 31)
-        let drawn = try await edit(a, doc) { s in
-            var ids: [UUID] = []
-            for _ in 0..<3 { let st = makeStroke(&rng); try await s.append(st, to: await s.pageIDs()[0]); ids.append(st.id) }
-            return ids
-        }
+        let drawn = try await drawStrokes(a, doc, 3, seed: 31)
         let picture = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let image = try await edit(a, doc) { s in
             try await s.insertImage(picture, fileExtension: "png", frame: QuantizedRect(x: 0, y: 0, width: 100, height: 100), on: await s.pageIDs()[0])

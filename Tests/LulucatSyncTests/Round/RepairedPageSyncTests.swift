@@ -16,12 +16,7 @@ import Testing
         let a = Library(root: temporaryFolder("repair-a")), b = Library(root: temporaryFolder("repair-b"))
         defer { for l in [a, b] { try? FileManager.default.removeItem(atPath: l.root) } }
         let doc = try a.createDocument(title: "Salvaged").id
-        var rng = TestRandom(seed: 41)
-        let drawn = try await edit(a, doc) { s in
-            var ids: [UUID] = []
-            for _ in 0..<6 { let st = makeStroke(&rng, samples: 40); try await s.append(st, to: await s.pageIDs()[0]); ids.append(st.id) }
-            return ids
-        }
+        let drawn = try await drawStrokes(a, doc, 6, seed: 41, samples: 40)
         for l in [a, b, a] { _ = try await l.sync(with: remote, options: testSyncOptions) }
 
         // The page file of A is damaged inside its last stroke; repair salvages the others.
