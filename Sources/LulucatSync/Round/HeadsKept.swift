@@ -5,14 +5,15 @@ import Foundation
 import LulucatStore
 
 extension LibraryRound {
-    /// The paths of our published heads that `listed` (the round's listing of heads) lacks or
-    /// lists at another size than written. Their bases are marked unpublished (durably) and their
-    /// documents join this round's work, so they are written again now; the round then fails with
-    /// `SyncError.notKept`. Only on a remote this library has listed before (`knownPlain`): on a
-    /// remote just set up, our heads are not there yet. An entry without a size is checked for
-    /// presence only; an index entry of an older version (no size) is not checked.
+    /// The paths of our published heads that `listed` (the round's listing of heads; empty when
+    /// `heads/` is missing) lacks or lists at another size than written. Their bases are marked
+    /// unpublished (durably) and their documents join this round's work, so they are written again
+    /// now. On a remote this library has listed before (`knownPlain`) the server lost them: the
+    /// paths are returned and the round then fails with `SyncError.notKept`. On a remote it has not
+    /// (another remote set up with `lnote remote add`), what the bases say was published was
+    /// published elsewhere: written here, no alarm, nothing returned. An entry without a size is
+    /// checked for presence only; an index entry of an older version (no size) is not checked.
     mutating func headsNotKept(_ listed: [RemoteEntry]) async throws(SyncError) -> [String] {
-        guard knownPlain else { return [] }
         let lost = LibrarySync.headsNotKept(listed, published: index.filter { baseIDs.contains($0.key) }.compactMapValues(\.publishedHeadBytes),
                                             device: sync.device)
         for (id, _) in lost.sorted(by: { $0.0.precedesInBytes($1.0) }) {
@@ -26,7 +27,7 @@ extension LibraryRound {
             indexChanged = true
             localWork.insert(id)
         }
-        return lost.map { LibrarySync.headsFolder + "/" + $0.1 }.sorted()
+        return knownPlain ? lost.map { LibrarySync.headsFolder + "/" + $0.1 }.sorted() : []
     }
 }
 

@@ -69,4 +69,21 @@ import Testing
         let idle = try await sync.sync(options: testSyncOptions)
         #expect(idle.requests == 1, "\(idle)")
     }
+
+    @Test func anotherRemoteGetsEveryDocumentInItsFirstRoundWithoutAnAlarm() async throws {
+        let lib = Library(root: temporaryFolder("moved"))
+        defer { try? FileManager.default.removeItem(atPath: lib.root) }
+        let docs = try (0..<3).map { try lib.createDocument(title: "Note \($0)").id }
+        let first = MemoryRemote(), second = MemoryRemote()
+        _ = try await lib.sync(with: first, options: testSyncOptions)
+        // Another remote (lnote remote add OTHER): nothing changed here, yet everything goes there,
+        // and it is not "the server did not keep": this library never wrote there.
+        let moved = try await lib.sync(with: second, options: testSyncOptions)
+        #expect(moved.problems.isEmpty && moved.skipped.isEmpty, "\(moved)")
+        let device = try LibrarySync(library: lib, remote: second).device
+        for d in docs { #expect(second.storedFiles["heads/" + Head.fileName(document: d, device: device)] != nil) }
+        #expect(try await lib.sync(with: second, options: testSyncOptions).requests == 1)
+        // The first remote, used again, holds what it held: one request, no alarm.
+        #expect(try await lib.sync(with: first, options: testSyncOptions).requests == 1)
+    }
 }
