@@ -162,6 +162,7 @@ struct LibraryRound {
         case .failure(.notFound):
             // A remote without heads/ (new, or emptied): nothing prepared goes on.
             await discardPrepared()
+            notKept = try await headsNotKept([])
             if !knownPlain { store.recordPlain(sync.remote.identity) }
             let remote = sync.remote
             try await SyncError.remote { () async throws(RemoteError) in
