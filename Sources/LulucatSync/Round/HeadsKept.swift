@@ -37,10 +37,13 @@ extension LibrarySync {
     static func headsNotKept(_ listed: [RemoteEntry], published: [UUID: Int], device: UUID) -> [(UUID, String)] {
         guard !published.isEmpty else { return [] }
         var sizes: [String: Int?] = [:]
+        sizes.reserveCapacity(listed.count)
         for e in listed where !e.isFolder { sizes[e.name] = e.size }
         var lost: [(UUID, String)] = []
+        // Our device's part of the names, formatted once (`Head.fileName`).
+        let suffix = "." + device.uuidString + ".head"
         for (id, written) in published {
-            let name = Head.fileName(document: id, device: device)
+            let name = id.uuidString + suffix
             switch sizes[name] {
             case .none: lost.append((id, name))
             case .some(let size?) where size != written: lost.append((id, name))
