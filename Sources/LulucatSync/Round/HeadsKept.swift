@@ -14,8 +14,9 @@ extension LibraryRound {
     /// published elsewhere: written here, no alarm, nothing returned. An entry without a size is
     /// checked for presence only; an index entry of an older version (no size) is not checked.
     mutating func headsNotKept(_ listed: [RemoteEntry]) async throws(SyncError) -> [String] {
-        let lost = LibrarySync.headsNotKept(listed, published: index.filter { baseIDs.contains($0.key) }.compactMapValues(\.publishedHeadBytes),
-                                            device: sync.device)
+        var published: [UUID: Int] = [:]
+        for (id, entry) in index { if let size = entry.publishedHeadBytes, baseIDs.contains(id) { published[id] = size } }
+        let lost = LibrarySync.headsNotKept(listed, published: published, device: sync.device)
         for (id, _) in lost.sorted(by: { $0.0.precedesInBytes($1.0) }) {
             if var round = prepared.removeValue(forKey: id) { await round.discard() }
             guard var b = bases[id] ?? store.base(id), b.published else { continue }
@@ -36,17 +37,23 @@ extension LibrarySync {
     /// size, with their names.
     static func headsNotKept(_ listed: [RemoteEntry], published: [UUID: Int], device: UUID) -> [(UUID, String)] {
         guard !published.isEmpty else { return [] }
-        var sizes: [String: Int?] = [:]
-        sizes.reserveCapacity(listed.count)
-        for e in listed where !e.isFolder { sizes[e.name] = e.size }
+        // Our heads in the listing: parsed from the names that end with our device's part (the
+        // listing is parsed, not a name formatted per document: an idle round of 10,000 documents
+        // does this for every one of them).
+        let suffix = Array(("." + device.uuidString + ".head").utf8)
+        var found: [UUID: Int?] = [:]
+        found.reserveCapacity(published.count)
+        for e in listed where !e.isFolder {
+            let u = e.name.utf8
+            guard u.count == 36 + suffix.count, u.suffix(suffix.count).elementsEqual(suffix),
+                  let (doc, _) = Head.parseFileName(e.name) else { continue }
+            found[doc] = e.size
+        }
         var lost: [(UUID, String)] = []
-        // Our device's part of the names, formatted once (`Head.fileName`).
-        let suffix = "." + device.uuidString + ".head"
         for (id, written) in published {
-            let name = id.uuidString + suffix
-            switch sizes[name] {
-            case .none: lost.append((id, name))
-            case .some(let size?) where size != written: lost.append((id, name))
+            switch found[id] {
+            case .none: lost.append((id, Head.fileName(document: id, device: device)))
+            case .some(let size?) where size != written: lost.append((id, Head.fileName(document: id, device: device)))
             default: break
             }
         }

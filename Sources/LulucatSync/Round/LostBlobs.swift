@@ -16,6 +16,8 @@ enum LostBlobRequest {
 
     /// Parses a request name exactly; nil for anything else.
     static func parse(_ name: String) -> (document: UUID, blob: BlobName)? {
+        // Every listed name comes here (heads, mostly): the length first, without a copy.
+        guard name.utf8.count == 36 + 1 + 64 + suffix.utf8.count else { return nil }
         let u = Array(name.utf8)
         guard u.count == 36 + 1 + 64 + suffix.utf8.count, name.hasSuffix(suffix), u[36] == 46,
               let d = UUID(strictString: String(decoding: u[0..<36], as: UTF8.self)),
@@ -41,14 +43,19 @@ extension LibraryRound {
         guard !(sync.remote is EncryptedRemote) else { return [:] }
         var taken: [UUID: [(name: String, blob: BlobName)]] = [:]
         var count = 0
-        for e in listed where !e.isFolder && LostBlobRequest.parse(e.name) != nil { context.requested.note(e.name) }
-        for e in listed where !e.isFolder && count < LostBlobRequest.perRound {
-            guard let (doc, blob) = LostBlobRequest.parse(e.name), local[doc] != nil, baseIDs.contains(doc),
+        var requests: [(name: String, document: UUID, blob: BlobName)] = []
+        for e in listed where !e.isFolder {
+            guard let (doc, blob) = LostBlobRequest.parse(e.name) else { continue }
+            context.requested.note(e.name)
+            requests.append((e.name, doc, blob))
+        }
+        for (name, doc, blob) in requests where count < LostBlobRequest.perRound {
+            guard local[doc] != nil, baseIDs.contains(doc),
                   index[doc]?.published != false, let base = bases[doc] ?? store.base(doc), base.published, base.head.names(blob) else { continue }
             count += 1
             bases[doc] = base
             context.lost[doc, default: []].insert(blob)
-            taken[doc, default: []].append((e.name, blob))
+            taken[doc, default: []].append((name, blob))
             localWork.insert(doc)
             if var round = prepared.removeValue(forKey: doc) { await round.discard() }
         }
