@@ -77,6 +77,9 @@ public struct DocumentRepair: Sendable {
         var kept: [PageEntry] = []
         var droppedAssets = Set<UUID>()
         var changed = false
+        // The time of this repair: the document's and each salvaged page's `modified`, so sync
+        // reads the salvaged page as changed (docs/sync.md §6 step 5.3) like any edit.
+        let now = try Date.storeNow()
         for (index, var entry) in doc.pages.enumerated() {
             do {
                 let before = entry.elementCount
@@ -106,6 +109,7 @@ public struct DocumentRepair: Sendable {
                     droppedAssets.formUnion(entry.assets)
                     let before = entry.elementCount
                     _ = entry.reconcile(with: s.content)
+                    entry.modified = now
                     changed = true
                     let lost = s.salvage.lost ?? max(0, before - s.content.elements.count)
                     findings.append(Finding(.repaired, package.pagePath(entry.id), "page \(index + 1) was damaged: \(s.content.elements.count) element\(s.content.elements.count == 1 ? "" : "s") salvaged, \(lost) lost; the damaged file is kept as \(s.keptAt ?? "?") (lnote restore-page puts it back)"))
@@ -129,7 +133,7 @@ public struct DocumentRepair: Sendable {
         }
         if changed {
             doc.pages = kept
-            doc.modified = Date.storeNow()
+            doc.modified = now
             try fs.checked.writeAtomically(PackageJSON.encode(doc), to: package.documentPath)
         }
         let expected = Manifest(doc)
@@ -184,7 +188,7 @@ public struct DocumentRepair: Sendable {
             throw error
         }
         try engine.requireAvailable(package)
-        let now = Date.storeNow()
+        let now = try Date.storeNow()
         var pages: [PageEntry] = []
         var codec: SampleCodecID?
         for (id, content, pageCodec) in try engine.pagesForRebuild(package, scan, fileSystem: fs) {

@@ -18,8 +18,16 @@ public final class MemoryRemote: Remote, @unchecked Sendable {
     /// Writes as (operations recorded on the disk before the write, path, bytes or nil for a delete).
     public private(set) var log: [(at: Int, path: String, bytes: [UInt8]?)] = []
     public var clock: () -> Int = { 0 }
+    /// A blackhole: every `put` answers success and stores nothing (folders are still made), as a
+    /// server out of quota behind a proxy that acknowledges anyway. Settable while in use.
+    public var dropsWrites: Bool {
+        get { lock.withLock { _dropsWrites } }
+        set { lock.withLock { _dropsWrites = newValue } }
+    }
+    private var _dropsWrites = false
 
-    public init() {}
+    /// An empty remote; `blackhole` makes it acknowledge every `put` and keep nothing (`dropsWrites`).
+    public init(blackhole: Bool = false) { _dropsWrites = blackhole }
 
     /// The remote as it was once every write before `operations` disk operations had happened.
     public func asOf(_ operations: Int) -> MemoryRemote {
@@ -86,6 +94,7 @@ public final class MemoryRemote: Remote, @unchecked Sendable {
         let at = clock()
         lock.withLock {
             statistics.record(sent: bytes.count, received: 0)
+            if _dropsWrites { return }
             files[path] = bytes
             version += 1
             etags[path] = version

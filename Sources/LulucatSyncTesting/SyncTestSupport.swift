@@ -34,6 +34,17 @@ public func makeStroke(_ rng: inout TestRandom, samples n: Int = 20) -> Stroke {
     return Stroke(samples: s)
 }
 
+/// Draws `n` strokes (`makeStroke`, seeded) on the document's first page; returns their ids.
+public func drawStrokes(_ lib: Library, _ doc: UUID, _ n: Int, seed: UInt64, samples: Int = 20) async throws -> [UUID] {
+    var rng = TestRandom(seed: seed)
+    return try await edit(lib, doc) { s in
+        let p = await s.pageIDs()[0]
+        var ids: [UUID] = []
+        for _ in 0..<n { let st = makeStroke(&rng, samples: samples); try await s.append(st, to: p); ids.append(st.id) }
+        return ids
+    }
+}
+
 public func temporaryFolder(_ label: String) -> String {
     let p = NSTemporaryDirectory() + "lulucat-sync-\(label)-\(UUID().uuidString.prefix(8))"
     try! FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 // One-file export of a document package as a zip archive, and its checked import.
 
 import Foundation
+import LulucatStore
 
 /// A document package as one zip file (layout in `docs/export-format.md`).
 ///
@@ -15,8 +16,8 @@ public enum PackageArchive {
     /// Bounds for importing a package: generous for real notebooks, fatal for zip bombs.
     public static var defaultLimits: ZipReader.Limits {
         var l = ZipReader.Limits()
-        l.maxEntries = 60_000
-        l.maxTotalUncompressed = 4 << 30 - 1
+        l.maxEntries = ImportLimits.maxFiles
+        l.maxTotalUncompressed = ImportLimits.maxDocumentBytes
         l.maxEntryUncompressed = 2 << 30
         // No ratio check: deflate cannot pass 1032:1, and a valid page of repeated strokes comes
         // close (our own export must import back). What an import costs is bounded by the totals,

@@ -26,7 +26,9 @@ extension Library {
         if try fs.checked.info(target.path) != nil {
             throw .invalidArgument("document \(id) exists already")
         }
-        let doc = DocumentMetadata(id: id, title: title, created: created, modified: Date.storeNow(), engine: engine, codec: codec)
+        // Another device's creation time (shown only) is held within the times a package can hold.
+        let created = min(max(created, Date.storableRange.lowerBound), Date.storableRange.upperBound)
+        let doc = DocumentMetadata(id: id, title: title, created: created, modified: try Date.storeNow(), engine: engine, codec: codec)
         try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
             try engine.createPages([], in: package, codec: codec, fileSystem: fs)
         }
@@ -43,8 +45,8 @@ extension DocumentSession {
             throw .invalidArgument("page index \(index) is outside 0...\(metadata.pages.count)")
         }
         guard !metadata.pages.contains(where: { $0.id == id }) else { throw .invalidArgument("page \(id) exists already") }
+        let now = try Date.storeNow()
         try engine.createPage(id, content: content)
-        let now = Date.storeNow()
         var updated = metadata
         let assets = content.assetIDs.sortedByUUIDString()
         updated.pages.insert(PageEntry(id: id, canvas: content.canvasSize, created: now, modified: now,

@@ -76,6 +76,7 @@ extension Library {
             }
             let files = try packageFiles(package)
             let before = try stamps(package, files)
+            try Library.checkSizes(zip(files, before).map { ($0, $1?.size ?? 0) }, "exported")
             let result: T
             do { result = try body(package, files) } catch {
                 // A cancelled task is not read again.
@@ -126,6 +127,12 @@ extension Library {
 /// store writes stays within them: a page file is at most `PackageLimits.maxPageFileSize`, and
 /// the rest are what the archive's own limits bound.
 public enum ImportLimits {
+    /// Files one imported document may hold (an archive's entries, folders included): so at most
+    /// this many pages and assets. A synced document is held to the same (docs/sync.md §4).
+    public static let maxFiles = 60_000
+    /// The declared sizes of one imported document's files together: 4 GiB - 1. A synced
+    /// document's pages, as they would be written here, are held to the same (docs/sync.md §4).
+    public static let maxDocumentBytes: UInt64 = 4 << 30 - 1
     /// Files an import writes that document.json does not account for (orphan assets): at most
     /// this many, and at most `maxOrphanBytes` in all; the rest are skipped, not written.
     public static let maxOrphanAssets = 64
@@ -144,6 +151,83 @@ public enum ImportLimits {
     /// the import, nothing written (open and close the document where it was written: that
     /// compacts it).
     public static let maxReplayScan = 1 << 28
+
+    /// The most bytes a file of a package may hold, by its package-relative path: a page file or
+    /// journal (`PackageLimits`), an asset, a thumbnail, the database, document.json or the
+    /// manifest; nil for a path outside the layout. Import, export and duplicate refuse a larger
+    /// file by its size, before reading it.
+    public static func maxSize(of path: String) -> UInt64? {
+        if path == "document.json" || path == "manifest.json" { return UInt64(PackageJSON.maxFileSize) }
+        if EngineKind.allRootFiles.contains(path) { return maxDatabaseSize }
+        switch path.split(separator: "/").first {
+        case "pages": return UInt64(path.hasSuffix(".journal") ? PackageLimits.maxJournalFileSize : PackageLimits.maxPageFileSize)
+        case "thumbnails": return maxThumbnailSize
+        case "assets": return maxAssetSize
+        default: return nil
+        }
+    }
+}
+
+extension Library {
+    /// Refuses a package file over its limit (`ImportLimits.maxSize(of:)`), from its size alone:
+    /// what `operation` (export, duplicate) would read whole, verify refuses by the same size.
+    static func checkSizes(_ sizes: [(path: String, size: Int)], _ operation: String) throws(StoreError) {
+        for (path, size) in sizes {
+            guard let limit = ImportLimits.maxSize(of: path), UInt64(max(0, size)) > limit else { continue }
+            throw .invalidArgument("'\(path)' is \(size) bytes, more than the \(limit) such a file may hold; nothing was \(operation) "
+                + "(lnote verify reports it; lnote repair moves a damaged page aside)")
+        }
+    }
+}
+
+/// The first bytes of a page file or a database an import streams, checked as soon as they are
+/// in, so a file that is not one (a page of zeros declaring 512 MiB, a database of zeros declaring
+/// 3.5 GiB) is refused after its first piece, not once it is inflated whole (export-format.md).
+/// A page file: its 16-byte header and, in version 2, the header's CRC32C (`PageFile.readHeader`);
+/// a database: the SQLite magic, a page size of 512 to 65,536 that divides the declared size.
+struct StreamedHeaderCheck {
+    let path: String
+    let size: UInt64
+    private var head: [UInt8] = []
+    private var needed: Int
+
+    init(path: String, size: UInt64) {
+        self.path = path
+        self.size = size
+        if path.hasSuffix(".content") { needed = PageFile.checkedHeaderSize + PageFile.trailerSize }
+        else if EngineKind.allRootFiles.contains(path) { needed = 100 }
+        else { needed = 0 }
+    }
+
+    mutating func take(_ piece: UnsafeRawBufferPointer) throws(StoreError) {
+        guard needed > 0 else { return }
+        head += piece.prefix(needed - head.count)
+        guard head.count == needed else { return }
+        needed = 0
+        if path.hasSuffix(".content") { try checkPage() } else { try checkDatabase() }
+    }
+
+    private func refuse(_ why: String) -> StoreError {
+        .importRefused(reason: "'\(path)' (\(size) bytes declared) \(why); nothing was imported", cause: nil)
+    }
+
+    private func checkPage() throws(StoreError) {
+        let checked = head.withUnsafeBytes { raw in
+            Result { () throws(PageFormatError) in
+                if try PageFile.readHeader(raw).version >= 2 { try PageFile.verifyHeaderChecksum(raw) }
+            }
+        }
+        if case .failure(let error) = checked { throw refuse("does not start as a page file: \(error)") }
+    }
+
+    private func checkDatabase() throws(StoreError) {
+        guard head.starts(with: Array("SQLite format 3\u{0}".utf8)) else { throw refuse("does not start as a SQLite database") }
+        let raw = Int(head[16]) << 8 | Int(head[17])
+        let pageSize = raw == 1 ? 65_536 : raw
+        guard pageSize >= 512, pageSize <= 65_536, pageSize & (pageSize - 1) == 0, size % UInt64(pageSize) == 0 else {
+            throw refuse("is not a whole number of SQLite pages (page size \(pageSize))")
+        }
+    }
 }
 
 /// One file an import may bring in: its package-relative path, its declared size, and a function
@@ -217,20 +301,20 @@ extension Library {
                 continue  // read above; the manifest is rebuilt
             case let root where EngineKind.allRootFiles.contains(root):
                 guard doc.engine.rootFiles.contains(root) else { skip("the document does not use the engine that keeps this file"); continue }
-                try tooLarge(ImportLimits.maxDatabaseSize)
+                try tooLarge(ImportLimits.maxSize(of: file.path)!)
             case "pages":
                 guard let (id, ext) = DocumentPackage.parseName(String(parts[1]), extensions: EngineKind.allPageFileExtensions), listedPages.contains(id) else {
                     skip("a page document.json does not list"); continue
                 }
                 guard doc.engine.pageFileExtensions.contains(ext) else { skip("the document does not use the engine that keeps this file"); continue }
-                try tooLarge(UInt64(file.path.hasSuffix(".journal") ? PackageLimits.maxJournalFileSize : PackageLimits.maxPageFileSize))
+                try tooLarge(ImportLimits.maxSize(of: file.path)!)
             case "thumbnails":
                 guard let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: ["jpg"]), listedPages.contains(id) else {
                     skip("the thumbnail of a page document.json does not list"); continue
                 }
-                try tooLarge(ImportLimits.maxThumbnailSize)
+                try tooLarge(ImportLimits.maxSize(of: file.path)!)
             case "assets":
-                try tooLarge(ImportLimits.maxAssetSize)
+                try tooLarge(ImportLimits.maxSize(of: file.path)!)
                 if let (id, _) = DocumentPackage.parseName(String(parts[1]), extensions: DocumentPackage.assetExtensions), listedAssets.contains(id) { break }
                 guard orphans < ImportLimits.maxOrphanAssets, orphanBytes + file.size <= ImportLimits.maxOrphanBytes else {
                     skip("an asset no page lists, beyond the \(ImportLimits.maxOrphanAssets) (\(ImportLimits.maxOrphanBytes >> 20) MiB) kept"); continue
@@ -259,10 +343,12 @@ extension Library {
             reporter.report(0, to: progress)
             for (i, file) in keep.enumerated() {
                 try ProgressReporter.checkCancellation()
+                var header = StreamedHeaderCheck(path: file.path, size: file.size)
                 try fs.writeAtomically(to: staging.path + "/" + file.path) { append in
                     try withoutActuallyEscaping(append) { a in
                         try copy(file.path) { piece in
                             try ProgressReporter.checkCancellation()
+                            try header.take(piece)
                             try a(piece)
                         }
                     }

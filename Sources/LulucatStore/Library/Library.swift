@@ -262,7 +262,7 @@ public struct Library: Sendable {
         }
         try prepare()
         let id = UUID()
-        let now = Date.storeNow()
+        let now = try Date.storeNow()
         var doc = DocumentMetadata(id: id, title: title, created: now, modified: now, engine: engine, codec: codec)
         var pages: [(UUID, PageContent)] = []
         if let canvas {
@@ -292,7 +292,7 @@ public struct Library: Sendable {
         }
         try prepare()
         let id = UUID()
-        let now = Date.storeNow()
+        let now = try Date.storeNow()
         var doc = DocumentMetadata(id: id, title: title, created: now, modified: now, engine: engine, codec: codec)
         let pages = contents.map { (UUID(), $0) }
         doc.pages = pages.map { PageEntry(id: $0.0, canvas: $0.1.canvasSize, created: now, modified: now, elementCount: $0.1.elements.count) }
@@ -385,12 +385,15 @@ public struct Library: Sendable {
         let fs = fileSystem
         var doc = try PackageReader.readDocument(source, fileSystem: fs)
         let newID = UUID()
-        let now = Date.storeNow()
+        let now = try Date.storeNow()
         doc.id = newID
         doc.title = title ?? doc.title + " copy"
         doc.created = now
         doc.modified = now
         let files = try PackageReader.contentFiles(source, fileSystem: fs)
+        // A file over its limit (a 2 GB page) is refused by its size, before it is read whole.
+        let sizes = try StoreError.io { () throws(FileError) in try files.map { f throws(FileError) in (f, try fs.info(source.path + "/" + f)?.size ?? 0) } }
+        try Library.checkSizes(sizes, "copied")
         var reporter = ProgressReporter(.copying, total: files.count + 1)
         reporter.report(0, to: progress)
         try buildPackage(id: newID, document: doc) { (staging) throws(StoreError) in

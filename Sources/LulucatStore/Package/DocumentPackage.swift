@@ -189,11 +189,33 @@ extension UUID {
     }
 }
 
+/// The clock the store reads for the times it writes (`Date.storeNow`): the system's, or within a
+/// task a reading tests give (a task-local value, so tests running at once do not see each other's).
+package enum StoreClock {
+    @TaskLocal package static var reading: Date?
+}
+
 extension Date {
     /// Now, truncated to the millisecond the package JSON files keep, so values round-trip exactly.
-    public static func storeNow() -> Date {
-        Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    /// - Throws: `.invalidArgument` when the system clock is outside `Date.storableRange` (a
+    ///   time the package files cannot hold): nothing is written with it (package-format.md).
+    public static func storeNow() throws(StoreError) -> Date {
+        try storeNow(clock: StoreClock.reading ?? Date())
     }
+
+    /// `storeNow` with the clock's reading given (tests pass one far in the future).
+    public static func storeNow(clock: Date) throws(StoreError) -> Date {
+        let now = Date(timeIntervalSince1970: (clock.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        guard storableRange.contains(now) else {
+            throw .invalidArgument("the system clock reads \(clock.timeIntervalSince1970) s since 1970, outside the times a document can hold "
+                + "(1970-01-01 to 9999-12-31 UTC); nothing was written: set the clock right and try again")
+        }
+        return now
+    }
+
+    /// The times package files hold (package-format.md): 1970-01-01T00:00:00.000Z to
+    /// 9999-12-31T23:59:59.999Z (four-digit years, as the JSON parser reads them).
+    public static let storableRange = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799.999)
 }
 
 extension DocumentPackage {

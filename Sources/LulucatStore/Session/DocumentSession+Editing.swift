@@ -10,6 +10,8 @@ extension DocumentSession {
         try checkAssets(of: change)
         // What no engine may store is refused here, the same way on every engine (ElementCodec).
         try Self.checkChannels(change)
+        // The clock is read (and refused outside the storable times) before anything changes.
+        let now = try Date.storeNow()
         var p = try load(page)
         // Out of the dictionary while it changes, so its element array is referenced once and the
         // change applies in place instead of copying the page (2,000 strokes) on every stroke.
@@ -46,7 +48,6 @@ extension DocumentSession {
             let assets = p.content.assetIDs.sortedByUUIDString()
             if metadata.pages[i].assets != assets { metadata.pages[i].assets = assets }
         }
-        let now = Date.storeNow()
         metadata.pages[i].modified = now
         metadata.modified = now
         metadataDirty = true

@@ -17,8 +17,8 @@ extension DocumentSession {
         guard canvas.width >= 0, canvas.height >= 0 else { throw .invalidArgument("negative canvas size") }
         let id = UUID()
         let content = PageContent(canvasSize: canvas)
+        let now = try Date.storeNow()
         try engine.createPage(id, content: content)
-        let now = Date.storeNow()
         var updated = metadata
         updated.pages.insert(PageEntry(id: id, canvas: canvas, created: now, modified: now, elementCount: 0), at: at)
         updated.modified = now
@@ -35,7 +35,7 @@ extension DocumentSession {
         let i = try pageIndex(page)
         var updated = metadata
         updated.pages.remove(at: i)
-        updated.modified = Date.storeNow()
+        updated.modified = try Date.storeNow()
         try commitMetadata(updated)
         loaded[page] = nil
         // document.json no longer lists the page: the removal has happened. A content file that
@@ -56,7 +56,7 @@ extension DocumentSession {
         var updated = metadata
         let entry = updated.pages.remove(at: i)
         updated.pages.insert(entry, at: index)
-        updated.modified = Date.storeNow()
+        updated.modified = try Date.storeNow()
         try commitMetadata(updated)
         if i == 0 || index == 0 { queueCoverThumbnailIfMissing() }
     }
@@ -84,7 +84,7 @@ extension DocumentSession {
         }
         var updated = metadata
         updated.title = title
-        updated.modified = Date.storeNow()
+        updated.modified = try Date.storeNow()
         try commitMetadata(updated)
     }
 

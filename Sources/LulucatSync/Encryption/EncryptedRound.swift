@@ -64,7 +64,9 @@ struct EncryptedRound: Sendable {
             let h = try await remote.fetchHead(plain: e.name, document: doc, device: dev)
             round.keepHead(e.name, h)
             fetched[e.name] = h.counter
-            guard let head = try? Head.decode(h.bytes), head.document == doc, head.device == dev else { continue }  // the round reports it
+            // A head the round reports (damaged, or naming more than a document may hold): none of its blobs is fetched.
+            guard let head = try? Head.decode(h.bytes), head.document == doc, head.device == dev,
+                  (try? DocumentLimits.check(head, name: e.name)) != nil else { continue }
             let base = store.base(doc)
             for (pid, p) in head.pages.sorted(by: { $0.key.precedesInBytes($1.key) }) {
                 // What the round reads (DocumentRound.state(of:)): a blob the base does not hold.

@@ -66,7 +66,11 @@ package enum PageBlob {
     }
 
     /// Decodes a blob whose name has been checked. Fingerprints are computed from the content.
-    package static func decode(_ bytes: [UInt8]) throws(SyncFormatError) -> PageSnapshot {
+    /// - Parameter admit: when given, shown what the page holds (`PageFile.check`: counted one
+    ///   element at a time, nothing kept) and its page file's size before the page is decoded;
+    ///   what it throws refuses the blob, so a page over a limit never takes its memory.
+    package static func decode(_ bytes: [UInt8],
+                               admit: ((PageSummary, _ pageFileBytes: Int) throws(SyncFormatError) -> Void)? = nil) throws(SyncFormatError) -> PageSnapshot {
         guard bytes.count <= maxBytes else { throw .invalid(0, "blob larger than \(maxBytes) bytes") }
         var r = SyncReader(bytes)
         guard Array(try r.raw(4)) == magic else { throw .badMagic }
@@ -81,6 +85,11 @@ package enum PageBlob {
         let fileLength = try r.count(limit: maxBytes)
         let file = Array(try r.raw(fileLength))
         guard r.remaining == 0 else { throw .invalid(r.offset, "bytes after the page file") }
+        if let admit {
+            let summary: PageSummary
+            do { summary = try PageFile.check(file) } catch { throw .invalid(r.offset, "page file: \(error)") }
+            try admit(summary, file.count)
+        }
         let content: PageContent
         do { content = try PageFile.decode(file) } catch { throw .invalid(r.offset, "page file: \(error)") }
         guard content.elements.count == n else {

@@ -11,11 +11,16 @@ package struct LocalPage: Sendable, Equatable {
     /// The elements in z-order as (id, fingerprint); nil when the page has not changed since the
     /// base (its base state is taken as it is).
     package var elements: [(id: UUID, fingerprint: UInt64)]?
+    /// The page was salvaged from damage since the base (`lnote repair`, or a session that met
+    /// the damage): an element of the base it lacks was lost to the damage, not erased, so it is
+    /// kept (not tombstoned) and comes back from the blobs; docs/sync.md §6 step 5.3.
+    package var salvaged: Bool
 
-    package init(id: UUID, canvas: QuantizedSize, elements: [(id: UUID, fingerprint: UInt64)]?) {
+    package init(id: UUID, canvas: QuantizedSize, elements: [(id: UUID, fingerprint: UInt64)]?, salvaged: Bool = false) {
         self.id = id
         self.canvas = canvas
         self.elements = elements
+        self.salvaged = salvaged
     }
 
     package static func == (a: LocalPage, b: LocalPage) -> Bool {
@@ -63,7 +68,7 @@ package enum LocalChanges {
         for lp in local.pages {
             tieIDs.append(lp.id)
             if var rec = state.pages[lp.id] {
-                if let els = lp.elements { rec.state = diff(rec.state, els, stamp: stamp) }
+                if let els = lp.elements { rec.state = diff(rec.state, els, stamp: stamp, keepingMissing: lp.salvaged) }
                 if !rec.isLive || rec.fields.value.width != lp.canvas.width || rec.fields.value.height != lp.canvas.height {
                     rec.fields = Register(PageFields(key: rec.fields.value.key, width: lp.canvas.width, height: lp.canvas.height), stamp: stamp)
                 }
@@ -102,11 +107,12 @@ package enum LocalChanges {
     }
 
     /// The page state with the local elements recorded: tombstones for ids gone, new versions for
-    /// changed fingerprints, new entries for new ids, new keys for what moved.
-    static func diff(_ base: PageState, _ local: [(id: UUID, fingerprint: UInt64)], stamp: Stamp) -> PageState {
+    /// changed fingerprints, new entries for new ids, new keys for what moved. With
+    /// `keepingMissing` (a salvaged page) ids gone are kept as the base has them.
+    static func diff(_ base: PageState, _ local: [(id: UUID, fingerprint: UInt64)], stamp: Stamp, keepingMissing: Bool = false) -> PageState {
         var state = base
         let ids = Set(local.map(\.id))
-        for id in base.elements.keys where !ids.contains(id) {
+        for id in base.elements.keys where !ids.contains(id) && !keepingMissing {
             state.elements[id] = nil
             state.tombstones.insert(id)
         }

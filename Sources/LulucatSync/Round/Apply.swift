@@ -103,7 +103,11 @@ try await SyncError.store { () async throws(StoreError) in try await s.insertSyn
         for aid in content.assetIDs {
             guard let ref = merged.assets[aid] else { continue }
             guard Self.lacksAsset(aid, ext: ref.ext, of: s.package, in: library) else { continue }
-            let bytes = try await fetchBlob(ref.blob)
+            let bytes: [UInt8]
+            do { bytes = try await fetchBlob(ref.blob) } catch {
+                guard case .remote(.notFound) = error else { throw error }
+                throw .damaged(object: "document \(id)", reason: await requestLostBlob(ref.blob, of: "image \(aid)"))
+            }
 try await SyncError.store { () async throws(StoreError) in try await s.importSyncedAsset(Data(bytes), id: aid, fileExtension: ref.ext) }
         }
     }

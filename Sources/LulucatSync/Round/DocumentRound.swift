@@ -16,6 +16,11 @@ struct ChangedHead {
 struct RoundContext {
     let sync: LibrarySync
     let options: SyncOptions
+    /// Blobs the remote lost that this device uploads again this round, by document
+    /// (`LibraryRound.lostBlobRequests`): left out of what the remote is known to hold.
+    var lost: [UUID: Set<BlobName>] = [:]
+    /// Requests for lost blobs listed or written this round (`DocumentRound.requestLostBlob`).
+    let requested = LostBlobRequests()
 }
 
 /// One document's round. It is a small state machine: made fresh (`run` takes it through the
@@ -49,6 +54,10 @@ struct DocumentRound {
 
     /// Page contents by blob name, decoded once per round.
     var snapshots: [BlobName: PageSnapshot] = [:]
+    /// What each decoded page blob would take here at least (`DocumentLimits.pageBytes`).
+    var pageBytes: [BlobName: UInt64] = [:]
+    /// The page blob a head named that the server did not have (`state(of:name:)`).
+    var missingBlob: (page: UUID, blob: BlobName)?
     /// What this round read of the document here.
     var read = LocalRead()
     /// The document's session while the round holds it.
@@ -186,11 +195,14 @@ struct DocumentRound {
         var out: [(Head, DocumentState)] = []
         for h in heads {
             do {
-                out.append((h.head, try await state(of: h.head)))
+                out.append((h.head, try await state(of: h.head, name: h.name)))
                 joinedHeads.append((h.name, h.etag))
             } catch {
-                report.problems.append("document \(id): head \(h.name) left out of this round (both kept): \(error)")
+                var why = "\(error)"
+                if let (page, blob) = missingBlob { why = await requestLostBlob(blob, of: "page \(page)") }
+                report.problems.append("document \(id): head \(h.name) left out of this round (both kept): \(why)")
             }
+            missingBlob = nil
         }
         return out
     }

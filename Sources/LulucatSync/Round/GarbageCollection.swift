@@ -101,7 +101,8 @@ extension LibrarySync {
             if case .notFound = error { return report }
             throw SyncError.remote(error)
         }
-        try healLostBlobs(ownHeads, listed: Set(blobs.filter { !$0.isFolder }.map(\.name)), &report)
+        try healLostBlobs(ownHeads, listed: Set(blobs.filter { !$0.isFolder }.map(\.name)),
+                          headsListed: Set(heads.filter { !$0.isFolder }.map(\.name)), &report)
         var pending = store.garbage()
         var still: [String: GarbageEntry] = [:]
         for e in blobs where !e.isFolder {
@@ -136,8 +137,11 @@ extension LibrarySync {
     /// that has since lost the blob (a restore, a cleanup, a disk): marked unpublished (durably),
     /// so the next round codes and uploads it again from this device, then its head.
     /// Only the bases whose head (`heads`, already read) names a missing blob are read whole.
-    func healLostBlobs(_ heads: [UUID: Head], listed: Set<String>, _ report: inout GarbageReport) throws(SyncError) {
+    /// A base whose head itself is not in the listing (`headsListed`) is left to the round's
+    /// check (`LibraryRound.headsNotKept`), which fails the round saying the server did not keep it.
+    func healLostBlobs(_ heads: [UUID: Head], listed: Set<String>, headsListed: Set<String>, _ report: inout GarbageReport) throws(SyncError) {
         for (id, head) in heads.sorted(by: { $0.key.precedesInBytes($1.key) }) {
+            guard headsListed.contains(Head.fileName(document: id, device: device)) else { continue }
             let named = head.pages.values.map(\.blob.hex) + head.assets.values.map(\.blob.hex)
             guard named.contains(where: { !listed.contains($0) }), var b = store.base(id), b.published, b.head == head else { continue }
             let previous = b

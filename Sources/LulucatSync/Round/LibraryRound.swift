@@ -25,7 +25,7 @@ struct RemoteCounts {
 
 /// One round of a library: what `LibrarySync.sync` runs.
 struct LibraryRound {
-    let context: RoundContext
+    var context: RoundContext
     let start: RemoteCounts
     var report = SyncReport()
     /// The ETags of the heads last read, by name (`seen.json`).
@@ -146,6 +146,10 @@ struct LibraryRound {
     mutating func finish(_ listed: Result<[RemoteEntry], RemoteError>, progress: @Sendable (SyncProgress) -> Void) async throws(SyncError)
         -> SyncReport {
         var entries: [RemoteEntry] = []
+        // Our heads that the server acknowledged and did not keep: written again, then the round fails.
+        var notKept: [String] = []
+        // Requests for blobs the server lost that this device holds (served this round).
+        var lostTaken: [UUID: [(name: String, blob: BlobName)]] = [:]
         switch listed {
         case .success(let e):
             // Plain objects never go into an encrypted remote (its key settings are in heads/;
@@ -153,9 +157,12 @@ struct LibraryRound {
             if e.contains(where: { $0.name == EncryptedRemote.settingsName && !$0.isFolder }) { throw .encryption(.remoteEncrypted) }
             if !knownPlain { store.recordPlain(sync.remote.identity) }
             entries = e
+            notKept = try await headsNotKept(e)
+            lostTaken = await lostBlobRequests(e)
         case .failure(.notFound):
             // A remote without heads/ (new, or emptied): nothing prepared goes on.
             await discardPrepared()
+            notKept = try await headsNotKept([])
             if !knownPlain { store.recordPlain(sync.remote.identity) }
             let remote = sync.remote
             try await SyncError.remote { () async throws(RemoteError) in
@@ -193,9 +200,11 @@ struct LibraryRound {
             try await runDocument(doc, heads: heads[doc] ?? [])
         }
         progress(SyncProgress(done: work.count, total: work.count, document: nil))
+        await removeServedRequests(lostTaken)
         // Entries of documents skipped this round are dropped: their bases are read next time.
         for doc in report.skipped.keys { index[doc] = nil }
         if indexChanged || !report.skipped.isEmpty { try? store.saveIndex(index) }
+        if !notKept.isEmpty { throw .notKept(paths: notKept) }
         // Garbage, once a day at most, only in a round that had work (a round where nothing
         // changed stays one request). Its failure leaves the blobs; the round stands.
         if let g = context.options.garbage, report.skipped.isEmpty, sync.garbageDue(g) {

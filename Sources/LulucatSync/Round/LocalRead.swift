@@ -31,6 +31,7 @@ extension DocumentRound {
         let doc = await s.syncDocument
         read.documentModified = doc.modified.milliseconds
         var pages: [LocalPage] = []
+        var salvaged: Set<UUID>?
         for e in doc.pages {
             read.pageModified[e.id] = e.modified.milliseconds
             let canvas = e.canvasSize
@@ -71,7 +72,8 @@ extension DocumentRound {
                 read.printTables[e.id] = PrintTable(entries: table, base64: nil)
             }
             read.prints[e.id] = Dictionary(prints, uniquingKeysWith: { a, _ in a })
-            pages.append(LocalPage(id: e.id, canvas: content.canvasSize, elements: prints))
+            if salvaged == nil { salvaged = salvagedSinceBase(s.package) }
+            pages.append(LocalPage(id: e.id, canvas: content.canvasSize, elements: prints, salvaged: salvaged!.contains(e.id)))
         }
         var assets: [UUID: AssetRef] = [:]
         for name in (try? library.fileSystem.contentsOfDirectory(s.package.assetsPath)) ?? [] {
@@ -84,6 +86,24 @@ extension DocumentRound {
         }
         let origin = DocumentOrigin(created: doc.created.milliseconds, engine: doc.engine.rawValue, codec: doc.codec.description)
         return LocalDocument(id: id, title: doc.title, origin: origin, pages: pages, assets: assets)
+    }
+
+    /// The pages of the base salvaged from damage since the base was saved: a damaged copy kept
+    /// in `recovered/` (`<page>.content`, `<page>.content.N`, by `lnote repair` or a session
+    /// that met the damage) newer than the base file. Their missing elements are not erasures.
+    func salvagedSinceBase(_ package: DocumentPackage) -> Set<UUID> {
+        let fs = library.fileSystem
+        guard let base, let names = try? fs.contentsOfDirectory(package.recoveredPath), !names.isEmpty,
+              let saved = try? fs.stamp(sync.store.basePath(id)) else { return [] }
+        var out = Set<UUID>()
+        for name in names {
+            let u = Array(name.utf8)
+            guard u.count >= 44, String(decoding: u[36..<44], as: UTF8.self) == ".content",
+                  let page = UUID(strictString: String(decoding: u[0..<36], as: UTF8.self)), base.states[page] != nil,
+                  let kept = try? fs.stamp(package.recoveredPath + "/" + name), kept.modifiedNanoseconds >= saved.modifiedNanoseconds else { continue }
+            out.insert(page)
+        }
+        return out
     }
 
     /// Each element's fingerprint, in order, taken from `known` for a stroke whose coded bytes

@@ -22,6 +22,8 @@ struct IndexFileEntry: Codable {
     var published: Bool
     var live: Bool
     var file: String
+    /// The size of our head as published (absent: unknown, not checked; older indexes).
+    var head: Int?
 }
 
 /// An entry of a file whose other entries must survive it not decoding (`index.json`,

@@ -11,11 +11,24 @@ private let placeholder: Element = .unknown(try! UnknownElement(kind: 0, payload
 
 extension DocumentRound {
     /// A head as a state: its pages' states from their blobs (fetched unless the base has them).
-    mutating func state(of head: Head) async throws(SyncError) -> DocumentState {
+    /// Its counts are checked against a document's limits before any blob is fetched, and each
+    /// page it would bring here before the page is decoded (`DocumentLimits`); over them, the
+    /// head is refused (`overLimit`) with nothing written.
+    mutating func state(of head: Head, name: String) async throws(SyncError) -> DocumentState {
+        try DocumentLimits.check(head, name: name)
+        let codec = SampleCodecID(name: head.origin.codec) ?? .compact
+        var bytes: UInt64 = 0
         var pages: [UUID: PageRecord] = [:]
-        for (pid, p) in head.pages {
+        for (pid, p) in head.pages.sorted(by: { $0.key.precedesInBytes($1.key) }) {
             var st = Self.knownState(of: pid, in: head, base: base)
-            if st == nil { st = try await snapshot(p.blob).state }
+            if st == nil {
+                do { st = try await snapshot(p.blob, codec: codec).state } catch {
+                    if case .remote(.notFound) = error { missingBlob = (pid, p.blob) }
+                    throw error
+                }
+                bytes += pageBytes[p.blob] ?? 0
+                try DocumentLimits.checkDocument(bytes, name: name)
+            }
             pages[pid] = PageRecord(fields: p.fields, removed: p.removed, state: st!)
         }
         return DocumentState(id: head.document, title: head.title, origin: head.origin, deleted: head.deleted,
@@ -34,13 +47,28 @@ extension DocumentRound {
         (try? library.fileSystem.info(package.assetPath(id, ext: ext))) == nil
     }
 
-    /// A page blob, fetched, checked against its name and decoded once per round.
-    mutating func snapshot(_ name: BlobName) async throws(SyncError) -> PageSnapshot {
+    /// A page blob, fetched, checked against its name and decoded once per round. Before it is
+    /// decoded, its page is counted (`PageFile.check`) and refused over a page's limit here in
+    /// `codec` (`DocumentLimits`), so such a page never takes its memory; what it takes is kept
+    /// in `pageBytes`.
+    mutating func snapshot(_ name: BlobName, codec: SampleCodecID = .compact) async throws(SyncError) -> PageSnapshot {
         if let s = snapshots[name] { return s }
         let bytes = try await fetchBlob(name)
         let snap: PageSnapshot
-        do { snap = try PageBlob.decode(bytes) } catch { throw .damaged(object: "blob \(name.hex)", reason: "\(error)") }
+        var size: UInt64 = 0
+        var over: String?
+        do {
+            snap = try PageBlob.decode(bytes) { (summary, fileBytes) throws(SyncFormatError) in
+                size = DocumentLimits.pageBytes(summary, fileBytes: fileBytes, codec: codec)
+                over = DocumentLimits.pageOverLimit(size, samples: summary.sampleCount)
+                if let over { throw .invalid(0, over) }
+            }
+        } catch {
+            if let over { throw .overLimit(object: "blob \(name.hex)", reason: over) }
+            throw .damaged(object: "blob \(name.hex)", reason: "\(error)")
+        }
         snapshots[name] = snap
+        pageBytes[name] = size
         return snap
     }
 

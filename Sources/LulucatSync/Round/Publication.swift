@@ -37,6 +37,8 @@ extension DocumentRound {
             for p in h.pages.values { known.insert(p.blob) }
             for a in h.assets.values { known.insert(a.blob) }
         }
+        // Lost on the server: uploaded again from what this device holds.
+        known.subtract(context.lost[id] ?? [])
         var pages: [UUID: HeadPage] = [:]
         var states: [UUID: PageState] = [:]
         var pageUploads: [(path: String, bytes: [UInt8])] = []
@@ -92,6 +94,9 @@ extension DocumentRound {
         return (BlobName(of: bytes), bytes, st)
     }
 
+    /// Whether this round uploads blobs the remote lost (`RoundContext.lost`).
+    var healing: Bool { !(context.lost[id] ?? []).isEmpty }
+
     var localPresentPackage: DocumentPackage? {
         let p = library.package(id)
         return (try? library.fileSystem.info(p.path)) != nil ? p : nil
@@ -119,7 +124,7 @@ extension DocumentRound {
         func save(_ b: Base, previous: Base?, durable: Bool) throws(SyncError) -> [UUID: (state: PageState, base64: String)] {
             try store.save(b, previous: previous, durable: durable)
         }
-        let needsPublish = base == nil || !(base!.published) || base!.head != head
+        let needsPublish = base == nil || !(base!.published) || base!.head != head || healing
         if needsPublish {
             // The base durably, unpublished, before the head: a head on the remote is never
             // ahead of the base its stamps came from (a crash after the head's PUT must not reuse

@@ -147,7 +147,8 @@ public struct SyncStatus: Sendable {
     public var documentsSynced: Int
     /// Documents changed here since their last round (or never synced).
     public var localChanges: [UUID]
-    /// Documents whose last round did not finish publishing.
+    /// Documents whose last round did not finish publishing, and (asked of the remote) those
+    /// whose published head the server did not keep (missing from its listing or at another size).
     public var unpublished: [UUID]
     /// Heads written elsewhere and not read yet; nil when the remote was not asked.
     public var remoteChanges: Int?
@@ -167,11 +168,18 @@ extension LibrarySync {
         if !offline {
             let seen = store.seen()
             var n = 0
-            for e in (try? await remote.list(Self.headsFolder)) ?? [] {
+            let listed = (try? await remote.list(Self.headsFolder)) ?? []
+            for e in listed {
                 guard let (_, dev) = Head.parseFileName(e.name), dev != device else { continue }
                 if seen[e.name] != RemotePath.normalizedETag(e.etag) { n += 1 }
             }
             remoteChanges = n
+            // Ours, published and acknowledged but not kept by the server: to be published again.
+            if store.isKnownPlain(remote.identity) {
+                let published = store.index().filter { baseByID[$0.key]?.published == true && $0.value.file == store.baseFileIdentity($0.key) }
+                    .compactMapValues(\.publishedHeadBytes)
+                for (id, _) in Self.headsNotKept(listed, published: published, device: device) where !unpublished.contains(id) { unpublished.append(id) }
+            }
         }
         return SyncStatus(device: device, documentsSynced: baseByID.count, localChanges: local.sorted { $0.precedesInBytes($1) },
                           unpublished: unpublished, remoteChanges: remoteChanges)

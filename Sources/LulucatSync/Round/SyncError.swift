@@ -33,6 +33,14 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
     /// Another round of this library (in this app or another process) was still running after
     /// `SyncOptions.waitForOtherRound`; nothing was done.
     case anotherRoundRunning
+    /// A head from the remote would make a document larger than an imported one may be
+    /// (`ImportLimits`: pages and assets, the bytes of its pages as written here): it is left out
+    /// for that document, checked before its blobs are fetched where the head alone tells.
+    case overLimit(object: String, reason: String)
+    /// The server acknowledged writes it did not keep: this device's heads, written in an earlier
+    /// round, are missing from the listing or listed at another size (the paths). Their documents
+    /// are published again by the next round.
+    case notKept(paths: [String])
 
     /// The failure in a sentence, for a log.
     public var description: String {
@@ -50,6 +58,9 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         case let .elementMissing(page, element): return "page \(page): element \(element) is in no copy read this round"
         case .cancelled: return "the sync was cancelled"
         case .anotherRoundRunning: return "another sync of this library is running; nothing was done"
+        case let .overLimit(object, reason): return "\(object) is over the limits of a document: \(reason); it is left out, nothing here changed"
+        case .notKept(let paths):
+            return "the server acknowledged but did not keep \(paths.count) file\(paths.count == 1 ? "" : "s") this device wrote (\(paths.prefix(3).joined(separator: ", "))\(paths.count > 3 ? ", ..." : "")); they are written again by the next sync"
         }
     }
 
@@ -69,6 +80,8 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         case .elementMissing: return "A synced page could not be put together (\(description))."
         case .cancelled: return "The sync was cancelled."
         case .anotherRoundRunning: return "Another sync of these notes is still running, so this one did nothing."
+        case .overLimit: return "A note on the sync server is larger than a note may be, so it was left out (\(description))."
+        case .notKept: return "The sync server acknowledged but did not keep what this device wrote (\(description))."
         }
     }
 
@@ -90,6 +103,8 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         case .elementMissing: return "Sync again; if it keeps failing, report it."
         case .cancelled: return nil
         case .anotherRoundRunning: return "Sync again once the other sync has finished."
+        case .overLimit: return "Nothing here was lost; reduce the note on the device that made it, then sync again."
+        case .notKept: return "Check the server's free space, quota and storage; the next sync writes them again."
         }
     }
 }

@@ -30,6 +30,8 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     public var pagesPushed = 0
     /// Blobs uploaded (pages and assets).
     public var blobsUploaded = 0
+    /// Blobs the server had lost that this round uploaded again, asked by another device (their names).
+    public var blobsRestored: [String] = []
     /// Documents left alone this round, and why (open in a session, a head that cannot be read...).
     public var skipped: [UUID: String] = [:]
     /// Problems that kept a head or a page out of the merge (both kept).

@@ -235,6 +235,9 @@ struct SyncStateStore {
         var published: Bool
         var live: Bool
         var file: String
+        /// The size in bytes of our head as published (nil when the base is unpublished or the
+        /// entry is older): the next listing must show it at that size (`LibraryRound.headsNotKept`).
+        var headBytes: Int? = nil
     }
 
     var indexPath: String { folder + "/index.json" }
@@ -244,7 +247,7 @@ struct SyncStateStore {
         var out: [UUID: IndexEntry] = [:]
         for (k, v) in o {
             guard let id = UUID(strictString: k), let e = v.value else { continue }
-            out[id] = IndexEntry(docModified: e.docModified, published: e.published, live: e.live, file: e.file)
+            out[id] = IndexEntry(docModified: e.docModified, published: e.published, live: e.live, file: e.file, headBytes: e.head)
         }
         return out
     }
@@ -252,7 +255,8 @@ struct SyncStateStore {
     func saveIndex(_ entries: [UUID: IndexEntry]) throws(SyncError) {
         var o: [String: IndexFileEntry] = [:]
         for (id, e) in entries {
-            o[id.uuidString] = IndexFileEntry(docModified: e.docModified, published: e.published, live: e.live, file: e.file)
+            o[id.uuidString] = IndexFileEntry(docModified: e.docModified, published: e.published, live: e.live, file: e.file,
+                                              head: e.published ? e.headBytes : nil)
         }
         try write(o, to: indexPath, durable: false)
     }
@@ -266,7 +270,8 @@ struct SyncStateStore {
 
     func indexEntry(for base: Base) -> IndexEntry? {
         baseFileIdentity(base.head.document).map {
-            IndexEntry(docModified: base.docModified, published: base.published, live: base.documentState.isLive, file: $0)
+            IndexEntry(docModified: base.docModified, published: base.published, live: base.documentState.isLive, file: $0,
+                       headBytes: base.published ? (base.headBytes.isEmpty ? base.head.encode().count : base.headBytes.count) : nil)
         }
     }
 }

@@ -46,7 +46,7 @@ extension DocumentRound {
         let publication = try await publication(for: merged, remoteStates: [])
         prepared = Prepared(publication: publication, times: times, pushed: merged != baseState)
         let uploads = publication.uploads
-        if uploadEarly, !uploads.isEmpty, !base.published || base.head != publication.head {
+        if uploadEarly, !uploads.isEmpty, !base.published || base.head != publication.head || healing {
             let remote = self.remote
             earlyUploads = Self.uploadTask(remote, uploads)
         }

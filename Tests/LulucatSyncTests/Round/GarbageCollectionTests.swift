@@ -17,13 +17,7 @@ private final class FakeClock: @unchecked Sendable {
 }
 
 private func strokes(_ lib: Library, _ doc: UUID, _ n: Int, seed: UInt64) async throws -> [UUID] {
-    var rng = TestRandom(seed: seed)
-    return try await edit(lib, doc) { s in
-        let p = await s.pageIDs()[0]
-        var ids: [UUID] = []
-        for _ in 0..<n { let st = makeStroke(&rng); try await s.append(st, to: p); ids.append(st.id) }
-        return ids
-    }
+    try await drawStrokes(lib, doc, n, seed: seed)
 }
 
 /// Every blob some head names.

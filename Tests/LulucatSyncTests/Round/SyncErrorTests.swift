@@ -23,6 +23,8 @@ import Testing
         .elementMissing(page: UUID(), element: UUID()),
         .cancelled,
         .anotherRoundRunning,
+        .overLimit(object: "head A.B.head", reason: "it names 60,001 pages and assets, more than 60,000"),
+        .notKept(paths: ["heads/A.B.head"]),
     ]
 
     @Test(arguments: all)
