@@ -93,4 +93,62 @@ import Testing
         #expect(none.status == 0 && none.out.contains("1 pushed"), "\(none.out) \(none.err)")
         #expect(try run(["sync", "--deadline", "600", "--library", a]).status == 0)
     }
+
+    /// `lnote sync --status` of a remote it cannot read fails (exit 1) with the cause in one
+    /// sentence on standard error, in JSON mode too, never "to pull 0"; `--offline` still answers
+    /// from what is known here. The causes: no credentials, wrong ones, a server error, a missing
+    /// folder, no server at all.
+    @Test func statusFailsWithTheCauseWhenTheRemoteCannotBeRead() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-status-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let lib = dir + "/a"
+        let server = try HostileServer()
+        defer { server.stop() }
+        let noNetrc = ["LNOTE_NETRC": dir + "/no-netrc"]
+        #expect(try run(["new", "Here", "--library", lib]).status == 0)
+        #expect(try lnote(["remote", "add", server.url.absoluteString, "--library", lib], environment: noNetrc).status == 0)
+        let challenge = HostileServer.Behavior.answer(status: 401, body: [], headers: ["WWW-Authenticate": "Basic realm=\"notes\""])
+        let cases: [(String, HostileServer.Behavior, [String: String], String)] = [
+            ("no credentials", challenge, [:], "heads: the server asks for a user name and password and none were given (401)"),
+            ("wrong credentials", challenge, ["LNOTE_REMOTE_USER": "ada", "LNOTE_REMOTE_PASSWORD": "wrong"],
+             "heads: the server refused the user name or password (401)"),
+            ("server error", .answer(status: 500, body: []), [:], "heads: the server failed with an error of its own (500)"),
+            ("forbidden", .answer(status: 403, body: []), [:], "heads: the server forbids this request by its own rules (403 Forbidden"),
+        ]
+        for (label, behavior, env, words) in cases {
+            server.clearRules()
+            server.on("*", "", behavior)
+            for json in [false, true] {
+                let r = try lnote(["sync", "--status", "--library", lib] + (json ? ["--json"] : []), environment: noNetrc.merging(env) { $1 })
+                #expect(r.status == 1, "\(label) json \(json): \(r.status) \(r.stdout)")
+                #expect(r.stdout.isEmpty, "\(label) json \(json): \(r.stdout)")
+                #expect(r.stderr.hasPrefix("lnote sync: " + words), "\(label) json \(json): \(r.stderr)")
+                #expect(r.stderr.split(separator: "\n").count == 1, "\(label): \(r.stderr)")
+            }
+            let offline = try lnote(["sync", "--status", "--offline", "--library", lib], environment: noNetrc.merging(env) { $1 })
+            #expect(offline.status == 0 && offline.stdout.contains("to push   1"), "\(label): \(offline.stdout) \(offline.stderr)")
+        }
+        // The remote's folder missing: named, for --status and for a sync (not "MKCOL answered 409").
+        server.clearRules()
+        server.on("PROPFIND", "", .answer(status: 404, body: []))
+        server.on("MKCOL", "", .answer(status: 409, body: []))
+        let folder = server.url.absoluteString
+        let status = try lnote(["sync", "--status", "--library", lib], environment: noNetrc)
+        #expect(status.status == 1 && status.stderr == "lnote sync: the folder \(folder) does not exist on the server\n", "\(status.stderr)")
+        let sync = try lnote(["sync", "--library", lib], environment: noNetrc)
+        #expect(sync.status == 1 && sync.stderr.hasSuffix("lnote sync: heads: the folder \(folder) does not exist on the server\n"),
+                "\(sync.stderr)")
+        // A server that never answers: the words, not "NSURLErrorDomain error -1001" (the round's
+        // deadline here, to keep the test short; the silence limit is said the same way).
+        server.clearRules()
+        server.on("*", "", .silent)
+        let silent = try lnote(["sync", "--deadline", "2", "--library", lib], environment: noNetrc)
+        #expect(silent.status == 1 && silent.stderr.hasSuffix("lnote sync: heads: the sync round took more than its deadline of 2 s\n"),
+                "\(silent.stderr)")
+        // No server at the address.
+        server.stop()
+        let nobody = try lnote(["sync", "--status", "--json", "--library", lib], environment: noNetrc)
+        #expect(nobody.status == 1 && nobody.stdout.isEmpty, "\(nobody.stdout)")
+        #expect(nobody.stderr.contains("heads: no server answers at 127.0.0.1:\(server.port) (the connection was refused)"), "\(nobody.stderr)")
+    }
 }
