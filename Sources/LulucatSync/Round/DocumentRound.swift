@@ -16,6 +16,8 @@ struct ChangedHead {
 struct RoundContext {
     let sync: LibrarySync
     let options: SyncOptions
+    /// The blobs whose upload failed this round: not sent again within it.
+    let failedUploads = FailedUploads()
 }
 
 /// One document's round. It is a small state machine: made fresh (`run` takes it through the
