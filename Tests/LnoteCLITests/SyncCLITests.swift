@@ -25,6 +25,8 @@ import Testing
         #expect(first.out.contains("1 pushed"), "\(first.out)")
         // Standard error is a pipe here, not a terminal: progress is plain lines, no carriage return.
         #expect(first.err.contains("syncing 0/1 documents\n") && !first.err.contains("\r"), "\(first.err.debugDescription)")
+        // The first line comes at once, before the remote answers anything.
+        #expect(first.err.hasPrefix("syncing with \(remote)\n"), "\(first.err.debugDescription)")
         let second = try run(["sync", "--library", b, "--json"])
         #expect(second.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(second.out.utf8)) as? [String: Any]
@@ -150,5 +152,27 @@ import Testing
         let nobody = try lnote(["sync", "--status", "--json", "--library", lib], environment: noNetrc)
         #expect(nobody.status == 1 && nobody.stdout.isEmpty, "\(nobody.stdout)")
         #expect(nobody.stderr.contains("heads: no server answers at 127.0.0.1:\(server.port) (the connection was refused)"), "\(nobody.stderr)")
+    }
+
+    /// Progress names the bytes moved once anything has moved (a pull through a WebDAV server
+    /// serving the folder another library pushed to), after a first line that comes at once.
+    @Test func progressSaysTheBytesMoved() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-progress-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = dir + "/a", b = dir + "/b", folder = dir + "/remote"
+        #expect(try run(["new", "Pulled", "--library", a]).status == 0)
+        #expect(try run(["remote", "add", folder, "--create", "--library", a]).status == 0)
+        #expect(try run(["sync", "--library", a]).status == 0)
+        let server = try HostileServer(root: folder)
+        defer { server.stop() }
+        let noNetrc = ["LNOTE_NETRC": dir + "/no-netrc"]
+        #expect(try lnote(["remote", "add", server.url.absoluteString, "--library", b], environment: noNetrc).status == 0)
+        let pull = try lnote(["sync", "--library", b], environment: noNetrc)
+        #expect(pull.status == 0 && pull.stdout.contains("1 pulled"), "\(pull.stdout) \(pull.stderr)")
+        #expect(pull.stderr.hasPrefix("syncing with \(server.url.absoluteString)\n"), "\(pull.stderr.debugDescription)")
+        let line = pull.stderr.split(separator: "\n").first { $0.hasPrefix("syncing 0/1 documents, ") }
+        // The listing's request body went up, its reply and the head came down: "166 B sent, 741 B received".
+        #expect(line.map { $0.contains(" B sent, ") && $0.hasSuffix(" B received") } == true,
+                "\(pull.stderr.debugDescription)")
     }
 }
