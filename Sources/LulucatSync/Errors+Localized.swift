@@ -10,7 +10,8 @@ extension RemoteError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .notFound: return "A file or folder was not found on the sync server or folder."
-        case .ambiguous: return "The connection to the sync server or folder was lost during a change, which may or may not have been made; your notes here are safe."
+        case .refused(_, let r): return r.errorDescription
+        case .ambiguous: return "The sync server failed, or the connection to it was lost, during a change, which may or may not have been made; your notes here are safe."
         case .failed: return "The sync server or folder refused a request, so nothing was changed there."
         case .invalidResponse: return "The sync server or folder gave an answer that cannot be used, so it was not used."
         case .timedOut(_, let t):
@@ -30,10 +31,41 @@ extension RemoteError: LocalizedError {
     public var recoverySuggestion: String? {
         switch self {
         case .notFound: return "Check the sync address; if the folder was emptied or moved, sync again to fill it."
+        case .refused(_, let r): return r.recoverySuggestion
         case .ambiguous: return "Sync again: the next sync repeats what may not have happened."
         case .failed: return "Check the connection and the sync address, credentials and folder, then sync again."
         case .invalidResponse: return "Check that the sync address is a WebDAV folder or an S3 bucket (not a web page), then sync again."
         case .timedOut: return "Check the connection, then sync again: what was finished stays done."
+        }
+    }
+}
+
+extension RemoteRefusal: LocalizedError {
+    /// The cause in a sentence a note-taker reads (`localizedDescription`).
+    public var errorDescription: String? {
+        switch self {
+        case .noCredentials: return "The sync server asks for a user name and password, and none were given; nothing was changed."
+        case .wrongCredentials: return "The sync server refused the user name or password; nothing was changed."
+        case .forbidden:
+            return "The sync server forbids this by its own rules (the user name and password are not the cause); nothing was changed."
+        case .missingFolder(let f): return "The folder \(f) does not exist on the sync server; nothing was changed."
+        case .storageFull: return "The sync server is out of storage space, so nothing more could be stored there; your notes here are safe."
+        case .serverError(let s): return "The sync server failed with an error of its own (\(s)); nothing was changed."
+        case .unreachable(let why): return "The sync server could not be reached: \(why); nothing was changed."
+        }
+    }
+
+    /// What the person can do about it.
+    public var recoverySuggestion: String? {
+        switch self {
+        case .noCredentials:
+            return "Give the user name and password (LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc entry), then sync again."
+        case .wrongCredentials: return "Check the user name and password (or app password), then sync again."
+        case .forbidden: return "Ask the server's administrator to let this account read and write the sync folder."
+        case .missingFolder: return "Create the folder on the server, or correct the sync address, then sync again."
+        case .storageFull: return "Free some space on the server (or raise the quota), then sync again."
+        case .serverError: return "Sync again later; if it keeps failing, tell the server's administrator."
+        case .unreachable: return "Check the connection and the sync address, then sync again."
         }
     }
 }

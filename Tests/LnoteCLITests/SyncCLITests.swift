@@ -25,6 +25,8 @@ import Testing
         #expect(first.out.contains("1 pushed"), "\(first.out)")
         // Standard error is a pipe here, not a terminal: progress is plain lines, no carriage return.
         #expect(first.err.contains("syncing 0/1 documents\n") && !first.err.contains("\r"), "\(first.err.debugDescription)")
+        // The first line comes at once, before the remote answers anything.
+        #expect(first.err.hasPrefix("syncing with \(remote)\n"), "\(first.err.debugDescription)")
         let second = try run(["sync", "--library", b, "--json"])
         #expect(second.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(second.out.utf8)) as? [String: Any]
@@ -92,5 +94,85 @@ import Testing
         let none = try run(["sync", "--deadline", "0", "--library", a])
         #expect(none.status == 0 && none.out.contains("1 pushed"), "\(none.out) \(none.err)")
         #expect(try run(["sync", "--deadline", "600", "--library", a]).status == 0)
+    }
+
+    /// `lnote sync --status` of a remote it cannot read fails (exit 1) with the cause in one
+    /// sentence on standard error, in JSON mode too, never "to pull 0"; `--offline` still answers
+    /// from what is known here. The causes: no credentials, wrong ones, a server error, a missing
+    /// folder, no server at all.
+    @Test func statusFailsWithTheCauseWhenTheRemoteCannotBeRead() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-status-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let lib = dir + "/a"
+        let server = try HostileServer()
+        defer { server.stop() }
+        let noNetrc = ["LNOTE_NETRC": dir + "/no-netrc"]
+        #expect(try run(["new", "Here", "--library", lib]).status == 0)
+        #expect(try lnote(["remote", "add", server.url.absoluteString, "--library", lib], environment: noNetrc).status == 0)
+        let challenge = HostileServer.Behavior.answer(status: 401, body: [], headers: ["WWW-Authenticate": "Basic realm=\"notes\""])
+        let cases: [(String, HostileServer.Behavior, [String: String], String)] = [
+            ("no credentials", challenge, [:], "heads: the server asks for a user name and password and none were given (401)"),
+            ("wrong credentials", challenge, ["LNOTE_REMOTE_USER": "ada", "LNOTE_REMOTE_PASSWORD": "wrong"],
+             "heads: the server refused the user name or password (401)"),
+            ("server error", .answer(status: 500, body: []), [:], "heads: the server failed with an error of its own (500)"),
+            ("forbidden", .answer(status: 403, body: []), [:], "heads: the server forbids this request by its own rules (403 Forbidden"),
+        ]
+        for (label, behavior, env, words) in cases {
+            server.clearRules()
+            server.on("*", "", behavior)
+            for json in [false, true] {
+                let r = try lnote(["sync", "--status", "--library", lib] + (json ? ["--json"] : []), environment: noNetrc.merging(env) { $1 })
+                #expect(r.status == 1, "\(label) json \(json): \(r.status) \(r.stdout)")
+                #expect(r.stdout.isEmpty, "\(label) json \(json): \(r.stdout)")
+                #expect(r.stderr.hasPrefix("lnote sync: " + words), "\(label) json \(json): \(r.stderr)")
+                #expect(r.stderr.split(separator: "\n").count == 1, "\(label): \(r.stderr)")
+            }
+            let offline = try lnote(["sync", "--status", "--offline", "--library", lib], environment: noNetrc.merging(env) { $1 })
+            #expect(offline.status == 0 && offline.stdout.contains("to push   1"), "\(label): \(offline.stdout) \(offline.stderr)")
+        }
+        // The remote's folder missing: named, for --status and for a sync (not "MKCOL answered 409").
+        server.clearRules()
+        server.on("PROPFIND", "", .answer(status: 404, body: []))
+        server.on("MKCOL", "", .answer(status: 409, body: []))
+        let folder = server.url.absoluteString
+        let status = try lnote(["sync", "--status", "--library", lib], environment: noNetrc)
+        #expect(status.status == 1 && status.stderr == "lnote sync: the folder \(folder) does not exist on the server\n", "\(status.stderr)")
+        let sync = try lnote(["sync", "--library", lib], environment: noNetrc)
+        #expect(sync.status == 1 && sync.stderr.hasSuffix("lnote sync: heads: the folder \(folder) does not exist on the server\n"),
+                "\(sync.stderr)")
+        // A server that never answers: the words, not "NSURLErrorDomain error -1001" (the round's
+        // deadline here, to keep the test short; the silence limit is said the same way).
+        server.clearRules()
+        server.on("*", "", .silent)
+        let silent = try lnote(["sync", "--deadline", "2", "--library", lib], environment: noNetrc)
+        #expect(silent.status == 1 && silent.stderr.hasSuffix("lnote sync: heads: the sync round took more than its deadline of 2 s\n"),
+                "\(silent.stderr)")
+        // No server at the address.
+        server.stop()
+        let nobody = try lnote(["sync", "--status", "--json", "--library", lib], environment: noNetrc)
+        #expect(nobody.status == 1 && nobody.stdout.isEmpty, "\(nobody.stdout)")
+        #expect(nobody.stderr.contains("heads: no server answers at 127.0.0.1:\(server.port) (the connection was refused)"), "\(nobody.stderr)")
+    }
+
+    /// Progress names the bytes moved once anything has moved (a pull through a WebDAV server
+    /// serving the folder another library pushed to), after a first line that comes at once.
+    @Test func progressSaysTheBytesMoved() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-progress-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = dir + "/a", b = dir + "/b", folder = dir + "/remote"
+        #expect(try run(["new", "Pulled", "--library", a]).status == 0)
+        #expect(try run(["remote", "add", folder, "--create", "--library", a]).status == 0)
+        #expect(try run(["sync", "--library", a]).status == 0)
+        let server = try HostileServer(root: folder)
+        defer { server.stop() }
+        let noNetrc = ["LNOTE_NETRC": dir + "/no-netrc"]
+        #expect(try lnote(["remote", "add", server.url.absoluteString, "--library", b], environment: noNetrc).status == 0)
+        let pull = try lnote(["sync", "--library", b], environment: noNetrc)
+        #expect(pull.status == 0 && pull.stdout.contains("1 pulled"), "\(pull.stdout) \(pull.stderr)")
+        #expect(pull.stderr.hasPrefix("syncing with \(server.url.absoluteString)\n"), "\(pull.stderr.debugDescription)")
+        let line = pull.stderr.split(separator: "\n").first { $0.hasPrefix("syncing 0/1 documents, ") }
+        // The listing's request body went up, its reply and the head came down: "166 B sent, 741 B received".
+        #expect(line.map { $0.contains(" B sent, ") && $0.hasSuffix(" B received") } == true,
+                "\(pull.stderr.debugDescription)")
     }
 }

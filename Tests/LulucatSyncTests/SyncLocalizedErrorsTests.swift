@@ -38,6 +38,9 @@ private func failure(_ call: () async throws(RemoteError) -> Void) async -> Remo
             .invalidResponse("heads", "PROPFIND reply is not a multistatus"),
             .timedOut("heads", .silent(seconds: 30)), .timedOut("blobs/ab", .tooSlow(bytes: 12, seconds: 15, minimumRate: 1024)),
             .timedOut("heads/abc", .requestDeadline(seconds: 120)), .timedOut("the sync round", .roundDeadline(seconds: 120)),
+            .refused("heads", .noCredentials), .refused("heads", .wrongCredentials), .refused("heads/abc", .forbidden),
+            .refused("heads", .missingFolder("https://dav.example.org/notes/")), .refused("blobs/abc", .storageFull),
+            .refused("heads", .serverError(500)), .refused("heads", .unreachable("no server answers at 127.0.0.1:9 (the connection was refused)")),
         ]
         for e in all { expectReadable(e) }
         // The reason in words, in the sentence a person reads.

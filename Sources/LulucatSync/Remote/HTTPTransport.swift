@@ -428,9 +428,12 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             }
             if let error {
                 let code = (error as? URLError)?.code
-                let what = "\(t.method): \(error.localizedDescription)"
                 // Refused before anything was sent: nothing can have happened.
+                let url = task.originalRequest?.url
+                let what = "\(t.method): \(Self.words(error, url: url))"
                 if t.write, let code, !HTTPTransport.notSent.contains(code) { return (t, .failure(.ambiguous(t.path, what))) }
+                // Nothing answered at all: the cause in words (no server, no such host, no network).
+                if let code, HTTPTransport.notSent.contains(code) { return (t, .failure(.refused(t.path, .unreachable(Self.words(error, url: url))))) }
                 return (t, .failure(.failed(t.path, what)))
             }
             guard let http = t.response ?? (task.response as? HTTPURLResponse) else {
@@ -449,6 +452,25 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         guard let (t, result) = outcome else { return }
         t.continuation?.resume(returning: result)
         t.continuation = nil
+    }
+
+    /// A connection's failure in words, naming the host (FoundationNetworking's own text is
+    /// "The operation could not be completed. (NSURLErrorDomain error -1004.)").
+    static func words(_ error: any Error, url: URL?) -> String {
+        let host = url.map { ($0.host ?? "the server") + ($0.port.map { ":\($0)" } ?? "") } ?? "the server"
+        guard let e = error as? URLError else { return "\(error)" }
+        switch e.code {
+        case .cannotConnectToHost: return "no server answers at \(host) (the connection was refused)"
+        case .cannotFindHost, .dnsLookupFailed: return "the server's name \(host) was not found"
+        case .notConnectedToInternet: return "this device has no network connection"
+        case .networkConnectionLost: return "the connection to \(host) was lost"
+        case .timedOut: return "no answer from \(host) in time"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+             .serverCertificateHasUnknownRoot:
+            return "the secure connection to \(host) failed (its certificate was not accepted)"
+        case .unsupportedURL, .badURL: return "the address is not one this device can use"
+        default: return "the connection to \(host) failed (URL error \(e.code.rawValue))"
+        }
     }
 
     /// Every redirect refused: the 3xx reply comes back to the caller, which fails the request

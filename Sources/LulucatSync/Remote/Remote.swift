@@ -36,15 +36,59 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// passed its deadline (`SyncOptions.transfer`, `SyncOptions.roundDeadline`). A write that
     /// meets one may or may not have happened: it is `ambiguous`, with the same words.
     case timedOut(String, RemoteTimeout)
+    /// The server refused the request, or could not be reached, for a cause it names (no or
+    /// wrong credentials, its own rules, a missing folder, no storage left, its own error on a
+    /// read): nothing was changed there (docs/sync.md §7).
+    case refused(String, RemoteRefusal)
 
     /// The failure in a sentence, naming the path.
     public var description: String {
         switch self {
         case .notFound(let p): return "\(p): not found on the remote"
+        case .refused(let p, let r): return p.isEmpty ? "\(r)" : "\(p): \(r)"
         case .ambiguous(let p, let m): return "\(p): the write may or may not have happened (\(m)); the next sync repeats it"
         case .failed(let p, let m): return "\(p): \(m)"
         case .invalidResponse(let p, let m): return "\(p): unusable reply (\(m))"
         case .timedOut(let p, let t): return "\(p): \(t)"
+        }
+    }
+}
+
+/// Why a server refused a request, or could not be reached: the cause a person can act on,
+/// in `RemoteError.refused` (docs/sync.md §7 gives the sentences). Nothing was changed there.
+public enum RemoteRefusal: Sendable, Equatable, CustomStringConvertible {
+    /// 401, and no credentials were given.
+    case noCredentials
+    /// 401 to the credentials given: the user name or password is wrong.
+    case wrongCredentials
+    /// 403: the server's own rules forbid the request (the credentials, if any, were accepted).
+    case forbidden
+    /// The remote's folder (its URL or path here) does not exist on the server (a 404 or 409 on it
+    /// or under it).
+    case missingFolder(String)
+    /// 507 Insufficient Storage: the server has no room left (a full disk or a quota).
+    case storageFull
+    /// An error of the server's own (5xx, its status here) on a request that changes nothing.
+    case serverError(Int)
+    /// No answer could be had at all (no server at the address, an unknown host, no network), in words.
+    case unreachable(String)
+
+    /// The cause in words, with the status the server gave.
+    public var description: String {
+        switch self {
+        case .noCredentials:
+            return "the server asks for a user name and password and none were given (401): "
+                + "set LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD, or a netrc entry for the host"
+        case .wrongCredentials:
+            return "the server refused the user name or password (401): check LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD "
+                + "(or the netrc entry)"
+        case .forbidden:
+            return "the server forbids this request by its own rules (403 Forbidden; the credentials are not the cause): "
+                + "the folder's permissions on the server must allow it"
+        case .missingFolder(let f): return "the folder \(f) does not exist on the server"
+        case .storageFull: return "the server is out of storage (507 Insufficient Storage): nothing was stored"
+        case .serverError(let s): return "the server failed with an error of its own (\(s))"
+        case .unreachable(let why): return why
         }
     }
 }

@@ -80,19 +80,37 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         }
         if let body { request.httpBody = Data(body) }
         let reply = try await transport.send(request, path: path, write: write, maxBytes: maxBytes, statistics: statistics)
-        if reply.challenged {
-            throw .failed(path, "\(method) answered 401: the server refused the credentials; check LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD")
-        }
         let http = reply.response
-        if (300..<400).contains(http.statusCode) {
+        let status = reply.challenged ? 401 : http.statusCode
+        if (300..<400).contains(status) {
             // Refused by the transport: URLSession on Linux would re-send a PUT without its body.
-            throw .invalidResponse(path, "\(method) answered with a redirect (\(http.statusCode)), which sync refuses")
+            throw .invalidResponse(path, "\(method) answered with a redirect (\(status)), which sync refuses")
         }
-        if write && http.statusCode >= 500 { throw .ambiguous(path, "\(method) answered \(http.statusCode)") }
-        if http.statusCode == 401 || http.statusCode == 403 {
-            throw .failed(path, "\(method) answered \(http.statusCode): check LNOTE_REMOTE_USER and LNOTE_REMOTE_PASSWORD")
+        // Each cause in words (docs/sync.md §7): a 401 is missing or wrong credentials, a 403 the
+        // server's own rules (not the credentials), a 507 a full server (nothing was stored).
+        switch status {
+        case 401: throw .refused(path, credentials == nil ? .noCredentials : .wrongCredentials)
+        case 403: throw .refused(path, .forbidden)
+        case 507: throw .refused(path, .storageFull)
+        case 500...:
+            if write { throw .ambiguous(path, "\(method) answered \(status), an error of the server's own") }
+        default: break
         }
-        return (http.statusCode, reply.body, http)
+        return (status, reply.body, http)
+    }
+
+    /// The folder above `path` (the collection's URL for a path at its top), for a sentence.
+    func parentFolder(of path: String) -> String {
+        let parts = path.split(separator: "/").dropLast()
+        return parts.isEmpty ? base.absoluteString : base.absoluteString + parts.joined(separator: "/") + "/"
+    }
+
+    /// A read's answer that is not a success, as the error naming its cause: 404 is `notFound`,
+    /// 5xx the server's own error, anything else a refusal with its status.
+    func readFailure(_ method: String, _ path: String, _ status: Int) -> RemoteError {
+        if status == 404 { return .notFound(path) }
+        if status >= 500 { return .refused(path, .serverError(status)) }
+        return .failed(path, "\(method) answered \(status)")
     }
 
     /// One `PROPFIND` of depth 1: the folder's entries, without the folder itself; a reply larger
@@ -110,8 +128,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let (status, data, http) = try await send("PROPFIND", folder, folder: true, body: body,
                                                   headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"], write: false,
                                                   maxBytes: maxBytes)
-        if status == 404 { throw .notFound(folder) }
-        guard status == 207 else { throw .failed(folder, "PROPFIND answered \(status)") }
+        // The collection itself missing: said as such (a folder in it missing is `notFound`).
+        if folder.isEmpty && (status == 404 || status == 409) { throw .refused(folder, .missingFolder(base.absoluteString)) }
+        guard status == 207 else { throw readFailure("PROPFIND", folder, status) }
         guard let listed = MultistatusParser.parseWithPaths(Data(data)) else { throw .invalidResponse(folder, "PROPFIND reply is not a multistatus") }
         // The folder's own entry is the one whose href is the request's path; only a server whose
         // hrefs never match it falls back to its name (which also drops a child of the same name).
@@ -149,8 +168,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// (announced or sent: the transfer is cancelled there, never read whole).
     public func get(_ path: String, maxBytes: Int) async throws(RemoteError) -> (bytes: [UInt8], etag: String?) {
         let (status, data, http) = try await send("GET", path, write: false, maxBytes: maxBytes)
-        if status == 404 { throw .notFound(path) }
-        guard status == 200 else { throw .failed(path, "GET answered \(status)") }
+        guard status == 200 else { throw readFailure("GET", path, status) }
         return (data, http.value(forHTTPHeaderField: "ETag"))
     }
 
@@ -162,6 +180,8 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if status == 400 || status == 409, let file = await fileOnTheWay(to: path) {
             throw .failed(path, "PUT answered \(status): \(file) on the server is a file, not a folder")
         }
+        // 404 or 409 otherwise: the folder it goes in does not exist (RFC 4918 §9.7.1).
+        if status == 404 || status == 409 { throw .refused(path, .missingFolder(parentFolder(of: path))) }
         guard status == 200 || status == 201 || status == 204 else { throw .failed(path, "PUT answered \(status)") }
     }
 
@@ -178,7 +198,11 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         guard let last = path.split(separator: "/").last, last.utf8.count <= 100 else { return try await put(path, bytes) }
         let random = String(UInt64.random(in: .min ... .max), radix: 16)
         let temp = path + "." + String(repeating: "0", count: 16 - random.count) + random + ".tmp"
-        try await put(temp, bytes)
+        do { try await put(temp, bytes) } catch {
+            // A refusal is the blob's (a full server, a missing folder), said of its own name.
+            if case .refused(_, let why) = error { throw .refused(path, why) }
+            throw error
+        }
         let destination = try url(path).absoluteString
         var overwrite = false
         for attempt in 0..<4 {
@@ -217,6 +241,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if status == 400 || status == 409, let file = await fileOnTheWay(to: path + "/x") {
             throw .failed(path, "MKCOL answered \(status): \(file) on the server is a file, not a folder")
         }
+        // 409 otherwise: the folder above does not exist (RFC 4918 §9.3.1), the collection's own
+        // when `path` is at its top ("heads: MKCOL answered 409" before).
+        if status == 404 || status == 409 { throw .refused(path, .missingFolder(parentFolder(of: path))) }
         guard status == 201 || status == 405 else { throw .failed(path, "MKCOL answered \(status)") }
     }
 }

@@ -21,6 +21,8 @@ struct RoundContext {
     var lost: [UUID: Set<BlobName>] = [:]
     /// Requests for lost blobs listed or written this round (`DocumentRound.requestLostBlob`).
     let requested = LostBlobRequests()
+    /// The blobs whose upload failed this round: not sent again within it.
+    let failedUploads = FailedUploads()
 }
 
 /// One document's round. It is a small state machine: made fresh (`run` takes it through the

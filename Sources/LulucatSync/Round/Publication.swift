@@ -134,7 +134,7 @@ extension DocumentRound {
             // A failure leaves the base unpublished: the next round publishes it even if
             // nothing else changes.
             // Started before the listing was in (`prepareUnderLock`), or now.
-            if let task = uploading ?? (uploads.isEmpty ? nil : Self.uploadTask(remote, uploads)) {
+            if let task = uploading ?? (uploads.isEmpty ? nil : Self.uploadTask(remote, uploads, of: id, failed: context.failedUploads)) {
                 do {
                     next.savedStates = try save(next, previous: base, durable: true)
                 } catch {
@@ -164,20 +164,51 @@ extension DocumentRound {
     }
 
     /// `putAll` in a task of its own, which always finishes (its outcome a `Result`).
-    static func uploadTask(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])]) -> Task<Result<Int, SyncError>, Never> {
-        Task { await putAllResult(remote, uploads) }
+    static func uploadTask(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])], of document: UUID,
+                           failed: FailedUploads) -> Task<Result<Int, SyncError>, Never> {
+        Task { await putAllResult(remote, uploads, of: document, failed: failed) }
     }
 
-    static func putAllResult(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])]) async -> Result<Int, SyncError> {
-        do { return .success(try await putAll(remote, uploads)) } catch { return .failure(error) }
+    static func putAllResult(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])], of document: UUID,
+                             failed: FailedUploads) async -> Result<Int, SyncError> {
+        do { return .success(try await putAll(remote, uploads, of: document, failed: failed)) } catch { return .failure(error) }
     }
 
     /// Uploads blobs one after the other (`Remote.create`: a blob already there is never
-    /// written over); returns how many.
-    static func putAll(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])]) async throws(SyncError) -> Int {
+    /// written over); returns how many. Nothing is sent again once an upload of the round
+    /// failed for the same blob or the same document (its early upload, before the listing, and
+    /// then its publication once merged): that failure stands for the round (a full or refusing
+    /// server answers the same; the next round tries again).
+    static func putAll(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])], of document: UUID,
+                       failed: FailedUploads) async throws(SyncError) -> Int {
         for (path, bytes) in uploads {
-            do { try await remote.create(path, bytes) } catch { throw SyncError.remote(error) }
+            if let earlier = failed.error(path, of: document) { throw SyncError.remote(earlier) }
+            do { try await remote.create(path, bytes) } catch {
+                failed.record(path, of: document, error)
+                throw SyncError.remote(error)
+            }
         }
         return uploads.count
+    }
+}
+
+/// The uploads that failed in a round, with their errors, by blob and by document, shared by the
+/// round's documents and their early uploads: a speculative upload that failed is not followed
+/// by the document's own publication's (whose blobs differ when a head of it changed: the
+/// merge's stamp is newer), nor by another document's upload of the same blob.
+final class FailedUploads: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byPath: [String: RemoteError] = [:]
+    private var byDocument: [UUID: RemoteError] = [:]
+
+    /// The error an upload of `path`, or of `document`, ended in this round, if one failed.
+    func error(_ path: String, of document: UUID) -> RemoteError? { lock.withLock { byPath[path] ?? byDocument[document] } }
+
+    /// Records that the upload of `path`, a blob of `document`, failed with `error`.
+    func record(_ path: String, of document: UUID, _ error: RemoteError) {
+        lock.withLock {
+            byPath[path] = error
+            byDocument[document] = error
+        }
     }
 }

@@ -156,6 +156,9 @@ public struct SyncStatus: Sendable {
 
 extension LibrarySync {
     /// The status, from the local state and (unless `offline`) one listing of the remote's heads.
+    /// - Throws: `SyncError.remote` when the remote cannot be reached or read (refused
+    ///   credentials, a server error, no server, a missing folder): "nothing to pull" is never
+    ///   said of a remote that was not read (`offline` gives the local side alone).
     public func status(offline: Bool = false) async throws(SyncError) -> SyncStatus {
         if let key { return try await EncryptedRound(library: library, inner: remote, key: key).status(offline: offline) }
         let bases = store.baseIDs()
@@ -168,7 +171,7 @@ extension LibrarySync {
         if !offline {
             let seen = store.seen()
             var n = 0
-            let listed = (try? await remote.list(Self.headsFolder)) ?? []
+            let listed = try await listHeadsForStatus()
             for e in listed {
                 guard let (_, dev) = Head.parseFileName(e.name), dev != device else { continue }
                 if seen[e.name] != RemotePath.normalizedETag(e.etag) { n += 1 }
@@ -183,5 +186,32 @@ extension LibrarySync {
         }
         return SyncStatus(device: device, documentsSynced: baseByID.count, localChanges: local.sorted { $0.precedesInBytes($1) },
                           unpublished: unpublished, remoteChanges: remoteChanges)
+    }
+
+    /// The remote's heads for `status`; none when the remote holds no `heads/` yet (a new
+    /// remote), but a missing remote folder, or any failure, is the error.
+    func listHeadsForStatus() async throws(SyncError) -> [RemoteEntry] {
+        let remote = self.remote
+        switch await Self.attempt({ () async throws(RemoteError) in try await remote.list(Self.headsFolder) }) {
+        case .success(let entries): return entries
+        case .failure(.notFound):
+            // No heads/: a new remote, unless its folder itself is missing.
+            switch await Self.attempt({ () async throws(RemoteError) in try await remote.list("") }) {
+            case .failure(.notFound):
+                throw .remote(.refused("", .missingFolder(remote.identity.isEmpty ? "of the remote" : remote.identity)))
+            case .failure(let e) where Self.isUnreadable(e): throw .remote(e)
+            default: return []
+            }
+        case .failure(let e): throw .remote(e)
+        }
+    }
+
+    /// Whether a listing's failure says the remote cannot be read (rather than that the remote
+    /// lists no folder by that name, as a folder or encrypted remote answers of its root).
+    static func isUnreadable(_ e: RemoteError) -> Bool {
+        switch e {
+        case .refused, .timedOut, .ambiguous, .invalidResponse: return true
+        case .notFound, .failed: return false
+        }
     }
 }

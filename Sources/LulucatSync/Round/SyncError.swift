@@ -70,6 +70,7 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         case .massDeletion(let count, _, _): return "This sync would move \(count) notes to the trash, so nothing was changed."
         case .remote(let e):
             if case .timedOut = e { return e.errorDescription }
+            if case .refused = e { return e.errorDescription }
             return "The sync server could not be reached or refused the request (\(description))."
         case .store(let e): return e.errorDescription
         case .localState: return "This device's sync records could not be read or written (\(description))."
@@ -91,6 +92,7 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         case .massDeletion: return "If those notes were deleted on purpose, sync again allowing more deletions."
         case .remote(let e):
             if case .ambiguous = e { return "Sync again: the next sync repeats what may not have happened." }
+            if case .refused = e { return e.recoverySuggestion }
             return "Check the connection and the server's address and credentials, then sync again."
         case .store(let e): return e.recoverySuggestion
         case .localState(let e):

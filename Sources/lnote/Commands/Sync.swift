@@ -176,18 +176,24 @@ struct SyncCommand: Command {
         // link may need more, or none (0).
         if let n = try args.int("deadline") { options.roundDeadline = n == 0 ? nil : .seconds(n) }
         let json = args.flag("json")
-        // On a terminal one line rewritten in place, in a log a line per document (ProgressLine);
-        // the line is cleared before an error is printed, so the error stands on its own line.
-        let line = ProgressLine()
-        let progress: @Sendable (SyncProgress) -> Void = { p in
-            guard !json, p.total > 0 else { return }
-            if p.done == p.total { line.done() } else { line.step("syncing \(p.done)/\(p.total) documents") }
+        // A first line at once, then the documents and the bytes moved (SyncProgressLine); the
+        // line is cleared before an error is printed, so the error stands on its own line.
+        let line = json ? nil : SyncProgressLine(remote: config.remote, statistics: sync.remote.statistics)
+        let progress: @Sendable (SyncProgress) -> Void = { p in line?.documents(p) }
+        let ticker = Task {
+            while !Task.isCancelled, let line {
+                try? await Task.sleep(for: .milliseconds(250))
+                line.tick()
+            }
         }
         let report: SyncReport
         do { report = try await sync.sync(options: options, progress: progress) } catch {
-            if !json { line.done() }
+            ticker.cancel()
+            line?.done()
             throw error
         }
+        ticker.cancel()
+        line?.done()
         if json {
             printJSON(["checked": report.documentsChecked, "pulled": report.documentsPulled, "pushed": report.documentsPushed,
                        "merged": report.documentsMerged, "created": report.documentsCreated, "trashed": report.documentsTrashed,
@@ -199,6 +205,70 @@ struct SyncCommand: Command {
             print(report.description)
         }
         if !report.skipped.isEmpty || !report.problems.isEmpty { throw ExitCode(code: ExitStatus.failure) }
+    }
+}
+
+/// `lnote sync`'s progress on standard error: a first line at once ("syncing with REMOTE"), then
+/// the documents done and, as each page's blob goes up or comes down, the bytes moved (the
+/// remote's counters, read every quarter second by the caller's `tick`), so that a large notebook
+/// is not minutes of silence. On a terminal one line rewritten in place; in a log a line per
+/// document, and a line of bytes at most once a second.
+final class SyncProgressLine: @unchecked Sendable {
+    private let line = ProgressLine()
+    private let statistics: RemoteStatistics
+    private let start: (sent: Int, received: Int)
+    private let lock = NSLock()
+    private var counted: (done: Int, total: Int)?
+    private var shown = ""
+    private var shownAt = ContinuousClock.now
+    private var finished = false
+
+    init(remote: String, statistics: RemoteStatistics) {
+        self.statistics = statistics
+        start = (statistics.bytesSent, statistics.bytesReceived)
+        show("syncing with \(terminalSafe(remote))", force: true)
+    }
+
+    /// A document started (or, `done == total`, the last one finished): a line of its own.
+    func documents(_ p: SyncProgress) {
+        guard p.total > 0 else { return }
+        lock.withLock { counted = (p.done, p.total) }
+        show(text(), force: true)
+    }
+
+    /// The bytes moved since the last line, if any: on a terminal now, in a log once a second.
+    func tick() { show(text(), force: false) }
+
+    /// The round is over: the line is cleared (on a terminal) and nothing more is shown.
+    func done() {
+        lock.withLock {
+            guard !finished else { return }
+            finished = true
+            line.done()
+        }
+    }
+
+    private func text() -> String {
+        let sent = statistics.bytesSent - start.sent, received = statistics.bytesReceived - start.received
+        let c = lock.withLock { counted }
+        var t = c.map { "syncing \($0.done)/\($0.total) documents" } ?? "syncing"
+        if sent > 0 || received > 0 { t += ", \(Self.size(sent)) sent, \(Self.size(received)) received" }
+        return t
+    }
+
+    private func show(_ text: String, force: Bool) {
+        lock.withLock {
+            guard !finished, text != shown, force || line.live || ContinuousClock.now - shownAt >= .seconds(1) else { return }
+            shown = text
+            shownAt = .now
+            line.step(text)
+        }
+    }
+
+    static func size(_ bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1 << 20 { return "\(bytes >> 10) KB" }
+        return String(format: "%.1f MB", Double(bytes) / 1_048_576)
     }
 }
 
