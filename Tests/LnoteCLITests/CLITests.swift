@@ -30,8 +30,13 @@ struct Run {
 
 @discardableResult
 func lnote(_ args: [String], environment: [String: String] = [:], tool: String = "lnote") throws -> Run {
+    try runProgram(try lnoteURL(tool), args, environment: environment)
+}
+
+/// Runs a program to its end: its status and what it wrote.
+func runProgram(_ executable: URL, _ args: [String], environment: [String: String] = [:]) throws -> Run {
     let p = Process()
-    p.executableURL = try lnoteURL(tool)
+    p.executableURL = executable
     p.arguments = args
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }

@@ -9,17 +9,7 @@ private let faketime = ["/usr/bin/faketime", "/usr/local/bin/faketime"].first { 
 
 /// `lnote args` with the clock 8,000 years ahead (year 10000 and later).
 private func lnoteInTheFuture(_ args: [String]) throws -> Run {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: faketime!)
-    p.arguments = ["-f", "+8000y", try lnoteURL().path] + args
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    try runProgram(URL(fileURLWithPath: faketime!), ["-f", "+8000y", try lnoteURL().path] + args)
 }
 
 @Suite struct ClockCLITests {
