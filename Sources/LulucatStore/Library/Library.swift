@@ -257,23 +257,7 @@ public struct Library: Sendable {
     @discardableResult
     public func createDocument(title: String, engine: EngineKind = .snapshot, codec: SampleCodecID = .compact,
                                firstPage canvas: QuantizedSize? = .letter) throws(StoreError) -> DocumentPackage {
-        guard title.utf8.count <= PackageJSON.maxTitleLength else {
-            throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")
-        }
-        try prepare()
-        let id = UUID()
-        let now = try Date.storeNow()
-        var doc = DocumentMetadata(id: id, title: title, created: now, modified: now, engine: engine, codec: codec)
-        var pages: [(UUID, PageContent)] = []
-        if let canvas {
-            let page = UUID()
-            doc.pages = [PageEntry(id: page, canvas: canvas, created: now, modified: now, elementCount: 0)]
-            pages.append((page, PageContent(canvasSize: canvas)))
-        }
-        try buildPackage(id: id, document: doc) { (package) throws(StoreError) in
-            try engine.createPages(pages, in: package, codec: codec, fileSystem: fileSystem)
-        }
-        return package(id)
+        try createDocument(title: title, pages: canvas.map { [PageContent(canvasSize: $0)] } ?? [], engine: engine, codec: codec)
     }
 
     /// Creates a document holding `pages` (strokes; no images, whose files a page cannot carry),
