@@ -45,10 +45,12 @@ struct ListCommand: Command {
     static let examples = ["lnote list", "lnote list --sort title", "lnote list --trash --json"]
     static let usage = "lnote list [--trash] [--sort modified|created|title|pages] [--library DIR] [--json]"
     let args: Arguments
+    /// The order `--sort` asked for; nil for the library's own.
+    let order: (@Sendable (LibraryEntry, LibraryEntry) -> Bool)?
     init(arguments: [String]) throws {
         args = try Arguments(arguments, options: Self.options)
         guard args.positionals.isEmpty else { throw UsageError("list takes no arguments") }
-        _ = try ListCommand.order(args.value("sort"))
+        order = try ListCommand.order(args.value("sort"))
     }
     func run() async throws {
         let lib = library(args)
@@ -58,7 +60,6 @@ struct ListCommand: Command {
             throw ExitCode(code: ExitStatus.failure)
         }
         let trash = args.flag("trash")
-        let order = try ListCommand.order(args.value("sort"))
         if args.flag("json") {
             // Written entry by entry as the library hands them out, never as one array or one
             // string: memory stays small in a library of any size. The text is what printJSON
@@ -106,7 +107,7 @@ struct ListCommand: Command {
     }
 
     /// The order `--sort` names; nil for the library's own (the newest change first).
-    static func order(_ key: String?) throws -> ((LibraryEntry, LibraryEntry) -> Bool)? {
+    static func order(_ key: String?) throws -> (@Sendable (LibraryEntry, LibraryEntry) -> Bool)? {
         switch key {
         case nil, "modified": return nil
         case "created": return { ($0.created, $0.id.uuidString) > ($1.created, $1.id.uuidString) }
