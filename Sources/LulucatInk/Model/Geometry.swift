@@ -38,9 +38,4 @@ public struct QuantizedRect: Hashable, Sendable {
     public func meets(_ size: QuantizedSize) -> Bool {
         Int64(x) <= Int64(size.width) && Int64(x) + Int64(width) >= 0 && Int64(y) <= Int64(size.height) && Int64(y) + Int64(height) >= 0
     }
-
-    /// Whether it lies on a page of `size` (from its top left corner at 0, 0), edges included.
-    public func lies(within size: QuantizedSize) -> Bool {
-        x >= 0 && y >= 0 && Int64(x) + Int64(width) <= Int64(size.width) && Int64(y) + Int64(height) <= Int64(size.height)
-    }
 }

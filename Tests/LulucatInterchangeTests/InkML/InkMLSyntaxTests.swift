@@ -185,7 +185,7 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
         let strokes = page.strokes
         let ink = try #require(strokes.compactMap(\.bounds).reduce(nil) { $0?.union($1) ?? $1 })
         #expect(ink.x == 360 && ink.y == 360, "\(ink)")
-        #expect(ink.lies(within: page.canvasSize))
+        #expect(ink.x >= 0 && ink.y >= 0 && ink.x + ink.width <= page.canvasSize.width && ink.y + ink.height <= page.canvasSize.height)
         // The page grew to hold the ink with the same margin right and below.
         #expect(Int64(page.canvasSize.width) == max(6120, Int64(ink.x) + Int64(ink.width) + 360))
         #expect(Int64(page.canvasSize.height) == max(7920, Int64(ink.y) + Int64(ink.height) + 360))
