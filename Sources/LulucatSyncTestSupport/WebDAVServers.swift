@@ -132,7 +132,8 @@ public final class WebDAVServer: StartedWebDAVServer, @unchecked Sendable {
             // In the foreground, its own child: stopped and reaped by PID.
             let child = try ApacheServer.spawn(binary, ["serve", "webdav", dir + "/root", "--addr", "127.0.0.1:\(port)",
                                                         "--config", dir + "/rclone.conf", "--cache-dir", dir + "/tmp"], output: log)
-            for _ in 0..<200 {
+            // Up to 30 s: a loaded 2-core machine can be slow to start a server.
+            for _ in 0..<600 {
                 if ApacheServer.canConnect(port) { pid = child; return }
                 var status: Int32 = 0
                 if waitpid(child, &status, WNOHANG) == child { throw TestFailure("rclone exited (\(status)): \(self.log())") }
@@ -145,9 +146,9 @@ public final class WebDAVServer: StartedWebDAVServer, @unchecked Sendable {
         }
     }
 
-    /// Bounded wait for a daemon's PID file and its port.
+    /// Bounded wait (30 s) for a daemon's PID file and its port.
     private func waitForPIDFile() throws {
-        for _ in 0..<100 {
+        for _ in 0..<600 {
             if let s = try? String(contentsOfFile: dir + "/run/server.pid", encoding: .utf8),
                let n = Int32(s.trimmingCharacters(in: .whitespacesAndNewlines)), ApacheServer.canConnect(port) {
                 pid = n
