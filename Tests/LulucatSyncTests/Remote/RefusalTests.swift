@@ -11,6 +11,10 @@ import Testing
 @testable import LulucatSync
 import LulucatSyncTestSupport
 
+/// Generous limits: every server here answers at once, so no case waits on them, and a loaded
+/// machine never turns a refusal into a time-out (the hostile limits' 2 s silence did, once).
+let refusalTestLimits = TransferLimits(silence: .seconds(60), minimumRate: 1, rateWindow: .seconds(60), requestDeadline: .seconds(120))
+
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct RefusalTests {
     /// The error `body` throws (nil when it succeeds).
@@ -19,7 +23,7 @@ struct RefusalTests {
     }
 
     func remote(_ server: HostileServer, credentials: WebDAVCredentials? = nil) throws(RemoteError) -> WebDAVRemote {
-        try WebDAVRemote(url: server.url, credentials: credentials, limits: hostileTestLimits)
+        try WebDAVRemote(url: server.url, credentials: credentials, limits: refusalTestLimits)
     }
 
     /// What a person reads of `e`: a sentence without a status line or a path.
@@ -138,7 +142,7 @@ struct RefusalTests {
 
     @Test func noServerAtTheAddressIsSaidInWords() async throws {
         let port = try ApacheServer.freePort()
-        let r = try WebDAVRemote(url: URL(string: "http://127.0.0.1:\(port)/notes/")!, credentials: nil, limits: hostileTestLimits)
+        let r = try WebDAVRemote(url: URL(string: "http://127.0.0.1:\(port)/notes/")!, credentials: nil, limits: refusalTestLimits)
         let listed = await failure { () async throws(RemoteError) in try await r.list("heads") }
         let written = await failure { () async throws(RemoteError) in try await r.put("heads/x", [1]) }
         let words = "no server answers at 127.0.0.1:\(port) (the connection was refused)"
@@ -192,7 +196,7 @@ struct RefusalTests {
         #expect(try await LibrarySync(library: lib, remote: try remote(server)).status().remoteChanges == 0)
         // No server.
         let port = try ApacheServer.freePort()
-        let nowhere = try WebDAVRemote(url: URL(string: "http://127.0.0.1:\(port)/notes/")!, credentials: nil, limits: hostileTestLimits)
+        let nowhere = try WebDAVRemote(url: URL(string: "http://127.0.0.1:\(port)/notes/")!, credentials: nil, limits: refusalTestLimits)
         await #expect { try await LibrarySync(library: lib, remote: nowhere).status() } throws: { e in
             guard case .remote(.refused(_, .unreachable)) = e as? SyncError else { return false }
             return true
