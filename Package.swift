@@ -124,7 +124,8 @@ let package = Package(
         // LulucatStore and LulucatInk: the cross-process reader tests read what an lnote-dev process writes.
         // LulucatSyncTestSupport: `lnote sync` through the S3 store the tests start.
         .testTarget(name: "LnoteCLITests", dependencies: ["lnote", "lnote-dev", "LulucatStore", "LulucatInk", "LulucatStoreSQLite",
-                                                       "LulucatStoreThumbnails", "LulucatStoreMaintenance", "LulucatSyncTestSupport"]),
+                                                       "LulucatStoreThumbnails", "LulucatStoreMaintenance", "LulucatSyncTestSupport",
+                                                       "LulucatStoreTesting"]),
         .testTarget(name: "LulucatSyncTests",
                     dependencies: ["LulucatSync", "LulucatSyncTestSupport", "LulucatSyncTesting", "LulucatStore", "LulucatInk",
                                    "LulucatCrypto", "LulucatStoreTesting", "LulucatStoreSQLite", "LulucatStoreThumbnails",

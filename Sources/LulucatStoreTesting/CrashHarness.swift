@@ -185,6 +185,10 @@ public enum CrashHarness {
         guard let trace = traced else { return report }
         var seen = Set<StateKey>()
         await CrashStates.enumerate(base: trace.base, operations: trace.operations, limits: limits) { state in
+            // Each state is a recovery to run and check: a long loop that rarely suspends. Yielding
+            // lets the other tasks of the process (a test run's other tests: a sync round waiting
+            // on its deadline) have the cooperative threads between states.
+            await Task.yield()
             report.statesEnumerated += 1
             // The last step whose call had returned, and the one in flight.
             let done = acks.lastIndex { $0.at <= state.prefix }!
@@ -240,6 +244,7 @@ public enum CrashHarness {
         for n in Swift.stride(from: 1, through: calls, by: max(1, stride)) {
             for e in errnos {
                 for persistent in [false, true] {
+                    await Task.yield()  // as in `explore`: one run at a time, others in between
                     let fault = InjectedFault(operation: n, errno: e, persistent: persistent, counting: .all)
                     let fs = SimulatedFileSystem(tree: start.0)
                     fs.startRecording()

@@ -81,7 +81,16 @@ public func contents(of library: Library) async throws -> LibraryContents {
 }
 
 public let quietSession = SessionOptions(autosaveDelay: nil, thumbnails: nil)
-public let testSyncOptions = SyncOptions(trashLimit: 5, session: quietSession)
+/// The options of the tests' rounds: the defaults, except that no test round is ended by a
+/// clock. On a loaded 2-core machine running the whole suite in parallel, a round's task can
+/// wait minutes for a thread, and a deadline meant for a device's link would fail it; the tests
+/// of the limits and the deadline set their own.
+public let testSyncOptions: SyncOptions = {
+    var o = SyncOptions(trashLimit: 5, session: quietSession)
+    o.roundDeadline = nil
+    o.transfer = TransferLimits(silence: .seconds(120), minimumRate: 1, rateWindow: .seconds(120), requestDeadline: .seconds(600))
+    return o
+}()
 
 /// Runs `body` on an open session of the document and closes it.
 public func edit<T>(_ library: Library, _ id: UUID, _ body: (DocumentSession) async throws -> T) async throws -> T {

@@ -15,21 +15,12 @@ import Testing
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "lnote-dev next to \(CommandLine.arguments[0])"])
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: Data) {
-        let p = Process()
-        p.executableURL = try lnote()
-        p.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, stdout, stderr)
+    static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: Data, stderr: Data) {
+        let r = try await runProgram(try lnote(), arguments)
+        return (r.status, Data(r.stdout.utf8), Data(r.stderr.utf8))
     }
 
-    @Test func jsonHasTheFiguresForAnInkFolder() throws {
+    @Test func jsonHasTheFiguresForAnInkFolder() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -40,7 +31,7 @@ import Testing
         }
         try lines.joined(separator: "\n").write(to: folder.appendingPathComponent("a.jsonl"), atomically: true, encoding: .utf8)
 
-        let (status, stdout, stderr) = try Self.run(["bench", "codec", "--json", "--rounds", "1", "--ink", folder.path])
+        let (status, stdout, stderr) = try await Self.run(["bench", "codec", "--json", "--rounds", "1", "--ink", folder.path])
         #expect(status == 0, "\(String(decoding: stderr, as: UTF8.self))")
         let objects = try #require(try JSONSerialization.jsonObject(with: stdout) as? [[String: Any]])
         #expect(objects.count == 1)
@@ -59,11 +50,11 @@ import Testing
         #expect((o["compact_bytes_per_sample"] as? Double ?? 99) < 4)
     }
 
-    @Test func badUsageExits64AndMissingInkExits1() throws {
-        #expect(try Self.run(["bench"]).status == 64)
-        #expect(try Self.run(["bench", "nope"]).status == 64)
-        #expect(try Self.run(["bench", "codec", "--rounds", "0"]).status == 64)
-        let missing = try Self.run(["bench", "codec", "--ink", "/nonexistent-lnote-ink"])
+    @Test func badUsageExits64AndMissingInkExits1() async throws {
+        await #expect(try Self.run(["bench"]).status == 64)
+        await #expect(try Self.run(["bench", "nope"]).status == 64)
+        await #expect(try Self.run(["bench", "codec", "--rounds", "0"]).status == 64)
+        let missing = try await Self.run(["bench", "codec", "--ink", "/nonexistent-lnote-ink"])
         #expect(missing.status == 1)
         #expect(String(decoding: missing.stderr, as: UTF8.self).contains("no *.jsonl files"))
     }

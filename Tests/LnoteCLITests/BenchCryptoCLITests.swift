@@ -4,11 +4,11 @@
 import Testing
 
 @Suite struct BenchCryptoCLITests {
-    @Test func usageErrors() throws {
-        let zero = try lnoteDev(["bench", "crypto", "--rounds", "0"])
+    @Test func usageErrors() async throws {
+        let zero = try await lnoteDev(["bench", "crypto", "--rounds", "0"])
         #expect(zero.status == 64 && zero.stderr.contains("--rounds must be at least 1"))
-        #expect(try lnoteDev(["bench", "crypto", "extra"]).status == 64)
-        let help = try lnoteDev(["bench"])
+        #expect(try await lnoteDev(["bench", "crypto", "extra"]).status == 64)
+        let help = try await lnoteDev(["bench"])
         #expect(help.status == 64 && help.stderr.contains("crypto"))
     }
 }

@@ -11,32 +11,32 @@ import Testing
     static let nginx = FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx")
         && FileManager.default.fileExists(atPath: "/usr/lib/nginx/modules/ngx_http_dav_ext_module.so")
 
-    @Test func usageErrors() throws {
-        let unknown = try lnoteDev(["bench", "sync", "--nope"])
+    @Test func usageErrors() async throws {
+        let unknown = try await lnoteDev(["bench", "sync", "--nope"])
         #expect(unknown.status == 64 && unknown.stderr.contains("unknown argument '--nope'"), "\(unknown.stderr)")
-        let only = try lnoteDev(["bench", "sync", "--only", "everything"])
+        let only = try await lnoteDev(["bench", "sync", "--only", "everything"])
         #expect(only.status == 64 && only.stderr.contains("--only takes pages, many or rounds"), "\(only.stderr)")
-        let zero = try lnoteDev(["bench", "sync", "--rounds", "0"])
+        let zero = try await lnoteDev(["bench", "sync", "--rounds", "0"])
         #expect(zero.status == 64 && zero.stderr.contains("--rounds must be a whole number of at least 1"), "\(zero.stderr)")
-        #expect(try lnoteDev(["bench", "sync", "--pairs"]).status == 64)
-        #expect(try lnoteDev(["bench", "sync", "--seed", "-1"]).status == 64)
-        let server = try lnoteDev(["bench", "sync", "--server", "iis"])
+        #expect(try await lnoteDev(["bench", "sync", "--pairs"]).status == 64)
+        #expect(try await lnoteDev(["bench", "sync", "--seed", "-1"]).status == 64)
+        let server = try await lnoteDev(["bench", "sync", "--server", "iis"])
         #expect(server.status == 64 && server.stderr.contains("--server takes apache, nginx, lighttpd or rclone"), "\(server.stderr)")
-        let help = try lnoteDev(["bench"])
+        let help = try await lnoteDev(["bench"])
         #expect(help.status == 64 && help.stderr.contains("sync"))
     }
 
     @Test("a round where nothing changed costs one request", .enabled(if: apache, "needs apache2-bin with mod_dav"))
-    func nothingChanged() throws {
-        let r = try lnoteDev(["bench", "sync", "--only", "many", "--documents", "3", "--pairs", "5"])
+    func nothingChanged() async throws {
+        let r = try await lnoteDev(["bench", "sync", "--only", "many", "--documents", "3", "--pairs", "5"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("nothing changed, 3 documents, 5 rounds: requests 1, 1, 1, 1, 1, 166 bytes sent a round; round "), "\(r.stdout)")
         #expect(r.stdout.contains("floor (PROPFIND + Library.list)") && r.stdout.contains("median of the pairs' ratios"), "\(r.stdout)")
     }
 
     @Test("randomized rounds with faults lose nothing and converge", .enabled(if: apache, "needs apache2-bin with mod_dav"))
-    func randomizedRounds() throws {
-        let r = try lnoteDev(["bench", "sync", "--only", "rounds", "--rounds", "4", "--seed", "3"])
+    func randomizedRounds() async throws {
+        let r = try await lnoteDev(["bench", "sync", "--only", "rounds", "--rounds", "4", "--seed", "3"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("randomized rounds: 4 rounds of 3 libraries"), "\(r.stdout)")
         #expect(r.stdout.contains("lost 0, resurrected 0, converged yes"), "\(r.stdout)")
@@ -44,8 +44,8 @@ import Testing
 
     @Test("the idle round through nginx (no ETag in its listing) is one request too",
           .enabled(if: nginx, "needs nginx-light and libnginx-mod-http-dav-ext"))
-    func nothingChangedThroughNginx() throws {
-        let r = try lnoteDev(["bench", "sync", "--only", "many", "--documents", "3", "--pairs", "3", "--server", "nginx"])
+    func nothingChangedThroughNginx() async throws {
+        let r = try await lnoteDev(["bench", "sync", "--only", "many", "--documents", "3", "--pairs", "3", "--server", "nginx"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("server: nginx + dav-ext"), "\(r.stdout)")
         #expect(r.stdout.contains("nothing changed, 3 documents, 3 rounds: requests 1, 1, 1, 166 bytes sent a round; round "), "\(r.stdout)")

@@ -14,8 +14,8 @@ struct ListedOption: Equatable {
 }
 
 /// The commands `lnote help` lists.
-func listedCommands() throws -> [String] {
-    let help = try lnote(["help"])
+func listedCommands() async throws -> [String] {
+    let help = try await lnote(["help"])
     #expect(help.status == 0)
     let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
     guard let start = lines.firstIndex(of: "Commands:") else { return [] }
@@ -40,12 +40,12 @@ func listedOptions(_ helpText: String) -> [ListedOption] {
 }
 
 @Suite struct ConventionsCLITests {
-    @Test func everyCommandListsItsOptionsAcceptsThemAndRefusesOthers() throws {
-        let commands = try listedCommands()
+    @Test func everyCommandListsItsOptionsAcceptsThemAndRefusesOthers() async throws {
+        let commands = try await listedCommands()
         #expect(commands.count >= 20, "\(commands)")
         var walked = 0
         for command in commands where command != "help" {
-            let help = try lnote([command, "--help"])
+            let help = try await lnote([command, "--help"])
             #expect(help.status == 0, "\(command)")
             #expect(help.stdout.contains("Examples:\n  lnote \(command)") || help.stdout.contains("Examples:\n  source"),
                     "\(command) --help has no example:\n\(help.stdout)")
@@ -59,130 +59,119 @@ func listedOptions(_ helpText: String) -> [ListedOption] {
             for option in options where option.name != "help" {
                 // Accepted by the parser: whatever else the command says, never "unknown option".
                 let value = option.takesValue ? ["--\(option.name)=1"] : ["--\(option.name)"]
-                let run = try lnote([command] + value + ["--library", "/nonexistent/lnote-conventions"])
+                let run = try await lnote([command] + value + ["--library", "/nonexistent/lnote-conventions"])
                 #expect(!run.stderr.contains("unknown option"), "\(command) --\(option.name): \(run.stderr)")
                 // A valued option without its value names the option.
                 if option.takesValue {
-                    let missing = try lnote([command, "--\(option.name)"])
+                    let missing = try await lnote([command, "--\(option.name)"])
                     #expect(missing.status == 64 && missing.stderr.contains("--\(option.name) needs a value"),
                             "\(command) --\(option.name): \(missing.stderr)")
                 }
                 walked += 1
             }
-            let unknown = try lnote([command, "--no-such-option"])
+            let unknown = try await lnote([command, "--no-such-option"])
             #expect(unknown.status == 64 && unknown.stderr.contains("--no-such-option"), "\(command): \(unknown.stderr)")
         }
         #expect(walked >= 60)
         // Defaults are said where there is one.
-        let render = try lnote(["render", "--help"])
+        let render = try await lnote(["render", "--help"])
         #expect(render.stdout.contains("--scale S") && render.stdout.contains("(default: 2)"), "\(render.stdout)")
-        #expect(try lnote(["help", "render"]).stdout == render.stdout)
+        #expect(try await lnote(["help", "render"]).stdout == render.stdout)
     }
 
-    @Test func doubleDashEndsOptions() throws {
+    @Test func doubleDashEndsOptions() async throws {
         let tmp = TempDir()
         let lib = tmp.path + "/lib"
         // A title that looks like an option, after `--`; global options before the command still apply.
-        let made = try lnote(["--library", lib, "new", "--json", "--", "--help"])
+        let made = try await lnote(["--library", lib, "new", "--json", "--", "--help"])
         #expect(made.status == 0, "\(made.stderr)")
         let id = try #require((try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])?["id"] as? String)
-        let info = try lnote(["info", "--library", lib, "--json", "--", "--help"])
+        let info = try await lnote(["info", "--library", lib, "--json", "--", "--help"])
         #expect(info.status == 0, "\(info.stderr)")
         #expect(info.stdout.contains(id))
-        let renamed = try lnote(["rename", "--library", lib, "--", "--help", "-o"])
+        let renamed = try await lnote(["rename", "--library", lib, "--", "--help", "-o"])
         #expect(renamed.status == 0, "\(renamed.stderr)")
-        let list = try lnote(["list", "--json", "--library", lib])
+        let list = try await lnote(["list", "--json", "--library", lib])
         #expect(list.stdout.contains("\"title\" : \"-o\""), "\(list.stdout)")
     }
 
     /// Runs bash completion for `words` (the last one is the word being completed).
-    func complete(_ words: [String], script: String) throws -> [String] {
+    func complete(_ words: [String], script: String) async throws -> [String] {
         let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["--norc", "-c", "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _lnote; printf '%s\\n' \"${COMPREPLY[@]}\""]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        let r = try await runProgram(URL(fileURLWithPath: "/bin/bash"),
+                                     ["--norc", "-c", "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _lnote; printf '%s\\n' \"${COMPREPLY[@]}\""])
+        #expect(r.status == 0, "\(r.stderr)")
+        let data = Data(r.stdout.utf8)
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash"), "needs bash"))
-    func bashCompletionFollowsTheOptionTables() throws {
+    func bashCompletionFollowsTheOptionTables() async throws {
         let tmp = TempDir()
         let script = tmp.path + "/lnote.bash"
-        let text = try lnote(["completion", "bash"])
+        let text = try await lnote(["completion", "bash"])
         #expect(text.status == 0, "\(text.stderr)")
         try text.stdout.write(toFile: script, atomically: true, encoding: .utf8)
-        #expect(try complete(["lnote", "li"], script: script) == ["list"])
-        #expect(try complete(["lnote", "--library", "x", "ren"], script: script).sorted() == ["rename", "render"])
-        #expect(try complete(["lnote", "new", "T", "--engine", ""], script: script) == ["snapshot", "journal", "sqlite"])
-        #expect(try complete(["lnote", "render", "D", "--fo"], script: script) == ["--format"])
-        #expect(try complete(["lnote", "render", "D", "--format", ""], script: script) == ["png", "jpg", "svg"])
-        #expect(try complete(["lnote", "export", "D", "--format", ""], script: script) == ["zip", "inkml"])
-        #expect(try complete(["lnote", "page", ""], script: script) == ["add", "remove", "move"])
-        #expect(try complete(["lnote", "remote", "re"], script: script) == ["remove"])
-        #expect(try complete(["lnote", "list", "--s"], script: script) == ["--sort"])
-        #expect(try complete(["lnote", "list", "--sort", "t"], script: script) == ["title"])
-        #expect(try lnote(["completion", "fish"]).status == 64)
+        await #expect(try complete(["lnote", "li"], script: script) == ["list"])
+        await #expect(try complete(["lnote", "--library", "x", "ren"], script: script).sorted() == ["rename", "render"])
+        await #expect(try complete(["lnote", "new", "T", "--engine", ""], script: script) == ["snapshot", "journal", "sqlite"])
+        await #expect(try complete(["lnote", "render", "D", "--fo"], script: script) == ["--format"])
+        await #expect(try complete(["lnote", "render", "D", "--format", ""], script: script) == ["png", "jpg", "svg"])
+        await #expect(try complete(["lnote", "export", "D", "--format", ""], script: script) == ["zip", "inkml"])
+        await #expect(try complete(["lnote", "page", ""], script: script) == ["add", "remove", "move"])
+        await #expect(try complete(["lnote", "remote", "re"], script: script) == ["remove"])
+        await #expect(try complete(["lnote", "list", "--s"], script: script) == ["--sort"])
+        await #expect(try complete(["lnote", "list", "--sort", "t"], script: script) == ["title"])
+        #expect(try await lnote(["completion", "fish"]).status == 64)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") || FileManager.default.isExecutableFile(atPath: "/bin/zsh"),
                    "needs zsh"))
-    func zshCompletionIsAValidScript() throws {
+    func zshCompletionIsAValidScript() async throws {
         let tmp = TempDir()
         let script = tmp.path + "/_lnote"
-        let text = try lnote(["completion", "zsh"])
+        let text = try await lnote(["completion", "zsh"])
         #expect(text.status == 0 && text.stdout.hasPrefix("#compdef lnote\n"))
         try text.stdout.write(toFile: script, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") ? "/usr/bin/zsh" : "/bin/zsh")
-        p.arguments = ["-n", script]
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(message)")
+        let zsh = FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") ? "/usr/bin/zsh" : "/bin/zsh"
+        let checked = try await runProgram(URL(fileURLWithPath: zsh), ["-n", script])
+        #expect(checked.status == 0, "\(checked.stderr)")
         // Every command and every long option of a command is in it.
-        for command in try listedCommands() { #expect(text.stdout.contains("'\(command):"), "\(command)") }
+        for command in try await listedCommands() { #expect(text.stdout.contains("'\(command):"), "\(command)") }
         #expect(text.stdout.contains("'--sort[") && text.stdout.contains("(modified created title pages)"))
     }
 
-    @Test func titlesListOrdersAndLocalTimes() throws {
+    @Test func titlesListOrdersAndLocalTimes() async throws {
         let tmp = TempDir()
         let lib = tmp.path + "/lib"
         for title in ["banana bread", "Apple pie", "cherry jam", "Apple crumble"] {
-            #expect(try lnote(["new", title, "--library", lib]).status == 0)
+            #expect(try await lnote(["new", title, "--library", lib]).status == 0)
         }
         // Any case, the start of a title; an ambiguous start lists the candidates.
-        let one = try lnote(["info", "CHERRY", "--library", lib, "--json"])
+        let one = try await lnote(["info", "CHERRY", "--library", lib, "--json"])
         #expect(one.status == 0 && one.stdout.contains("cherry jam"), "\(one.stderr)")
-        let ambiguous = try lnote(["info", "apple", "--library", lib])
+        let ambiguous = try await lnote(["info", "apple", "--library", lib])
         #expect(ambiguous.status == 1)
         #expect(ambiguous.stderr.contains("matches 2 documents") && ambiguous.stderr.contains("'Apple pie'")
                 && ambiguous.stderr.contains("'Apple crumble'"), "\(ambiguous.stderr)")
 
-        func titles(_ args: [String]) throws -> [String] {
-            let run = try lnote(["list", "--json", "--library", lib] + args)
+        func titles(_ args: [String]) async throws -> [String] {
+            let run = try await lnote(["list", "--json", "--library", lib] + args)
             #expect(run.status == 0, "\(run.stderr)")
             return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [[String: Any]]).map { $0["title"] as! String }
         }
-        #expect(try titles(["--sort", "title"]) == ["Apple crumble", "Apple pie", "banana bread", "cherry jam"])
-        #expect(try titles(["--sort", "created"]) == ["Apple crumble", "cherry jam", "Apple pie", "banana bread"])
-        #expect(try titles([]) == titles(["--sort", "modified"]))
-        let table = try lnote(["list", "--sort", "title", "--library", lib])
+        await #expect(try titles(["--sort", "title"]) == ["Apple crumble", "Apple pie", "banana bread", "cherry jam"])
+        await #expect(try titles(["--sort", "created"]) == ["Apple crumble", "cherry jam", "Apple pie", "banana bread"])
+        await #expect(try titles([]) == titles(["--sort", "modified"]))
+        let table = try await lnote(["list", "--sort", "title", "--library", lib])
         let rows = table.stdout.split(separator: "\n").dropFirst().map { $0.dropFirst(12).prefix(13) }
         #expect(rows == ["Apple crumble", "Apple pie    ", "banana bread ", "cherry jam   "], "\(table.stdout)")
-        let bad = try lnote(["list", "--sort", "size", "--library", lib])
+        let bad = try await lnote(["list", "--sort", "size", "--library", lib])
         #expect(bad.status == 64 && bad.stderr.contains("--sort takes modified, created, title or pages"))
 
         // People read local time with its offset; JSON keeps UTC for programs.
-        let tokyo = try lnote(["info", "cherry", "--library", lib], environment: ["TZ": "Asia/Tokyo"])
-        let utc = try lnote(["info", "cherry", "--library", lib], environment: ["TZ": "UTC"])
+        let tokyo = try await lnote(["info", "cherry", "--library", lib], environment: ["TZ": "Asia/Tokyo"])
+        let utc = try await lnote(["info", "cherry", "--library", lib], environment: ["TZ": "UTC"])
         let stamp = #/modified  (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) ([+-]\d{4})/#
         let t = try #require(tokyo.stdout.firstMatch(of: stamp)), u = try #require(utc.stdout.firstMatch(of: stamp))
         #expect(t.output.2 == "+0900" && u.output.2 == "+0000", "\(tokyo.stdout)\n\(utc.stdout)")
@@ -192,72 +181,72 @@ func listedOptions(_ helpText: String) -> [ListedOption] {
         let tokyoDate = try #require(parse.date(from: "\(t.output.1) \(t.output.2)"))
         let utcDate = try #require(parse.date(from: "\(u.output.1) \(u.output.2)"))
         #expect(tokyoDate == utcDate)
-        let json = try lnote(["info", "cherry", "--library", lib, "--json"], environment: ["TZ": "Asia/Tokyo"])
+        let json = try await lnote(["info", "cherry", "--library", lib, "--json"], environment: ["TZ": "Asia/Tokyo"])
         #expect(json.stdout.contains("Z\""), "\(json.stdout)")
     }
 
-    @Test func remoteRemoveForgetsTheRemoteAndNothingElse() throws {
+    @Test func remoteRemoveForgetsTheRemoteAndNothingElse() async throws {
         let tmp = TempDir()
         let lib = tmp.path + "/lib", remote = tmp.path + "/remote"
-        #expect(try lnote(["new", "Notes", "--library", lib]).status == 0)
-        #expect(try lnote(["remote", "add", remote, "--create", "--library", lib]).status == 0)
-        let synced = try lnote(["sync", "--library", lib])
+        #expect(try await lnote(["new", "Notes", "--library", lib]).status == 0)
+        #expect(try await lnote(["remote", "add", remote, "--create", "--library", lib]).status == 0)
+        let synced = try await lnote(["sync", "--library", lib])
         #expect(synced.status == 0, "\(synced.stderr)")
         let heads = try FileManager.default.contentsOfDirectory(atPath: remote + "/heads")
-        let removed = try lnote(["remote", "remove", "--library", lib])
+        let removed = try await lnote(["remote", "remove", "--library", lib])
         #expect(removed.status == 0 && removed.stdout.contains("removed: \(remote)"), "\(removed.stdout)\(removed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: lib + "/.sync/remote.json"))
-        #expect(try lnote(["remote", "--library", lib]).stdout.contains("No remote set"))
+        #expect(try await lnote(["remote", "--library", lib]).stdout.contains("No remote set"))
         // The remote and the document are untouched; removing again is said and harmless.
         #expect(try FileManager.default.contentsOfDirectory(atPath: remote + "/heads") == heads)
-        #expect(try lnote(["verify", "--library", lib]).status == 0)
-        let again = try lnote(["remote", "remove", "--library", lib])
+        #expect(try await lnote(["verify", "--library", lib]).status == 0)
+        let again = try await lnote(["remote", "remove", "--library", lib])
         #expect(again.status == 0 && again.stdout.contains("nothing to remove"))
         // Added again, the same remote resumes: nothing to push or pull.
-        #expect(try lnote(["remote", "add", remote, "--library", lib]).status == 0)
-        let status = try lnote(["sync", "--status", "--json", "--library", lib])
+        #expect(try await lnote(["remote", "add", remote, "--library", lib]).status == 0)
+        let status = try await lnote(["sync", "--status", "--json", "--library", lib])
         #expect(status.status == 0, "\(status.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
         #expect(object?["to_push"] as? [Any] == nil || (object?["to_push"] as? [Any])?.isEmpty == true, "\(status.stdout)")
-        #expect(try lnote(["remote", "remove", "extra", "--library", lib]).status == 64)
+        #expect(try await lnote(["remote", "remove", "extra", "--library", lib]).status == 64)
     }
 
-    @Test func exportAllIsABackupThatImportRestores() throws {
+    @Test func exportAllIsABackupThatImportRestores() async throws {
         let tmp = TempDir()
         let lib = tmp.path + "/lib", back = tmp.path + "/restored", folder = tmp.path + "/backup"
-        #expect(try lnote(["demo", "--library", lib]).status == 0)
-        #expect(try lnote(["new", "a/b: \"odd\" title", "--library", lib]).status == 0)
-        #expect(try lnote(["new", "a/b: \"odd\" title", "--library", lib]).status == 0)
-        let before = try JSONSerialization.jsonObject(with: Data(try lnote(["list", "--json", "--library", lib]).stdout.utf8)) as! [[String: Any]]
-        let exported = try lnote(["export", "--all", "-o", folder, "--library", lib, "--json"])
+        #expect(try await lnote(["demo", "--library", lib]).status == 0)
+        #expect(try await lnote(["new", "a/b: \"odd\" title", "--library", lib]).status == 0)
+        #expect(try await lnote(["new", "a/b: \"odd\" title", "--library", lib]).status == 0)
+        let before = try JSONSerialization.jsonObject(with: Data(try await lnote(["list", "--json", "--library", lib]).stdout.utf8)) as! [[String: Any]]
+        let exported = try await lnote(["export", "--all", "-o", folder, "--library", lib, "--json"])
         #expect(exported.status == 0, "\(exported.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".zip") }.sorted()
         #expect(files.count == before.count)
         #expect(files.allSatisfy { !$0.contains("/") && !$0.hasPrefix(".") })
         // Several files in one import, each reported.
-        let imported = try lnote(["import"] + files.map { folder + "/" + $0 } + ["--library", back])
+        let imported = try await lnote(["import"] + files.map { folder + "/" + $0 } + ["--library", back])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("\(files.count) of \(files.count) files imported"))
-        let after = try JSONSerialization.jsonObject(with: Data(try lnote(["list", "--json", "--library", back]).stdout.utf8)) as! [[String: Any]]
+        let after = try JSONSerialization.jsonObject(with: Data(try await lnote(["list", "--json", "--library", back]).stdout.utf8)) as! [[String: Any]]
         func summary(_ entries: [[String: Any]]) -> [String] {
             entries.map { "\($0["id"]!) \($0["title"]!) \($0["page_count"]!)" }.sorted()
         }
         #expect(summary(after) == summary(before))
-        #expect(try lnote(["verify", "--library", back]).status == 0)
+        #expect(try await lnote(["verify", "--library", back]).status == 0)
         // A page renders the same from the backup as from the library.
         let id = try #require(before.first { ($0["page_count"] as? Int ?? 0) > 1 }?["id"] as? String)
-        #expect(try lnote(["render", id, "--page", "2", "-o", tmp.path + "/a.svg", "--library", lib]).status == 0)
-        #expect(try lnote(["render", id, "--page", "2", "-o", tmp.path + "/b.svg", "--library", back]).status == 0)
+        #expect(try await lnote(["render", id, "--page", "2", "-o", tmp.path + "/a.svg", "--library", lib]).status == 0)
+        #expect(try await lnote(["render", id, "--page", "2", "-o", tmp.path + "/b.svg", "--library", back]).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: tmp.path + "/a.svg")) == Data(contentsOf: URL(fileURLWithPath: tmp.path + "/b.svg")))
 
         // One bad file among good ones: the good go in, the bad is named, exit 1.
         try Data("not an export".utf8).write(to: URL(fileURLWithPath: tmp.path + "/bad.zip"))
-        let mixed = try lnote(["import", folder + "/" + files[0], tmp.path + "/bad.zip", "--library", tmp.path + "/third", "--json"])
+        let mixed = try await lnote(["import", folder + "/" + files[0], tmp.path + "/bad.zip", "--library", tmp.path + "/third", "--json"])
         #expect(mixed.status == 1)
         let results = try JSONSerialization.jsonObject(with: Data(mixed.stdout.utf8)) as! [[String: Any]]
         #expect(results.count == 2 && results[0]["id"] != nil && results[1]["error"] != nil, "\(mixed.stdout)")
-        #expect(try lnote(["import", folder + "/" + files[0], folder + "/" + files[1], "--title", "T"]).status == 64)
-        #expect(try lnote(["export", "--all", "-o", folder, "--page", "1", "--library", lib]).status == 64)
-        #expect(try lnote(["export", "D", "--all", "-o", folder, "--library", lib]).status == 64)
+        #expect(try await lnote(["import", folder + "/" + files[0], folder + "/" + files[1], "--title", "T"]).status == 64)
+        #expect(try await lnote(["export", "--all", "-o", folder, "--page", "1", "--library", lib]).status == 64)
+        #expect(try await lnote(["export", "D", "--all", "-o", folder, "--library", lib]).status == 64)
     }
 }

@@ -6,8 +6,8 @@ import Testing
 @Suite("lnote-dev crashcheck")
 struct CrashCheckCLITests {
     @Test("one flow: a table, then exactly 'crash states: N checked, 0 violations'")
-    func oneFlow() throws {
-        let r = try lnoteDev(["crashcheck", "--flow", "delete"])
+    func oneFlow() async throws {
+        let r = try await lnoteDev(["crashcheck", "--flow", "delete"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("flow") == true)
@@ -19,8 +19,8 @@ struct CrashCheckCLITests {
     }
 
     @Test("--json gives the figures per flow and in total")
-    func json() throws {
-        let r = try lnoteDev(["crashcheck", "--flow", "delete", "--json"])
+    func json() async throws {
+        let r = try await lnoteDev(["crashcheck", "--flow", "delete", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect((object["crash_states_checked"] as? Int ?? 0) > 100)
@@ -34,8 +34,8 @@ struct CrashCheckCLITests {
     }
 
     @Test("a client crash in a sync round is a flow of its own: every crash point recovered by the next rounds")
-    func syncFlow() throws {
-        let r = try lnoteDev(["crashcheck", "--flow", "sync round (snapshot)"])
+    func syncFlow() async throws {
+        let r = try await lnoteDev(["crashcheck", "--flow", "sync round (snapshot)"])
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         let row = try #require(lines.first { $0.hasPrefix("sync round (snapshot) ") })
@@ -45,8 +45,8 @@ struct CrashCheckCLITests {
     }
 
     @Test("an unknown flow or argument is a usage error")
-    func usage() throws {
-        #expect(try lnoteDev(["crashcheck", "--flow", "nope"]).status == 64)
-        #expect(try lnoteDev(["crashcheck", "extra"]).status == 64)
+    func usage() async throws {
+        #expect(try await lnoteDev(["crashcheck", "--flow", "nope"]).status == 64)
+        #expect(try await lnoteDev(["crashcheck", "extra"]).status == 64)
     }
 }

@@ -16,7 +16,7 @@ import LulucatStoreThumbnails
     init() { Library.enableSQLiteEngine(); Library.enableThumbnails() }
 
     /// Every file under `root` but the lock file (an empty file `flock` works on), with its bytes.
-    static func files(under root: String) throws -> [String: Data] {
+    static func files(under root: String) async throws -> [String: Data] {
         var out: [String: Data] = [:]
         let walker = FileManager.default.enumerator(atPath: root)
         while let relative = walker?.nextObject() as? String {
@@ -45,10 +45,10 @@ import LulucatStoreThumbnails
         try await session.append(stroke, to: first)
         _ = try await session.addPage()
         try await session.close()
-        let before = try Self.files(under: root)
+        let before = try await Self.files(under: root)
         #expect(before.keys.contains(package.id.uuidString + ".lnote/content.sqlite"), "\(before.keys.sorted())")
 
-        let run = try lnoteDev(["without-sqlite", root, package.id.uuidString])
+        let run = try await lnoteDev(["without-sqlite", root, package.id.uuidString])
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         var lines: [String: String] = [:]
         for line in run.stdout.split(separator: "\n") {
@@ -70,7 +70,7 @@ import LulucatStoreThumbnails
         #expect(verify.hasPrefix("0 errors, 1 warnings: ") && verify.contains("its pages were not checked"), "\(verify)")
 
         // Not a byte of the library changed: no marker, no repair, no copy, no cleanup.
-        let after = try Self.files(under: root)
+        let after = try await Self.files(under: root)
         #expect(after.keys.sorted() == before.keys.sorted())
         for (path, bytes) in before { #expect(after[path] == bytes, "\(path) changed") }
 
@@ -86,7 +86,7 @@ import LulucatStoreThumbnails
     func savesWithoutThumbnails() async throws {
         let tmp = TempDir()
         let root = tmp.path + "/lib"
-        let run = try lnoteDev(["without-thumbnails", root])
+        let run = try await lnoteDev(["without-thumbnails", root])
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("available: thumbnails false\n"), "\(run.stdout)")
         #expect(run.stdout.contains("thumbnails written: 0\n"), "\(run.stdout)")

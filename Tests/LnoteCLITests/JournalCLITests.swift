@@ -4,29 +4,29 @@ import Foundation
 import Testing
 
 @Suite struct JournalCLITests {
-    @Test func newJournalDocumentAndCompact() throws {
+    @Test func newJournalDocumentAndCompact() async throws {
         let dir = TempDir()
         let lib = dir.path + "/lib"
-        let created = try lnote(["new", "Ledger", "--engine", "journal", "--library", lib, "--json"])
+        let created = try await lnote(["new", "Ledger", "--engine", "journal", "--library", lib, "--json"])
         #expect(created.status == 0)
         let id = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])["id"] as? String
-        let info = try lnote(["info", "Ledger", "--library", lib, "--json"])
+        let info = try await lnote(["info", "Ledger", "--library", lib, "--json"])
         #expect(info.stdout.contains("\"engine\" : \"journal\""))
-        let compact = try lnote(["compact", id!, "--library", lib, "--json"])
+        let compact = try await lnote(["compact", id!, "--library", lib, "--json"])
         #expect(compact.status == 0)
         #expect(compact.stdout.contains("\"compacted_pages\" : ["))
-        #expect(try lnote(["verify", id!, "--library", lib]).status == 0)
+        #expect(try await lnote(["verify", id!, "--library", lib]).status == 0)
 
-        let plain = try lnote(["new", "Plain", "--library", lib])
+        let plain = try await lnote(["new", "Plain", "--library", lib])
         #expect(plain.status == 0)
-        let nothing = try lnote(["compact", "Plain", "--library", lib])
+        let nothing = try await lnote(["compact", "Plain", "--library", lib])
         #expect(nothing.status == 0 && nothing.stdout.contains("nothing to compact"))
     }
 
-    @Test func usageErrors() throws {
-        let bad = try lnote(["new", "X", "--engine", "paper"])
+    @Test func usageErrors() async throws {
+        let bad = try await lnote(["new", "X", "--engine", "paper"])
         #expect(bad.status == 64 && bad.stderr.contains("unknown engine 'paper'"))
-        #expect(try lnote(["compact"]).status == 64)
-        #expect(try lnoteDev(["bench", "journal", "--window", "0"]).status == 64)
+        #expect(try await lnote(["compact"]).status == 64)
+        #expect(try await lnoteDev(["bench", "journal", "--window", "0"]).status == 64)
     }
 }

@@ -31,26 +31,19 @@ struct ProductBoundaryTests {
 
     /// The manifest as JSON. A scratch path of its own keeps it off the build folder's lock,
     /// which `swift test` holds while this runs.
-    static func manifest() throws -> [String: Any] {
-        let p = Process()
-        p.executableURL = swiftDriver()
+    static func manifest() async throws -> [String: Any] {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-dump-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        p.arguments = ["package", "--package-path", packageRoot.path, "--scratch-path", scratch.path, "dump-package"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw CocoaError(.fileReadCorruptFile) }
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let r = try await runProgram(try #require(swiftDriver()), ["package", "--package-path", packageRoot.path, "--scratch-path", scratch.path, "dump-package"])
+        guard r.status == 0 else { throw CocoaError(.fileReadCorruptFile) }
+        let data = Data(r.stdout.utf8)
+        return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
     @Test("no library product reaches a workshop target, directly or through its dependencies",
           .enabled(if: swiftDriver() != nil, "needs the swift driver on PATH"))
-    func productsLinkTheEngineAlone() throws {
-        let m = try Self.manifest()
+    func productsLinkTheEngineAlone() async throws {
+        let m = try await Self.manifest()
         let targets = try #require(m["targets"] as? [[String: Any]])
         var dependencies: [String: [String]] = [:]
         for t in targets {
@@ -93,27 +86,27 @@ struct ProductBoundaryTests {
     }
 
     @Test("lnote help lists a person's commands; the developers' commands are in lnote-dev")
-    func developerCommandsAreApart() throws {
-        let help = try lnote(["help"])
+    func developerCommandsAreApart() async throws {
+        let help = try await lnote(["help"])
         #expect(help.status == 0)
         let listed = help.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }
             .compactMap { $0.split(separator: " ").first.map(String.init) }
         #expect(listed.contains("demo") && listed.contains("list"))
         #expect(!listed.contains("bench") && !listed.contains("crashcheck"), "\(listed)")
-        #expect(try lnote(["bench", "codec"]).status == 64)
-        #expect(try lnote(["crashcheck"]).status == 64)
+        #expect(try await lnote(["bench", "codec"]).status == 64)
+        #expect(try await lnote(["crashcheck"]).status == 64)
 
-        let dev = try lnoteDev(["help"])
+        let dev = try await lnoteDev(["help"])
         #expect(dev.status == 0)
         #expect(dev.stdout.contains("  bench") && dev.stdout.contains("  crashcheck"), "\(dev.stdout)")
-        #expect(try lnoteDev(["nope"]).status == 64)
+        #expect(try await lnoteDev(["nope"]).status == 64)
     }
 
     /// Adding an engine is its folder plus the engine table (Sources/LulucatStore/Engines/
     /// Engines.swift): no other file of the store names a concrete engine type or chooses by an
     /// engine's case. Read from the sources, so a new shortcut fails here by file and line.
     @Test("only the engines' folder knows the engines")
-    func onlyTheEnginesFolderKnowsTheEngines() throws {
+    func onlyTheEnginesFolderKnowsTheEngines() async throws {
         let store = packageRoot.appendingPathComponent("Sources/LulucatStore")
         let engines = store.appendingPathComponent("Engines").path + "/"
         let concrete = try Regex(#"\b(SQLiteEngine|JournalEngine|SnapshotEngine|SQLiteContentStore)\b(?!Error)"#)

@@ -22,16 +22,16 @@ import LulucatStoreSQLite
     }
 
     @Test("write-loop is hidden from help and refuses bad usage with 64")
-    func writeLoopUsage() throws {
-        let help = try lnoteDev(["help"])
+    func writeLoopUsage() async throws {
+        let help = try await lnoteDev(["help"])
         #expect(help.status == 0 && help.stdout.contains("crashcheck") && !help.stdout.contains("write-loop"), "\(help.stdout)")
-        #expect(try lnoteDev(["write-loop", "--help"]).stdout.contains("lnote-dev write-loop LIBRARY DOCUMENT-ID"))
-        #expect(try lnoteDev(["write-loop"]).status == 64)
-        #expect(try lnoteDev(["write-loop", "/tmp", "not-a-uuid"]).status == 64)
-        #expect(try lnoteDev(["write-loop", "/tmp", UUID().uuidString, "--hold-at", "3"]).status == 64)
+        #expect(try await lnoteDev(["write-loop", "--help"]).stdout.contains("lnote-dev write-loop LIBRARY DOCUMENT-ID"))
+        #expect(try await lnoteDev(["write-loop"]).status == 64)
+        #expect(try await lnoteDev(["write-loop", "/tmp", "not-a-uuid"]).status == 64)
+        #expect(try await lnoteDev(["write-loop", "/tmp", UUID().uuidString, "--hold-at", "3"]).status == 64)
         // A document that is not there is a failure (1), not a usage error.
         let tmp = TempDir()
-        let missing = try lnoteDev(["write-loop", tmp.path, UUID().uuidString, "--saves", "1"])
+        let missing = try await lnoteDev(["write-loop", tmp.path, UUID().uuidString, "--saves", "1"])
         #expect(missing.status == 1 && !missing.stdout.contains("saved "), "\(missing.stdout) \(missing.stderr)")
     }
 
@@ -45,7 +45,7 @@ import LulucatStoreSQLite
         let saves = 150, sampleCount = 40
 
         let p = Process()
-        p.executableURL = try lnoteURL("lnote-dev")
+        p.executableURL = try await lnoteURL("lnote-dev")
         // Halfway the writer waits until this file exists, which the reader makes once it has read
         // that far: at least one read falls strictly between the first and the last save even when
         // a parallel test run starves this loop (the other reads race the writer freely).

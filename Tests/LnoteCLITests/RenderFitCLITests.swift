@@ -5,17 +5,17 @@ import Foundation
 import Testing
 
 @Suite struct RenderFitCLITests {
-    @Test func aPageTooLargeForTheScaleIsDrawnSmallerAndSaysSo() throws {
+    @Test func aPageTooLargeForTheScaleIsDrawnSmallerAndSaysSo() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-fit-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let lib = dir + "/lib"
-        let created = try lnote(["new", "Poster", "--library", lib, "--json"])
+        let created = try await lnote(["new", "Poster", "--library", lib, "--json"])
         #expect(created.status == 0, "\(created.stderr)")
         let id = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["id"] as? String)
-        #expect(try lnote(["page", "add", id, "--size", "14400x14400", "--library", lib]).status == 0)
+        #expect(try await lnote(["page", "add", id, "--size", "14400x14400", "--library", lib]).status == 0)
 
         // 14,400 pt at scale 4 is 57,600 px a side: over the limit, so it is fitted.
-        let big = try lnote(["render", id, "--page", "2", "--scale", "4", "-o", dir + "/big.png", "--library", lib, "--json"])
+        let big = try await lnote(["render", id, "--page", "2", "--scale", "4", "-o", dir + "/big.png", "--library", lib, "--json"])
         #expect(big.status == 0, "\(big.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(big.stdout.utf8)) as? [String: Any])
         #expect(object["fitted"] as? Bool == true)
@@ -25,11 +25,11 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir + "/big.png"))
 
         // A page that fits is drawn at the scale asked for, without a word about fitting.
-        let small = try lnote(["render", id, "--page", "1", "--scale", "1", "-o", dir + "/small.png", "--library", lib, "--json"])
+        let small = try await lnote(["render", id, "--page", "1", "--scale", "1", "-o", dir + "/small.png", "--library", lib, "--json"])
         #expect(small.status == 0, "\(small.stderr)")
         let o2 = try #require(try JSONSerialization.jsonObject(with: Data(small.stdout.utf8)) as? [String: Any])
         #expect(o2["fitted"] as? Bool == false && o2["scale"] as? Double == 1)
         #expect(!small.stderr.contains("drawn at scale"))
-        #expect(try lnote(["render", id, "--scale", "0", "-o", dir + "/zero.png", "--library", lib]).status == 64)
+        #expect(try await lnote(["render", id, "--scale", "0", "-o", dir + "/zero.png", "--library", lib]).status == 64)
     }
 }

@@ -443,7 +443,7 @@ final class SQLiteTestDirectory {
     /// moments. Every database it leaves behind opens clean, and every page holds exactly what one
     /// of its transactions wrote: 0, 1 or all 30 strokes, never part of a save.
     @Test(.enabled(if: lnoteDevExecutable() != nil))
-    func ourWriterKilledMidSaveLeavesOnlyWholeSaves() throws {
+    func ourWriterKilledMidSaveLeavesOnlyWholeSaves() async throws {
         var databases = 0, recoveredWALs = 0
         for attempt in 0..<6 {
             let dir = SQLiteTestDirectory()
@@ -456,10 +456,10 @@ final class SQLiteTestDirectory {
             try process.run()
             // Wait for the first database, then a little longer each attempt.
             let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline, Self.databases(under: dir.url).isEmpty { usleep(2_000) }
-            usleep(useconds_t(40_000 + attempt * 33_000))
+            while Date() < deadline, Self.databases(under: dir.url).isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            try await Task.sleep(for: .milliseconds(40 + attempt * 33))
             // Kill while a database exists (the bench removes each one after its step).
-            while Date() < deadline, Self.databases(under: dir.url).isEmpty { usleep(500) }
+            while Date() < deadline, Self.databases(under: dir.url).isEmpty { try await Task.sleep(for: .microseconds(500)) }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)

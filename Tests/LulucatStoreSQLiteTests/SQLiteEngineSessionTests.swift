@@ -160,7 +160,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
         let page = await session.pageIDs()[0]
         let stroke = sampleStroke(300)
         try await session.append(stroke, to: page)
-        for _ in 0..<500 where await session.idleCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        await eventually { await session.idleCount > 0 }
         #expect(await session.idleCount == 1)
         // The WAL was copied in: content.sqlite alone (copied without its WAL) has the stroke.
         let elsewhere = TemporaryFolder()

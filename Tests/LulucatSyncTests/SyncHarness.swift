@@ -39,8 +39,8 @@ final class SyncHarness: @unchecked Sendable {
     func makeRemote() throws -> any Remote {
         switch kind {
         case .folder: return FolderRemote(root: remoteFolder)
-        case .webdav: return try WebDAVRemote(url: server!.url, credentials: nil, timeout: 10)
-        case .nginx, .lighttpd, .rclone: return try WebDAVRemote(url: other!.url, credentials: nil, timeout: 10)
+        case .webdav: return try WebDAVRemote(url: server!.url, credentials: nil, timeout: 120)
+        case .nginx, .lighttpd, .rclone: return try WebDAVRemote(url: other!.url, credentials: nil, timeout: 120)
         }
     }
 

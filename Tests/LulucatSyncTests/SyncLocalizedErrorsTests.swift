@@ -115,7 +115,7 @@ private func failure(_ call: () async throws(RemoteError) -> Void) async -> Remo
     func aFileWhereAFolderGoesOnWebDAVIsAFailure() async throws {
         let server = try ApacheServer()
         defer { server.stop() }
-        let remote = try WebDAVRemote(url: server.url, credentials: nil, timeout: 10)
+        let remote = try WebDAVRemote(url: server.url, credentials: nil, timeout: 120)
         try await remote.put("heads", Array("not a folder".utf8))
         let put = await failure { () async throws(RemoteError) in try await remote.put("heads/abc", [1, 2, 3]) }
         let below = await failure { () async throws(RemoteError) in try await remote.makeFolder("heads/sub") }

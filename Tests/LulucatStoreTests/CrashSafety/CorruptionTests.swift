@@ -83,6 +83,7 @@ struct CorruptionTests {
         let original = try SimulatedFileSystem(tree: tree).readFile(package.pagePath(page))
         // A sample of the mutations through the whole stack: open, load, verify.
         for (what, bytes) in Self.mutations(original).enumerated().filter({ $0.offset % 7 == 0 }).map(\.element) {
+            await Task.yield()  // a long loop: the run's other tests get the threads between mutations
             let fs = try Self.replacing(package.pagePath(page), with: bytes, in: tree)
             let s = try await DocumentSession.open(package, fileSystem: fs, options: SessionOptions(autosaveDelay: nil))
             // Salvaged, never silently: only elements that were written, and the open report names
@@ -107,6 +108,7 @@ struct CorruptionTests {
         let original = try SimulatedFileSystem(tree: tree).readFile(package.documentPath)
         var refused = 0, opened = 0
         for (what, bytes) in Self.mutations(original) {
+            await Task.yield()  // a long loop: the run's other tests get the threads between mutations
             let fs = try Self.replacing(package.documentPath, with: bytes, in: tree)
             let session: DocumentSession
             do { session = try await DocumentSession.open(package, fileSystem: fs, options: SessionOptions(autosaveDelay: nil)) } catch {
@@ -137,6 +139,7 @@ struct CorruptionTests {
         let original = try SimulatedFileSystem(tree: tree).readFile(package.manifestPath)
         let truth = try PackageReader.readDocument(package, fileSystem: SimulatedFileSystem(tree: tree))
         for (what, bytes) in Self.mutations(original).enumerated().filter({ $0.offset % 3 == 0 }).map(\.element) {
+            await Task.yield()  // a long loop: the run's other tests get the threads between mutations
             let fs = try Self.replacing(package.manifestPath, with: bytes, in: tree)
             let library = Library(root: "/lib", fileSystem: fs)
             let listed = try library.list()

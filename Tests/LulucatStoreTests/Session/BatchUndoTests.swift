@@ -173,11 +173,11 @@ typealias ExampleUndoManager = UndoManager
         #expect(erased.elements.count == 4)
         #expect(undoManager.canUndo)
         undoManager.undo()
-        for _ in 0..<200 where try await session.content(of: page) != before { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually { try await session.content(of: page) == before }
         #expect(try await session.content(of: page) == before)
         #expect(undoManager.canRedo)
         undoManager.redo()
-        for _ in 0..<200 where try await session.content(of: page) != erased { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually { try await session.content(of: page) == erased }
         #expect(try await session.content(of: page) == erased)
         try await session.close()
     }

@@ -53,7 +53,7 @@ import LulucatStoreTesting
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(50)))
         let page = await session.pageIDs()[0]
         try await session.append(sampleStroke(), to: page)
-        for _ in 0..<200 where await !session.dirtyPageIDs.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        await eventually { await session.dirtyPageIDs.isEmpty }
         #expect(await session.dirtyPageIDs.isEmpty)
         let onDisk = try PageFile.decode(readBytes(package.pagePath(page))!)
         #expect(onDisk.elements.count == 1)

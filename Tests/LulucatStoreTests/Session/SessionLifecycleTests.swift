@@ -30,8 +30,13 @@ func builtLnote() -> URL? {
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
 }
 
-/// Runs the built `lnote` with `args`; its exit status and standard output.
-func runLnote(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+/// Runs the built `lnote` with `args`; its exit status and standard output. The wait is on a
+/// thread of its own (`offThePool`), not one of the cooperative pool's few.
+func runLnote(_ args: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    try await offThePool { try runLnoteBlocking(args) }
+}
+
+private func runLnoteBlocking(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
     let p = Process()
     p.executableURL = builtLnote()
     p.arguments = args
@@ -140,14 +145,14 @@ func runLnote(_ args: [String]) throws -> (status: Int32, stdout: String, stderr
         for k in 0..<37 { try await session!.append(tinyStroke(k), to: page) }
         session = nil
         try await Task.sleep(for: .seconds(1))
-        let compact = try runLnote(["compact", package.path, "--json"])
+        let compact = try await runLnote(["compact", package.path, "--json"])
         #expect(compact.status == 0, "lnote compact could not open the document: \(compact.stderr)")
-        let info = try runLnote(["info", package.id.uuidString, "--library", tmp.path, "--json"])
+        let info = try await runLnote(["info", package.id.uuidString, "--library", tmp.path, "--json"])
         #expect(info.status == 0, "\(info.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any]
         let pages = json?["pages"] as? [[String: Any]]
         #expect(pages?.first?["elements"] as? Int == 37)
-        let verify = try runLnote(["verify", package.path])
+        let verify = try await runLnote(["verify", package.path])
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         #expect(try PageFile.decode(readBytes(package.pagePath(page))!).elements.count == 37)
     }
@@ -169,7 +174,7 @@ func runLnote(_ args: [String]) throws -> (status: Int32, stdout: String, stderr
         #expect(await session.dirtyPageIDs == [page])
         #expect(await session.lastSaveError != nil)
         fs.failPathContaining = nil
-        for _ in 0..<300 where await !session.dirtyPageIDs.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        await eventually { await session.dirtyPageIDs.isEmpty }
         #expect(await session.dirtyPageIDs.isEmpty)
         #expect(await session.lastSaveError == nil)
         #expect(try PageFile.decode(readBytes(package.pagePath(page))!).elements.count == 1)
@@ -207,7 +212,7 @@ func runLnote(_ args: [String]) throws -> (status: Int32, stdout: String, stderr
             #expect(path == package.path)
         }
         try FileManager.default.moveItem(atPath: aside, toPath: package.path)
-        for _ in 0..<300 where await !session.dirtyPageIDs.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        await eventually { await session.dirtyPageIDs.isEmpty }
         #expect(await session.dirtyPageIDs.isEmpty)
         try await session.close()
         let again = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))

@@ -536,7 +536,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
         defer { for f in [a.root, b.root] { try? FileManager.default.removeItem(atPath: f) } }
         let known = try await KnownLibrary.make(a, seed: 8, documents: 2, pages: 2, strokes: 5)
-        let remote = { try WebDAVRemote(url: server.url, credentials: nil, timeout: 10) }
+        let remote = { try WebDAVRemote(url: server.url, credentials: nil, timeout: 120) }
         for lib in [a, b] { try await RemoteEncryption.setUp(library: lib, remote: try remote(), passphrase: passphrase, cost: testCost) }
         _ = try await encryptedSync(a, try remote())
         var files: [String: [UInt8]] = [:]
@@ -548,7 +548,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         let blob = files.keys.filter { $0.hasPrefix("blobs/") }.sorted()[0]
         var bytes = files[blob]!
         bytes[bytes.count / 2] ^= 0x80
-        try await WebDAVRemote(url: server.url, credentials: nil, timeout: 10).put(blob, bytes)
+        try await WebDAVRemote(url: server.url, credentials: nil, timeout: 120).put(blob, bytes)
         let before = tree(b.root)
         await #expect { try await LibrarySync(library: b, remote: try remote()).sync(options: testSyncOptions) } throws: { e in
             if case .encryption = e as? SyncError { return true }
@@ -556,7 +556,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         }
         #expect(tree(b.root) == before)
         #expect(try b.list().isEmpty)
-        try await WebDAVRemote(url: server.url, credentials: nil, timeout: 10).put(blob, files[blob]!)
+        try await WebDAVRemote(url: server.url, credentials: nil, timeout: 120).put(blob, files[blob]!)
         _ = try await encryptedSync(b, try remote())
         #expect(try await contents(of: b) == contents(of: a))
     }

@@ -7,6 +7,7 @@ import LulucatInk
 import LulucatStore
 import LulucatSyncTesting
 import Testing
+import LulucatStoreTesting
 @testable import LulucatSync
 import LulucatSyncTestSupport
 
@@ -16,7 +17,7 @@ struct FaultTests {
     func setUp() async throws -> (SyncHarness, FaultProxy, UUID, [UUID]) {
         let h = try SyncHarness(.webdav, libraries: 2)
         let proxy = try FaultProxy(upstreamPort: h.server!.port)
-        h.remotes[0] = try WebDAVRemote(url: proxy.url, credentials: nil, timeout: 10)
+        h.remotes[0] = try WebDAVRemote(url: proxy.url, credentials: nil, timeout: 120)
         var rng = TestRandom(seed: 500)
         let pkg = try h.libraries[0].createDocument(title: "Faults")
         let strokes = try await edit(h.libraries[0], pkg.id) { s -> [UUID] in
@@ -86,7 +87,7 @@ struct FaultTests {
         proxy.inject(.stallUpload, method: "PUT", pathContains: path)
         let lib = h.libraries[0], remote = h.remotes[0]
         let round = Task { try await lib.sync(with: remote, options: testSyncOptions) }
-        for _ in 0..<400 where proxy.stalledUploads == 0 { try await Task.sleep(for: .milliseconds(25)) }
+        await eventually { proxy.stalledUploads > 0 }
         #expect(proxy.stalledUploads == 1, "the upload did not reach the server")
         h.server!.kill()
         proxy.releaseStalled()
@@ -101,7 +102,7 @@ struct FaultTests {
         }
         try h.server!.restart()
         // Fresh clients: a kept-alive connection to the dead server is gone.
-        h.remotes[1] = try WebDAVRemote(url: h.server!.url, credentials: nil, timeout: 10)
+        h.remotes[1] = try WebDAVRemote(url: h.server!.url, credentials: nil, timeout: 120)
         let addedB = try await addStroke(h.libraries[1], doc, seed: 21)
         try await h.checkBlobs()
         try await finish(h, doc, expect: strokes + [added, addedB])
@@ -143,7 +144,7 @@ struct FaultTests {
         for i in 0..<3 {
             added.append(try await addStroke(h.libraries[1], doc, seed: 10 + UInt64(i)))
             try await h.sync(1)
-            h.remotes[0] = try WebDAVRemote(url: h.server!.url, credentials: nil, timeout: 10)
+            h.remotes[0] = try WebDAVRemote(url: h.server!.url, credentials: nil, timeout: 120)
             try await h.sync(0)
         }
         let c = try await contents(of: h.libraries[0])

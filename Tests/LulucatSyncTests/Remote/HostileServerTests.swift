@@ -8,6 +8,7 @@ import LulucatInk
 import LulucatStore
 import LulucatSyncTesting
 import Testing
+import LulucatStoreTesting
 @testable import LulucatSync
 import LulucatSyncTestSupport
 
@@ -195,7 +196,7 @@ struct HostileServerTests {
     var roundOptions: SyncOptions {
         var o = testSyncOptions
         o.transfer = hostileTestLimits
-        o.roundDeadline = .seconds(30)
+        o.roundDeadline = .seconds(300)  // a backstop: each behaviour ends by the 2 s and 6 s limits
         o.garbage = nil
         return o
     }
@@ -344,11 +345,7 @@ struct HostileServerTests {
         options.transfer = TransferLimits(silence: .seconds(30), minimumRate: 1, rateWindow: .seconds(30), requestDeadline: .seconds(30))
         let round = Task { try await lib.sync(with: r, options: options) }
         // The round has read and coded the document once its blob's upload reaches the server.
-        var seen = false
-        for _ in 0..<2000 where !seen {
-            seen = server.requests.contains { $0.hasPrefix("PUT /notes/blobs/") }
-            if !seen { try await Task.sleep(for: .milliseconds(10)) }
-        }
+        let seen = await eventually { server.requests.contains { $0.hasPrefix("PUT /notes/blobs/") } }
         #expect(seen, "the round did not start its upload: \(server.requests)")
         // The listing is still outstanding: the app draws and saves.
         let drawn = makeStroke(&rng)
@@ -392,11 +389,7 @@ struct HostileServerTests {
         options.transfer = TransferLimits(silence: .seconds(30), minimumRate: 1, rateWindow: .seconds(30), requestDeadline: .seconds(30))
         let r = try remote(server)
         let round = Task { try await lib.sync(with: r, options: options) }
-        var seen = false
-        for _ in 0..<2000 where !seen {
-            seen = server.requests.contains { $0.hasPrefix(stalled) }
-            if !seen { try await Task.sleep(for: .milliseconds(10)) }
-        }
+        let seen = await eventually { server.requests.contains { $0.hasPrefix(stalled) } }
         #expect(seen, "the round did not reach \(stalled): \(server.requests)")
         // The round waits on the server: the app draws and saves.
         try await edit(lib, doc) { s in try await s.append(drawn, to: await s.pageIDs()[0]) }

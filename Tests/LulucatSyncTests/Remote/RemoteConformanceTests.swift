@@ -60,12 +60,12 @@ enum ConformanceRemote: String, CaseIterable, Sendable {
                 guard let u = URL(string: "http://127.0.0.1:\(port)/\(root.folderName)/") else { throw TestFailure("no URL for \(root)") }
                 return u
             }
-            let remote = try WebDAVRemote(url: url(server.port), credentials: nil, timeout: 10)
+            let remote = try WebDAVRemote(url: url(server.port), credentials: nil, timeout: 120)
             return RemoteUnderTest(remote: remote, etagOnGet: etagOnGet, settles: self == .nginx, stored: { diskTree(documentRoot) },
                                    cutPut: { path, bytes, _ in
                                        let proxy = try FaultProxy(upstreamPort: server.port)
                                        defer { proxy.stop() }
-                                       let cut = try WebDAVRemote(url: url(proxy.port), credentials: nil, timeout: 10)
+                                       let cut = try WebDAVRemote(url: url(proxy.port), credentials: nil, timeout: 120)
                                        proxy.inject(.cutUpload, method: "PUT", pathContains: "/" + path)
                                        var error: RemoteError?
                                        do throws(RemoteError) { try await cut.put(path, bytes) } catch let e { error = e }
@@ -88,8 +88,8 @@ enum ConformanceRemote: String, CaseIterable, Sendable {
             let server = try await SwiftS3Server.shared()
             let bucket = try await server.makeBucket().bucket
             let remote = S3Remote(location: server.location(bucket: bucket, prefix: root.folderName), credentials: SwiftS3Server.credentials,
-                                  timeout: 10)
-            let whole = S3Remote(location: server.location(bucket: bucket), credentials: SwiftS3Server.credentials, timeout: 10)
+                                  timeout: 120)
+            let whole = S3Remote(location: server.location(bucket: bucket), credentials: SwiftS3Server.credentials, timeout: 120)
             return RemoteUnderTest(remote: remote, etagOnGet: etagOnGet,
                                    stored: {
                                        var all: [String: [UInt8]?] = [:]
@@ -103,7 +103,7 @@ enum ConformanceRemote: String, CaseIterable, Sendable {
                                        defer { proxy.stop() }
                                        let through = S3Location(endpoint: URL(string: "http://127.0.0.1:\(proxy.port)")!, bucket: bucket,
                                                                 prefix: root.folderName, region: SwiftS3Server.region)
-                                       let cut = S3Remote(location: through, credentials: SwiftS3Server.credentials, timeout: 10)
+                                       let cut = S3Remote(location: through, credentials: SwiftS3Server.credentials, timeout: 120)
                                        proxy.inject(.cutUpload, method: "PUT", pathContains: "/" + S3Signer.encode(path: path))
                                        var error: RemoteError?
                                        do throws(RemoteError) { try await cut.put(path, bytes) } catch let e { error = e }

@@ -15,7 +15,7 @@ import Testing
 struct S3SyncTests {
     /// Every object of a bucket, by key (folder markers as empty arrays).
     static func bucketFiles(_ server: SwiftS3Server, _ bucket: String) async throws -> [String: [UInt8]] {
-        let whole = S3Remote(location: server.location(bucket: bucket), credentials: SwiftS3Server.credentials, timeout: 20)
+        let whole = S3Remote(location: server.location(bucket: bucket), credentials: SwiftS3Server.credentials, timeout: 120)
         var out: [String: [UInt8]] = [:]
         for key in try await whole.allKeys() { out[key] = try await whole.object(key: key) ?? [] }
         return out
@@ -24,7 +24,7 @@ struct S3SyncTests {
     @Test func twoLibrariesConvergeThroughAnEncryptedBucket() async throws {
         let server = try await SwiftS3Server.shared()
         let location = try await server.makeBucket(prefix: "Ada's notes")
-        let remote = { S3Remote(location: location, credentials: SwiftS3Server.credentials, timeout: 20) }
+        let remote = { S3Remote(location: location, credentials: SwiftS3Server.credentials, timeout: 120) }
         let a = Library(root: temporaryFolder("s3-enc-a")), b = Library(root: temporaryFolder("s3-enc-b"))
         defer { for p in [a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
         let known = try await KnownLibrary.make(a, seed: 31)
@@ -70,7 +70,7 @@ struct S3SyncTests {
         let server = try await SwiftS3Server.shared()
         let location = try await server.makeBucket(prefix: "big")
         func remote(_ l: S3Location) -> S3Remote {
-            S3Remote(location: l, credentials: SwiftS3Server.credentials, transport: HTTPS3Transport(limits: TransferLimits(silence: .seconds(30))),
+            S3Remote(location: l, credentials: SwiftS3Server.credentials, transport: HTTPS3Transport(limits: TransferLimits(silence: .seconds(120))),
                      multipart: (6 << 20, 5 << 20))
         }
         let r = remote(location)
@@ -106,7 +106,7 @@ struct S3SyncTests {
     @Test func aListingOfManyPagesFollowsTheStoresContinuationTokens() async throws {
         let server = try await SwiftS3Server.shared()
         let location = try await server.makeBucket(prefix: "paged")
-        let r = S3Remote(location: location, credentials: SwiftS3Server.credentials, transport: HTTPS3Transport(limits: TransferLimits(silence: .seconds(20))),
+        let r = S3Remote(location: location, credentials: SwiftS3Server.credentials, transport: HTTPS3Transport(limits: TransferLimits(silence: .seconds(120))),
                          listPageSize: 2)
         try await r.makeFolder("heads")
         let files = (0..<7).map { "f\($0)" }
@@ -126,20 +126,20 @@ struct S3SyncTests {
     @Test func eachMistakeIsNamedByTheRealStore() async throws {
         let server = try await SwiftS3Server.shared()
         let location = try await server.makeBucket(prefix: "p")
-        let good = S3Remote(location: location, credentials: SwiftS3Server.credentials, timeout: 20)
+        let good = S3Remote(location: location, credentials: SwiftS3Server.credentials, timeout: 120)
         try await good.makeFolder("heads")
         var elsewhere = location
         elsewhere.region = "eu-west-1"
         var missing = location
         missing.bucket = "no-such-bucket-here"
         let cases: [(String, S3Remote, String)] = [
-            ("wrong region", S3Remote(location: elsewhere, credentials: SwiftS3Server.credentials, timeout: 20), "region="),
-            ("unknown access key", S3Remote(location: location, credentials: S3Credentials(accessKey: "nobody:none", secretKey: "x"), timeout: 20),
+            ("wrong region", S3Remote(location: elsewhere, credentials: SwiftS3Server.credentials, timeout: 120), "region="),
+            ("unknown access key", S3Remote(location: location, credentials: S3Credentials(accessKey: "nobody:none", secretKey: "x"), timeout: 120),
              "AWS_SECRET_ACCESS_KEY"),
-            ("wrong secret", S3Remote(location: location, credentials: S3Credentials(accessKey: SwiftS3Server.accessKey, secretKey: "x"), timeout: 20),
+            ("wrong secret", S3Remote(location: location, credentials: S3Credentials(accessKey: SwiftS3Server.accessKey, secretKey: "x"), timeout: 120),
              "AWS_SECRET_ACCESS_KEY"),
-            ("no credentials", S3Remote(location: location, credentials: nil, timeout: 20), "no credentials"),
-            ("missing bucket", S3Remote(location: missing, credentials: SwiftS3Server.credentials, timeout: 20), "does not exist"),
+            ("no credentials", S3Remote(location: location, credentials: nil, timeout: 120), "no credentials"),
+            ("missing bucket", S3Remote(location: missing, credentials: SwiftS3Server.credentials, timeout: 120), "does not exist"),
         ]
         for (label, remote, expected) in cases {
             do throws(RemoteError) {

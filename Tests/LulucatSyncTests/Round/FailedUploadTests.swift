@@ -6,6 +6,7 @@ import Foundation
 import LulucatStore
 import LulucatSyncTesting
 import Testing
+import LulucatStoreTesting
 @testable import LulucatSync
 import LulucatSyncTestSupport
 
@@ -49,7 +50,7 @@ struct FailedUploadTests {
         func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry] {
             if holdListing {
                 // The event itself, with a generous bound (the upload starts within milliseconds).
-                let end = ContinuousClock.now + .seconds(20)
+                let end = ContinuousClock.now + .seconds(120)
                 func started() -> Bool { lock.withLock { _creates.count > holdFrom } }
                 while !started() && ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(5)) }
                 lock.withLock { _heldUntilUpload = _creates.count > holdFrom }

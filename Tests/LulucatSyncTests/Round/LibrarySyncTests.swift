@@ -338,7 +338,8 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         try await h.converge()
         for id in ids { try h.libraries[0].moveToTrash(id) }
         try await h.sync(0)
-        let strict = SyncOptions(trashLimit: 2, session: quietSession)
+        var strict = testSyncOptions
+        strict.trashLimit = 2
         await #expect(throws: SyncError.self) { try await h.libraries[1].sync(with: h.remotes[1], options: strict) }
         #expect(try h.libraries[1].list().count == 4)
         // Asked and answered: a larger limit goes ahead.

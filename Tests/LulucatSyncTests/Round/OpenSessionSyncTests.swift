@@ -8,6 +8,7 @@ import LulucatStore
 import LulucatStoreSQLite
 import LulucatSyncTesting
 import Testing
+import LulucatStoreTesting
 @testable import LulucatSync
 
 /// The events a session sent, gathered for a test.
@@ -91,7 +92,7 @@ private func elements(_ s: DocumentSession) async throws -> Set<UUID> {
         #expect(await a.dirtyPageIDs.isEmpty, "the merged page is saved through the session")
         let pages = await a.pageIDs()
         // Events arrive a few milliseconds later, in batches: a bounded wait.
-        for _ in 0..<200 where !log.changedPages.isSuperset(of: pages) { try await Task.sleep(for: .milliseconds(25)) }
+        await eventually { log.changedPages.isSuperset(of: pages) }
         #expect(log.changedPages.isSuperset(of: pages), "the canvas hears of every merged page: \(log.changedPages)")
         // Strokes drawn after the round go out with the next one, while the session stays open.
         let later = try await append(2, to: a, page: 1, &rng)

@@ -5,6 +5,7 @@ import Foundation
 import LulucatStore
 import LulucatSyncTesting
 import Testing
+import LulucatStoreTesting
 @testable import LulucatSync
 
 /// Opens once, for everyone waiting on it.
@@ -59,7 +60,7 @@ private func isAnotherRoundRunning(_ e: any Error) -> Bool {
         let remote = GatedRemote(root: folder)
         let first = Task { try await lib.sync(with: remote, options: testSyncOptions) }
         // The first round is in its listing (holding the library's round lock): wait for that event.
-        for _ in 0..<6000 where remote.listings == 0 { await Task.yield(); try await Task.sleep(for: .milliseconds(5)) }
+        await eventually(poll: .milliseconds(5)) { remote.listings > 0 }
         #expect(remote.listings == 1)
 
         // A second round that will not wait does nothing, and says why.
