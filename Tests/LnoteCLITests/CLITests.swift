@@ -119,7 +119,11 @@ final class TempDir: @unchecked Sendable {
         #expect((obj["pages"] as? [Any])?.count == 1)
 
         let ok = try await lnote(["verify", "--library", lib])
-        #expect(ok.status == 0 && ok.stdout.contains("0 errors"))
+        #expect(ok.status == 0 && ok.stdout.contains("1 document checked: 0 errors, 0 warnings"), "\(ok.stdout)")
+        // Counts agree with their nouns: one page of no elements.
+        let shown = try await lnote(["info", String(id.prefix(8)), "--library", lib])
+        #expect(shown.stdout.contains("  pages     1, ") && shown.stdout.contains("  0 elements  ") && !shown.stdout.contains(" 1 bytes"),
+                "\(shown.stdout)")
 
         // Damage a page: verify names it and exits 1.
         let package = lib + "/" + id + ".lnote"

@@ -92,12 +92,12 @@ struct DemoCommand: Command {
                        "save_p95_ms": saveTimes.isEmpty ? NSNull() : p95 * 1000 as Any])
             return
         }
-        print("\nWrote \(totals.documents) document\(totals.documents == 1 ? "" : "s"), \(totals.pages) pages, \(totals.strokes) strokes, \(totals.samples) samples in \(r(elapsed, 1)) s.")
+        print("\nWrote \(counted(totals.documents, "document")), \(counted(totals.pages, "page")), \(counted(totals.strokes, "stroke")), \(counted(totals.samples, "sample")) in \(r(elapsed, 1)) s.")
         if !saveTimes.isEmpty {
             print("Autosave wrote \(saveTimes.count) page snapshots: median \(r(median(saveTimes) * 1000)) ms, 95th percentile \(r(p95 * 1000)) ms.")
         }
         print("")
-        if totals.pages > 0 { print("Thumbnails: \(totals.pages) pages; covers in <document>/thumbnails/ (try lnote render DOC --page 1 -o page.png).\n") }
+        if totals.pages > 0 { print("Thumbnails: \(counted(totals.pages, "page")); covers in <document>/thumbnails/ (try lnote render DOC --page 1 -o page.png).\n") }
         try await ListCommand(arguments: ["--library", lib.root]).run()
     }
 }

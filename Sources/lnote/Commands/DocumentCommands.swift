@@ -97,7 +97,7 @@ struct RestoreCommand: Command {
             ?? trashed.filter { $0.title == ref || $0.id.uuidString.lowercased().hasPrefix(ref.lowercased()) }
         guard matches.count == 1 else {
             if matches.isEmpty { throw PathError("no document '\(ref)' in the trash (lnote list --trash shows it)") }
-            throw PathError("'\(ref)' matches \(matches.count) documents in the trash; give more of the id")
+            throw PathError("'\(ref)' matches \(counted(matches.count, "document")) in the trash; give more of the id")
         }
         let entry = matches[0]
         if FileManager.default.fileExists(atPath: lib.package(entry.id).path) {

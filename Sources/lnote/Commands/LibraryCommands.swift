@@ -164,9 +164,9 @@ struct InfoCommand: Command {
         print("\(terminalSafe(m.title))\n  id        \(m.id.uuidString)\n  path      \(doc.package.path)")
         let time = LocalTime()
         print("  engine    \(m.engine.rawValue) (\(m.codec))\n  created   \(time.string(m.created))\n  modified  \(time.string(m.modified))")
-        print("  pages     \(m.pages.count), \(doc.totalBytes) bytes on disk")
+        print("  pages     \(m.pages.count), \(counted(doc.totalBytes, "byte")) on disk")
         for (i, p) in m.pages.enumerated() {
-            print("    \(String(i + 1).padding(toLength: 4, withPad: " ", startingAt: 0)) \(p.id.uuidString.prefix(8))  \(Double(p.width) / 10)x\(Double(p.height) / 10) pt  \(p.elementCount) elements  \(doc.pageBytes[p.id] ?? 0) bytes")
+            print("    \(String(i + 1).padding(toLength: 4, withPad: " ", startingAt: 0)) \(p.id.uuidString.prefix(8))  \(Double(p.width) / 10)x\(Double(p.height) / 10) pt  \(counted(p.elementCount, "element"))  \(counted(doc.pageBytes[p.id] ?? 0, "byte"))")
         }
     }
 }
@@ -287,7 +287,7 @@ struct VerifyCommand: Command {
                 for f in findings { print("      \(terminalSafe("\(f)"))") }
             }
             for f in staging { print("warn  \(f)") }
-            print("\(results.count) document\(results.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+            print("\(counted(results.count, "document")) checked: \(counted(errors, "error")), \(counted(warnings, "warning"))")
         }
         if errors > 0 { throw ExitCode(code: ExitStatus.failure) }
     }

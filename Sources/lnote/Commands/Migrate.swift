@@ -57,7 +57,7 @@ struct MigrateCommand: Command {
                 if !json {
                     for f in report.findings { print("\(prefix)\(terminalSafe("\(f)"))") }
                     if report.migrated {
-                        print("\(prefix)\(package.id.uuidString): \(report.from.rawValue) -> \(report.to.rawValue), \(report.pages) pages, \(report.elements) elements, \(report.assets) assets verified in \(String(format: "%.3f", report.seconds)) s")
+                        print("\(prefix)\(package.id.uuidString): \(report.from.rawValue) -> \(report.to.rawValue), \(counted(report.pages, "page")), \(counted(report.elements, "element")), \(counted(report.assets, "asset")) verified in \(String(format: "%.3f", report.seconds)) s")
                     } else {
                         print("\(prefix)\(package.id.uuidString): already uses the \(report.to.rawValue) engine")
                     }

@@ -64,7 +64,7 @@ struct RenderCommand: Command {
             if let used = result.scale { object["scale"] = used }
             printJSON(object)
         } else {
-            print("Wrote page \(number) to \(out) (\(format.rawValue), \(data.count) bytes\(result.scale.map { ", scale \(String(format: "%.4g", $0))" } ?? ""))")
+            print("Wrote page \(number) to \(out) (\(format.rawValue), \(counted(data.count, "byte"))\(result.scale.map { ", scale \(String(format: "%.4g", $0))" } ?? ""))")
         }
     }
 }

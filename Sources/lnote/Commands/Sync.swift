@@ -165,9 +165,9 @@ struct SyncCommand: Command {
                 printJSON(o)
                 return
             }
-            print("remote    \(config.remote)\ndevice    \(s.device.uuidString)\nsynced    \(s.documentsSynced) documents")
-            print("to push   \(s.localChanges.count) documents changed here" + (s.unpublished.isEmpty ? "" : ", \(s.unpublished.count) not yet published"))
-            if let r = s.remoteChanges { print("to pull   \(r) heads written elsewhere since the last sync") }
+            print("remote    \(config.remote)\ndevice    \(s.device.uuidString)\nsynced    \(counted(s.documentsSynced, "document"))")
+            print("to push   \(counted(s.localChanges.count, "document")) changed here" + (s.unpublished.isEmpty ? "" : ", \(s.unpublished.count) not yet published"))
+            if let r = s.remoteChanges { print("to pull   \(counted(r, "head")) written elsewhere since the last sync") }
             return
         }
         var options = SyncOptions()

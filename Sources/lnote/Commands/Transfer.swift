@@ -20,7 +20,7 @@ func resolvePage(_ ref: String, of metadata: DocumentMetadata) throws -> (number
     }
     guard matches.count == 1 else {
         throw UsageError(matches.isEmpty ? "no page '\(ref)': give its number or (4 or more characters of) its id, as lnote pages DOC lists them"
-                                         : "page '\(ref)' matches \(matches.count) pages; give more of the id")
+                                         : "page '\(ref)' matches \(counted(matches.count, "page")); give more of the id")
     }
     return (matches[0].offset + 1, matches[0].element.id)
 }
@@ -146,7 +146,7 @@ struct ExportCommand: Command {
                 throw PathError("cannot write '\(shown)': \(String(cString: strerror(e.errno)))")
             }
             if args.flag("json") { printJSON(["format": "zip", "path": shown, "bytes": bytes]) } else {
-                print("Wrote \(shown) (zip, \(bytes) bytes)")
+                print("Wrote \(shown) (zip, \(counted(bytes, "byte")))")
             }
         }
     }
@@ -245,7 +245,7 @@ struct ImportCommand: Command {
             }
         }
         if args.flag("json") { printJSON(results) } else {
-            print("\(results.count - failed) of \(results.count) files imported")
+            print("\(results.count - failed) of \(counted(results.count, "file")) imported")
         }
         if failed > 0 { throw ExitCode(code: ExitStatus.failure) }
     }
@@ -260,7 +260,7 @@ struct ImportCommand: Command {
             let result = try await DocumentTransfer.importInkML(data, into: target, title: title, document: into?.id)
             for w in result.warnings { printError("lnote import: warning: \(terminalSafe(path)): \(terminalSafe(w))") }
             if !args.flag("json") {
-                print("Imported \(result.strokes) strokes, \(result.samples) samples from \(terminalSafe(path)) into \(result.package.id.uuidString) (page file \(result.pageBytes) bytes)")
+                print("Imported \(counted(result.strokes, "stroke")), \(counted(result.samples, "sample")) from \(terminalSafe(path)) into \(result.package.id.uuidString) (page file \(counted(result.pageBytes, "byte")))")
             }
             return ["id": result.package.id.uuidString, "page_id": result.pageID.uuidString, "strokes": result.strokes,
                     "samples": result.samples, "page_bytes": result.pageBytes, "warnings": result.warnings,
@@ -275,7 +275,7 @@ struct ImportCommand: Command {
             }
             let doc = try DocumentMetadata.read(result.package)
             if !args.flag("json") {
-                print("Imported '\(terminalSafe(doc.title))' (\(doc.pages.count) pages) as \(result.package.id.uuidString)\(result.renumbered ? " (a new id: the original is already in the library)" : "")")
+                print("Imported '\(terminalSafe(doc.title))' (\(counted(doc.pages.count, "page"))) as \(result.package.id.uuidString)\(result.renumbered ? " (a new id: the original is already in the library)" : "")")
             }
             return ["id": result.package.id.uuidString, "title": doc.title, "pages": doc.pages.count,
                     "renumbered": result.renumbered, "path": result.package.path]
