@@ -315,9 +315,10 @@ package struct Tool: Sendable {
 
 /// Runs one command with its arguments: `--help` prints its usage; a usage error exits 64 with the
 /// usage on stderr, an `ExitCode` exits with its code, any other error exits 1. `shown` turns text
-/// that may come from files (titles, paths) into what is safe to print.
+/// that may come from files (titles, paths) into what is safe to print; `describe` puts an error
+/// in words (its description unless the tool knows better).
 package func execute(_ type: any Command.Type, _ args: [String], tool: String,
-                     shown: (String) -> String = { $0 }) async -> Int32 {
+                     shown: (String) -> String = { $0 }, describe: (Error) -> String = { "\($0)" }) async -> Int32 {
     // Help before the command's own `--` only: after it, "--help" is a positional like any other.
     let optionPart = args.firstIndex(of: "--").map { args[..<$0] } ?? args[...]
     if optionPart.contains("--help") || optionPart.contains("-h") {
@@ -334,7 +335,7 @@ package func execute(_ type: any Command.Type, _ args: [String], tool: String,
     } catch let e as ExitCode {
         return e.code
     } catch {
-        printError("\(tool) \(type.name): \(shown("\(error)"))")
+        printError("\(tool) \(type.name): \(shown(describe(error)))")
         return ExitStatus.failure
     }
 }

@@ -3,6 +3,8 @@
 
 import Foundation
 import LulucatStore
+import LulucatSync
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -33,8 +35,13 @@ let defaultLibraryDescription = "$XDG_DATA_HOME/lulucat/Notes or ~/.local/share/
 /// The library a command works on: `--library DIR`, else `$LNOTE_LIBRARY`, else the platform
 /// default (`Library.defaultRoot()`), made absolute against the working directory.
 func library(_ args: Arguments) -> Library {
-    Library(root: absolutePath(args.value("library") ?? Library.defaultRoot()))
+    let root = absolutePath(args.value("library") ?? Library.defaultRoot())
+    libraryInUse.withLock { $0 = root }
+    return Library(root: root)
 }
+
+/// The library folder this run works on, once a command has named it (for `describeFailure`).
+let libraryInUse = Mutex<String?>(nil)
 
 /// A document named on the command line, and the library that holds it (the package's own
 /// folder when DOC is a package path).
@@ -215,4 +222,34 @@ func importKind(of data: Data, path: String) throws -> ImportKind {
         let shown = ext.isEmpty ? "it" : "a .\(ext) file"
         throw PathError("'\(path)' is neither a one-file export (.zip) nor an InkML file (\(shown) does not start like either)")
     }
+}
+
+/// An error in the words a person needs. A refusal to write (a read-only volume, permissions)
+/// inside a library names the library, not the internal file it came from (a document's `.lock`,
+/// a staging folder).
+func describeFailure(_ error: Error) -> String {
+    let file: FileError?
+    switch error {
+    case let e as FileError: file = e
+    case StoreError.file(let e): file = e
+    case SyncError.localState(let e), SyncError.store(.file(let e)): file = e
+    default: file = nil
+    }
+    guard let f = file, [EROFS, EACCES, EPERM].contains(f.errno),
+          let root = libraryRoot(containing: f.path) ?? libraryInUse.withLock({ $0 }).flatMap({ root in
+              f.path == root || f.path.hasPrefix(root + "/") ? root : nil
+          }) else { return "\(error)" }
+    let why = f.errno == EROFS ? "it is on a read-only file system" : "permission to write in it was denied"
+    return "the library \(root) cannot be written: \(why)"
+}
+
+/// The library folder a path lies in: the folder holding the document package (`<UUID>.lnote`)
+/// or the staging folder (`.lnote-tmp-…`) the path is in or under; nil for any other path.
+func libraryRoot(containing path: String) -> String? {
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard let i = parts.lastIndex(where: { part in
+        part.hasSuffix(".lnote") && (part.hasPrefix(".lnote-tmp-") || UUID(uuidString: String(part.dropLast(6))) != nil)
+    }), i > 0 else { return nil }
+    let root = parts[..<i].joined(separator: "/")
+    return root.isEmpty ? "/" : root
 }

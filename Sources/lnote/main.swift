@@ -94,7 +94,7 @@ func runMain() async -> Int32 {
     // Before the command's own arguments, so that a `--` among them still ends every option.
     args = globals + args
     // Errors name files and titles from the library: escaped like every file-derived text.
-    return await execute(type, args, tool: "lnote", shown: terminalSafe)
+    return await execute(type, args, tool: "lnote", shown: terminalSafe, describe: describeFailure)
 }
 
 // lnote reads and writes every engine's documents, and draws thumbnails.

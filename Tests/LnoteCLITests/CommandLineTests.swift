@@ -4,6 +4,7 @@
 
 import Foundation
 import Testing
+import LulucatStoreTesting
 
 /// Runs `lnote` in `directory` with `environment` added (and `removing` taken out).
 @discardableResult
@@ -571,5 +572,30 @@ func newDocument(_ title: String, library: String, extra: [String] = []) async t
         #expect(trash.status == 0, "\(trash.stderr)")
         await #expect(try reserialized(trash.stdout) == trash.stdout, "\(trash.stdout)")
         #expect(trash.stdout.contains(ids[0]))
+    }
+}
+
+/// A library on a read-only volume: every command that would write says the library cannot be
+/// written, in the one error format, naming the library (not the lock or staging file that
+/// refused first), and exits 1 with the library as it was.
+@Suite(.serialized) struct ReadOnlyLibraryMessageTests {
+    @Test(.enabled(if: ReadOnlyMount.available, "needs a read-only bind mount (root with CAP_SYS_ADMIN)"))
+    func aReadOnlyLibrarySaysSo() async throws {
+        let tmp = TempDir()
+        let source = tmp.path + "/src", ro = tmp.path + "/ro"
+        let id = try await newDocument("First", library: source)
+        #expect(ReadOnlyMount.mount(source, at: ro))
+        defer { ReadOnlyMount.unmount(ro) }
+        let said = ": the library \(ro) cannot be written: it is on a read-only file system\n"
+        for args in [["new", "Second"], ["rename", "First", "Renamed"], ["page", "add", "First"], ["delete", "First"],
+                     ["repair", "First"], ["compact", "First"], ["thumbnails", "First", "--rebuild"], ["remote", "add", tmp.path + "/remote", "--create"]] {
+            let r = try await lnote(args + ["--library", ro])
+            #expect(r.status == 1, "\(args): \(r.stdout) \(r.stderr)")
+            #expect(r.stderr == "lnote \(args[0])" + said, "\(args)")
+        }
+        let migrate = try await lnote(["migrate", "First", "--engine", "journal", "--library", ro])
+        #expect(migrate.status == 1 && migrate.stderr.hasPrefix("lnote migrate: \(id)" + said), "\(migrate.stderr)")
+        let list = try await lnote(["list", "--json", "--library", ro])
+        #expect(list.status == 0 && list.stdout.contains("\"title\" : \"First\""), "\(list.stdout)")
     }
 }

@@ -66,7 +66,7 @@ struct MigrateCommand: Command {
                 failures += 1
                 progress.done()
                 results.append(["id": package.id.uuidString, "ok": false, "error": "\(error)"])
-                if !json { printError("\(prefix)\(package.id.uuidString): \(terminalSafe("\(error)"))") }
+                if !json { printError("lnote migrate: \(prefix)\(package.id.uuidString): \(terminalSafe(describeFailure(error)))") }
             }
         }
         if json { printJSON(["documents": results, "failures": failures, "ok": failures == 0]) }

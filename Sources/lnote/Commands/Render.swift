@@ -111,12 +111,20 @@ struct ThumbnailsCommand: Command {
         let package = try resolvePackage(args.positionals[0], in: lib)
         let options = ThumbnailOptions(width: try args.int("width") ?? Thumbnail.defaultWidth)
         let findings = ThumbnailWriter.rebuild(package, all: args.flag("rebuild"), options: options)
+        let errors = findings.filter { $0.severity == .error }
         if args.flag("json") {
             printJSON(["id": package.id.uuidString, "actions": findings.map(findingJSON)])
-        } else {
-            if findings.isEmpty { print("Every thumbnail is up to date.") }
-            for f in findings { print(terminalSafe("\(f)")) }
+            if !errors.isEmpty { throw ExitCode(code: ExitStatus.failure) }
+            return
         }
-        if findings.contains(where: { $0.severity == .error }) { throw ExitCode(code: ExitStatus.failure) }
+        if findings.isEmpty { print("Every thumbnail is up to date.") }
+        for f in findings where f.severity != .error { print(terminalSafe("\(f)")) }
+        guard !errors.isEmpty else { return }
+        // Errors as every command gives them: on stderr, after the tool and command's name; a
+        // package that cannot be written is said so, not the lock file that refused first.
+        if access(package.path, W_OK) != 0 {
+            throw PathError(describeFailure(FileError("write", path: package.lockPath, errno: errno)))
+        }
+        throw PathError(errors.map { "\($0.path): \($0.message)" }.joined(separator: "\n"))
     }
 }
