@@ -238,7 +238,7 @@ func describeFailure(_ error: Error) -> String {
     guard let f = file, [EROFS, EACCES, EPERM].contains(f.errno),
           let root = libraryRoot(containing: f.path) ?? libraryInUse.withLock({ $0 }).flatMap({ root in
               f.path == root || f.path.hasPrefix(root + "/") ? root : nil
-          }) else { return "\(error)" }
+          }) else { return numberingPagesByTheirFiles("\(error)") }
     let why = f.errno == EROFS ? "it is on a read-only file system" : "permission to write in it was denied"
     return "the library \(root) cannot be written: \(why)"
 }
@@ -252,4 +252,29 @@ func libraryRoot(containing path: String) -> String? {
     }), i > 0 else { return nil }
     let root = parts[..<i].joined(separator: "/")
     return root.isEmpty ? "/" : root
+}
+
+/// A message with each "page <id> (<its file>)" said as "page N": the number the page has in the
+/// document its file lies in (read from that document's metadata; left as it is when that cannot
+/// be read).
+func numberingPagesByTheirFiles(_ text: String) -> String {
+    let named = /page ([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}) \(([^()]*)\)/
+    var pagesOf: [String: [UUID]] = [:]
+    return text.replacing(named) { m in
+        let whole = String(m.output.0)
+        let file = String(m.output.2)
+        guard let end = file.range(of: ".lnote/", options: .backwards) else { return whole }
+        let packagePath = String(file[..<end.lowerBound]) + ".lnote"
+        let pages: [UUID]
+        if let known = pagesOf[packagePath] {
+            pages = known
+        } else {
+            guard let package = try? DocumentPackage(path: packagePath),
+                  let doc = try? PackageReader.readDocument(package, fileSystem: PosixFileSystem()) else { return whole }
+            pages = doc.pages.map(\.id)
+            pagesOf[packagePath] = pages
+        }
+        guard let i = pages.firstIndex(where: { $0.uuidString == String(m.output.1) }) else { return whole }
+        return "page \(i + 1)"
+    }
 }

@@ -137,6 +137,13 @@ final class TempDir: @unchecked Sendable {
         let report = try JSONSerialization.jsonObject(with: Data(bad.stdout.utf8)) as! [String: Any]
         #expect(report["ok"] as? Bool == false)
         #expect(bad.stdout.contains("CRC32C"))
+        // In words: the page by its number, its file named once (at the head of the finding).
+        let pageID = String(page.split(separator: "/").last!.prefix(36))
+        let said = try await lnote(["verify", id, "--library", lib])
+        #expect(said.status == 1 && said.stdout.contains(": page 1 cannot be read: ") && said.stdout.components(separatedBy: pageID).count == 2,
+                "\(said.stdout)")
+        let drawn = try await lnote(["render", id, "--page", "1", "-o", tmp.path + "/p.png", "--library", lib])
+        #expect(drawn.status == 1 && drawn.stderr.hasPrefix("lnote render: page 1 cannot be read: ") && !drawn.stderr.contains(pageID), "\(drawn.stderr)")
 
         let missing = try await lnote(["info", "no-such-document", "--library", lib])
         #expect(missing.status == 1)

@@ -284,11 +284,26 @@ struct VerifyCommand: Command {
             for (p, findings) in results {
                 let bad = findings.contains { $0.severity == .error }
                 print("\(bad ? "FAIL" : "ok  ")  \(p.id.uuidString)")
-                for f in findings { print("      \(terminalSafe("\(f)"))") }
+                // Pages by their number in the document, as a person knows them.
+                let pages = findings.isEmpty ? [] : ((try? PackageReader.readDocument(p, fileSystem: PosixFileSystem()))?.pages.map(\.id) ?? [])
+                for f in findings { print("      \(terminalSafe(numberingPages("\(f)", pages)))") }
             }
             for f in staging { print("warn  \(f)") }
             print("\(counted(results.count, "document")) checked: \(counted(errors, "error")), \(counted(warnings, "warning"))")
         }
         if errors > 0 { throw ExitCode(code: ExitStatus.failure) }
+    }
+}
+
+/// A message with each page named by its number in the document ("page 2") instead of its id;
+/// the page file's path that follows an id in parentheses goes too (a finding names its file
+/// first). Ids of pages not in `pages` are left as they are.
+func numberingPages(_ text: String, _ pages: [UUID]) -> String {
+    guard !pages.isEmpty else { return text }
+    let numbers = Dictionary(pages.enumerated().map { ($1.uuidString, $0 + 1) }, uniquingKeysWith: { a, _ in a })
+    let id = /page ([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})( \([^()]*\))?/
+    return text.replacing(id) { m in
+        guard let n = numbers[String(m.output.1)] else { return String(m.output.0) }
+        return "page \(n)"
     }
 }
