@@ -334,6 +334,10 @@ package func execute(_ type: any Command.Type, _ args: [String], tool: String,
         return ExitStatus.usage
     } catch let e as ExitCode {
         return e.code
+    } catch where Task.isCancelled {
+        // Interrupted (a signal cancelled the command): whatever the cancellation threw, said once.
+        printError("\(tool) \(type.name): interrupted; nothing half-made was left (what was finished before stays)")
+        return ExitStatus.failure
     } catch {
         printError("\(tool) \(type.name): \(shown(describe(error)))")
         return ExitStatus.failure

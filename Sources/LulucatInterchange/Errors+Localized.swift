@@ -52,6 +52,7 @@ extension InkMLError: LocalizedError {
         case .invalidTrace: return "A stroke in the InkML file is not written correctly\(at), so the file could not be imported."
         case .invalidReference: return "The InkML file refers to a part it does not contain\(at), so it could not be imported."
         case .unsupported: return "The InkML file uses a feature this app does not import\(at)."
+        case .cancelled: return "The import was cancelled."
         }
     }
 
@@ -63,6 +64,7 @@ extension InkMLError: LocalizedError {
         case .notInkML: return "Choose a file exported as InkML (.inkml)."
         case .tooLarge: return "Export a smaller part of the drawing, or split it into several files."
         case .unsupported: return "Export the drawing again as plain InkML, without links to other files."
+        case .cancelled: return nil
         }
     }
 }

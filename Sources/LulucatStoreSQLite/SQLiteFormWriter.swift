@@ -48,8 +48,11 @@ final class SQLiteFormWriter: FormWriter {
         try fs.checked.syncDirectory(package.path)
     }
 
+    /// Closes and removes the staging database (a failed or cancelled migration leaves no
+    /// temporary behind; one a crash leaves is removed at the next open).
     func abandon() {
         store?.closeWithoutCheckpoint()
         store = nil
+        for path in [stagingPath] + SQLiteEngine.sideFileSuffixes.map({ stagingPath + $0 }) { try? fileSystem.removeIfPresent(path) }
     }
 }

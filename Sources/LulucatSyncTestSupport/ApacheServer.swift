@@ -26,6 +26,7 @@ public final class ApacheServer: @unchecked Sendable {
     ErrorLog @DIR@/logs/error.log
     Listen 127.0.0.1:@PORT@
     ServerName 127.0.0.1
+    KeepAliveTimeout 300
     LoadModule mpm_event_module modules/mod_mpm_event.so
     LoadModule authz_core_module modules/mod_authz_core.so
     LoadModule dav_module modules/mod_dav.so

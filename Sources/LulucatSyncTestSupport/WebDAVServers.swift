@@ -175,6 +175,8 @@ public final class WebDAVServer: StartedWebDAVServer, @unchecked Sendable {
           uwsgi_temp_path \(dir)/tmp;
           scgi_temp_path \(dir)/tmp;
           client_max_body_size 300m;
+          keepalive_timeout 300s;
+          keepalive_requests 100000;
           server {
             listen 127.0.0.1:\(port);
             root \(dir)/root;
@@ -200,6 +202,10 @@ public final class WebDAVServer: StartedWebDAVServer, @unchecked Sendable {
         accesslog.filename = "\(dir)/logs/access.log"
         server.upload-dirs = ("\(dir)/tmp")
         server.max-request-size = 307200
+        # Kept-alive connections stay open (lighttpd closes them after 5 s idle by default): on a
+        # loaded machine a test's next request could go out on one just being closed.
+        server.max-keep-alive-idle = 300
+        server.max-keep-alive-requests = 100000
         webdav.activate = "enable"
         webdav.is-readonly = "disable"
         """

@@ -278,3 +278,30 @@ func numberingPagesByTheirFiles(_ text: String) -> String {
         return "page \(i + 1)"
     }
 }
+
+/// The signals that interrupt a command (see main.swift): the first cancels it, a second ends the
+/// process at once.
+enum Interruption {
+    private static let seen = Mutex<Int32?>(nil)
+
+    /// The first signal received, if any.
+    static var received: Int32? { seen.withLock { $0 } }
+
+    /// Handles SIGINT, SIGTERM and SIGHUP from now on; keep the sources for as long as they apply.
+    static func install(cancelling work: Task<Int32, Never>) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { @Sendable in
+                let first = seen.withLock { seen -> Bool in
+                    defer { if seen == nil { seen = number } }
+                    return seen == nil
+                }
+                guard first else { _exit(128 + number) }
+                work.cancel()
+            }
+            source.resume()
+            return source
+        }
+    }
+}

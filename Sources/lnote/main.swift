@@ -5,6 +5,7 @@ import LulucatInk
 import LulucatStore
 import LulucatStoreSQLite
 import LulucatStoreThumbnails
+import Synchronization
 
 
 struct HelpCommand: Command {
@@ -100,4 +101,15 @@ func runMain() async -> Int32 {
 // lnote reads and writes every engine's documents, and draws thumbnails.
 Library.enableSQLiteEngine()
 Library.enableThumbnails()
-exit(await runMain())
+
+// Ctrl-C (SIGINT), SIGTERM or a closed terminal (SIGHUP) cancel the command: what it was making
+// (an import's staging folder, an export's temporary file, a copy) is removed by the command's own
+// cancellation on its way out, and what it had finished stays; the exit status is 128 + the
+// signal. A second signal ends the process at once (the next command cleans up after it).
+let work = Task { await runMain() }
+let signalSources = Interruption.install(cancelling: work)
+let status = await work.value
+if let number = Interruption.received {
+    exit(status == ExitStatus.ok ? ExitStatus.ok : 128 + number)
+}
+exit(status)

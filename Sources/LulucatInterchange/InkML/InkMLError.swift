@@ -16,6 +16,8 @@ public struct InkMLError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidReference
         /// A feature the reader refuses (entity declarations, references to other files).
         case unsupported
+        /// The reading task was cancelled (the reader checks between traces); nothing was made.
+        case cancelled
     }
 
     public var kind: Kind

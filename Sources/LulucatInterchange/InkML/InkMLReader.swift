@@ -295,6 +295,8 @@ struct InkMLInterpreter {
                 current.format = try traceFormat(node)
             case "trace":
                 if viaView && streamTraces.contains(ObjectIdentifier(node)) { continue }
+                // A large file takes seconds: a cancelled import (Ctrl-C in lnote) stops here.
+                if Task.isCancelled { throw InkMLError(.cancelled, "the import was cancelled") }
                 let (context, brush) = try effective(node, current: current, groupContext: groupContext, groupBrush: groupBrush)
                 try importTrace(node, context: context, brush: brush)
             case "traceGroup":

@@ -103,6 +103,7 @@ public enum DocumentTransfer {
     /// Imports an InkML file as a new document, or as a new last page of `document`.
     public static func importInkML(_ data: Data, into library: Library, title: String, document: UUID? = nil) async throws -> InkMLImport {
         let ink = try InkMLReader.read(data)
+        try Task.checkCancellation()
         guard let document else {
             // A new document is built whole in staging and renamed into the library: an import
             // interrupted at any point leaves no half-made document (docs/inkml.md).

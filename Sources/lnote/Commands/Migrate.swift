@@ -65,10 +65,13 @@ struct MigrateCommand: Command {
             } catch {
                 failures += 1
                 progress.done()
+                // Interrupted: the document in hand stays on its old engine; the rest are not tried.
+                if Task.isCancelled { break }
                 results.append(["id": package.id.uuidString, "ok": false, "error": "\(error)"])
                 if !json { printError("lnote migrate: \(prefix)\(package.id.uuidString): \(terminalSafe(describeFailure(error)))") }
             }
         }
+        if Task.isCancelled { throw CancellationError() }
         if json { printJSON(["documents": results, "failures": failures, "ok": failures == 0]) }
         if failures > 0 { throw ExitCode(code: ExitStatus.failure) }
     }

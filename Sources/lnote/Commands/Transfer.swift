@@ -178,14 +178,17 @@ struct ExportCommand: Command {
             } catch {
                 failed += 1
                 progress.done()
+                // Interrupted: the rest are not tried (the one in hand left no file).
+                if Task.isCancelled { failed = entries.count - written.count; break }
                 printError("lnote export: '\(terminalSafe(e.title))' (\(e.id.uuidString)): \(terminalSafe("\(error)"))")
                 written.append(["id": e.id.uuidString, "title": e.title, "error": "\(error)"])
             }
         }
         progress.done()
         if args.flag("json") { printJSON(["format": "zip", "folder": folder, "documents": written]) } else {
-            print("Wrote \(entries.count - failed) of \(entries.count) document\(entries.count == 1 ? "" : "s") to \(terminalSafe(shown)) (restore with: lnote import \(terminalSafe(shown))/*.zip)")
+            print("Wrote \(entries.count - failed) of \(counted(entries.count, "document")) to \(terminalSafe(shown)) (restore with: lnote import \(terminalSafe(shown))/*.zip)")
         }
+        if Task.isCancelled { throw CancellationError() }
         if failed > 0 { throw ExitCode(code: ExitStatus.failure) }
     }
 
