@@ -5,7 +5,7 @@ import Testing
 import LulucatStoreTesting
 
 /// The `lnote` (or `lnote-dev`) executable next to the test bundle.
-func lnoteURL(_ tool: String = "lnote") async throws -> URL {
+func lnoteURL(_ tool: String = "lnote") throws -> URL {
     var candidates: [URL] = []
     let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     candidates.append(exe.appendingPathComponent(tool))

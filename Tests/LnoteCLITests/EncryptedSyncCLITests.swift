@@ -83,7 +83,7 @@ import Testing
         let secret = "typed on a terminal 42"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        p.arguments = ["-q", "-e", "-c", "'\(try await lnoteURL().path)' remote add '\(remote)' --create --encrypt --library '\(a)'", "/dev/null"]
+        p.arguments = ["-q", "-e", "-c", "'\(try lnoteURL().path)' remote add '\(remote)' --create --encrypt --library '\(a)'", "/dev/null"]
         var env = ProcessInfo.processInfo.environment
         env["LNOTE_PASSPHRASE"] = nil
         p.environment = env

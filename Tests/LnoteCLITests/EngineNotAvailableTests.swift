@@ -16,7 +16,7 @@ import LulucatStoreThumbnails
     init() { Library.enableSQLiteEngine(); Library.enableThumbnails() }
 
     /// Every file under `root` but the lock file (an empty file `flock` works on), with its bytes.
-    static func files(under root: String) async throws -> [String: Data] {
+    static func files(under root: String) throws -> [String: Data] {
         var out: [String: Data] = [:]
         let walker = FileManager.default.enumerator(atPath: root)
         while let relative = walker?.nextObject() as? String {
@@ -45,7 +45,7 @@ import LulucatStoreThumbnails
         try await session.append(stroke, to: first)
         _ = try await session.addPage()
         try await session.close()
-        let before = try await Self.files(under: root)
+        let before = try Self.files(under: root)
         #expect(before.keys.contains(package.id.uuidString + ".lnote/content.sqlite"), "\(before.keys.sorted())")
 
         let run = try await lnoteDev(["without-sqlite", root, package.id.uuidString])
@@ -70,7 +70,7 @@ import LulucatStoreThumbnails
         #expect(verify.hasPrefix("0 errors, 1 warnings: ") && verify.contains("its pages were not checked"), "\(verify)")
 
         // Not a byte of the library changed: no marker, no repair, no copy, no cleanup.
-        let after = try await Self.files(under: root)
+        let after = try Self.files(under: root)
         #expect(after.keys.sorted() == before.keys.sorted())
         for (path, bytes) in before { #expect(after[path] == bytes, "\(path) changed") }
 

@@ -45,7 +45,7 @@ import LulucatStoreSQLite
         let saves = 150, sampleCount = 40
 
         let p = Process()
-        p.executableURL = try await lnoteURL("lnote-dev")
+        p.executableURL = try lnoteURL("lnote-dev")
         // Halfway the writer waits until this file exists, which the reader makes once it has read
         // that far: at least one read falls strictly between the first and the last save even when
         // a parallel test run starves this loop (the other reads race the writer freely).

@@ -8,7 +8,7 @@ import Testing
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/InkML/crohme-large-integers.inkml").path
 
-    func json(_ run: Run) async throws -> [String: Any] {
+    func json(_ run: Run) throws -> [String: Any] {
         try #require(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
     }
 

@@ -2,6 +2,7 @@
 
 import Foundation
 import Testing
+import LulucatStoreTesting
 
 /// ../shared/data/ink beside the repository (a worktree sits one level deeper).
 func sharedInk() -> String? {
@@ -65,5 +66,74 @@ func sharedInk() -> String? {
         #expect(try await lnote(["thumbnails", id, "--rebuild", "--library", lib]).status == 0)
         let repair = try await lnote(["repair", id, "--library", lib, "--json"])
         #expect(repair.status == 0, "\(repair.stderr)")
+    }
+}
+
+/// Ctrl-C during a long command: the command is cancelled, says so once, exits 130, and leaves no
+/// half-made document, staging folder or temporary file; what it finished before stays.
+@Suite(.serialized) struct InterruptedCommandTests {
+    /// An InkML file that takes the debug build seconds to import: `traces` traces of 300 points.
+    static func bigInkML(traces: Int) -> Data {
+        var text = "<ink xmlns=\"http://www.w3.org/2003/InkML\">\n"
+        var x = 10.0, y = 10.0
+        for t in 0..<traces {
+            x = Double(t % 50) * 10; y = Double(t / 50) * 10
+            var points: [String] = []
+            for i in 0..<300 { points.append("\(x + Double(i % 17)) \(y + Double(i % 13))") }
+            text += "<trace>" + points.joined(separator: ", ") + "</trace>\n"
+        }
+        return Data((text + "</ink>\n").utf8)
+    }
+
+    /// Starts `lnote args`, sends SIGINT after `delay`, and returns how it ended.
+    static func interrupted(_ args: [String], after delay: Duration) async throws -> (status: Int32, bySignal: Bool, stderr: String) {
+        let p = Process()
+        p.executableURL = try lnoteURL()
+        p.arguments = args
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        try await Task.sleep(for: delay)
+        kill(p.processIdentifier, SIGINT)
+        let message = try await offThePool { () throws -> String in
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        return (p.terminationStatus, p.terminationReason == .uncaughtSignal, message)
+    }
+
+    @Test func anInterruptedImportLeavesNothingHalfMade() async throws {
+        let tmp = TempDir()
+        let lib = tmp.path + "/lib"
+        let file = tmp.path + "/big.inkml"
+        try Self.bigInkML(traces: 2000).write(to: URL(fileURLWithPath: file))
+        _ = try await newDocument("Kept", library: lib)
+        var interruptedOnce = false
+        // The signal must come after lnote has set up its handlers and before the import ends: a
+        // few delays, longer when the process was too young (killed by the signal itself).
+        for delay in [Duration.milliseconds(1500), .seconds(3), .seconds(6), .seconds(12)] where !interruptedOnce {
+            let r = try await Self.interrupted(["import", file, "--library", lib], after: delay)
+            let names = try FileManager.default.contentsOfDirectory(atPath: lib)
+            #expect(!names.contains { $0.hasPrefix(".lnote-tmp-") }, "a staging folder was left: \(names)")
+            let listed = try await lnote(["list", "--json", "--library", lib])
+            let documents = (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]) ?? []
+            if r.status == 130 {
+                interruptedOnce = true
+                #expect(r.stderr.hasSuffix("lnote import: interrupted; nothing half-made was left (what was finished before stays)\n"), "\(r.stderr)")
+                #expect(documents.count == 1 && documents.first?["title"] as? String == "Kept", "\(documents)")
+            } else if r.status == 0 && !r.bySignal {
+                // Finished before the signal: the whole document is there; remove it and go again.
+                #expect(documents.count == 2)
+                let id = try #require(documents.first { $0["title"] as? String == "big" }?["id"] as? String)
+                #expect(try await lnote(["delete", id, "--library", lib]).status == 0)
+                _ = try await lnote(["empty-trash", "--library", lib])
+            } else {
+                #expect(r.bySignal, "the import ended otherwise: \(r.status) \(r.stderr)")
+            }
+        }
+        #expect(interruptedOnce, "no attempt was interrupted while importing")
+        #expect(try await lnote(["verify", "--library", lib]).status == 0)
     }
 }
