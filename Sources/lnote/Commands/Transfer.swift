@@ -235,32 +235,42 @@ struct ImportCommand: Command {
         }
         var results: [[String: Any]] = []
         var failed = 0
-        for path in args.positionals {
+        let progress = ProgressLine()
+        for (n, path) in args.positionals.enumerated() {
+            if !args.flag("json") { progress.step("importing \(n + 1) of \(args.positionals.count): \(terminalSafe(path))") }
             do {
-                var result = try await importFile(path, into: lib, document: into)
+                var result = try await importFile(path, into: lib, document: into, progress: progress)
                 result["file"] = path
                 results.append(result)
             } catch {
+                // Interrupted: the file in hand left nothing; the rest are not tried.
+                progress.done()
+                if Task.isCancelled { break }
                 failed += 1
                 let message = "\(error)"
                 if !args.flag("json") { printError("lnote import: \(terminalSafe(path)): \(terminalSafe(message))") }
                 results.append(["file": path, "error": message])
             }
         }
+        progress.done()
         if args.flag("json") { printJSON(results) } else {
-            print("\(results.count - failed) of \(counted(results.count, "file")) imported")
+            print("\(results.count - failed) of \(counted(args.positionals.count, "file")) imported")
         }
+        if Task.isCancelled { throw CancellationError() }
         if failed > 0 { throw ExitCode(code: ExitStatus.failure) }
     }
 
     /// Imports one file; prints its line unless --json; returns its JSON object.
-    func importFile(_ path: String, into lib: Library, document into: DocumentRef?) async throws -> [String: Any] {
+    func importFile(_ path: String, into lib: Library, document into: DocumentRef?, progress: ProgressLine? = nil) async throws -> [String: Any] {
         let data = try readInputFile(path)
+        // The progress line (several files) is cleared before this file's own lines.
+        defer { progress?.done() }
         switch try importKind(of: data, path: path) {
         case .inkML:
             let target = into?.library ?? lib
             let title = args.value("title") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             let result = try await DocumentTransfer.importInkML(data, into: target, title: title, document: into?.id)
+            progress?.done()
             for w in result.warnings { printError("lnote import: warning: \(terminalSafe(path)): \(terminalSafe(w))") }
             if !args.flag("json") {
                 print("Imported \(counted(result.strokes, "stroke")), \(counted(result.samples, "sample")) from \(terminalSafe(path)) into \(result.package.id.uuidString) (page file \(counted(result.pageBytes, "byte")))")
@@ -277,6 +287,7 @@ struct ImportCommand: Command {
                 }
             }
             let doc = try DocumentMetadata.read(result.package)
+            progress?.done()
             if !args.flag("json") {
                 print("Imported '\(terminalSafe(doc.title))' (\(counted(doc.pages.count, "page"))) as \(result.package.id.uuidString)\(result.renumbered ? " (a new id: the original is already in the library)" : "")")
             }
