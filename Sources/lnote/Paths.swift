@@ -238,7 +238,7 @@ func describeFailure(_ error: Error) -> String {
     guard let f = file, [EROFS, EACCES, EPERM].contains(f.errno),
           let root = libraryRoot(containing: f.path) ?? libraryInUse.withLock({ $0 }).flatMap({ root in
               f.path == root || f.path.hasPrefix(root + "/") ? root : nil
-          }) else { return numberingPagesByTheirFiles("\(error)") }
+          }) else { return numberingPages("\(error)") }
     let why = f.errno == EROFS ? "it is on a read-only file system" : "permission to write in it was denied"
     return "the library \(root) cannot be written: \(why)"
 }
@@ -254,27 +254,28 @@ func libraryRoot(containing path: String) -> String? {
     return root.isEmpty ? "/" : root
 }
 
-/// A message with each "page <id> (<its file>)" said as "page N": the number the page has in the
-/// document its file lies in (read from that document's metadata; left as it is when that cannot
-/// be read).
-func numberingPagesByTheirFiles(_ text: String) -> String {
-    let named = /page ([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}) \(([^()]*)\)/
+/// A message with each page named by its number in its document ("page 2") instead of its id; the
+/// page file's path that may follow the id in parentheses goes too (a finding names its file
+/// first). The number comes from `pages` (the document the message is about), else from the
+/// document the file in parentheses lies in; an id found in neither is left as it is.
+func numberingPages(_ text: String, _ pages: [UUID] = []) -> String {
+    let named = /page ([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})( \(([^()]*)\))?/
     var pagesOf: [String: [UUID]] = [:]
-    return text.replacing(named) { m in
-        let whole = String(m.output.0)
-        let file = String(m.output.2)
-        guard let end = file.range(of: ".lnote/", options: .backwards) else { return whole }
+    func pagesOfDocument(holding file: Substring) -> [UUID] {
+        guard let end = file.range(of: ".lnote/", options: .backwards) else { return [] }
         let packagePath = String(file[..<end.lowerBound]) + ".lnote"
-        let pages: [UUID]
-        if let known = pagesOf[packagePath] {
-            pages = known
-        } else {
-            guard let package = try? DocumentPackage(path: packagePath),
-                  let doc = try? PackageReader.readDocument(package, fileSystem: PosixFileSystem()) else { return whole }
-            pages = doc.pages.map(\.id)
-            pagesOf[packagePath] = pages
-        }
-        guard let i = pages.firstIndex(where: { $0.uuidString == String(m.output.1) }) else { return whole }
+        if let known = pagesOf[packagePath] { return known }
+        let found = (try? DocumentPackage(path: packagePath)).flatMap {
+            try? PackageReader.readDocument($0, fileSystem: PosixFileSystem()).pages.map(\.id)
+        } ?? []
+        pagesOf[packagePath] = found
+        return found
+    }
+    return text.replacing(named) { (m: Regex<(Substring, Substring, Substring?, Substring?)>.Match) -> String in
+        let id = String(m.output.1)
+        var candidates = pages
+        if !candidates.contains(where: { $0.uuidString == id }), let file = m.output.3 { candidates = pagesOfDocument(holding: file) }
+        guard let i = candidates.firstIndex(where: { $0.uuidString == id }) else { return String(m.output.0) }
         return "page \(i + 1)"
     }
 }

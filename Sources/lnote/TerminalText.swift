@@ -60,7 +60,6 @@ func jsonText(_ json: String) -> String {
 }
 
 /// A count and its noun, the noun plural unless the count is one: "1 page", "2 pages", "0 pages".
-/// `plural` for a noun that does not take an s ("1 entry", "2 entries").
-func counted(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
-    "\(n) " + (n == 1 ? singular : plural ?? singular + "s")
+func counted(_ n: Int, _ noun: String) -> String {
+    "\(n) " + (n == 1 ? noun : noun + "s")
 }

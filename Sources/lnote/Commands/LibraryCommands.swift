@@ -295,15 +295,3 @@ struct VerifyCommand: Command {
     }
 }
 
-/// A message with each page named by its number in the document ("page 2") instead of its id;
-/// the page file's path that follows an id in parentheses goes too (a finding names its file
-/// first). Ids of pages not in `pages` are left as they are.
-func numberingPages(_ text: String, _ pages: [UUID]) -> String {
-    guard !pages.isEmpty else { return text }
-    let numbers = Dictionary(pages.enumerated().map { ($1.uuidString, $0 + 1) }, uniquingKeysWith: { a, _ in a })
-    let id = /page ([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})( \([^()]*\))?/
-    return text.replacing(id) { m in
-        guard let n = numbers[String(m.output.1)] else { return String(m.output.0) }
-        return "page \(n)"
-    }
-}

@@ -179,7 +179,7 @@ struct ExportCommand: Command {
                 failed += 1
                 progress.done()
                 // Interrupted: the rest are not tried (the one in hand left no file).
-                if Task.isCancelled { failed = entries.count - written.count; break }
+                if Task.isCancelled { failed += entries.count - n - 1; break }
                 printError("lnote export: '\(terminalSafe(e.title))' (\(e.id.uuidString)): \(terminalSafe("\(error)"))")
                 written.append(["id": e.id.uuidString, "title": e.title, "error": "\(error)"])
             }
@@ -244,7 +244,6 @@ struct ImportCommand: Command {
                 results.append(result)
             } catch {
                 // Interrupted: the file in hand left nothing; the rest are not tried.
-                progress.done()
                 if Task.isCancelled { break }
                 failed += 1
                 let message = "\(error)"
@@ -262,9 +261,9 @@ struct ImportCommand: Command {
 
     /// Imports one file; prints its line unless --json; returns its JSON object.
     func importFile(_ path: String, into lib: Library, document into: DocumentRef?, progress: ProgressLine? = nil) async throws -> [String: Any] {
-        let data = try readInputFile(path)
-        // The progress line (several files) is cleared before this file's own lines.
+        // The progress line (several files) is cleared before this file's own lines, or its error.
         defer { progress?.done() }
+        let data = try readInputFile(path)
         switch try importKind(of: data, path: path) {
         case .inkML:
             let target = into?.library ?? lib
