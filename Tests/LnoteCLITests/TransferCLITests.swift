@@ -111,9 +111,11 @@ func sharedInk() -> String? {
         try Self.bigInkML(traces: 2000).write(to: URL(fileURLWithPath: file))
         _ = try await newDocument("Kept", library: lib)
         var interruptedOnce = false
-        // The signal must come after lnote has set up its handlers and before the import ends: a
-        // few delays, longer when the process was too young (killed by the signal itself).
-        for delay in [Duration.milliseconds(1500), .seconds(3), .seconds(6), .seconds(12)] where !interruptedOnce {
+        // The signal must come after lnote has set up its handlers and before the import ends:
+        // the delay doubles when the process was too young (killed by the signal itself) and
+        // halves when the import had already finished.
+        var delay = Duration.milliseconds(1500)
+        for _ in 0..<8 where !interruptedOnce {
             let r = try await Self.interrupted(["import", file, "--library", lib], after: delay)
             let names = try FileManager.default.contentsOfDirectory(atPath: lib)
             #expect(!names.contains { $0.hasPrefix(".lnote-tmp-") }, "a staging folder was left: \(names)")
@@ -129,8 +131,10 @@ func sharedInk() -> String? {
                 let id = try #require(documents.first { $0["title"] as? String == "big" }?["id"] as? String)
                 #expect(try await lnote(["delete", id, "--library", lib]).status == 0)
                 _ = try await lnote(["empty-trash", "--library", lib])
+                delay = max(delay / 2, .milliseconds(100))
             } else {
                 #expect(r.bySignal, "the import ended otherwise: \(r.status) \(r.stderr)")
+                delay *= 2
             }
         }
         #expect(interruptedOnce, "no attempt was interrupted while importing")
