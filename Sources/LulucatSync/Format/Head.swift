@@ -19,7 +19,8 @@ package struct HeadPage: Hashable, Sendable {
 
 package struct Head: Hashable, Sendable {
     package static let format = "lulucat.sync.head"
-    package static let formatVersion = 1
+    /// The newest version read; a head is written as 1 unless it has a history section (§12.2).
+    package static let formatVersion = 2
     package static let maxBytes = 16 << 20
 
     package var document: UUID
@@ -30,6 +31,8 @@ package struct Head: Hashable, Sendable {
     package var deleted: VersionVector?
     package var assets: [UUID: AssetRef]
     package var pages: [UUID: HeadPage]
+    /// This device's history (docs/sync.md §12.2): empty in a version 1 head.
+    package var history = HeadHistory()
 
     /// A head of the document's fields alone, no asset and no page yet (set `assets` and `pages`).
     package init(document: UUID, device: UUID, clock: UInt64, title: Register<String>, origin: DocumentOrigin,
@@ -83,7 +86,7 @@ package struct Head: Hashable, Sendable {
         for (i, d) in devices.enumerated() { index[d] = i }
         var w = SyncWriter()
         w.raw(Head.magic)
-        w.uint16(UInt16(Head.formatVersion))
+        w.uint16(history.isEmpty ? 1 : 2)
         w.uint16(0)
         w.uuid(document)
         w.uuid(device)
@@ -120,6 +123,7 @@ package struct Head: Hashable, Sendable {
             stamp(p.fields.stamp)
             vv(p.removed)
         }
+        if !history.isEmpty { history.write(&w) }
         return w.bytes
     }
 
@@ -193,11 +197,13 @@ package struct Head: Hashable, Sendable {
             guard pages[id] == nil else { throw .invalid(r.offset, "page \(id) listed twice") }
             pages[id] = HeadPage(fields: fields, removed: try vv(), blob: blob)
         }
-        guard r.remaining == 0 else { throw .invalid(r.offset, "bytes after the pages") }
+        let history = v >= 2 ? try HeadHistory.read(&r) : HeadHistory()
+        guard r.remaining == 0 else { throw .invalid(r.offset, v >= 2 ? "bytes after the history" : "bytes after the pages") }
         var head = Head(document: document, device: device, clock: clock, title: title,
                         origin: DocumentOrigin(created: Int64(created), engine: engine, codec: codec), deleted: deleted)
         head.assets = assets
         head.pages = pages
+        head.history = history
         return head
     }
 }

@@ -47,6 +47,12 @@ public struct GarbageReport: Sendable, CustomStringConvertible {
 extension LibrarySync {
     static let garbageFile = "garbage.json"
 
+    /// The blobs a head's history names itself: its history blob and its inline entries' blobs.
+    static func insertHistory(_ history: HeadHistory, into referenced: inout Set<String>) {
+        if let b = history.blob { referenced.insert(b.hex) }
+        for e in history.entries { referenced.insert(e.blob.hex) }
+    }
+
     /// Reads every head (all of them: a blob is garbage only when none names it) and the blob
     /// listing, and deletes the blobs this device has seen unreferenced, with the same ETag, for
     /// `grace`. Any head that cannot be read or parsed stops the collection before any delete.
@@ -78,7 +84,11 @@ extension LibrarySync {
             ownHeads[id] = b
             for p in b.pages.values { referenced.insert(p.blob.hex) }
             for a in b.assets.values { referenced.insert(a.blob.hex) }
+            // Our history (§12.7): the head's, and the entries of our history blobs kept here.
+            Self.insertHistory(b.history, into: &referenced)
+            for e in store.history(id).entries(of: device) { referenced.insert(e.blob.hex) }
         }
+        var historyBlobsRead = Set<String>()
         let heads: [RemoteEntry]
         do { heads = try await remote.list(Self.headsFolder) } catch { throw SyncError.remote(error) }
         for e in heads where !e.isFolder {
@@ -95,6 +105,22 @@ extension LibrarySync {
             }
             for p in head.pages.values { referenced.insert(p.blob.hex) }
             for a in head.assets.values { referenced.insert(a.blob.hex) }
+            Self.insertHistory(head.history, into: &referenced)
+            // The versions its history blob names (§12.7), once per blob.
+            guard let hb = head.history.blob, historyBlobsRead.insert(hb.hex).inserted else { continue }
+            switch await remote.getResult(Self.blobsFolder + "/" + hb.hex, maxBytes: HistoryBlob.maxBytes) {
+            case .success(let bytes):
+                guard BlobName(of: bytes) == hb, let blob = try? HistoryBlob.decode(bytes) else {
+                    report.stopped = "history blob \(hb.hex) of head \(e.name) cannot be read (damaged or newer); it may name blobs"
+                    return report
+                }
+                for entry in blob.entries { referenced.insert(entry.blob.hex) }
+            case .failure(.notFound):
+                continue  // gone: nothing it names can be listed any more
+            case .failure(let error):
+                report.stopped = "history blob \(hb.hex) of head \(e.name): \(error)"
+                return report
+            }
         }
         let blobs: [RemoteEntry]
         do { blobs = try await remote.list(Self.blobsFolder) } catch {

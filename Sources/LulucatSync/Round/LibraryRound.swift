@@ -296,6 +296,7 @@ struct LibraryRound {
                 }
                 try await round.run(&report)
             }
+            await round.recordHistory(&report)
             var seenChanged = false
             for h in round.joinedHeads { if let e = h.etag, seen[h.name] != e { seen[h.name] = e; seenChanged = true } }
             // Unchanged (only this device changed the document): not written again.

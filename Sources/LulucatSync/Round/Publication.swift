@@ -42,6 +42,8 @@ extension DocumentRound {
         var pages: [UUID: HeadPage] = [:]
         var states: [UUID: PageState] = [:]
         var pageUploads: [(path: String, bytes: [UInt8])] = []
+        // Pages coded here, with their stroke counts: the versions this device publishes (§12.1).
+        var coded: [UUID: (BlobName, Int)] = [:]
         for (pid, rec) in merged.pages {
             states[pid] = rec.state
             var name: BlobName?
@@ -55,6 +57,7 @@ extension DocumentRound {
                 let blob = try await pageBlob(pid, rec, in: merged)
                 states[pid] = blob.state
                 name = blob.name
+                coded[pid] = (blob.name, blob.strokes)
                 if namedBefore || !known.contains(blob.name) {
                     pageUploads.append((LibrarySync.blobsFolder + "/" + blob.name.hex, blob.bytes))
                     known.insert(blob.name)
@@ -71,14 +74,57 @@ extension DocumentRound {
                 known.insert(ref.blob)
             }
         }
-        let head = Head(device: sync.device, of: merged, pages: pages)
-        return Publication(head: head, states: states, uploads: uploads + pageUploads, pageBlobs: pageUploads.count)
+        var head = Head(device: sync.device, of: merged, pages: pages)
+        var historyUpload: [(path: String, bytes: [UInt8])] = []
+        head.history = try await history(coded: coded, known: known, upload: &historyUpload)
+        return Publication(head: head, states: states, uploads: uploads + pageUploads + historyUpload, pageBlobs: pageUploads.count)
+    }
+
+    /// Our head's history (docs/sync.md §12.2): the base's, with an entry for each page coded here
+    /// into a blob our last head did not name; past `HeadHistory.inlineLimit` entries, rolled with
+    /// the previous history blob's into a new one (retention applied), which joins the uploads.
+    mutating func history(coded: [UUID: (BlobName, Int)], known: Set<BlobName>,
+                          upload: inout [(path: String, bytes: [UInt8])]) async throws(SyncError) -> HeadHistory {
+        let options = options.history
+        guard !options.retention.keepsNothing else { return HeadHistory() }
+        var history = base?.head.history ?? HeadHistory()
+        history.deviceName = HeadHistory.clippedName(options.deviceName)
+        let now = options.nowMilliseconds
+        for (pid, (name, strokes)) in coded.sorted(by: { $0.key.precedesInBytes($1.key) }) where base?.head.pages[pid]?.blob != name {
+            history.entries.append(HistoryEntry(page: pid, time: now, blob: name, strokes: strokes))
+        }
+        history.entries.sort(by: HistoryEntry.precedes)
+        if history.entries.count > HeadHistory.inlineLimit {
+            var older: [HistoryEntry] = []
+            if let previous = history.blob { older = await ownHistoryEntries(previous) }
+            let blob = HistoryBlob(document: id, device: sync.device,
+                                   entries: options.retention.kept(older + history.entries, now: now))
+            let bytes = blob.encode()
+            let name = BlobName(of: bytes)
+            if !known.contains(name) { upload.append((LibrarySync.blobsFolder + "/" + name.hex, bytes)) }
+            ownHistoryBlob = (name, blob)
+            history.blob = name
+            history.entries = []
+        }
+        return history
+    }
+
+    /// The entries of our history blob `name`: from `.sync/history/` when it has merged that blob,
+    /// else read from the remote; none when neither can (they are then not carried into the next
+    /// blob: the versions they name are no longer listed, and their blobs go with retention).
+    mutating func ownHistoryEntries(_ name: BlobName) async -> [HistoryEntry] {
+        let local = sync.store.history(id)
+        if local.devices[sync.device.uuidString]?.blob == name.hex {
+            return local.entries(of: sync.device)
+        }
+        if let blob = try? await fetchHistoryBlob(name, device: sync.device) { return blob.entries }
+        return []
     }
 
     /// A page's blob for its merged state. Of a removed page, what no source holds any more is
     /// left out (it was only here), and the state kept says so.
     mutating func pageBlob(_ pid: UUID, _ rec: PageRecord, in merged: DocumentState) async throws(SyncError)
-        -> (name: BlobName, bytes: [UInt8], state: PageState) {
+        -> (name: BlobName, bytes: [UInt8], state: PageState, strokes: Int) {
         let (content, coded, lost) = try await contentAndCodedStrokes(of: pid, in: merged, droppingMissing: !rec.isLive)
         var byID: [UUID: Element] = [:]
         byID.reserveCapacity(content.elements.count)
@@ -91,7 +137,9 @@ extension DocumentRound {
         } catch {
             throw .damaged(object: "page \(pid) as merged", reason: "\(error)")
         }
-        return (BlobName(of: bytes), bytes, st)
+        var strokes = 0
+        for case .stroke in content.elements { strokes += 1 }
+        return (BlobName(of: bytes), bytes, st, strokes)
     }
 
     /// Whether this round uploads blobs the remote lost (`RoundContext.lost`).

@@ -29,6 +29,10 @@ public struct SyncOptions: Sendable {
     /// finished stay done, the next round goes on. A first sync of a large library over a slow link
     /// may need a longer one.
     public var roundDeadline: Duration? = .seconds(120)
+    /// What this device keeps of each page's published states, and its name in history lists
+    /// (docs/sync.md §12): by default every version for a week, one a day for a month, one a week
+    /// for a year, under the host's name.
+    public var history = HistoryOptions()
     /// The options of a round: at most `trashLimit` documents to the trash, sessions opened with `session`, garbage collected as `garbage` says.
     public init(trashLimit: Int = 5, session: SessionOptions = SessionOptions(autosaveDelay: nil),
                 garbage: GarbageOptions? = GarbageOptions()) {
