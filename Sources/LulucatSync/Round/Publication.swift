@@ -57,7 +57,9 @@ extension DocumentRound {
                 let blob = try await pageBlob(pid, rec, in: merged)
                 states[pid] = blob.state
                 name = blob.name
-                coded[pid] = (blob.name, blob.strokes)
+                // A removed page's blob is not a state anybody saw (what no source holds is left
+                // out of it): its last version is the one before the removal.
+                if rec.isLive { coded[pid] = (blob.name, blob.strokes) }
                 if namedBefore || !known.contains(blob.name) {
                     pageUploads.append((LibrarySync.blobsFolder + "/" + blob.name.hex, blob.bytes))
                     known.insert(blob.name)
@@ -90,10 +92,15 @@ extension DocumentRound {
         var history = base?.head.history ?? HeadHistory()
         history.deviceName = HeadHistory.clippedName(options.deviceName)
         let now = options.nowMilliseconds
+        var added = false
         for (pid, (name, strokes)) in coded.sorted(by: { $0.key.precedesInBytes($1.key) }) where base?.head.pages[pid]?.blob != name {
             history.entries.append(HistoryEntry(page: pid, time: now, blob: name, strokes: strokes))
+            added = true
         }
         history.entries.sort(by: HistoryEntry.precedes)
+        // Retention thins the entries inline when the head changes anyway (a head is never
+        // written only because time passed, §12.4).
+        if added { history.entries = options.retention.kept(history.entries, now: now) }
         if history.entries.count > HeadHistory.inlineLimit {
             var older: [HistoryEntry] = []
             if let previous = history.blob { older = await ownHistoryEntries(previous) }
