@@ -113,6 +113,22 @@ extension LibrarySync {
         return PageContent(canvasSize: snap.canvas, elements: snap.state.orderedIDs.compactMap { snap.elements[$0] })
     }
 
+    /// A past version's thumbnail, on demand: JPEG bytes drawn as the document's thumbnails are
+    /// (`ThumbnailOptions`; images from the document's assets here when present). One `GET`.
+    /// - Throws: as `content(of:page:at:)`, and `SyncError.store(.invalidArgument)` when this build
+    ///   draws no thumbnails (link LulucatStoreThumbnails and call `Library.enableThumbnails()`).
+    public func thumbnail(of document: UUID, page: UUID, at version: PageVersion,
+                          options: ThumbnailOptions = ThumbnailOptions()) async throws(SyncError) -> Data {
+        let content = try await self.content(of: document, page: page, at: version)
+        let package = library.package(document)
+        let present = (try? library.fileSystem.info(package.path)) != nil
+        let fs = library.fileSystem
+        do { return try ThumbnailWriter.jpeg(content, images: present ? package : nil, options: options, fileSystem: fs).data } catch {
+            if let e = error as? StoreError { throw .store(e) }
+            throw .store(.invalidArgument("the thumbnail could not be drawn: \(error)"))
+        }
+    }
+
     /// Brings a version back **as a new edit** (docs/sync.md §12.6), through `session` when given,
     /// else the document's open session in this process, else one opened and closed here: the
     /// page's elements become the version's (kept ones keep their ids, re-added ones get new ids,

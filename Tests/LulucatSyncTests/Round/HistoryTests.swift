@@ -7,6 +7,7 @@
 import Foundation
 import LulucatInk
 import LulucatStore
+import LulucatStoreThumbnails
 import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
@@ -68,9 +69,13 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         #expect(syncB.history(of: doc) == versions, "one page: the same list")
         #expect(syncA.history(of: doc, page: page).map(\.id) == versions.map(\.id), "A lists what it published")
 
-        // The older state, exactly as A had it.
+        // The older state, exactly as A had it; its thumbnail on demand, drawn from it.
         let old = try await syncB.content(of: doc, page: page, at: versions[1])
         #expect(old == three)
+        Library.enableThumbnails()
+        let thumb = try await syncB.thumbnail(of: doc, page: page, at: versions[1])
+        #expect(thumb == (try ThumbnailWriter.jpeg(three, images: nil).data) && thumb.starts(with: [0xFF, 0xD8, 0xFF]))
+        #expect(thumb != (try await syncB.thumbnail(of: doc, page: page, at: versions[0])))
 
         // Restored on B: a new edit; the erased stroke back under a new id.
         let restore = try await syncB.restore(page: page, of: doc, to: versions[1])
