@@ -29,6 +29,8 @@ extension DocumentSession {
     public func close() async throws(StoreError) {
         while isClosing { await withCheckedContinuation { closeWaiters.append($0) } }
         guard !isClosed else { return }
+        // What was submitted before the close goes in first (`submit`).
+        applySubmitted()
         if holders > 1 {
             try flush()
             holders -= 1

@@ -34,6 +34,7 @@ extension DocumentSession {
     /// Pages that fail stay dirty; the first error is thrown.
     public func save() throws(StoreError) {
         try checkOpen()
+        applySubmitted()
         do { try saveDirtyPages() } catch { saveFailed(error); throw error }
     }
 
@@ -91,6 +92,7 @@ extension DocumentSession {
     /// background). Returns only when everything is durable.
     public func flush() throws(StoreError) {
         try checkOpen()
+        applySubmitted()
         autosaveTask?.cancel()
         autosaveTask = nil
         do {

@@ -43,6 +43,8 @@ public actor DocumentSession {
     var holders = 1
     /// The subscribers of `events()` (SessionEvents.swift).
     nonisolated let eventHub = EventHub<SessionEvent>(absorbs: SessionEvent.absorbs)
+    /// Batches submitted in order (`submit`), waiting for their turn.
+    nonisolated let submissions = SubmissionQueue()
     /// Writes thumbnails off the saving path (nil when the options turn them off, or when this
     /// build draws none: `ThumbnailWriter.isAvailable`).
     let thumbnailWriter: ThumbnailWriter?
