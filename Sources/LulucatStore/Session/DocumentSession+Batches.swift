@@ -20,6 +20,13 @@ extension DocumentSession {
     ///   is then unchanged), `.pageNotFound`, `.sessionClosed`.
     @discardableResult
     public func apply(_ changes: [PageChange], to page: UUID) throws(StoreError) -> [PageChange] {
+        let inverse = try applyUnrecorded(changes, to: page)
+        recordUndo(.page(page, inverse), name: "Edit")
+        return inverse
+    }
+
+    /// `apply` without a record in the session's undo history (the history's own replays).
+    func applyUnrecorded(_ changes: [PageChange], to page: UUID) throws(StoreError) -> [PageChange] {
         try checkWritable()
         _ = try pageIndex(page)
         var inverse: [[PageChange]] = []

@@ -60,12 +60,12 @@ extension DocumentSession {
         guard stroke.channelsAreConsistent else {
             throw .invalidArgument("stroke \(stroke.id) has an optional channel whose length differs from its samples")
         }
-        try edit(page, .append([.stroke(stroke)]))
+        try editRecorded(page, .append([.stroke(stroke)]), name: "Draw")
     }
 
     /// Appends elements on top of a page.
     public func append(_ elements: [Element], to page: UUID) throws(StoreError) {
-        try edit(page, .append(elements))
+        try editRecorded(page, .append(elements), name: "Add")
     }
 
     /// Inserts an image: the asset file is written (durably) at once, before any page refers to it.
@@ -86,7 +86,7 @@ extension DocumentSession {
         _ = try pageIndex(page)
         let asset = try storeAsset(data, ext: ext)
         let image = ImageElement(assetID: asset, frame: frame, rotation: rotation)
-        try edit(page, .append([.image(image)]))
+        try editRecorded(page, .append([.image(image)]), name: "Insert Image")
         return image
     }
 
@@ -118,7 +118,7 @@ extension DocumentSession {
             guard !r.isEmpty else { continue }
             pieces.append(.stroke(stroke.piece(r)))
         }
-        try edit(page, .replace(id, with: pieces))
+        try editRecorded(page, .replace(id, with: pieces), name: "Erase")
         return pieces.map(\.id)
     }
 
@@ -180,6 +180,7 @@ extension DocumentSession {
         }
         try edit(page, .update(updated))
         loaded[page]?.transformed.merge(tracked) { $1 }
+        recordUndo(.page(page, [.update(before)]), name: "Transform")
         return [.update(before)]
     }
 
@@ -217,17 +218,17 @@ extension DocumentSession {
 
     /// Deletes elements from a page.
     public func delete(_ ids: [UUID], from page: UUID) throws(StoreError) {
-        try edit(page, .delete(ids))
+        try editRecorded(page, .delete(ids), name: "Delete")
     }
 
     /// Moves elements in the z-order (bring to front, send to back, or to an index).
     public func move(_ ids: [UUID], to position: ZPosition, on page: UUID) throws(StoreError) {
-        try edit(page, .move(ids, to: position))
+        try editRecorded(page, .move(ids, to: position), name: "Arrange")
     }
 
     /// Changes a page's canvas size.
     public func resizeCanvas(of page: UUID, to size: QuantizedSize) throws(StoreError) {
-        try edit(page, .resize(size))
+        try editRecorded(page, .resize(size), name: "Resize Page")
     }
 }
 

@@ -26,11 +26,20 @@ extension DocumentSession {
         loaded[id] = LoadedPage(content: content, lastUse: useClock)
         evictCleanPages(keeping: id)
         if at == 0 { queueCoverThumbnailIfMissing() }
+        recordUndo(.removePage(id), name: "Add Page")
         return id
     }
 
     /// Removes a page: document.json stops listing it first, then its content is removed.
     public func removePage(_ page: UUID) throws(StoreError) {
+        let i = try pageIndex(page)
+        let content = undoEnabled ? try self.content(of: page) : nil
+        try removePageUnrecorded(page)
+        if let content { recordUndo(.insertPage(page, content: content, at: i), name: "Remove Page") }
+    }
+
+    /// `removePage` without a record in the undo history (sync's merges, the history's replays).
+    package func removePageUnrecorded(_ page: UUID) throws(StoreError) {
         try checkWritable()
         let i = try pageIndex(page)
         var updated = metadata
@@ -48,6 +57,13 @@ extension DocumentSession {
 
     /// Moves a page to `index` in the page order.
     public func movePage(_ page: UUID, to index: Int) throws(StoreError) {
+        let from = try pageIndex(page)
+        try movePageUnrecorded(page, to: index)
+        if from != index { recordUndo(.movePage(page, to: from), name: "Move Page") }
+    }
+
+    /// `movePage` without a record in the undo history (sync's merges, the history's replays).
+    package func movePageUnrecorded(_ page: UUID, to index: Int) throws(StoreError) {
         try checkWritable()
         let i = try pageIndex(page)
         guard index >= 0 && index < metadata.pages.count else {
@@ -78,6 +94,12 @@ extension DocumentSession {
 
     /// Renames the document.
     public func rename(to title: String) throws(StoreError) {
+        let old = metadata.title
+        try renameUnrecorded(to: title)
+        if old != title { recordUndo(.rename(old), name: "Rename") }
+    }
+
+    func renameUnrecorded(to title: String) throws(StoreError) {
         try checkWritable()
         guard title.utf8.count <= PackageJSON.maxTitleLength else {
             throw .invalidArgument("a title may be at most \(PackageJSON.maxTitleLength) bytes")

@@ -45,6 +45,8 @@ public actor DocumentSession {
     nonisolated let eventHub = EventHub<SessionEvent>(absorbs: SessionEvent.absorbs)
     /// Batches submitted in order (`submit`), waiting for their turn.
     nonisolated let submissions = SubmissionQueue()
+    /// The session's own undo history (`SessionOptions.undoLevels`).
+    var undoHistory = UndoHistory()
     /// Writes thumbnails off the saving path (nil when the options turn them off, or when this
     /// build draws none: `ThumbnailWriter.isAvailable`).
     let thumbnailWriter: ThumbnailWriter?

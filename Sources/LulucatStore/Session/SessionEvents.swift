@@ -33,6 +33,9 @@ public enum SessionEvent: Sendable {
     /// What the store found or repaired: the open report (sent first to a new subscriber when
     /// it is not empty), and later findings.
     case findings([Finding])
+    /// The session's undo history changed (`SessionOptions.undoLevels`): what `undo()` and
+    /// `redo()` can do now.
+    case undoChanged(UndoState)
     /// The session closed (or was released, or abandoned); the stream ends after this.
     case closed
 

@@ -15,6 +15,10 @@ public struct SessionOptions: Sendable {
     public var thumbnails: ThumbnailOptions?
     /// Compaction thresholds and preallocation of the journal engine (journal documents only).
     public var journal: JournalOptions
+    /// How many edits (or groups, `beginUndoGroup`) the session's own undo history keeps
+    /// (`undo()`, `redo()`); 0, the default, keeps none (an app that registers the changes each
+    /// edit returns with its own `UndoManager` needs none).
+    public var undoLevels: Int = 0
 
     public init(autosaveDelay: Duration? = .milliseconds(500), maxLoadedPages: Int = 8,
                 thumbnails: ThumbnailOptions? = ThumbnailOptions(), journal: JournalOptions = JournalOptions()) {

@@ -37,7 +37,7 @@ extension DocumentRound {
                 }
                 if removable { written += 1 } else { applied.uncertain.insert(p) }
             } else {
-try await SyncError.store { () async throws(StoreError) in try await s.removePage(p) }
+try await SyncError.store { () async throws(StoreError) in try await s.removePageUnrecorded(p) }
                 written += 1
             }
         }
@@ -84,14 +84,14 @@ try await SyncError.store { () async throws(StoreError) in try await s.insertSyn
             for (k, slot) in slots.enumerated() where k < placed.count { want[slot] = placed[k] }
             for (i, pid) in want.enumerated() {
                 let now = await s.pageIDs()
-                if i < now.count, now[i] != pid, now.contains(pid) { try await SyncError.store { () async throws(StoreError) in try await s.movePage(pid, to: i) } }
+                if i < now.count, now[i] != pid, now.contains(pid) { try await SyncError.store { () async throws(StoreError) in try await s.movePageUnrecorded(pid, to: i) } }
             }
             let title = await s.title
             if title != merged.title.value && title == localDoc.title { try await SyncError.store { () async throws(StoreError) in try await s.rename(to: merged.title.value) } }
         } else {
             for (i, pid) in order.enumerated() {
                 let ids = await s.pageIDs()
-                if ids[i] != pid { try await SyncError.store { () async throws(StoreError) in try await s.movePage(pid, to: i) } }
+                if ids[i] != pid { try await SyncError.store { () async throws(StoreError) in try await s.movePageUnrecorded(pid, to: i) } }
             }
             if await s.title != merged.title.value { try await SyncError.store { () async throws(StoreError) in try await s.rename(to: merged.title.value) } }
         }

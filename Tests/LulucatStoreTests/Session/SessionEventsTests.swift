@@ -52,6 +52,7 @@ private func name(_ e: SessionEvent) -> String {
     case .saveFailed(_, let retry): return retry ? "failed, retrying" : "failed"
     case .thumbnailWritten: return "thumbnail"
     case .findings: return "findings"
+    case .undoChanged: return "undo"
     case .closed: return "closed"
     }
 }
