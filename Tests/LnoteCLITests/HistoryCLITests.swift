@@ -177,6 +177,13 @@ import Testing
         try await w.edit(w.a, doc, page: 0, [.append([Self.stroke(3), Self.stroke(4)])])
         try await w.sync(w.a)
         try await w.sync(w.b)
+        // B's history file lost (docs/sync.md §12.5: a cache): none listed, --refresh reads it again.
+        try FileManager.default.removeItem(atPath: w.b + "/.sync/history/\(doc).json")
+        #expect(try await w.ok(["history", doc], w.b).stdout.hasPrefix("No versions of 'Journal' are kept"))
+        let refreshed = try await w.ok(["history", doc, "--refresh"], w.b).stdout
+        #expect(refreshed.hasPrefix("Read the history of 'Journal' from \(w.remote) again (") && refreshed.contains("\n1 version of 'Journal', newest first"),
+                "\(refreshed)")
+        #expect(try await w.versions(w.b, doc).map { $0["strokes"] as? Int } == [2])
         try await w.ok(["delete", doc], w.b)
         try await w.ok(["empty-trash", "--yes"], w.b)
         try await w.sync(w.b)
@@ -195,6 +202,16 @@ import Testing
         #expect(!listed.isEmpty && listed.allSatisfy { $0["page"] is NSNull && $0["page_is_live"] as? Bool == false }, "\(listed)")
         let table = try await w.ok(["history", short], w.a).stdout
         #expect(table.hasPrefix("1 version of the deleted document \(short), newest first"), "\(table)")
+
+        // A version of it can be drawn; a page of it cannot be restored while it is gone.
+        let version = try #require(listed.first?["id"] as? String)
+        let png = w.dir.path + "/gone.png"
+        let drawn = try await w.ok(["render", short, "--at", version, "-o", png], w.a)
+        #expect(drawn.stdout.hasPrefix("Wrote version \(version.prefix(12)) (") && drawn.stdout.contains(" (removed) to "), "\(drawn.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: png)).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        let notHere = try await lnote(["restore", short, "--at", version, "--library", w.a])
+        #expect(notHere.status == 1 && notHere.stderr.hasPrefix("lnote restore: the deleted document \(short) is not in the library: bring it back first"),
+                "\(notHere.stderr)")
 
         let made = try json(try await w.ok(["restore", short, "--deleted", "--json"], w.a))
         let newID = try #require(made["id"] as? String)
@@ -269,5 +286,32 @@ import Testing
         } else {
             Issue.record("two empty pages are expected to publish one blob: \(empties)")
         }
+    }
+
+    /// Through an encrypted remote: the versions listed, one drawn and one restored on the other
+    /// library (the page blobs are read sealed and opened with the library's key).
+    @Test func historyThroughAnEncryptedRemote() async throws {
+        let w = World()
+        let phrase = ["LNOTE_PASSPHRASE": "tr0ub4dor & 3 plus some"]
+        let doc = try await newDocument("Sealed", library: w.a)
+        for lib in [w.a, w.b] {
+            let r = try await lnote(["remote", "add", w.remote, "--create", "--encrypt", "--library", lib], environment: phrase)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        try await w.edit(w.a, doc, page: 0, [.append([Self.stroke(11), Self.stroke(12)])])
+        try await w.sync(w.a)
+        try await w.edit(w.a, doc, page: 0, [.append([Self.stroke(13)])])
+        try await w.sync(w.a)
+        try await w.sync(w.b)
+        let listed = try await w.versions(w.b, doc)
+        #expect(listed.map { $0["strokes"] as? Int } == [3, 2], "\(listed)")
+        let older = try #require(listed.last?["id"] as? String)
+        try await w.ok(["render", doc, "--at", older, "-o", w.dir.path + "/sealed.svg"], w.b)
+        #expect(try String(contentsOfFile: w.dir.path + "/sealed.svg", encoding: .utf8).hasPrefix("<"))
+        try await w.ok(["restore", doc, "--at", older], w.b)
+        #expect(try await w.elements(w.b, doc) == [2])
+        try await w.sync(w.b)
+        try await w.sync(w.a)
+        #expect(try await w.elements(w.a, doc) == [2])
     }
 }
