@@ -274,6 +274,13 @@ import Testing
         #expect(try await w.ok(["info", doc, "--json"], w.a).stdout == info)
         #expect(try await w.versions(w.a, doc).count == versions.count)
 
+        // A title with a terminal control is shown escaped, once, in the table and in errors.
+        try await w.ok(["rename", doc, "Notes\u{1B}[2J"], w.a)
+        #expect(try await w.ok(["history", doc], w.a).stdout.hasPrefix("2 versions of 'Notes\\e[2J', newest first"))
+        let escaped = try await lnote(["restore", doc, "--at", unknown, "--library", w.a])
+        #expect(escaped.status == 1 && escaped.stderr.hasPrefix("lnote restore: no version \(unknown) of 'Notes\\e[2J';"), "\(escaped.stderr)")
+        try await w.ok(["rename", doc, "Notes"], w.a)
+
         // Two pages in the same state (two empty pages) are one blob: a version of both, and
         // --page says which.
         try await w.ok(["page", "add", doc], w.a)

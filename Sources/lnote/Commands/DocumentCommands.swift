@@ -141,12 +141,12 @@ struct RestoreCommand: Command {
                        "new_page": done.isNewPage, "changed": !done.undo.isEmpty || done.isNewPage, "strokes": v.strokes,
                        "time": iso(v.time), "device": v.device.uuidString, "device_name": v.deviceName])
         } else if done.isNewPage {
-            print("\(h.describe(v, capital: true)) of a removed page of \(h.name) came back as a new page \(number); "
-                  + "the next 'lnote sync' sends it")
+            print(terminalSafe("\(h.describe(v, capital: true)) of a removed page of \(h.name) came back as a new page \(number); "
+                               + "the next 'lnote sync' sends it"))
         } else if done.undo.isEmpty {
-            print("Page \(number) of \(h.name) already is \(h.describe(v)); nothing changed")
+            print(terminalSafe("Page \(number) of \(h.name) already is \(h.describe(v)); nothing changed"))
         } else {
-            print("Restored page \(number) of \(h.name) to \(h.describe(v)) as a new edit; the next 'lnote sync' sends it")
+            print(terminalSafe("Restored page \(number) of \(h.name) to \(h.describe(v)) as a new edit; the next 'lnote sync' sends it"))
         }
     }
 

@@ -27,7 +27,7 @@ struct HistoryCommand: Command {
         let h = try DocumentHistory.resolve(args.positionals[0], in: library(args), command: Self.name)
         if args.flag("refresh") {
             let requests = try await h.sync.refreshHistory(of: h.id)
-            if !args.flag("json") { print("Read the history of \(h.name) from \(terminalSafe(h.remote)) again (\(counted(requests, "request")))") }
+            if !args.flag("json") { print(terminalSafe("Read the history of \(h.name) from \(h.remote) again (\(counted(requests, "request")))")) }
         }
         let page = try args.value("page").map { try h.page($0) }
         let versions = h.versions(page: page)
@@ -37,15 +37,15 @@ struct HistoryCommand: Command {
         }
         let which = page.map { "page \(h.pageName($0)) of " } ?? ""
         guard !versions.isEmpty else {
-            print(h.isKnownToSync
+            print(terminalSafe(h.isKnownToSync
                   ? "No versions of \(which)\(h.name) are kept (a version is a state a sync published; none is, or none is left)."
-                  : "No history of \(which)\(h.name): it has never been synced from \(h.sync.library.root) (each 'lnote sync' that changes a page adds a version of it).")
+                  : "No history of \(which)\(h.name): it has never been synced from \(h.sync.library.root) (each 'lnote sync' that changes a page adds a version of it)."))
             return
         }
-        print("\(counted(versions.count, "version")) of \(which)\(h.name), newest first (* the page's state as this library last synced it)")
+        print(terminalSafe("\(counted(versions.count, "version")) of \(which)\(h.name), newest first (* the page's state as this library last synced it)"))
         let time = LocalTime(seconds: false)
         let rows = versions.map { v in
-            [String(v.id.prefix(12)), h.number(of: v.page).map { String($0) } ?? "removed", time.string(v.time), h.device(v), String(v.strokes)]
+            [String(v.id.prefix(12)), h.number(of: v.page).map { String($0) } ?? "removed", time.string(v.time), terminalSafe(h.device(v)), String(v.strokes)]
         }
         let header = ["VERSION", "PAGE", "TIME", "DEVICE", "STROKES"]
         let widths = header.indices.map { i in max(header[i].count, rows.map { $0[i].count }.max() ?? 0) }
@@ -74,7 +74,8 @@ struct DocumentHistory {
     let package: DocumentPackage?
     /// Its pages in order (none when it is gone).
     let pages: [UUID]
-    /// How messages name it: 'Title', or the deleted document 1A2B3C4D.
+    /// How messages name it: 'Title', or the deleted document 1A2B3C4D (as read: what prints it
+    /// makes it terminal-safe, as `execute` does errors).
     let name: String
     /// Whether this library's sync has a history file or a base for it.
     let isKnownToSync: Bool
@@ -100,7 +101,7 @@ struct DocumentHistory {
         if let package {
             let meta = try DocumentMetadata.read(package)
             pages = meta.pages.map(\.id)
-            name = "'\(terminalSafe(meta.title))'"
+            name = "'\(meta.title)'"
         }
         return DocumentHistory(sync: sync, remote: remote, id: id, package: package, pages: pages, name: name,
                                isKnownToSync: syncedDocuments(in: lib).contains(id))
@@ -202,7 +203,7 @@ struct DocumentHistory {
     }
 
     /// Who published a version: its device's name, else the start of its id.
-    func device(_ v: PageVersion) -> String { v.deviceName.isEmpty ? String(v.device.uuidString.prefix(8)) : terminalSafe(v.deviceName) }
+    func device(_ v: PageVersion) -> String { v.deviceName.isEmpty ? String(v.device.uuidString.prefix(8)) : v.deviceName }
 
     /// "version 0123456789ab (2026-12-07 14:02 +0100, laptop, 12 strokes)" ("Version" when `capital`).
     func describe(_ v: PageVersion, capital: Bool = false) -> String {

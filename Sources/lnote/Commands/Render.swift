@@ -86,7 +86,7 @@ struct RenderCommand: Command {
             printJSON(object)
         } else {
             let what = history.map { "\($0.0.describe($0.1)) of page \($0.0.pageName(page))" } ?? "page \(number ?? 0)"
-            print("Wrote \(what) to \(out) (\(format.rawValue), \(counted(data.count, "byte"))\(result.scale.map { ", scale \(String(format: "%.4g", $0))" } ?? ""))")
+            print("Wrote \(terminalSafe(what)) to \(out) (\(format.rawValue), \(counted(data.count, "byte"))\(result.scale.map { ", scale \(String(format: "%.4g", $0))" } ?? ""))")
         }
     }
 }
