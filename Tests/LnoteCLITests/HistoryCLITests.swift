@@ -192,6 +192,7 @@ import Testing
         // Still in A's trash: --deleted says so and changes nothing.
         #expect(!(try await w.ok(["list", "--json"], w.a)).stdout.contains(doc))
         #expect((try await w.ok(["list", "--trash", "--json"], w.a)).stdout.contains(doc))
+        #expect(try await w.ok(["history", short], w.a).stdout.hasPrefix("1 version of 'Journal' (in the trash), newest first"))
         let inTrash = try await lnote(["restore", short, "--deleted", "--library", w.a])
         #expect(inTrash.status == 1 && inTrash.stderr == "lnote restore: document \(doc) is in the trash: 'lnote restore \(short)' brings it back as it was\n", "\(inTrash.stderr)")
         try await w.ok(["empty-trash", "--yes"], w.a)

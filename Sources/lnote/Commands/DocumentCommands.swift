@@ -133,9 +133,9 @@ struct RestoreCommand: Command {
                             + "or with --deleted when the trash was emptied), then restore its pages' versions")
         }
         let done = try await h.sync.restore(page: v.page, of: h.id, to: v)
-        let pages = try DocumentMetadata.read(package).pages.map(\.id)
-        let number = (pages.firstIndex(of: done.page) ?? pages.count - 1) + 1
-        let title = try DocumentMetadata.read(package).title
+        let meta = try DocumentMetadata.read(package)
+        let number = (meta.pages.firstIndex { $0.id == done.page } ?? meta.pages.count) + 1
+        let title = meta.title
         if args.flag("json") {
             printJSON(["id": h.id.uuidString, "title": title, "version": v.id, "page": number, "page_id": done.page.uuidString,
                        "new_page": done.isNewPage, "changed": !done.undo.isEmpty || done.isNewPage, "strokes": v.strokes,

@@ -74,7 +74,7 @@ struct DocumentHistory {
     let package: DocumentPackage?
     /// Its pages in order (none when it is gone).
     let pages: [UUID]
-    /// How messages name it: 'Title', or the deleted document 1A2B3C4D (as read: what prints it
+    /// How messages name it: 'Title', 'Title' (in the trash), or the deleted document 1A2B3C4D (as read: what prints it
     /// makes it terminal-safe, as `execute` does errors).
     let name: String
     /// Whether this library's sync has a history file or a base for it.
@@ -102,6 +102,8 @@ struct DocumentHistory {
             let meta = try DocumentMetadata.read(package)
             pages = meta.pages.map(\.id)
             name = "'\(meta.title)'"
+        } else if let trashed = (try? lib.trashedDocuments())?.first(where: { $0.id == id }) {
+            name = "'\(trashed.title)' (in the trash)"
         }
         return DocumentHistory(sync: sync, remote: remote, id: id, package: package, pages: pages, name: name,
                                isKnownToSync: syncedDocuments(in: lib).contains(id))
