@@ -294,6 +294,36 @@ import Testing
         } else {
             Issue.record("two empty pages are expected to publish one blob: \(empties)")
         }
+
+        // Two versions whose names share 12 characters, from a device with no name, whose page
+        // blobs the remote no longer has (collected): written into A's history file as its
+        // rounds would have merged them (docs/sync.md §12.5).
+        let historyFile = w.a + "/.sync/history/\(doc).json"
+        var kept = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: historyFile))) as? [String: Any])
+        let stranger = "0BADC0DE-0000-4000-8000-000000000001"
+        let twins = ["abcdef0123451", "abcdef0123452"].map { $0 + String(repeating: "0", count: 51) }
+        let page1 = try #require(versions.first { $0["page"] as? Int == 1 }?["page_id"] as? String)
+        let nowMS = Int(Date().timeIntervalSince1970 * 1000)
+        kept["entries"] = (kept["entries"] as? [[String: Any]] ?? []) + twins.enumerated().map { i, blob in
+            ["page": page1, "device": stranger, "time": nowMS - 1000 + i, "blob": blob, "strokes": 9] as [String: Any]
+        }
+        var devices = kept["devices"] as? [String: Any] ?? [:]
+        devices[stranger] = ["name": "", "blob": NSNull()]
+        kept["devices"] = devices
+        try JSONSerialization.data(withJSONObject: kept).write(to: URL(fileURLWithPath: historyFile))
+        let rows = try await w.ok(["history", doc, "--page", "1"], w.a).stdout
+        #expect(rows.contains("  abcdef012345  1     ") && rows.contains("  0BADC0DE  9\n"), "\(rows)")
+        let before = try await w.ok(["info", doc, "--json"], w.a).stdout
+        try FileManager.default.removeItem(atPath: out)
+        let twinsAt = try await lnote(["render", doc, "--at", "ABCDEF012345", "-o", out, "--library", w.a])
+        #expect(twinsAt.status == 1 && twinsAt.stderr == "lnote render: version ABCDEF012345 matches 2 versions of 'Notes' (abcdef012345, abcdef012345); "
+                + "give more of it, as 'lnote history \(doc.prefix(8))' lists them\n", "\(twinsAt.stderr)")
+        let collected = try await lnote(["restore", doc, "--at", "abcdef0123452", "--library", w.a])
+        #expect(collected.status == 1 && collected.stderr.hasPrefix("lnote restore: version abcdef012345 (")
+                && collected.stderr.hasSuffix(", 0BADC0DE, 9 strokes) is no longer on the remote \(w.remote) (collected, or lost), nothing was changed; "
+                                              + "'lnote history \(doc.prefix(8)) --refresh' lists what the remote keeps\n"), "\(collected.stderr)")
+        #expect(!exists(out))
+        #expect(try await w.ok(["info", doc, "--json"], w.a).stdout == before)
     }
 
     /// Through an encrypted remote: the versions listed, one drawn and one restored on the other

@@ -132,7 +132,7 @@ struct RestoreCommand: Command {
             throw PathError("\(h.name) is not in the library: bring it back first ('lnote restore \(h.id.uuidString.prefix(8))' from the trash, "
                             + "or with --deleted when the trash was emptied), then restore its pages' versions")
         }
-        let done = try await h.sync.restore(page: v.page, of: h.id, to: v)
+        let done = try await h.restore(v)
         let meta = try DocumentMetadata.read(package)
         let number = (meta.pages.firstIndex { $0.id == done.page } ?? meta.pages.count) + 1
         let title = meta.title

@@ -204,6 +204,23 @@ struct DocumentHistory {
                         + matches.map { String($0.id.prefix(12)) }.joined(separator: ", ") + "); give more of it, as \(listing)")
     }
 
+    /// A version's content, read from the remote (one request).
+    func content(_ v: PageVersion) async throws -> PageContent {
+        do { return try await sync.content(of: id, page: v.page, at: v) } catch { throw gone(error, v) }
+    }
+
+    /// The version brought back as a new edit (docs/sync.md §12.6).
+    func restore(_ v: PageVersion) async throws -> PageRestore {
+        do { return try await sync.restore(page: v.page, of: id, to: v) } catch { throw gone(error, v) }
+    }
+
+    /// A version whose page blob the remote no longer has, said in words (not its blob's path).
+    private func gone(_ error: SyncError, _ v: PageVersion) -> any Error {
+        guard case .remote(.notFound) = error else { return error }
+        return PathError("\(describe(v)) is no longer on the remote \(remote) (collected, or lost), nothing was changed; "
+                         + "'lnote history \(id.uuidString.prefix(8)) --refresh' lists what the remote keeps")
+    }
+
     /// Who published a version: its device's name, else the start of its id.
     func device(_ v: PageVersion) -> String { v.deviceName.isEmpty ? String(v.device.uuidString.prefix(8)) : v.deviceName }
 

@@ -64,7 +64,7 @@ struct RenderCommand: Command {
         }
         let path = try checkedOutputPath(out)
         let content: PageContent
-        if let history { content = try await history.0.sync.content(of: history.0.id, page: page, at: history.1) } else { content = try StoredPage.read(package!, page: page) }
+        if let history { content = try await history.0.content(history.1) } else { content = try StoredPage.read(package!, page: page) }
         // A version's images are drawn from the live package's assets when it still has them.
         let assets = try package.map { try AssetFiles($0) }
         let requested = try args.double("scale") ?? 2
