@@ -304,11 +304,10 @@ import Testing
         let twins = ["abcdef0123451", "abcdef0123452"].map { $0 + String(repeating: "0", count: 51) }
         let page1 = try #require(versions.first { $0["page"] as? Int == 1 }?["page_id"] as? String)
         let nowMS = Int(Date().timeIntervalSince1970 * 1000)
-        kept["entries"] = (kept["entries"] as? [[String: Any]] ?? []) + twins.enumerated().map { i, blob in
-            ["page": page1, "device": stranger, "time": nowMS - 1000 + i, "blob": blob, "strokes": 9] as [String: Any]
-        }
         var devices = kept["devices"] as? [String: Any] ?? [:]
-        devices[stranger] = ["name": "", "blob": NSNull()]
+        devices[stranger] = ["name": "", "older": [] as [Any], "inline": twins.enumerated().map { i, blob in
+            ["page": page1, "time": nowMS - 1000 + i, "blob": blob, "strokes": 9] as [String: Any]
+        }] as [String: Any]
         kept["devices"] = devices
         try JSONSerialization.data(withJSONObject: kept).write(to: URL(fileURLWithPath: historyFile))
         let rows = try await w.ok(["history", doc, "--page", "1"], w.a).stdout
