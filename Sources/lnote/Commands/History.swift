@@ -92,8 +92,11 @@ struct DocumentHistory {
             id = doc.id
             package = doc.package
         } catch {
+            // Only a document that is not here (never an ambiguous title) is looked for in sync's.
+            let notHere: Bool
+            if case StoreError.documentNotFound = error { notHere = true } else { notHere = error is PathError }
             let known = syncedDocuments(in: lib).filter { PathKind(lib.package($0).path) == .missing }
-            guard !isPackagePath(ref), let match = try matchDocument(ref, among: known) else { throw error }
+            guard notHere, !isPackagePath(ref), let match = try matchDocument(ref, among: known) else { throw error }
             id = match
         }
         let (sync, remote) = try librarySync(lib, command: command)
