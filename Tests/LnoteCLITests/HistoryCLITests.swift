@@ -277,6 +277,19 @@ import Testing
         #expect(try await w.ok(["info", doc, "--json"], w.a).stdout == info)
         #expect(try await w.versions(w.a, doc).count == versions.count)
 
+        // The remote folder gone (an unmounted drive): the list needs no request and is still
+        // there; what reads the remote says where it looked.
+        try FileManager.default.moveItem(atPath: w.remote, toPath: w.remote + "-away")
+        #expect(try await w.versions(w.a, doc).count == versions.count)
+        let away = "the remote folder \(w.remote) does not exist (an unmounted drive, or a mistyped path?); past versions are read from it\n"
+        for args in [["render", doc, "--at", first, "-o", out], ["restore", doc, "--at", first], ["history", doc, "--refresh"]] {
+            let r = try await lnote(args + ["--library", w.a])
+            #expect(r.status == 1 && r.stderr == "lnote \(args[0]): " + away, "\(args): \(r.stderr)")
+        }
+        try FileManager.default.moveItem(atPath: w.remote + "-away", toPath: w.remote)
+        #expect(!exists(out))
+        #expect(try await w.ok(["info", doc, "--json"], w.a).stdout == info)
+
         // A title with a terminal control is shown escaped, once, in the table and in errors.
         try await w.ok(["rename", doc, "Notes\u{1B}[2J"], w.a)
         #expect(try await w.ok(["history", doc], w.a).stdout.hasPrefix("2 versions of 'Notes\\e[2J', newest first"))

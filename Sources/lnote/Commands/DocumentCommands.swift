@@ -169,6 +169,7 @@ struct RestoreCommand: Command {
                             + "of a document this library synced before it was deleted")
         }
         let (sync, _) = try DocumentHistory.librarySync(lib, command: Self.name)
+        try DocumentHistory.checkFolder(sync)
         let made = try await sync.restoreDocument(id)
         let meta = try DocumentMetadata.read(lib.package(made))
         if args.flag("json") {

@@ -26,7 +26,7 @@ struct HistoryCommand: Command {
     func run() async throws {
         let h = try DocumentHistory.resolve(args.positionals[0], in: library(args), command: Self.name)
         if args.flag("refresh") {
-            let requests = try await h.sync.refreshHistory(of: h.id)
+            let requests = try await h.refresh()
             if !args.flag("json") { print(terminalSafe("Read the history of \(h.name) from \(h.remote) again (\(counted(requests, "request")))")) }
         }
         let page = try args.value("page").map { try h.page($0) }
@@ -207,13 +207,30 @@ struct DocumentHistory {
                         + matches.map { String($0.id.prefix(12)) }.joined(separator: ", ") + "); give more of it, as \(listing)")
     }
 
+    /// Before anything is asked of the remote: a folder remote whose folder is not there (an
+    /// unmounted drive) is said so, as sync says it, not as every object "not found" on it.
+    static func checkFolder(_ sync: LibrarySync) throws {
+        if let folder = sync.remote as? FolderRemote, !isDirectory(folder.root) {
+            throw PathError("the remote folder \(folder.root) does not exist (an unmounted drive, or a mistyped path?); "
+                            + "past versions are read from it")
+        }
+    }
+
+    /// The document's history read from the remote again; how many requests it took.
+    func refresh() async throws -> Int {
+        try Self.checkFolder(sync)
+        return try await sync.refreshHistory(of: id)
+    }
+
     /// A version's content, read from the remote (one request).
     func content(_ v: PageVersion) async throws -> PageContent {
+        try Self.checkFolder(sync)
         do { return try await sync.content(of: id, page: v.page, at: v) } catch { throw gone(error, v) }
     }
 
     /// The version brought back as a new edit (docs/sync.md §12.6).
     func restore(_ v: PageVersion) async throws -> PageRestore {
+        try Self.checkFolder(sync)
         do { return try await sync.restore(page: v.page, of: id, to: v) } catch { throw gone(error, v) }
     }
 
