@@ -61,8 +61,8 @@ import Testing
     }
 
     /// Three versions of page 1 (1 stroke, 2 strokes, then the first erased) published by A, read
-    /// by B: the table and the JSON, a version drawn, the erased stroke brought back on A and sent
-    /// to B; a page removed and brought back as a new page.
+    /// by B: the table and the JSON, a version drawn, the erased stroke brought back on B and sent
+    /// to A; a page removed and brought back as a new page.
     @Test func versionsAreListedDrawnAndBroughtBack() async throws {
         let w = World()
         let started = Date()
@@ -223,7 +223,7 @@ import Testing
         try await w.sync(w.a)
         try await w.sync(w.b)
         #expect(try await w.elements(w.b, newID) == [2])
-        // The deleted one stays deleted; a second --deleted makes another copy, never the old id.
+        // The deleted one stays deleted: the copy has a new id.
         #expect(try await lnote(["info", doc, "--library", w.b]).status == 1)
     }
 
