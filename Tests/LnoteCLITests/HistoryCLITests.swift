@@ -366,4 +366,28 @@ import Testing
         try await w.sync(w.a)
         #expect(try await w.elements(w.a, doc) == [2])
     }
+
+    /// A version's images are drawn from the document's assets: the version that is the page's
+    /// state now draws byte for byte as the page does, image included.
+    @Test func aVersionsImagesComeFromTheDocumentsAssets() async throws {
+        let w = World()
+        let doc = try await newDocument("Pictures", library: w.a)
+        try await w.ok(["remote", "add", w.remote, "--create"], w.a)
+        try await w.edit(w.a, doc, page: 0, [.append([Self.stroke(21), Self.stroke(22)])])
+        // The picture: the page itself, drawn small.
+        let picture = w.dir.path + "/picture.png"
+        try await w.ok(["render", doc, "-o", picture, "--scale", "0.25"], w.a)
+        let s = try await Library(root: w.a).open(try #require(UUID(uuidString: doc)))
+        let page = await s.pageIDs()[0]
+        _ = try await s.insertImage(try Data(contentsOf: URL(fileURLWithPath: picture)), fileExtension: "png",
+                                    frame: QuantizedRect(x: 1000, y: 1000, width: 1500, height: 2000), on: page)
+        try await s.close()
+        try await w.sync(w.a)
+        let version = try #require(try await w.versions(w.a, doc).first?["id"] as? String)
+        let then = w.dir.path + "/then.png", now = w.dir.path + "/now.png"
+        let drawn = try await w.ok(["render", doc, "--at", version, "-o", then], w.a)
+        #expect(drawn.stderr.isEmpty, "\(drawn.stderr)")
+        try await w.ok(["render", doc, "-o", now], w.a)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: then)) == Data(contentsOf: URL(fileURLWithPath: now)))
+    }
 }
