@@ -150,14 +150,27 @@ extension DocumentSession {
     /// rounded once (360 rotations of 1° end where they started; a scale to 10 % and back keeps
     /// the radii).
     public func transform(_ ids: [UUID], by transform: QuantizedTransform, on page: UUID) throws(StoreError) {
+        try self.transform(ids, by: SimilarityTransform(transform), on: page)
+    }
+
+    /// Moves, scales and rotates elements by an exact transform in doubles (a gesture's transform
+    /// since it began, `TransformGesture`), rounded once against the elements' samples before
+    /// their first transform, as `transform(_:by:on:)` with a `QuantizedTransform` is.
+    /// - Returns: the changes that undo it (the elements as they were, `PageChange.update`).
+    @discardableResult
+    public func transform(_ ids: [UUID], by step: SimilarityTransform, on page: UUID) throws(StoreError) -> [PageChange] {
+        guard step.a.isFinite, step.b.isFinite, step.tx.isFinite, step.ty.isFinite, step.scale > 0 else {
+            throw .invalidArgument("a transform must be finite and keep some size (scale \(step.scale))")
+        }
         let content = try self.content(of: page)
-        let step = SimilarityTransform(transform)
+        var before: [Element] = []
         let known = loaded[page]?.transformed ?? [:]
         var updated: [Element] = []
         var tracked: [UUID: TransformedElement] = [:]
         for id in ids {
             guard let i = content.index(of: id) else { throw .elementNotFound(id, page: page) }
             let now = content.elements[i]
+            before.append(now)
             var t = known[id].flatMap { $0.current == now ? $0 : nil }
                 ?? TransformedElement(original: now, total: .identity, current: now)
             t.total = t.total.followed(by: step)
@@ -167,7 +180,40 @@ extension DocumentSession {
         }
         try edit(page, .update(updated))
         loaded[page]?.transformed.merge(tracked) { $1 }
+        return [.update(before)]
     }
+
+    /// Starts a live transform of a selection (a pinch, a twist, a drag): the gesture previews each
+    /// event's transform without touching the page, and `commit(_:_:)` applies the last one once,
+    /// so any number of events costs one rounding.
+    ///
+    /// ```swift
+    /// let gesture = try await session.beginTransform(selection, on: page)
+    /// // each event: the transform since the gesture began, in doubles
+    /// canvas.show(gesture.preview(.scaling(pinch.scale, aboutX: cx, y: cy)))
+    /// // at the end
+    /// let undo = try await session.commit(gesture, .scaling(pinch.scale, aboutX: cx, y: cy))
+    /// ```
+    /// - Throws: `.elementNotFound` for an id the page does not have, `.pageNotFound`.
+    public func beginTransform(_ ids: [UUID], on page: UUID) throws(StoreError) -> TransformGesture {
+        let content = try self.content(of: page)
+        var originals: [Element] = []
+        for id in ids {
+            guard let i = content.index(of: id) else { throw .elementNotFound(id, page: page) }
+            originals.append(content.elements[i])
+        }
+        return TransformGesture(page: page, originals: originals)
+    }
+
+    /// Ends a live transform: applies `transform` (the whole gesture's, from its start) to its
+    /// elements once. Returns the changes that undo it.
+    /// - Throws: `.elementNotFound` when an element of the gesture was removed meanwhile (nothing
+    ///   is changed), `.invalidArgument` for a transform that is not finite or has no size.
+    @discardableResult
+    public func commit(_ gesture: TransformGesture, _ transform: SimilarityTransform) throws(StoreError) -> [PageChange] {
+        try self.transform(gesture.ids, by: transform, on: gesture.page)
+    }
+
 
     /// Deletes elements from a page.
     public func delete(_ ids: [UUID], from page: UUID) throws(StoreError) {
@@ -196,4 +242,34 @@ extension Stroke {
                       altitude: altitude.map { Array($0[range]) },
                       opacity: opacity.map { Array($0[range]) })
     }
+}
+
+/// A live transform of a selection (`DocumentSession.beginTransform`): the elements as they were
+/// when it began, for previews drawn without the session.
+public struct TransformGesture: Sendable, Hashable {
+    /// The page of the selection.
+    public let page: UUID
+    /// The elements as they were when the gesture began.
+    public let originals: [Element]
+    /// The selection's ids.
+    public var ids: [UUID] { originals.map(\.id) }
+
+    /// The selection under `transform` (the gesture's since it began), each value rounded once:
+    /// what `commit` will store, to draw while the gesture goes on.
+    public func preview(_ transform: SimilarityTransform) -> [Element] { originals.map { transform.apply(to: $0) } }
+}
+
+extension SimilarityTransform {
+    /// A uniform scale by `factor` about (`x`, `y`), in 0.1-pt units.
+    public static func scaling(_ factor: Double, aboutX x: Double, y: Double) -> SimilarityTransform {
+        SimilarityTransform(a: factor, b: 0, tx: x - factor * x, ty: y - factor * y)
+    }
+
+    /// A rotation by `degrees`, clockwise on screen, about (`x`, `y`), in 0.1-pt units.
+    public static func rotation(degrees: Double, aboutX x: Double, y: Double) -> SimilarityTransform {
+        let r = degrees * .pi / 180
+        let a = cos(r), b = sin(r)
+        return SimilarityTransform(a: a, b: b, tx: x - a * x + b * y, ty: y - b * x - a * y)
+    }
+
 }

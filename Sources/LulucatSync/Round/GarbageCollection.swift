@@ -86,7 +86,7 @@ extension LibrarySync {
             for a in b.assets.values { referenced.insert(a.blob.hex) }
             // Our history (§12.7): the head's, and the entries of our history blobs kept here.
             Self.insertHistory(b.history, into: &referenced)
-            let mirror = store.history(id).own(device)
+            let mirror = store.history(id, only: [device]).own(device)
             for e in mirror.older + mirror.inline { referenced.insert(e.blob.hex) }
             if let hb = mirror.blob { referenced.insert(hb.hex) }
         }

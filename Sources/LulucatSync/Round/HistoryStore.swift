@@ -8,7 +8,7 @@ import LulucatStore
 /// (its inline entries, its history blob and that blob's entries). A mirror of the remote, so what
 /// a device let go (retention, or a state it published in a round that failed and then replaced)
 /// goes from the list here when its next head is read, as its blobs go from the server.
-struct LocalHistory: Codable, Equatable {
+struct LocalHistory: Equatable {
     struct Entry: Codable, Hashable {
         var page: String
         var time: Int64
@@ -32,11 +32,13 @@ struct LocalHistory: Codable, Equatable {
         var name: String = ""
         /// The history blob its head names, when its entries are in `older`.
         var blob: String?
+        /// Kept apart, in `<device>.older` (the history blob's form): written only when `blob` changes.
         var older: [Entry] = []
         var inline: [Entry] = []
+
+        enum CodingKeys: String, CodingKey { case name, blob, inline }
     }
 
-    var version = 1
     var devices: [String: Device] = [:]
 
     /// `device`'s mirrored history: its blob (when read) and all its entries.
@@ -70,19 +72,55 @@ struct LocalHistory: Codable, Equatable {
 
 extension SyncStateStore {
     var historyFolder: String { folder + "/history" }
-    func historyPath(_ document: UUID) -> String { historyFolder + "/" + document.uuidString + ".json" }
+    func historyFolder(_ document: UUID) -> String { historyFolder + "/" + document.uuidString }
 
-    /// The document's history as this device knows it (empty when none, or unreadable: the
-    /// rounds and `refresh` bring it back from the remote).
-    func history(_ document: UUID) -> LocalHistory {
-        guard let h = read(LocalHistory.self, historyPath(document)), h.version == 1 else { return LocalHistory() }
-        return h
+    /// The document's history as this device knows it, of every device or of `only` (a device
+    /// whose files are missing or unreadable is left out: the rounds and `refreshHistory` bring
+    /// it back from the remote).
+    func history(_ document: UUID, only: Set<UUID>? = nil) -> LocalHistory {
+        var out = LocalHistory()
+        let dir = historyFolder(document)
+        let devices: [UUID]
+        if let only { devices = Array(only) } else {
+            devices = ((try? fs.contentsOfDirectory(dir)) ?? []).compactMap { name in
+                name.hasSuffix(".json") ? UUID(strictString: String(name.dropLast(5))) : nil
+            }
+        }
+        for device in devices {
+            let base = dir + "/" + device.uuidString
+            guard var d = read(LocalHistory.Device.self, base + ".json", limit: 1 << 20) else { continue }
+            if d.blob != nil {
+                // Our own copy of the history blob's entries (written by `saveHistory`).
+                if let bytes = try? fs.readFile(base + ".older", limit: HistoryBlob.maxBytes),
+                   let blob = try? HistoryBlob.decode(bytes), blob.document == document, blob.device == device {
+                    d.older = blob.entries.map(LocalHistory.Entry.init)
+                } else {
+                    d.blob = nil  // read again from the remote
+                }
+            }
+            out.devices[device.uuidString] = d
+        }
+        return out
     }
 
-    /// Writes it without a sync (§12.5: a mirror of the remote).
-    func saveHistory(_ document: UUID, _ history: LocalHistory) throws(SyncError) {
-        try SyncError.state { () throws(FileError) in try fs.ensureDirectory(historyFolder) }
-        try write(history, to: historyPath(document), durable: false)
+    /// Writes the devices of `history` that differ from `before`, without a sync (§12.5: a
+    /// mirror of the remote): `<device>.json` (name, blob, inline entries), and `<device>.older`
+    /// only when the blob changed.
+    func saveHistory(_ document: UUID, _ history: LocalHistory, before: LocalHistory) throws(SyncError) {
+        let dir = historyFolder(document)
+        try SyncError.state { () throws(FileError) in
+            try fs.ensureDirectory(historyFolder)
+            try fs.ensureDirectory(dir)
+        }
+        for (key, d) in history.devices.sorted(by: { $0.key < $1.key }) where d != before.devices[key] {
+            guard let device = UUID(strictString: key) else { continue }
+            let base = dir + "/" + device.uuidString
+            if d.blob != before.devices[key]?.blob || d.older != before.devices[key]?.older, d.blob != nil {
+                let older = HistoryBlob(document: document, device: device, entries: d.older.compactMap(\.entry))
+                try writeQuickly(older.encode(), to: base + ".older")
+            }
+            try write(d, to: base + ".json", durable: false)
+        }
     }
 }
 
@@ -119,7 +157,9 @@ extension DocumentRound {
         let read = heads.filter { joined.contains($0.name) }
         let own = savedBase.flatMap { $0.published ? $0.head.history : nil }
         let store = sync.store
-        var h = store.history(id)
+        var involved = Set(read.map(\.head.device))
+        if own != nil { involved.insert(sync.device) }
+        var h = store.history(id, only: involved)
         let before = h
         for c in read where c.head.device != sync.device {
             let dev = c.head.device
@@ -138,7 +178,7 @@ extension DocumentRound {
             }
         }
         guard h != before else { return }
-        do { try store.saveHistory(id, h) } catch {
+        do { try store.saveHistory(id, h, before: before) } catch {
             report.problems.append("document \(id): its history could not be written here: \(error)")
         }
     }

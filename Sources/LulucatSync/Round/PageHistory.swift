@@ -92,7 +92,7 @@ extension LibrarySync {
             guard h.setHead(device: dev, head.history), let hb = head.history.blob else { continue }
             h.setBlob(device: dev, hb, try await historyBlob(hb, of: document, device: dev).entries)
         }
-        if h != before { try store.saveHistory(document, h) }
+        if h != before { try store.saveHistory(document, h, before: before) }
         return remote.statistics.requests - start
     }
 

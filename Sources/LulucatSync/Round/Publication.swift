@@ -98,7 +98,7 @@ extension DocumentRound {
         var history = base?.head.history ?? HeadHistory()
         var older: [HistoryEntry]?
         if let b = base, !b.published {
-            let mirror = sync.store.history(id).own(sync.device)
+            let mirror = sync.store.history(id, only: [sync.device]).own(sync.device)
             // A history blob made by the failed round: kept when it reached the server (it went up
             // after the round's page blobs), else back to the acknowledged one.
             if let hb = history.blob, hb != mirror.blob, try await !blobOnRemote(hb) {
@@ -169,7 +169,7 @@ extension DocumentRound {
     /// else read from the remote; none when neither can (they are then not carried into the next
     /// blob: the versions they name are no longer listed, and their blobs go with retention).
     mutating func ownHistoryEntries(_ name: BlobName) async -> [HistoryEntry] {
-        let mirror = sync.store.history(id).own(sync.device)
+        let mirror = sync.store.history(id, only: [sync.device]).own(sync.device)
         if mirror.blob == name { return mirror.older }
         if let blob = try? await fetchHistoryBlob(name, device: sync.device) { return blob.entries }
         return []

@@ -129,11 +129,19 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         #expect(try await syncB.content(of: doc, page: page, at: versions.last!) == contents[0])
         #expect(try await syncB.content(of: doc, page: page, at: versions[20]) == contents[19])
         // `refresh` from nothing gives the same list (the local file removed).
-        try FileManager.default.removeItem(atPath: h.libraries[1].root + "/.sync/history/\(doc.uuidString).json")
+        try FileManager.default.removeItem(atPath: h.libraries[1].root + "/.sync/history/\(doc.uuidString)")
         #expect(syncB.history(of: doc).isEmpty)
         let requests = try await syncB.refreshHistory(of: doc)
         #expect(requests == 1 + 1 + 1 + 1, "the listing, A's head, B's head, A's history blob: \(requests)")
         #expect(syncB.history(of: doc, page: page).map(\.id) == versions.map(\.id))
+        // The local copy of A's history blob damaged: its versions are not listed until read
+        // again; the inline ones still are. A's head names the blob, so `refresh` reads it.
+        let older = h.libraries[1].root + "/.sync/history/\(doc.uuidString)/\(syncA.device.uuidString).older"
+        try Data([0x4C, 0x53, 0x48, 0x49, 9]).write(to: URL(fileURLWithPath: older))
+        #expect(syncB.history(of: doc, page: page).count == 40 - 33)
+        #expect(try await syncB.refreshHistory(of: doc) == 4)
+        #expect(syncB.history(of: doc, page: page).map(\.id) == versions.map(\.id))
+        #expect(try await syncB.refreshHistory(of: doc) == 3, "mirrored: the listing and the two heads")
     }
 
     /// Garbage collection keeps every blob a retained version names and removes, after the grace
