@@ -179,8 +179,8 @@ import Testing
         try await w.edit(w.a, doc, page: 0, [.append([Self.stroke(3), Self.stroke(4)])])
         try await w.sync(w.a)
         try await w.sync(w.b)
-        // B's history file lost (docs/sync.md §12.5: a cache): none listed, --refresh reads it again.
-        try FileManager.default.removeItem(atPath: w.b + "/.sync/history/\(doc).json")
+        // B's history folder lost (docs/sync.md §12.5: a mirror): none listed, --refresh reads it again.
+        try FileManager.default.removeItem(atPath: w.b + "/.sync/history/\(doc)")
         #expect(try await w.ok(["history", doc], w.b).stdout.hasPrefix("No versions of 'Journal' are kept"))
         let refreshed = try await w.ok(["history", doc, "--refresh"], w.b).stdout
         #expect(refreshed.hasPrefix("Read the history of 'Journal' from \(w.remote) again (") && refreshed.contains("\n1 version of 'Journal', newest first"),
@@ -311,20 +311,16 @@ import Testing
         }
 
         // Two versions whose names share 12 characters, from a device with no name, whose page
-        // blobs the remote no longer has (collected): written into A's history file as its
-        // rounds would have merged them (docs/sync.md §12.5).
-        let historyFile = w.a + "/.sync/history/\(doc).json"
-        var kept = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: historyFile))) as? [String: Any])
+        // blobs the remote no longer has (collected): written into A's history folder as its
+        // rounds would have mirrored that device's head (docs/sync.md §12.5).
         let stranger = "0BADC0DE-0000-4000-8000-000000000001"
         let twins = ["abcdef0123451", "abcdef0123452"].map { $0 + String(repeating: "0", count: 51) }
         let page1 = try #require(versions.first { $0["page"] as? Int == 1 }?["page_id"] as? String)
         let nowMS = Int(Date().timeIntervalSince1970 * 1000)
-        var devices = kept["devices"] as? [String: Any] ?? [:]
-        devices[stranger] = ["name": "", "older": [] as [Any], "inline": twins.enumerated().map { i, blob in
+        let mirrored: [String: Any] = ["name": "", "inline": twins.enumerated().map { i, blob in
             ["page": page1, "time": nowMS - 1000 + i, "blob": blob, "strokes": 9] as [String: Any]
-        }] as [String: Any]
-        kept["devices"] = devices
-        try JSONSerialization.data(withJSONObject: kept).write(to: URL(fileURLWithPath: historyFile))
+        }]
+        try JSONSerialization.data(withJSONObject: mirrored).write(to: URL(fileURLWithPath: w.a + "/.sync/history/\(doc)/\(stranger).json"))
         let rows = try await w.ok(["history", doc, "--page", "1"], w.a).stdout
         #expect(rows.contains("  abcdef012345  1     ") && rows.contains("  0BADC0DE  9\n"), "\(rows)")
         let before = try await w.ok(["info", doc, "--json"], w.a).stdout

@@ -64,7 +64,7 @@ struct HistoryCommand: Command {
 
 /// A document as history knows it, and the library's sync that keeps its history: in the library
 /// (its package and pages), or gone from it (deleted here or elsewhere, in the trash or not) but
-/// known to this library's sync (`.sync/history/<UUID>.json` or its base), named by id or prefix.
+/// known to this library's sync (`.sync/history/<UUID>/` or its base), named by id or prefix.
 struct DocumentHistory {
     let sync: LibrarySync
     /// The remote as configured (`lnote remote`).
@@ -77,7 +77,7 @@ struct DocumentHistory {
     /// How messages name it: 'Title', 'Title' (in the trash), or the deleted document 1A2B3C4D (as read: what prints it
     /// makes it terminal-safe, as `execute` does errors).
     let name: String
-    /// Whether this library's sync has a history file or a base for it.
+    /// Whether this library's sync has a history folder or a base for it.
     let isKnownToSync: Bool
 
     /// DOC as other commands resolve it, else a document known to sync by its id or id prefix;
@@ -123,13 +123,13 @@ struct DocumentHistory {
         return (try LibrarySync(library: lib, remote: try config.makeRemote(netrc: netrcText())), config.remote)
     }
 
-    /// The documents this library's sync knows: a history file (`.sync/history/<UUID>.json`,
+    /// The documents this library's sync knows: a history folder (`.sync/history/<UUID>/`,
     /// docs/sync.md §12.5) or a base (`.sync/docs/<UUID>.base`). LibrarySync lists neither, so
     /// they are read here by name (read only).
     static func syncedDocuments(in lib: Library) -> Set<UUID> {
         let fs = PosixFileSystem()
         var ids = Set<UUID>()
-        for (folder, suffix) in [("/.sync/history", ".json"), ("/.sync/docs", ".base")] {
+        for (folder, suffix) in [("/.sync/history", ""), ("/.sync/docs", ".base")] {
             for name in (try? fs.contentsOfDirectory(lib.root + folder)) ?? [] where name.hasSuffix(suffix) {
                 if let id = UUID(strictString: String(name.dropLast(suffix.count))) { ids.insert(id) }
             }
