@@ -30,6 +30,7 @@ let commands: [any Command.Type] = [
     EmptyTrashCommand.self,
     RemoteCommand.self,
     SyncCommand.self,
+    HistoryCommand.self,
     CompletionCommand.self,
 ]
 

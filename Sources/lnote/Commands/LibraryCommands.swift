@@ -122,16 +122,18 @@ struct ListCommand: Command {
     }
 }
 
-/// Times as a person reads them: the local date and time to the second, with the zone's offset
-/// (`2026-12-07 09:15:42 +0100`). JSON keeps ISO 8601 in UTC, for programs.
+/// Times as a person reads them: the local date and time to the second (to the minute when
+/// `seconds` is false: a history's column), with the zone's offset (`2026-12-07 09:15:42 +0100`).
+/// JSON keeps ISO 8601 in UTC, for programs.
 struct LocalTime {
-    private let formatter: DateFormatter = {
+    private let formatter: DateFormatter
+    init(seconds: Bool = true) {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = TimeZone.current
-        f.dateFormat = "yyyy-MM-dd HH:mm:ss xx"
-        return f
-    }()
+        f.dateFormat = seconds ? "yyyy-MM-dd HH:mm:ss xx" : "yyyy-MM-dd HH:mm xx"
+        formatter = f
+    }
     func string(_ date: Date) -> String { formatter.string(from: date) }
 }
 

@@ -5,13 +5,15 @@ import LulucatInk
 import LulucatRender
 import LulucatStore
 import LulucatStoreThumbnails
+import LulucatSync
 
 struct RenderCommand: Command {
     static let name = "render"
-    static let abstract = "Render a page to PNG, JPEG or SVG."
-    static let options: [OptionSpec] = [.valued("output", "FILE", short: "o", "The image file to write (required)."), .valued("page", "N", default: "1", "The page to draw: its number or id."), .valued("format", "png|jpg|svg", default: "from the file name", "The image format."), .valued("scale", "S", default: "2", "Pixels per point, in (0, 16]."), .valued("quality", "Q", default: "90", "JPEG quality, 1 to 100 (jpg only)."), .library, .json]
-    static let examples = ["lnote render \"Lecture notes\" -o page1.png", "lnote render \"Lecture notes\" --page 3 -o p3.jpg --quality 80"]
-    static let usage = "lnote render DOC -o FILE.png|FILE.jpg|FILE.svg [--page N] [--format png|jpg|svg] [--scale S] [--quality Q] [--library DIR] [--json]"
+    static let abstract = "Render a page to PNG, JPEG or SVG (a synced past version of it with --at)."
+    static let options: [OptionSpec] = [.valued("output", "FILE", short: "o", "The image file to write (required)."), .valued("page", "N", default: "1; with --at, the version's page", "The page to draw: its number or id."), .valued("at", "VERSION", "Draw a past version of the page instead (6 or more hex characters of it, as 'lnote history DOC' lists them)."), .valued("format", "png|jpg|svg", default: "from the file name", "The image format."), .valued("scale", "S", default: "2", "Pixels per point, in (0, 16]."), .valued("quality", "Q", default: "90", "JPEG quality, 1 to 100 (jpg only)."), .library, .json]
+    static let examples = ["lnote render \"Lecture notes\" -o page1.png", "lnote render \"Lecture notes\" --page 3 -o p3.jpg --quality 80",
+                           "lnote render \"Lecture notes\" --at 0123456789ab -o before.png"]
+    static let usage = "lnote render DOC -o FILE.png|FILE.jpg|FILE.svg [--page N] [--format png|jpg|svg] [--scale S] [--quality Q] [--at VERSION] [--library DIR] [--json]"
     let args: Arguments
     init(arguments: [String]) throws {
         args = try Arguments(arguments, options: Self.options)
@@ -22,6 +24,7 @@ struct RenderCommand: Command {
         }
         if let s = try args.double("scale"), !(s > 0 && s <= 16) { throw UsageError("--scale must be in (0, 16]") }
         _ = try args.int("quality", in: 1...100)
+        if let at = args.value("at") { try DocumentHistory.checkVersion(at) }
         let out = (args.value("o") ?? args.value("output"))!
         _ = try checkedOutputPath(out)
         let ext = URL(fileURLWithPath: out).pathExtension.lowercased()
@@ -33,8 +36,23 @@ struct RenderCommand: Command {
     func run() async throws {
         let lib = library(args)
         let out = (args.value("o") ?? args.value("output"))!
-        let package = try resolvePackage(args.positionals[0], in: lib)
-        let (number, page) = try resolvePage(args.value("page") ?? "1", of: try DocumentMetadata.read(package))
+        // What to draw: a page of the document, or (--at) a version of one, read from the remote.
+        var number: Int?, page: UUID, package: DocumentPackage?
+        var history: (DocumentHistory, PageVersion)?
+        if let at = args.value("at") {
+            let h = try DocumentHistory.resolve(args.positionals[0], in: lib, command: Self.name)
+            let v = try h.version(at, page: try args.value("page").map { try h.page($0) })
+            number = h.number(of: v.page)
+            page = v.page
+            package = h.package
+            history = (h, v)
+        } else {
+            let p = try resolvePackage(args.positionals[0], in: lib)
+            let resolved = try resolvePage(args.value("page") ?? "1", of: try DocumentMetadata.read(p))
+            number = resolved.number
+            page = resolved.id
+            package = p
+        }
         let ext = URL(fileURLWithPath: out).pathExtension.lowercased()
         let name = args.value("format") ?? (ext == "jpeg" ? "jpg" : ext)
         guard let format = PageExportFormat(rawValue: name == "jpeg" ? "jpg" : name) else {
@@ -45,12 +63,14 @@ struct RenderCommand: Command {
             throw UsageError("--quality is for JPEG; \(format.rawValue.uppercased()) is lossless")
         }
         let path = try checkedOutputPath(out)
-        let content = try StoredPage.read(package, page: page)
-        let assets = try AssetFiles(package)
+        let content: PageContent
+        if let history { content = try await history.0.content(history.1) } else { content = try StoredPage.read(package!, page: page) }
+        // A version's images are drawn from the live package's assets when it still has them.
+        let assets = try package.map { try AssetFiles($0) }
         let requested = try args.double("scale") ?? 2
         guard requested > 0 else { throw UsageError("--scale must be more than 0, not \(requested)") }
         let result = try PageExport.exportFitting(content, format: format, scale: requested,
-                                                  quality: try args.int("quality", in: 1...100) ?? 90, assetData: assets.data)
+                                                  quality: try args.int("quality", in: 1...100) ?? 90, assetData: { try assets?.data($0) })
         let data = result.data, problems = result.problems
         try writeOutput(data, to: path, as: out)
         for p in problems { printError("lnote render: warning: \(terminalSafe("\(p)"))") }
@@ -59,12 +79,14 @@ struct RenderCommand: Command {
             printError("lnote render: the page is too large for --scale \(requested); drawn at scale \(String(format: "%.4g", used)) to fit the size limit")
         }
         if args.flag("json") {
-            var object: [String: Any] = ["path": out, "format": format.rawValue, "bytes": data.count, "page": number,
+            var object: [String: Any] = ["path": out, "format": format.rawValue, "bytes": data.count, "page": number.map { $0 as Any } ?? NSNull(),
                                          "problems": problems.map { "\($0)" }, "fitted": result.fitted]
             if let used = result.scale { object["scale"] = used }
+            if let history { object["version"] = history.1.id; object["page_id"] = page.uuidString }
             printJSON(object)
         } else {
-            print("Wrote page \(number) to \(out) (\(format.rawValue), \(counted(data.count, "byte"))\(result.scale.map { ", scale \(String(format: "%.4g", $0))" } ?? ""))")
+            let what = history.map { "\($0.0.describe($0.1)) of page \($0.0.pageName(page))" } ?? "page \(number ?? 0)"
+            print("Wrote \(terminalSafe(what)) to \(out) (\(format.rawValue), \(counted(data.count, "byte"))\(result.scale.map { ", scale \(String(format: "%.4g", $0))" } ?? ""))")
         }
     }
 }
