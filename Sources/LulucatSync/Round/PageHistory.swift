@@ -64,6 +64,18 @@ extension LibrarySync {
         }
     }
 
+    /// The documents this library's sync knows (synced here at least once, or with history read
+    /// here), whether or not they are still in the library: what `history(of:)` and
+    /// `restoreDocument(_:)` can be asked about. No request.
+    public static func knownDocuments(in library: Library) -> Set<UUID> {
+        let store = SyncStateStore(library: library)
+        var ids = Set(store.baseIDs())
+        for name in (try? store.fs.contentsOfDirectory(store.historyFolder)) ?? [] {
+            if let id = UUID(strictString: name) { ids.insert(id) }
+        }
+        return ids
+    }
+
     /// Reads the document's history from the remote again (docs/sync.md §12.5): one listing of
     /// `heads/`, each head of the document and each history blob they name that this device has
     /// not merged. For a device whose `.sync/history/` was lost or rolled back. Takes the round lock.

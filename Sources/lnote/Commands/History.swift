@@ -123,19 +123,8 @@ struct DocumentHistory {
         return (try LibrarySync(library: lib, remote: try config.makeRemote(netrc: netrcText())), config.remote)
     }
 
-    /// The documents this library's sync knows: a history folder (`.sync/history/<UUID>/`,
-    /// docs/sync.md §12.5) or a base (`.sync/docs/<UUID>.base`). LibrarySync lists neither, so
-    /// they are read here by name (read only).
-    static func syncedDocuments(in lib: Library) -> Set<UUID> {
-        let fs = PosixFileSystem()
-        var ids = Set<UUID>()
-        for (folder, suffix) in [("/.sync/history", ""), ("/.sync/docs", ".base")] {
-            for name in (try? fs.contentsOfDirectory(lib.root + folder)) ?? [] where name.hasSuffix(suffix) {
-                if let id = UUID(strictString: String(name.dropLast(suffix.count))) { ids.insert(id) }
-            }
-        }
-        return ids
-    }
+    /// The documents this library's sync knows (`LibrarySync.knownDocuments(in:)`).
+    static func syncedDocuments(in lib: Library) -> Set<UUID> { LibrarySync.knownDocuments(in: lib) }
 
     /// `ref` as a whole id, or a prefix of one, among `ids`: nil when none matches (or `ref` is no
     /// id's start), an error when several do.
