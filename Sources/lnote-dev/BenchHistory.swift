@@ -246,28 +246,18 @@ enum HistoryBench {
         let total = published.count * devices.count
         say("restorable byte for byte: \(restorable) of \(total) (\(pct(restorable, total)) %)")
 
-        // A random old version restored on one device, then synced everywhere.
+        // A random old version of a page in the document restored on one device, then synced
+        // everywhere; then, when there is one, a version of a removed page (restored as a new page).
         let r = rng.int(0...2)
         let doc = docs[rng.int(0...docs.count - 1)]
-        let all = devices[r].sync.history(of: doc, options: devices[r].options.history).filter { !$0.isCurrent }
-        let live = all.filter(\.pageIsLive)
-        if let version = (live.isEmpty ? all : live).randomElement(using: &rng) {
-            let target = try await devices[r].sync.content(of: doc, page: version.page, at: version)
-            let restored = try await devices[r].sync.restore(page: version.page, of: doc, to: version)
-            for _ in 0..<2 { for d in 0..<3 { try await devices[d].round() } }
-            var contents: [PageContent?] = []
-            for d in devices {
-                let s = try await d.library.openReadOnly(doc)
-                contents.append(await s.pageIDs().contains(restored.page) ? try await s.content(of: restored.page) : nil)
-                await s.close()
-            }
-            let same = contents.allSatisfy { $0 != nil && $0 == contents[0] }
-            let equal = contents[0].map { withoutIDs($0) == withoutIDs(target) && $0.canvasSize == target.canvasSize } ?? false
-            say("restore: device \(r) brought back version \(version.id.prefix(12)) of \(version.deviceName) (\(target.elements.count) elements, "
-                + "\(restored.isNewPage ? "as a new page" : "on its page"), \(restored.undo.count) undo changes); after 2 rounds of each device "
-                + "the 3 devices hold the same page: \(same ? "yes" : "NO"), equal to the version (ids aside): \(equal ? "yes" : "NO"); converged \(same && equal ? "yes" : "NO")")
+        let old = devices[r].sync.history(of: doc, options: devices[r].options.history).filter { !$0.isCurrent }
+        if let version = old.filter(\.pageIsLive).randomElement(using: &rng) {
+            try await restore(version, on: r, devices, label: "restore")
         } else {
-            say("restore: no old version to restore; converged NO")
+            say("restore: no old version of a page in the document to restore; converged NO")
+        }
+        if let version = docs.flatMap({ devices[r].sync.history(of: $0, options: devices[r].options.history) }).filter({ !$0.pageIsLive }).randomElement(using: &rng) {
+            try await restore(version, on: r, devices, label: "restore of a removed page")
         }
 
         // Requests.
@@ -276,7 +266,9 @@ enum HistoryBench {
         var idle: [Int] = []
         for _ in 0..<3 { idle.append(try await device.round().requests) }
         let stats = device.sync.remote.statistics
-        let page = device.sync.history(of: doc, options: device.options.history).first!.page
+        // The page of the document with the most versions.
+        let counts = Dictionary(grouping: device.sync.history(of: doc, options: device.options.history), by: \.page).mapValues(\.count)
+        let page = counts.max { ($0.value, $1.key.uuidString) < ($1.value, $0.key.uuidString) }!.key
         var before = stats.requests
         let versions = device.sync.history(of: doc, page: page, options: device.options.history)
         let listing = stats.requests - before
@@ -288,6 +280,26 @@ enum HistoryBench {
         let read = stats.requests - before
         say("requests: idle round \(idle.map(String.init).joined(separator: ", ")); listing a page's history (\(versions.count) versions) \(listing) "
             + "(\(listing) beyond a round); refreshHistory \(refresh) (it says \(refreshed)); reading one version's content \(read)")
+    }
+
+    /// Restores `version` on device `r`, syncs every device twice, and says whether the three
+    /// hold the same page, equal to the version (ids aside: re-added elements get new ids).
+    static func restore(_ version: PageVersion, on r: Int, _ devices: [Device], label: String) async throws {
+        let doc = version.document
+        let target = try await devices[r].sync.content(of: doc, page: version.page, at: version)
+        let restored = try await devices[r].sync.restore(page: version.page, of: doc, to: version)
+        for _ in 0..<2 { for d in devices { try await d.round() } }
+        var contents: [PageContent?] = []
+        for d in devices {
+            let s = try await d.library.openReadOnly(doc)
+            contents.append(await s.pageIDs().contains(restored.page) ? try await s.content(of: restored.page) : nil)
+            await s.close()
+        }
+        let same = contents.allSatisfy { $0 != nil && $0 == contents[0] }
+        let equal = contents[0].map { withoutIDs($0) == withoutIDs(target) && $0.canvasSize == target.canvasSize } ?? false
+        say("\(label): device \(r) brought back version \(version.id.prefix(12)) of \(version.deviceName) (\(target.elements.count) elements, "
+            + "\(restored.isNewPage ? "as a new page" : "on its page"), \(restored.undo.count) undo changes); after 2 rounds of each device "
+            + "the 3 devices hold the same page: \(same ? "yes" : "NO"), equal to the version (ids aside): \(equal ? "yes" : "NO"); converged \(same && equal ? "yes" : "NO")")
     }
 
     // MARK: Remote bytes with history and without
@@ -339,7 +351,10 @@ enum HistoryBench {
                 try await runs[k].round()
             }
         }
-        // What a remote holds once the grace has passed: collected twice (the first sees, the second deletes).
+        // What the remotes hold inside the grace period (superseded history blobs included), then
+        // once it has passed: collected twice (the first sees, the second deletes).
+        let early = (folderBytes(roots[0]), folderBytes(roots[1]))
+        say("bytes before garbage collection: with history \(early.0.bytes) bytes (\(early.0.files) files), without \(early.1.bytes) bytes (\(early.1.files) files)")
         for run in runs { for _ in 0..<2 { _ = try await run.sync.collectGarbage(GarbageOptions(grace: 0, interval: 0)) } }
         let with = folderBytes(roots[0]), without = folderBytes(roots[1])
         // The old versions' page blobs: every version's blob but the current pages'.
