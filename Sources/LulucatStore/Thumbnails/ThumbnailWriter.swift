@@ -103,6 +103,23 @@ public actor ThumbnailWriter {
     /// `Library.enableThumbnails()` was called. Without it sessions write none.
     public static var isAvailable: Bool { ThumbnailRenderers.current != nil }
 
+    /// A page's thumbnail as JPEG bytes, not written anywhere (a past version's, for a history
+    /// list), with the problems met while drawing. Images are drawn from `images`' assets when
+    /// given and present.
+    ///
+    /// - Throws: `StoreError.invalidArgument` when this build draws no thumbnails (`isAvailable`).
+    public static func jpeg(_ content: PageContent, images package: DocumentPackage?, options: ThumbnailOptions = ThumbnailOptions(),
+                            fileSystem fs: any FileSystem = PosixFileSystem()) throws -> (data: Data, problems: [String]) {
+        guard let renderer = ThumbnailRenderers.current else {
+            throw StoreError.invalidArgument("this build draws no thumbnails: link LulucatStoreThumbnails and call Library.enableThumbnails()")
+        }
+        let assets = try package.map { try PackageReader.scanAssets($0, fileSystem: fs).assets } ?? [:]
+        return try renderer.jpeg(content, width: options.width, maxHeight: options.maxHeight, quality: options.quality) { id in
+            guard let package, let ext = assets[id] else { return nil }
+            return Data(try fs.readFile(package.assetPath(id, ext: ext), limit: 256 << 20))
+        }
+    }
+
     /// Renders a page's thumbnail and writes it atomically. Returns the problems met while drawing.
     ///
     /// - Throws: `StoreError.invalidArgument` when this build draws no thumbnails (`isAvailable`).
@@ -110,15 +127,7 @@ public actor ThumbnailWriter {
     public static func write(_ content: PageContent, page: UUID, in package: DocumentPackage,
                              options: ThumbnailOptions = ThumbnailOptions(),
                              fileSystem fs: any FileSystem = PosixFileSystem()) throws -> [Finding] {
-        guard let renderer = ThumbnailRenderers.current else {
-            throw StoreError.invalidArgument("this build draws no thumbnails: link LulucatStoreThumbnails and call Library.enableThumbnails()")
-        }
-        let assets = try PackageReader.scanAssets(package, fileSystem: fs).assets
-        let (data, problems) = try renderer.jpeg(content, width: options.width, maxHeight: options.maxHeight,
-                                                 quality: options.quality) { id in
-            guard let ext = assets[id] else { return nil }
-            return Data(try fs.readFile(package.assetPath(id, ext: ext), limit: 256 << 20))
-        }
+        let (data, problems) = try jpeg(content, images: package, options: options, fileSystem: fs)
         try fs.ensureDirectory(package.thumbnailsPath)
         try fs.writeAtomically(data, to: package.thumbnailPath(page))
         return problems.map { Finding(.warning, package.thumbnailPath(page), $0) }

@@ -204,16 +204,18 @@ public struct HistoryRetention: Sendable, Hashable {
             let k = page(it) + b
             newest[k] = max(newest[k] ?? .min, t)
         }
+        // Of versions of one bucket published in the same millisecond, the last in the list.
         var taken = Set<String>()
-        return items.filter { it in
+        var keep = [Bool](repeating: false, count: items.count)
+        for (i, it) in items.enumerated().reversed() {
             let t = time(it)
-            guard let b = bucket(t) else { return true }
-            guard b != "x" else { return false }
+            guard let b = bucket(t) else { keep[i] = true; continue }
+            guard b != "x" else { continue }
             let k = page(it) + b
-            guard newest[k] == t, !taken.contains(k) else { return false }
-            taken.insert(k)
-            return true
+            guard newest[k] == t, taken.insert(k).inserted else { continue }
+            keep[i] = true
         }
+        return items.indices.filter { keep[$0] }.map { items[$0] }
     }
 
     func kept(_ entries: [HistoryEntry], now: Int64) -> [HistoryEntry] {
@@ -231,11 +233,21 @@ public struct HistoryOptions: Sendable {
     public var now: @Sendable () -> Date
 
     /// History kept as `retention` says, under `deviceName`, by the clock `now`.
-    public init(retention: HistoryRetention = .standard, deviceName: String = ProcessInfo.processInfo.hostName,
+    public init(retention: HistoryRetention = .standard, deviceName: String = HistoryOptions.hostName,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.retention = retention
         self.deviceName = deviceName
         self.now = now
+    }
+
+    /// The host's name (`gethostname`; an app on a phone passes the name its person gave the device).
+    public static var hostName: String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let ok = buffer.withUnsafeMutableBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { gethostname($0, p.count - 1) == 0 }
+        }
+        guard ok else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     var nowMilliseconds: Int64 { Int64((now().timeIntervalSince1970 * 1000).rounded(.down)) }

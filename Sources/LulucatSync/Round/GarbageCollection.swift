@@ -86,7 +86,9 @@ extension LibrarySync {
             for a in b.assets.values { referenced.insert(a.blob.hex) }
             // Our history (§12.7): the head's, and the entries of our history blobs kept here.
             Self.insertHistory(b.history, into: &referenced)
-            for e in store.history(id).entries(of: device) { referenced.insert(e.blob.hex) }
+            let mirror = store.history(id, only: [device]).own(device)
+            for e in mirror.older + mirror.inline { referenced.insert(e.blob.hex) }
+            if let hb = mirror.blob { referenced.insert(hb.hex) }
         }
         var historyBlobsRead = Set<String>()
         let heads: [RemoteEntry]

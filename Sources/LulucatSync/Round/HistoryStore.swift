@@ -4,93 +4,123 @@
 import Foundation
 import LulucatStore
 
-/// `.sync/history/<document>.json`.
-struct LocalHistory: Codable, Equatable {
-    struct Device: Codable, Equatable {
-        var name: String
-        var blob: String?
-    }
-
+/// `.sync/history/<document>.json`: per device, its history as its last head read here names it
+/// (its inline entries, its history blob and that blob's entries). A mirror of the remote, so what
+/// a device let go (retention, or a state it published in a round that failed and then replaced)
+/// goes from the list here when its next head is read, as its blobs go from the server.
+struct LocalHistory: Equatable {
     struct Entry: Codable, Hashable {
         var page: String
-        var device: String
         var time: Int64
         var blob: String
         var strokes: Int
+
+        init(_ e: HistoryEntry) {
+            page = e.page.uuidString
+            time = e.time
+            blob = e.blob.hex
+            strokes = e.strokes
+        }
+
+        var entry: HistoryEntry? {
+            guard let p = UUID(strictString: page), let b = BlobName(hex: blob), strokes >= 0 else { return nil }
+            return HistoryEntry(page: p, time: time, blob: b, strokes: strokes)
+        }
     }
 
-    var version = 1
+    struct Device: Codable, Equatable {
+        var name: String = ""
+        /// The history blob its head names, when its entries are in `older`.
+        var blob: String?
+        /// Kept apart, in `<device>.older` (the history blob's form): written only when `blob` changes.
+        var older: [Entry] = []
+        var inline: [Entry] = []
+
+        enum CodingKeys: String, CodingKey { case name, blob, inline }
+    }
+
     var devices: [String: Device] = [:]
-    var entries: [Entry] = []
 
-    /// `device`'s entries as history entries (those that parse).
-    func entries(of device: UUID) -> [HistoryEntry] {
-        let d = device.uuidString
-        return entries.compactMap { e in
-            guard e.device == d, let p = UUID(strictString: e.page), let b = BlobName(hex: e.blob) else { return nil }
-            return HistoryEntry(page: p, time: e.time, blob: b, strokes: e.strokes)
-        }.sorted(by: HistoryEntry.precedes)
+    /// `device`'s mirrored history: its blob (when read) and all its entries.
+    func own(_ device: UUID) -> (blob: BlobName?, older: [HistoryEntry], inline: [HistoryEntry]) {
+        guard let d = devices[device.uuidString] else { return (nil, [], []) }
+        return (d.blob.flatMap { BlobName(hex: $0) }, d.older.compactMap(\.entry), d.inline.compactMap(\.entry))
     }
 
-    /// Adds `device`'s entries (one per page and blob, the earliest time kept) and its name.
-    /// Returns whether anything changed.
-    @discardableResult
-    mutating func merge(device: UUID, name: String?, entries new: [HistoryEntry]) -> Bool {
-        let d = device.uuidString
-        var changed = false
-        if let name, !name.isEmpty, devices[d]?.name != name {
-            devices[d, default: Device(name: name)].name = name
-            changed = true
-        } else if devices[d] == nil {
-            devices[d] = Device(name: "")
-            changed = true
-        }
-        guard !new.isEmpty else { return changed }
-        var at: [String: Int] = [:]
-        for (i, e) in entries.enumerated() where e.device == d { at[e.page + e.blob] = i }
-        for e in new {
-            let k = e.page.uuidString + e.blob.hex
-            if let i = at[k] {
-                if e.time < entries[i].time { entries[i].time = e.time; changed = true }
-            } else {
-                at[k] = entries.count
-                entries.append(Entry(page: e.page.uuidString, device: d, time: e.time, blob: e.blob.hex, strokes: e.strokes))
-                changed = true
-            }
-        }
-        return changed
+    /// Every device's entries, with the device.
+    var all: [(device: String, entry: Entry)] {
+        devices.sorted { $0.key < $1.key }.flatMap { (k, d) in (d.older + d.inline).map { (k, $0) } }
     }
 
-    /// Drops what `retention` lets go at `now`, per page and device.
-    mutating func prune(_ retention: HistoryRetention, now: Int64) {
-        var byDevice: [String: [Entry]] = [:]
-        for e in entries { byDevice[e.device, default: []].append(e) }
-        var kept: [Entry] = []
-        for (_, list) in byDevice.sorted(by: { $0.key < $1.key }) {
-            let sorted = list.sorted { ($0.time, $0.page, $0.blob) < ($1.time, $1.page, $1.blob) }
-            kept += retention.kept(sorted, now: now, page: \.page, time: \.time)
-        }
-        entries = kept
+    /// Mirrors a head's history section: its name and inline entries. Returns whether its history
+    /// blob still needs reading (`setBlob`).
+    mutating func setHead(device: UUID, _ history: HeadHistory) -> Bool {
+        var d = devices[device.uuidString] ?? Device()
+        d.name = history.deviceName
+        d.inline = history.entries.map(Entry.init)
+        if history.blob == nil { d.blob = nil; d.older = [] }
+        devices[device.uuidString] = d
+        return history.blob != nil && d.blob != history.blob?.hex
+    }
+
+    /// Mirrors a history blob the device's head names.
+    mutating func setBlob(device: UUID, _ name: BlobName, _ entries: [HistoryEntry]) {
+        devices[device.uuidString, default: Device()].blob = name.hex
+        devices[device.uuidString]!.older = entries.map(Entry.init)
     }
 }
 
 extension SyncStateStore {
     var historyFolder: String { folder + "/history" }
-    func historyPath(_ document: UUID) -> String { historyFolder + "/" + document.uuidString + ".json" }
+    func historyFolder(_ document: UUID) -> String { historyFolder + "/" + document.uuidString }
 
-    /// The document's history as this device knows it (empty when none, or unreadable: the
-    /// rounds and `refresh` bring it back from the remote).
-    func history(_ document: UUID) -> LocalHistory {
-        guard let h = read(LocalHistory.self, historyPath(document)), h.version == 1 else { return LocalHistory() }
-        return h
+    /// The document's history as this device knows it, of every device or of `only` (a device
+    /// whose files are missing or unreadable is left out: the rounds and `refreshHistory` bring
+    /// it back from the remote).
+    func history(_ document: UUID, only: Set<UUID>? = nil) -> LocalHistory {
+        var out = LocalHistory()
+        let dir = historyFolder(document)
+        let devices: [UUID]
+        if let only { devices = Array(only) } else {
+            devices = ((try? fs.contentsOfDirectory(dir)) ?? []).compactMap { name in
+                name.hasSuffix(".json") ? UUID(strictString: String(name.dropLast(5))) : nil
+            }
+        }
+        for device in devices {
+            let base = dir + "/" + device.uuidString
+            guard var d = read(LocalHistory.Device.self, base + ".json", limit: 1 << 20) else { continue }
+            if d.blob != nil {
+                // Our own copy of the history blob's entries (written by `saveHistory`).
+                if let bytes = try? fs.readFile(base + ".older", limit: HistoryBlob.maxBytes),
+                   let blob = try? HistoryBlob.decode(bytes), blob.document == document, blob.device == device {
+                    d.older = blob.entries.map(LocalHistory.Entry.init)
+                } else {
+                    d.blob = nil  // read again from the remote
+                }
+            }
+            out.devices[device.uuidString] = d
+        }
+        return out
     }
 
-    /// Writes it, pruned by `retention`, without a sync (§12.5: a cache of the remote).
-    func saveHistory(_ document: UUID, _ history: LocalHistory, retention: HistoryRetention, now: Int64) throws(SyncError) {
-        var h = history
-        h.prune(retention, now: now)
-        try SyncError.state { () throws(FileError) in try fs.ensureDirectory(historyFolder) }
-        try write(h, to: historyPath(document), durable: false)
+    /// Writes the devices of `history` that differ from `before`, without a sync (§12.5: a
+    /// mirror of the remote): `<device>.json` (name, blob, inline entries), and `<device>.older`
+    /// only when the blob changed.
+    func saveHistory(_ document: UUID, _ history: LocalHistory, before: LocalHistory) throws(SyncError) {
+        let dir = historyFolder(document)
+        try SyncError.state { () throws(FileError) in
+            try fs.ensureDirectory(historyFolder)
+            try fs.ensureDirectory(dir)
+        }
+        for (key, d) in history.devices.sorted(by: { $0.key < $1.key }) where d != before.devices[key] {
+            guard let device = UUID(strictString: key) else { continue }
+            let base = dir + "/" + device.uuidString
+            if d.blob != before.devices[key]?.blob || d.older != before.devices[key]?.older, d.blob != nil {
+                let older = HistoryBlob(document: document, device: device, entries: d.older.compactMap(\.entry))
+                try writeQuickly(older.encode(), to: base + ".older")
+            }
+            try write(d, to: base + ".json", durable: false)
+        }
     }
 }
 
@@ -120,39 +150,35 @@ extension DocumentRound {
     }
 
     /// After the document's round: the histories of the heads it joined and of the head it
-    /// published, merged into `.sync/history/` (docs/sync.md §12.5). A history blob that cannot
+    /// published, mirrored in `.sync/history/` (docs/sync.md §12.5). A history blob that cannot
     /// be read is reported and read again next round; nothing here fails the round.
     mutating func recordHistory(_ report: inout SyncReport) async {
-        let options = options.history
         let joined = Set(joinedHeads.map(\.name))
-        let read = heads.filter { joined.contains($0.name) && !$0.head.history.isEmpty }
-        let own = savedBase?.head.history
-        let ownChanged = own != nil && own != base?.head.history
-        guard !read.isEmpty || ownChanged || ownHistoryBlob != nil else { return }
+        let read = heads.filter { joined.contains($0.name) }
+        let own = savedBase.flatMap { $0.published ? $0.head.history : nil }
         let store = sync.store
-        var h = store.history(id)
+        var involved = Set(read.map(\.head.device))
+        if own != nil { involved.insert(sync.device) }
+        var h = store.history(id, only: involved)
         let before = h
-        for c in read {
+        for c in read where c.head.device != sync.device {
             let dev = c.head.device
-            h.merge(device: dev, name: c.head.history.deviceName, entries: c.head.history.entries)
-            guard let blob = c.head.history.blob, h.devices[dev.uuidString]?.blob != blob.hex else { continue }
+            guard h.setHead(device: dev, c.head.history), let blob = c.head.history.blob else { continue }
             do {
-                let hb = try await fetchHistoryBlob(blob, device: dev)
-                h.merge(device: dev, name: nil, entries: hb.entries)
-                h.devices[dev.uuidString]?.blob = blob.hex
+                h.setBlob(device: dev, blob, try await fetchHistoryBlob(blob, device: dev).entries)
             } catch {
                 report.problems.append("document \(id): the history of device \(dev) could not be read (read again next round): \(error)")
             }
         }
-        if let own {
-            h.merge(device: sync.device, name: own.deviceName, entries: own.entries)
-            if let (name, blob) = ownHistoryBlob, own.blob == name {
-                h.merge(device: sync.device, name: nil, entries: blob.entries)
-                h.devices[sync.device.uuidString]?.blob = name.hex
+        if let own, h.setHead(device: sync.device, own), let blob = own.blob {
+            if let made = ownHistoryBlob, made.name == blob {
+                h.setBlob(device: sync.device, blob, made.blob.entries)
+            } else if let fetched = try? await fetchHistoryBlob(blob, device: sync.device) {
+                h.setBlob(device: sync.device, blob, fetched.entries)
             }
         }
         guard h != before else { return }
-        do { try store.saveHistory(id, h, retention: options.retention, now: options.nowMilliseconds) } catch {
+        do { try store.saveHistory(id, h, before: before) } catch {
             report.problems.append("document \(id): its history could not be written here: \(error)")
         }
     }

@@ -48,18 +48,18 @@ extension LibrarySync {
         var live = Set<UUID>()
         if let meta = try? DocumentMetadata.read(library.package(document), fileSystem: library.fileSystem) { live = Set(meta.pages.map(\.id)) }
         // One version per (page, blob): the earliest publication.
-        var first: [String: LocalHistory.Entry] = [:]
-        for e in local.entries where page == nil || e.page == page!.uuidString {
+        var first: [String: (device: String, entry: LocalHistory.Entry)] = [:]
+        for (d, e) in local.all where page == nil || e.page == page!.uuidString {
             let k = e.page + e.blob
-            if let f = first[k], (f.time, f.device) <= (e.time, e.device) { continue }
-            first[k] = e
+            if let f = first[k], (f.entry.time, f.device) <= (e.time, d) { continue }
+            first[k] = (d, e)
         }
-        let sorted = first.values.sorted { ($0.time, $0.page, $0.blob) < ($1.time, $1.page, $1.blob) }
-        let kept = options.retention.kept(sorted, now: now, page: \.page, time: \.time)
-        return kept.reversed().compactMap { e in
-            guard let p = UUID(strictString: e.page), let d = UUID(strictString: e.device), BlobName(hex: e.blob) != nil else { return nil }
+        let sorted = first.values.sorted { ($0.entry.time, $0.entry.page, $0.entry.blob) < ($1.entry.time, $1.entry.page, $1.entry.blob) }
+        let kept = options.retention.kept(sorted, now: now, page: \.entry.page, time: \.entry.time)
+        return kept.reversed().compactMap { (dev, e) in
+            guard let p = UUID(strictString: e.page), let d = UUID(strictString: dev), BlobName(hex: e.blob) != nil else { return nil }
             return PageVersion(id: e.blob, document: document, page: p, time: Date(timeIntervalSince1970: Double(e.time) / 1000),
-                               device: d, deviceName: local.devices[e.device]?.name ?? "", strokes: e.strokes,
+                               device: d, deviceName: local.devices[dev]?.name ?? "", strokes: e.strokes,
                                isCurrent: base?.pages[p]?.blob.hex == e.blob, pageIsLive: live.contains(p))
         }
     }
@@ -69,7 +69,7 @@ extension LibrarySync {
     /// not merged. For a device whose `.sync/history/` was lost or rolled back. Takes the round lock.
     /// - Returns: how many requests it made.
     @discardableResult
-    public func refreshHistory(of document: UUID, options: HistoryOptions = HistoryOptions()) async throws(SyncError) -> Int {
+    public func refreshHistory(of document: UUID) async throws(SyncError) -> Int {
         let lock = try await store.lockRounds(waiting: SyncOptions().waitForOtherRound)
         defer { store.unlockRounds(lock) }
         let (remote, _) = try historyRemote(document)
@@ -89,13 +89,10 @@ extension LibrarySync {
             let head: Head
             do { head = try Head.decode(bytes) } catch { throw .damaged(object: "head \(e.name)", reason: "\(error)") }
             guard head.document == doc, head.device == dev else { throw .damaged(object: "head \(e.name)", reason: "names another document or device") }
-            h.merge(device: dev, name: head.history.deviceName, entries: head.history.entries)
-            guard let hb = head.history.blob, h.devices[dev.uuidString]?.blob != hb.hex else { continue }
-            let blob = try await historyBlob(hb, of: document, device: dev)
-            h.merge(device: dev, name: nil, entries: blob.entries)
-            h.devices[dev.uuidString]?.blob = hb.hex
+            guard h.setHead(device: dev, head.history), let hb = head.history.blob else { continue }
+            h.setBlob(device: dev, hb, try await historyBlob(hb, of: document, device: dev).entries)
         }
-        if h != before { try store.saveHistory(document, h, retention: options.retention, now: options.nowMilliseconds) }
+        if h != before { try store.saveHistory(document, h, before: before) }
         return remote.statistics.requests - start
     }
 
@@ -111,6 +108,22 @@ extension LibrarySync {
         let snap: PageSnapshot
         do { snap = try PageBlob.decode(bytes) } catch { throw .damaged(object: "version \(name.hex.prefix(12)) of page \(page)", reason: "\(error)") }
         return PageContent(canvasSize: snap.canvas, elements: snap.state.orderedIDs.compactMap { snap.elements[$0] })
+    }
+
+    /// A past version's thumbnail, on demand: JPEG bytes drawn as the document's thumbnails are
+    /// (`ThumbnailOptions`; images from the document's assets here when present). One `GET`.
+    /// - Throws: as `content(of:page:at:)`, and `SyncError.store(.invalidArgument)` when this build
+    ///   draws no thumbnails (link LulucatStoreThumbnails and call `Library.enableThumbnails()`).
+    public func thumbnail(of document: UUID, page: UUID, at version: PageVersion,
+                          options: ThumbnailOptions = ThumbnailOptions()) async throws(SyncError) -> Data {
+        let content = try await self.content(of: document, page: page, at: version)
+        let package = library.package(document)
+        let present = (try? library.fileSystem.info(package.path)) != nil
+        let fs = library.fileSystem
+        do { return try ThumbnailWriter.jpeg(content, images: present ? package : nil, options: options, fileSystem: fs).data } catch {
+            if let e = error as? StoreError { throw .store(e) }
+            throw .store(.invalidArgument("the thumbnail could not be drawn: \(error)"))
+        }
     }
 
     /// Brings a version back **as a new edit** (docs/sync.md §12.6), through `session` when given,

@@ -57,7 +57,9 @@ extension DocumentRound {
                 let blob = try await pageBlob(pid, rec, in: merged)
                 states[pid] = blob.state
                 name = blob.name
-                coded[pid] = (blob.name, blob.strokes)
+                // A removed page's blob is not a state anybody saw (what no source holds is left
+                // out of it): its last version is the one before the removal.
+                if rec.isLive { coded[pid] = (blob.name, blob.strokes) }
                 if namedBefore || !known.contains(blob.name) {
                     pageUploads.append((LibrarySync.blobsFolder + "/" + blob.name.hex, blob.bytes))
                     known.insert(blob.name)
@@ -76,29 +78,61 @@ extension DocumentRound {
         }
         var head = Head(device: sync.device, of: merged, pages: pages)
         var historyUpload: [(path: String, bytes: [UInt8])] = []
-        head.history = try await history(coded: coded, known: known, upload: &historyUpload)
+        head.history = try await history(coded: coded, known: known, named: Set(pages.values.map(\.blob)), upload: &historyUpload)
         return Publication(head: head, states: states, uploads: uploads + pageUploads + historyUpload, pageBlobs: pageUploads.count)
     }
 
-    /// Our head's history (docs/sync.md §12.2): the base's, with an entry for each page coded here
-    /// into a blob our last head did not name; past `HeadHistory.inlineLimit` entries, rolled with
-    /// the previous history blob's into a new one (retention applied), which joins the uploads.
-    mutating func history(coded: [UUID: (BlobName, Int)], known: Set<BlobName>,
+    /// Our head's history (docs/sync.md §12.2): the last acknowledged one, with an entry for each
+    /// live page coded here into a blob it has no entry for; past `HeadHistory.inlineLimit`
+    /// entries, rolled with the previous history blob's into a new one (retention applied), which
+    /// joins the uploads.
+    ///
+    /// After a round that failed (the base unpublished), the history starts again from the one
+    /// last acknowledged (`.sync/history/`, which mirrors our published head): a state coded in
+    /// the failed round is an entry again only if this round names it (and so uploads it), so a
+    /// head never names a version whose blob may never have reached the server.
+    mutating func history(coded: [UUID: (BlobName, Int)], known: Set<BlobName>, named: Set<BlobName>,
                           upload: inout [(path: String, bytes: [UInt8])]) async throws(SyncError) -> HeadHistory {
         let options = options.history
         guard !options.retention.keepsNothing else { return HeadHistory() }
         var history = base?.head.history ?? HeadHistory()
+        var older: [HistoryEntry]?
+        if let b = base, !b.published {
+            let mirror = sync.store.history(id, only: [sync.device]).own(sync.device)
+            // A history blob made by the failed round: kept when it reached the server (it went up
+            // after the round's page blobs), else back to the acknowledged one.
+            if let hb = history.blob, hb != mirror.blob, try await !blobOnRemote(hb) {
+                history.blob = mirror.blob
+                history.entries = mirror.inline
+                older = mirror.older
+            }
+            // An entry of the failed round: kept when this round names its blob or it is on the server.
+            let acknowledged = Set((mirror.inline + mirror.older).map(\.blob))
+            var kept: [HistoryEntry] = []
+            for e in history.entries {
+                if acknowledged.contains(e.blob) || known.contains(e.blob) || named.contains(e.blob) { kept.append(e); continue }
+                if try await blobOnRemote(e.blob) { kept.append(e) }
+            }
+            history.entries = kept
+        }
         history.deviceName = HeadHistory.clippedName(options.deviceName)
         let now = options.nowMilliseconds
-        for (pid, (name, strokes)) in coded.sorted(by: { $0.key.precedesInBytes($1.key) }) where base?.head.pages[pid]?.blob != name {
+        var has = Set(history.entries.map { $0.page.uuidString + $0.blob.hex })
+        var added = false
+        for (pid, (name, strokes)) in coded.sorted(by: { $0.key.precedesInBytes($1.key) }) {
+            guard has.insert(pid.uuidString + name.hex).inserted else { continue }
+            if let b = base, b.published, b.head.pages[pid]?.blob == name { continue }
             history.entries.append(HistoryEntry(page: pid, time: now, blob: name, strokes: strokes))
+            added = true
         }
         history.entries.sort(by: HistoryEntry.precedes)
+        // Retention thins the entries inline when the head changes anyway (a head is never
+        // written only because time passed, §12.4).
+        if added { history.entries = options.retention.kept(history.entries, now: now) }
         if history.entries.count > HeadHistory.inlineLimit {
-            var older: [HistoryEntry] = []
-            if let previous = history.blob { older = await ownHistoryEntries(previous) }
+            if older == nil, let previous = history.blob { older = await ownHistoryEntries(previous) }
             let blob = HistoryBlob(document: id, device: sync.device,
-                                   entries: options.retention.kept(older + history.entries, now: now))
+                                   entries: options.retention.kept((older ?? []) + history.entries, now: now))
             let bytes = blob.encode()
             let name = BlobName(of: bytes)
             if !known.contains(name) { upload.append((LibrarySync.blobsFolder + "/" + name.hex, bytes)) }
@@ -109,14 +143,34 @@ extension DocumentRound {
         return history
     }
 
-    /// The entries of our history blob `name`: from `.sync/history/` when it has merged that blob,
+    /// Whether the server holds blob `name` (one `GET`; only after a round that failed, for what
+    /// that round may or may not have uploaded). On an encrypted remote, whether it holds the
+    /// sealed object of that name.
+    func blobOnRemote(_ name: BlobName) async throws(SyncError) -> Bool {
+        let path: String
+        let target: any Remote
+        if let sealed = remote as? EncryptedRemote {
+            do { path = LibrarySync.blobsFolder + "/" + (try EncryptedRemote.sealedBlobName(key: sealed.key, document: id, blob: name)) } catch {
+                throw .remote(error)
+            }
+            target = sealed.inner
+        } else {
+            path = LibrarySync.blobsFolder + "/" + name.hex
+            target = remote
+        }
+        switch await target.getResult(path, maxBytes: PageBlob.maxBytes + 4096) {
+        case .success(let bytes): return remote is EncryptedRemote || BlobName(of: bytes) == name
+        case .failure(.notFound): return false
+        case .failure(let error): throw .remote(error)
+        }
+    }
+
+    /// The entries of our history blob `name`: from `.sync/history/` when it mirrors that blob,
     /// else read from the remote; none when neither can (they are then not carried into the next
     /// blob: the versions they name are no longer listed, and their blobs go with retention).
     mutating func ownHistoryEntries(_ name: BlobName) async -> [HistoryEntry] {
-        let local = sync.store.history(id)
-        if local.devices[sync.device.uuidString]?.blob == name.hex {
-            return local.entries(of: sync.device)
-        }
+        let mirror = sync.store.history(id, only: [sync.device]).own(sync.device)
+        if mirror.blob == name { return mirror.older }
         if let blob = try? await fetchHistoryBlob(name, device: sync.device) { return blob.entries }
         return []
     }
