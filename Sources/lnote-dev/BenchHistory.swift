@@ -273,7 +273,7 @@ enum HistoryBench {
         let versions = device.sync.history(of: doc, page: page, options: device.options.history)
         let listing = stats.requests - before
         before = stats.requests
-        let refreshed = try await device.sync.refreshHistory(of: doc, options: device.options.history)
+        let refreshed = try await device.sync.refreshHistory(of: doc)
         let refresh = stats.requests - before
         before = stats.requests
         _ = try await device.sync.content(of: doc, page: page, at: versions[versions.count / 2])
