@@ -4,9 +4,9 @@ import Foundation
 
 struct BenchCommand: Command {
     static let name = "bench"
-    static let abstract = "Run a benchmark: codec, save, pages, journal, sqlite, render, migrate, inkml, crypto, events, import, salvage, sync, sync-hostile, library."
-    static let usage = "lnote-dev bench codec|save|pages|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync|sync-hostile|library [--json] [OPTIONS]\n\n"
-        + SaveBench.help + "\n\n" + JournalBench.help
+    static let abstract = "Run a benchmark: codec, save, pages, journal, sqlite, render, migrate, inkml, crypto, events, import, salvage, sync, sync-hostile, library, history."
+    static let usage = "lnote-dev bench codec|save|pages|journal|sqlite|render|migrate|inkml|crypto|events|import|salvage|sync|sync-hostile|library|history [--json] [OPTIONS]\n\n"
+        + SaveBench.help + "\n\n" + JournalBench.help + "\n\n" + HistoryBench.help
     static let benches: [(String, @Sendable ([String]) async throws -> Void)] = [
         ("codec", { try await BenchCodec(arguments: $0).run() }),
         ("save", SaveBench.run),
@@ -24,6 +24,7 @@ struct BenchCommand: Command {
         ("sync-hostile", { try await SyncHostileBench.run(arguments: $0) }),
         ("_sync-hostile-case", { try await SyncHostileBench.child(arguments: $0) }),
         ("library", { try await LibraryBench.run(arguments: $0) }),
+        ("history", { try await HistoryBench.run(arguments: $0) }),
         ("_open", SaveBench.openProbe),
     ]
     let name: String
