@@ -351,7 +351,7 @@ enum HistoryBench {
                 try await runs[k].round()
             }
         }
-        // What the remotes hold inside the grace period (superseded history blobs included), then
+        // What the remotes hold inside the grace period (superseded history chunks included), then
         // once it has passed: collected twice (the first sees, the second deletes).
         let early = (folderBytes(roots[0]), folderBytes(roots[1]))
         say("bytes before garbage collection: with history \(early.0.bytes) bytes (\(early.0.files) files), without \(early.1.bytes) bytes (\(early.1.files) files)")
@@ -372,7 +372,7 @@ enum HistoryBench {
         say("bytes: \(edits) one-page edits (each then a sync) of a \(pages)-page notebook of \(ink.name), two folder remotes taking turns, "
             + "after garbage collection (grace 0): with history \(with.bytes) bytes (\(with.files) files), without \(without.bytes) bytes (\(without.files) files); "
             + "old-version page blobs \(oldBytes) bytes (\(old.count - oldMissing) blobs of \(versions.count) versions listed, \(oldMissing) missing), "
-            + "other blobs beside the pages' (history blobs) \(otherBytes) bytes (\(others.count)); "
+            + "other blobs beside the pages' (history chunks) \(otherBytes) bytes (\(others.count)); "
             + "ratio (with - old-version page blobs) / without = \(String(format: "%.3f", ratio))")
     }
 

@@ -1,5 +1,5 @@
 // History (docs/sync.md §12): the page states each device published, as entries in its head (the
-// newest, §12.2) and in a history blob the head names (the older ones, §12.3), and the retention
+// newest, §12.2) and in history chunks the head names (the older ones, §12.3), and the retention
 // rule that keeps some of them (§12.4).
 
 import Foundation
@@ -58,30 +58,34 @@ package struct HistoryEntry: Hashable, Sendable {
     }
 }
 
-/// A head's history section (docs/sync.md §12.2): the device's name, its history blob, its newest entries.
+/// A head's history section (docs/sync.md §12.2): the device's name, its history chunks (oldest
+/// first), its newest entries.
 package struct HeadHistory: Hashable, Sendable {
     package var deviceName: String = ""
-    package var blob: BlobName?
+    package var chunks: [BlobName] = []
     package var entries: [HistoryEntry] = []
 
-    package init(deviceName: String = "", blob: BlobName? = nil, entries: [HistoryEntry] = []) {
+    package init(deviceName: String = "", chunks: [BlobName] = [], entries: [HistoryEntry] = []) {
         self.deviceName = deviceName
-        self.blob = blob
+        self.chunks = chunks
         self.entries = entries
     }
 
-    /// Entries a head carries at most; one more rolls them into a history blob.
+    /// Entries a head carries at most; one more rolls them into a new chunk.
     package static let inlineLimit = 32
     package static let maxNameBytes = 64
+    /// Chunks a head names at most (32,768 × 32 entries a device, far beyond a year's retention).
+    package static let maxChunks = 32_768
 
     /// Nothing to write: the head is written as version 1.
-    var isEmpty: Bool { deviceName.isEmpty && blob == nil && entries.isEmpty }
+    var isEmpty: Bool { deviceName.isEmpty && chunks.isEmpty && entries.isEmpty }
 
     func write(_ w: inout SyncWriter) {
         let name = Array(HeadHistory.clippedName(deviceName).utf8)
         w.varint(name.count)
         w.raw(name)
-        if let blob { w.varint(1); w.raw(blob.bytes) } else { w.varint(0) }
+        w.varint(chunks.count)
+        for c in chunks { w.raw(c.bytes) }
         let sorted = entries.sorted(by: HistoryEntry.precedes)
         w.varint(sorted.count)
         for e in sorted { e.write(&w) }
@@ -91,10 +95,12 @@ package struct HeadHistory: Hashable, Sendable {
         let n = try r.count(limit: maxNameBytes)
         guard let name = String(validating: Array(try r.raw(n)), as: UTF8.self) else { throw .invalid(r.offset, "device name not UTF-8") }
         var out = HeadHistory(deviceName: name)
-        switch try r.varint() {
-        case 0: break
-        case 1: out.blob = BlobName(bytes: Array(try r.raw(32)))
-        default: throw .invalid(r.offset, "bad history blob flag")
+        let chunkCount = try r.count(limit: maxChunks, minBytes: 32)
+        var seen = Set<String>()
+        for _ in 0..<chunkCount {
+            let c = BlobName(bytes: Array(try r.raw(32)))
+            guard seen.insert(c.hex).inserted else { throw .invalid(r.offset, "a history chunk named twice") }
+            out.chunks.append(c)
         }
         let count = try r.count(limit: inlineLimit, minBytes: 50)
         out.entries = try HistoryEntry.readSorted(&r, count: count)
@@ -115,7 +121,7 @@ package struct HeadHistory: Hashable, Sendable {
     }
 }
 
-/// A device's older history entries (docs/sync.md §12.3), a blob its head names.
+/// A chunk of a device's older history entries (docs/sync.md §12.3), a blob its head names.
 package struct HistoryBlob: Hashable, Sendable {
     package var document: UUID
     package var device: UUID
@@ -149,7 +155,7 @@ package struct HistoryBlob: Hashable, Sendable {
     }
 
     package static func decode(_ bytes: [UInt8]) throws(SyncFormatError) -> HistoryBlob {
-        guard bytes.count <= maxBytes else { throw .invalid(0, "history blob larger than \(maxBytes) bytes") }
+        guard bytes.count <= maxBytes else { throw .invalid(0, "history chunk larger than \(maxBytes) bytes") }
         var r = SyncReader(bytes)
         guard Array(try r.raw(4)) == magic else { throw .badMagic }
         let v = try r.uint16()

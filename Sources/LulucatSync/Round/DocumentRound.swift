@@ -76,8 +76,8 @@ struct DocumentRound {
     /// What `prepareUnderLock` made, and the uploads of its blobs it started.
     var prepared: Prepared?
     var earlyUploads: Task<Result<Int, SyncError>, Never>?
-    /// The history blob this round's publication made (docs/sync.md §12.2), with its name.
-    var ownHistoryBlob: (name: BlobName, blob: HistoryBlob)?
+    /// The history chunks this round's publication made (docs/sync.md §12.2), by name.
+    var ownHistoryChunks: [BlobName: HistoryBlob] = [:]
 
     mutating func run(_ report: inout SyncReport) async throws(SyncError) {
         // The heads that changed, as states, their page blobs fetched when new to us: before

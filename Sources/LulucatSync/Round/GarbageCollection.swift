@@ -47,9 +47,9 @@ public struct GarbageReport: Sendable, CustomStringConvertible {
 extension LibrarySync {
     static let garbageFile = "garbage.json"
 
-    /// The blobs a head's history names itself: its history blob and its inline entries' blobs.
+    /// The blobs a head's history names itself: its chunks and its inline entries' blobs.
     static func insertHistory(_ history: HeadHistory, into referenced: inout Set<String>) {
-        if let b = history.blob { referenced.insert(b.hex) }
+        for c in history.chunks { referenced.insert(c.hex) }
         for e in history.entries { referenced.insert(e.blob.hex) }
     }
 
@@ -76,6 +76,8 @@ extension LibrarySync {
         var referenced = Set<String>()
         // Our own bases, published or not: an unpublished head may name blobs already uploaded.
         var ownHeads: [UUID: Head] = [:]
+        // The history held here per document (the chunks' entries, so a collection reads none again).
+        var held: [UUID: LocalHistory] = [:]
         for id in store.baseIDs() {
             guard let b = store.baseHead(id) else {
                 report.stopped = "the local state of document \(id) cannot be read"
@@ -84,13 +86,14 @@ extension LibrarySync {
             ownHeads[id] = b
             for p in b.pages.values { referenced.insert(p.blob.hex) }
             for a in b.assets.values { referenced.insert(a.blob.hex) }
-            // Our history (§12.7): the head's, and the entries of our history blobs kept here.
+            // Our history (§12.7): the head's, and the entries of our chunks held here.
             Self.insertHistory(b.history, into: &referenced)
             let mirror = store.history(id, only: [device]).own(device)
-            for e in mirror.older + mirror.inline { referenced.insert(e.blob.hex) }
-            if let hb = mirror.blob { referenced.insert(hb.hex) }
+            for c in mirror.chunks { referenced.insert(c.hex) }
+            for e in mirror.held.values.joined() + mirror.inline { referenced.insert(e.blob.hex) }
+            held[id] = store.history(id)
         }
-        var historyBlobsRead = Set<String>()
+        var chunksRead = Set<String>()
         let heads: [RemoteEntry]
         do { heads = try await remote.list(Self.headsFolder) } catch { throw SyncError.remote(error) }
         for e in heads where !e.isFolder {
@@ -108,20 +111,26 @@ extension LibrarySync {
             for p in head.pages.values { referenced.insert(p.blob.hex) }
             for a in head.assets.values { referenced.insert(a.blob.hex) }
             Self.insertHistory(head.history, into: &referenced)
-            // The versions its history blob names (§12.7), once per blob.
-            guard let hb = head.history.blob, historyBlobsRead.insert(hb.hex).inserted else { continue }
-            switch await remote.getResult(Self.blobsFolder + "/" + hb.hex, maxBytes: HistoryBlob.maxBytes) {
-            case .success(let bytes):
-                guard BlobName(of: bytes) == hb, let blob = try? HistoryBlob.decode(bytes) else {
-                    report.stopped = "history blob \(hb.hex) of head \(e.name) cannot be read (damaged or newer); it may name blobs"
+            // The versions its chunks name (§12.7), once per chunk: from the copy held here when
+            // this device holds it (checked when it was read), else read.
+            for chunk in head.history.chunks where chunksRead.insert(chunk.hex).inserted {
+                if let entries = held[head.document]?.chunks[chunk.hex] {
+                    for entry in entries { referenced.insert(entry.blob.hex) }
+                    continue
+                }
+                switch await remote.getResult(Self.blobsFolder + "/" + chunk.hex, maxBytes: HistoryBlob.maxBytes) {
+                case .success(let bytes):
+                    guard BlobName(of: bytes) == chunk, let blob = try? HistoryBlob.decode(bytes) else {
+                        report.stopped = "history chunk \(chunk.hex) of head \(e.name) cannot be read (damaged or newer); it may name blobs"
+                        return report
+                    }
+                    for entry in blob.entries { referenced.insert(entry.blob.hex) }
+                case .failure(.notFound):
+                    continue  // gone: nothing it names can be listed any more
+                case .failure(let error):
+                    report.stopped = "history chunk \(chunk.hex) of head \(e.name): \(error)"
                     return report
                 }
-                for entry in blob.entries { referenced.insert(entry.blob.hex) }
-            case .failure(.notFound):
-                continue  // gone: nothing it names can be listed any more
-            case .failure(let error):
-                report.stopped = "history blob \(hb.hex) of head \(e.name): \(error)"
-                return report
             }
         }
         let blobs: [RemoteEntry]

@@ -1,13 +1,14 @@
-// What a device keeps of history (docs/sync.md §12.5): `.sync/history/<document>.json`, the entries
-// of every device it has read, merged, and per device its name and the history blob merged.
+// What a device keeps of history (docs/sync.md §12.5): `.sync/history/<document>/`, per device its
+// history as its last head read here names it (name, chunk names, inline entries), and the chunks'
+// entries, each chunk in a file of its own (immutable, as on the remote).
 
 import Foundation
 import LulucatStore
 
-/// `.sync/history/<document>.json`: per device, its history as its last head read here names it
-/// (its inline entries, its history blob and that blob's entries). A mirror of the remote, so what
-/// a device let go (retention, or a state it published in a round that failed and then replaced)
-/// goes from the list here when its next head is read, as its blobs go from the server.
+/// `.sync/history/<document>/`: per device, its history as its last head read here names it. A
+/// mirror of the remote, so what a device let go (retention, or a state it published in a round
+/// that failed and then replaced) goes from the list here when its next head is read, as its
+/// blobs go from the server.
 struct LocalHistory: Equatable {
     struct Entry: Codable, Hashable {
         var page: String
@@ -30,44 +31,55 @@ struct LocalHistory: Equatable {
 
     struct Device: Codable, Equatable {
         var name: String = ""
-        /// The history blob its head names, when its entries are in `older`.
-        var blob: String?
-        /// Kept apart, in `<device>.older` (the history blob's form): written only when `blob` changes.
-        var older: [Entry] = []
+        /// The chunks its head names, oldest first.
+        var chunks: [String] = []
         var inline: [Entry] = []
 
-        enum CodingKeys: String, CodingKey { case name, blob, inline }
+        init(name: String, chunks: [String], inline: [Entry]) {
+            self.name = name
+            self.chunks = chunks
+            self.inline = inline
+        }
+
+        /// A missing key reads as empty (a device with no name, no chunk or no inline entry).
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            name = try c.decodeIfPresent(String.self, forKey: .name) ?? ""
+            chunks = try c.decodeIfPresent([String].self, forKey: .chunks) ?? []
+            inline = try c.decodeIfPresent([Entry].self, forKey: .inline) ?? []
+        }
     }
 
     var devices: [String: Device] = [:]
+    /// The entries of the chunks held here (`chunks/<hex>`), by name.
+    var chunks: [String: [HistoryEntry]] = [:]
 
-    /// `device`'s mirrored history: its blob (when read) and all its entries.
-    func own(_ device: UUID) -> (blob: BlobName?, older: [HistoryEntry], inline: [HistoryEntry]) {
-        guard let d = devices[device.uuidString] else { return (nil, [], []) }
-        return (d.blob.flatMap { BlobName(hex: $0) }, d.older.compactMap(\.entry), d.inline.compactMap(\.entry))
+    /// `device`'s mirrored history: its chunks (each with its entries when held here) and inline entries.
+    func own(_ device: UUID) -> (chunks: [BlobName], held: [BlobName: [HistoryEntry]], inline: [HistoryEntry]) {
+        guard let d = devices[device.uuidString] else { return ([], [:], []) }
+        let names = d.chunks.compactMap { BlobName(hex: $0) }
+        var held: [BlobName: [HistoryEntry]] = [:]
+        for n in names { if let e = chunks[n.hex] { held[n] = e } }
+        return (names, held, d.inline.compactMap(\.entry))
     }
 
     /// Every device's entries, with the device.
     var all: [(device: String, entry: Entry)] {
-        devices.sorted { $0.key < $1.key }.flatMap { (k, d) in (d.older + d.inline).map { (k, $0) } }
+        devices.sorted { $0.key < $1.key }.flatMap { (k, d) in
+            (d.chunks.flatMap { (chunks[$0] ?? []).map(Entry.init) } + d.inline).map { (k, $0) }
+        }
     }
 
-    /// Mirrors a head's history section: its name and inline entries. Returns whether its history
-    /// blob still needs reading (`setBlob`).
-    mutating func setHead(device: UUID, _ history: HeadHistory) -> Bool {
-        var d = devices[device.uuidString] ?? Device()
-        d.name = history.deviceName
-        d.inline = history.entries.map(Entry.init)
-        if history.blob == nil { d.blob = nil; d.older = [] }
-        devices[device.uuidString] = d
-        return history.blob != nil && d.blob != history.blob?.hex
+    /// Mirrors a head's history section. Returns the chunks it names that are not held here
+    /// (`setChunk` once read).
+    mutating func setHead(device: UUID, _ history: HeadHistory) -> [BlobName] {
+        devices[device.uuidString] = Device(name: history.deviceName, chunks: history.chunks.map(\.hex),
+                                            inline: history.entries.map(Entry.init))
+        return history.chunks.filter { chunks[$0.hex] == nil }
     }
 
-    /// Mirrors a history blob the device's head names.
-    mutating func setBlob(device: UUID, _ name: BlobName, _ entries: [HistoryEntry]) {
-        devices[device.uuidString, default: Device()].blob = name.hex
-        devices[device.uuidString]!.older = entries.map(Entry.init)
-    }
+    /// Holds a chunk's entries.
+    mutating func setChunk(_ name: BlobName, _ entries: [HistoryEntry]) { chunks[name.hex] = entries }
 }
 
 extension SyncStateStore {
@@ -75,8 +87,8 @@ extension SyncStateStore {
     func historyFolder(_ document: UUID) -> String { historyFolder + "/" + document.uuidString }
 
     /// The document's history as this device knows it, of every device or of `only` (a device
-    /// whose files are missing or unreadable is left out: the rounds and `refreshHistory` bring
-    /// it back from the remote).
+    /// whose file is missing or unreadable is left out, and a chunk whose file is: the rounds and
+    /// `refreshHistory` bring them back from the remote).
     func history(_ document: UUID, only: Set<UUID>? = nil) -> LocalHistory {
         var out = LocalHistory()
         let dir = historyFolder(document)
@@ -87,45 +99,53 @@ extension SyncStateStore {
             }
         }
         for device in devices {
-            let base = dir + "/" + device.uuidString
-            guard var d = read(LocalHistory.Device.self, base + ".json", limit: 1 << 20) else { continue }
-            if d.blob != nil {
-                // Our own copy of the history blob's entries (written by `saveHistory`).
-                if let bytes = try? fs.readFile(base + ".older", limit: HistoryBlob.maxBytes),
-                   let blob = try? HistoryBlob.decode(bytes), blob.document == document, blob.device == device {
-                    d.older = blob.entries.map(LocalHistory.Entry.init)
-                } else {
-                    d.blob = nil  // read again from the remote
-                }
-            }
+            guard let d = read(LocalHistory.Device.self, dir + "/" + device.uuidString + ".json", limit: 4 << 20) else { continue }
             out.devices[device.uuidString] = d
+            for hex in d.chunks where out.chunks[hex] == nil {
+                // Our own copy of a chunk (written by `saveHistory`, checked when it was read).
+                guard BlobName(hex: hex) != nil, let bytes = try? fs.readFile(dir + "/chunks/" + hex, limit: HistoryBlob.maxBytes),
+                      let blob = try? HistoryBlob.decode(bytes), blob.document == document, blob.device == device else { continue }
+                out.chunks[hex] = blob.entries
+            }
         }
         return out
     }
 
-    /// Writes the devices of `history` that differ from `before`, without a sync (§12.5: a
-    /// mirror of the remote): `<device>.json` (name, blob, inline entries), and `<device>.older`
-    /// only when the blob changed.
-    func saveHistory(_ document: UUID, _ history: LocalHistory, before: LocalHistory) throws(SyncError) {
+    /// Writes what differs from `before`, without a sync (§12.5: a mirror of the remote): each
+    /// changed device's `<device>.json`, and each chunk newly held (`chunks/<hex>`, immutable).
+    /// Chunks no device here names any more are removed when every device was loaded.
+    func saveHistory(_ document: UUID, _ history: LocalHistory, before: LocalHistory, allDevices: Bool = false) throws(SyncError) {
         let dir = historyFolder(document)
         try SyncError.state { () throws(FileError) in
             try fs.ensureDirectory(historyFolder)
             try fs.ensureDirectory(dir)
+            try fs.ensureDirectory(dir + "/chunks")
         }
-        for (key, d) in history.devices.sorted(by: { $0.key < $1.key }) where d != before.devices[key] {
+        for (key, d) in history.devices.sorted(by: { $0.key < $1.key }) {
             guard let device = UUID(strictString: key) else { continue }
-            let base = dir + "/" + device.uuidString
-            if d.blob != before.devices[key]?.blob || d.older != before.devices[key]?.older, d.blob != nil {
-                let older = HistoryBlob(document: document, device: device, entries: d.older.compactMap(\.entry))
-                try writeQuickly(older.encode(), to: base + ".older")
+            for hex in d.chunks where before.chunks[hex] == nil {
+                guard let entries = history.chunks[hex], BlobName(hex: hex) != nil else { continue }
+                try writeQuickly(HistoryBlob(document: document, device: device, entries: entries).encode(), to: dir + "/chunks/" + hex)
             }
-            try write(d, to: base + ".json", durable: false)
+            if d != before.devices[key] { try write(d, to: dir + "/" + device.uuidString + ".json", durable: false) }
+        }
+        // Chunks let go: named by no device's head any more.
+        var named = Set<String>()
+        if allDevices {
+            for d in history.devices.values { named.formUnion(d.chunks) }
+        } else {
+            for name in (try? fs.contentsOfDirectory(dir)) ?? [] where name.hasSuffix(".json") {
+                if let d = read(LocalHistory.Device.self, dir + "/" + name, limit: 4 << 20) { named.formUnion(d.chunks) }
+            }
+        }
+        for name in (try? fs.contentsOfDirectory(dir + "/chunks")) ?? [] where !named.contains(name) {
+            try? fs.removeIfPresent(dir + "/chunks/" + name)
         }
     }
 }
 
 extension DocumentRound {
-    /// A history blob of `device` for this document, read from the remote, checked against its
+    /// A history chunk of `device` for this document, read from the remote, checked against its
     /// name and decoded (docs/sync.md §12.3). On an encrypted remote it is opened and checked
     /// without counting as a refusal of the round: history never stops sync.
     func fetchHistoryBlob(_ name: BlobName, device: UUID) async throws(SyncError) -> HistoryBlob {
@@ -141,40 +161,39 @@ extension DocumentRound {
     static func decodeHistoryBlob(_ bytes: [UInt8], name: BlobName, document: UUID, device: UUID) throws(SyncError) -> HistoryBlob {
         let blob: HistoryBlob
         do { blob = try HistoryBlob.decode(bytes) } catch {
-            throw .damaged(object: "history blob \(name.hex)", reason: "\(error)")
+            throw .damaged(object: "history chunk \(name.hex)", reason: "\(error)")
         }
         guard blob.document == document, blob.device == device else {
-            throw .damaged(object: "history blob \(name.hex)", reason: "it is the history of another document or device")
+            throw .damaged(object: "history chunk \(name.hex)", reason: "it is the history of another document or device")
         }
         return blob
     }
 
     /// After the document's round: the histories of the heads it joined and of the head it
-    /// published, mirrored in `.sync/history/` (docs/sync.md §12.5). A history blob that cannot
-    /// be read is reported and read again next round; nothing here fails the round.
+    /// published, mirrored in `.sync/history/` (docs/sync.md §12.5). A chunk that cannot be read
+    /// is reported and read again next round; nothing here fails the round.
     mutating func recordHistory(_ report: inout SyncReport) async {
         let joined = Set(joinedHeads.map(\.name))
-        let read = heads.filter { joined.contains($0.name) }
+        let read = heads.filter { joined.contains($0.name) && $0.head.device != sync.device }
         let own = savedBase.flatMap { $0.published ? $0.head.history : nil }
+        guard !read.isEmpty || own != nil else { return }
         let store = sync.store
         var involved = Set(read.map(\.head.device))
         if own != nil { involved.insert(sync.device) }
         var h = store.history(id, only: involved)
         let before = h
-        for c in read where c.head.device != sync.device {
+        for c in read {
             let dev = c.head.device
-            guard h.setHead(device: dev, c.head.history), let blob = c.head.history.blob else { continue }
-            do {
-                h.setBlob(device: dev, blob, try await fetchHistoryBlob(blob, device: dev).entries)
-            } catch {
-                report.problems.append("document \(id): the history of device \(dev) could not be read (read again next round): \(error)")
+            for chunk in h.setHead(device: dev, c.head.history) {
+                do { h.setChunk(chunk, try await fetchHistoryBlob(chunk, device: dev).entries) } catch {
+                    report.problems.append("document \(id): a history chunk of device \(dev) could not be read (read again next round): \(error)")
+                }
             }
         }
-        if let own, h.setHead(device: sync.device, own), let blob = own.blob {
-            if let made = ownHistoryBlob, made.name == blob {
-                h.setBlob(device: sync.device, blob, made.blob.entries)
-            } else if let fetched = try? await fetchHistoryBlob(blob, device: sync.device) {
-                h.setBlob(device: sync.device, blob, fetched.entries)
+        if let own {
+            for (name, blob) in ownHistoryChunks { h.setChunk(name, blob.entries) }
+            for chunk in h.setHead(device: sync.device, own) {
+                if let fetched = try? await fetchHistoryBlob(chunk, device: sync.device) { h.setChunk(chunk, fetched.entries) }
             }
         }
         guard h != before else { return }

@@ -77,8 +77,8 @@ extension LibrarySync {
     }
 
     /// Reads the document's history from the remote again (docs/sync.md §12.5): one listing of
-    /// `heads/`, each head of the document and each history blob they name that this device has
-    /// not merged. For a device whose `.sync/history/` was lost or rolled back. Takes the round lock.
+    /// `heads/`, each head of the document and each history chunk they name that this device does
+    /// not hold. For a device whose `.sync/history/` was lost or rolled back. Takes the round lock.
     /// - Returns: how many requests it made.
     @discardableResult
     public func refreshHistory(of document: UUID) async throws(SyncError) -> Int {
@@ -101,8 +101,9 @@ extension LibrarySync {
             let head: Head
             do { head = try Head.decode(bytes) } catch { throw .damaged(object: "head \(e.name)", reason: "\(error)") }
             guard head.document == doc, head.device == dev else { throw .damaged(object: "head \(e.name)", reason: "names another document or device") }
-            guard h.setHead(device: dev, head.history), let hb = head.history.blob else { continue }
-            h.setBlob(device: dev, hb, try await historyBlob(hb, of: document, device: dev).entries)
+            for chunk in h.setHead(device: dev, head.history) {
+                h.setChunk(chunk, try await historyBlob(chunk, of: document, device: dev).entries)
+            }
         }
         if h != before { try store.saveHistory(document, h, before: before) }
         return remote.statistics.requests - start

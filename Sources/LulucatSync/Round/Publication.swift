@@ -84,30 +84,26 @@ extension DocumentRound {
 
     /// Our head's history (docs/sync.md §12.2): the last acknowledged one, with an entry for each
     /// live page coded here into a blob it has no entry for; past `HeadHistory.inlineLimit`
-    /// entries, rolled with the previous history blob's into a new one (retention applied), which
-    /// joins the uploads.
+    /// entries, the inline ones become a new chunk (retention applied), which joins the uploads,
+    /// and a chunk that retention has thinned to less than half is rewritten into it (§12.4).
     ///
-    /// After a round that failed (the base unpublished), the history starts again from the one
-    /// last acknowledged (`.sync/history/`, which mirrors our published head): a state coded in
-    /// the failed round is an entry again only if this round names it (and so uploads it), so a
+    /// After a round that failed (the base unpublished), an entry or chunk of the failed round is
+    /// kept only when its blob is on the server (named by this round, or found by a `GET`), so a
     /// head never names a version whose blob may never have reached the server.
     mutating func history(coded: [UUID: (BlobName, Int)], known: Set<BlobName>, named: Set<BlobName>,
                           upload: inout [(path: String, bytes: [UInt8])]) async throws(SyncError) -> HeadHistory {
         let options = options.history
         guard !options.retention.keepsNothing else { return HeadHistory() }
         var history = base?.head.history ?? HeadHistory()
-        var older: [HistoryEntry]?
+        let mirror = sync.store.history(id, only: [sync.device]).own(sync.device)
         if let b = base, !b.published {
-            let mirror = sync.store.history(id, only: [sync.device]).own(sync.device)
-            // A history blob made by the failed round: kept when it reached the server (it went up
-            // after the round's page blobs), else back to the acknowledged one.
-            if let hb = history.blob, hb != mirror.blob, try await !blobOnRemote(hb) {
-                history.blob = mirror.blob
-                history.entries = mirror.inline
-                older = mirror.older
+            let acknowledgedChunks = Set(mirror.chunks)
+            var chunks: [BlobName] = []
+            for c in history.chunks {
+                if acknowledgedChunks.contains(c) { chunks.append(c) } else if try await blobOnRemote(c) { chunks.append(c) }
             }
-            // An entry of the failed round: kept when this round names its blob or it is on the server.
-            let acknowledged = Set((mirror.inline + mirror.older).map(\.blob))
+            history.chunks = chunks
+            let acknowledged = Set(mirror.inline.map(\.blob))
             var kept: [HistoryEntry] = []
             for e in history.entries {
                 if acknowledged.contains(e.blob) || known.contains(e.blob) || named.contains(e.blob) { kept.append(e); continue }
@@ -130,14 +126,30 @@ extension DocumentRound {
         // written only because time passed, §12.4).
         if added { history.entries = options.retention.kept(history.entries, now: now) }
         if history.entries.count > HeadHistory.inlineLimit {
-            if older == nil, let previous = history.blob { older = await ownHistoryEntries(previous) }
-            let blob = HistoryBlob(document: id, device: sync.device,
-                                   entries: options.retention.kept((older ?? []) + history.entries, now: now))
-            let bytes = blob.encode()
-            let name = BlobName(of: bytes)
-            if !known.contains(name) { upload.append((LibrarySync.blobsFolder + "/" + name.hex, bytes)) }
-            ownHistoryBlob = (name, blob)
-            history.blob = name
+            // Every entry of ours, to apply retention across chunks: the chunks held here, the
+            // others read (ours: only after a lost `.sync/history`).
+            var held = mirror.held
+            for c in history.chunks where held[c] == nil {
+                if let blob = try? await fetchHistoryBlob(c, device: sync.device) { held[c] = blob.entries } else { held[c] = [] }
+            }
+            let all = history.chunks.flatMap { held[$0] ?? [] } + history.entries
+            let keep = Set(options.retention.kept(all.sorted(by: HistoryEntry.precedes), now: now))
+            var fresh = history.entries.filter { keep.contains($0) }
+            var chunks: [BlobName] = []
+            for c in history.chunks {
+                let entries = held[c] ?? []
+                let still = entries.filter { keep.contains($0) }
+                if still.count * 2 >= entries.count, !still.isEmpty { chunks.append(c) } else { fresh += still }
+            }
+            if !fresh.isEmpty {
+                let blob = HistoryBlob(document: id, device: sync.device, entries: fresh)
+                let bytes = blob.encode()
+                let name = BlobName(of: bytes)
+                if !known.contains(name) && !chunks.contains(name) { upload.append((LibrarySync.blobsFolder + "/" + name.hex, bytes)) }
+                ownHistoryChunks[name] = blob
+                if !chunks.contains(name) { chunks.append(name) }
+            }
+            history.chunks = chunks
             history.entries = []
         }
         return history
@@ -165,15 +177,6 @@ extension DocumentRound {
         }
     }
 
-    /// The entries of our history blob `name`: from `.sync/history/` when it mirrors that blob,
-    /// else read from the remote; none when neither can (they are then not carried into the next
-    /// blob: the versions they name are no longer listed, and their blobs go with retention).
-    mutating func ownHistoryEntries(_ name: BlobName) async -> [HistoryEntry] {
-        let mirror = sync.store.history(id, only: [sync.device]).own(sync.device)
-        if mirror.blob == name { return mirror.older }
-        if let blob = try? await fetchHistoryBlob(name, device: sync.device) { return blob.entries }
-        return []
-    }
 
     /// A page's blob for its merged state. Of a removed page, what no source holds any more is
     /// left out (it was only here), and the state kept says so.

@@ -13,7 +13,7 @@ import Testing
     static let dev = UUID(uuidString: "10000000-0000-0000-0000-000000000001")!
     static let page = UUID(uuidString: "20000000-0000-0000-0000-000000000002")!
 
-    /// The history blob of §12.3, byte for byte: magic, version 1, reserved, document, device,
+    /// A history chunk (§12.3), byte for byte: magic, version 1, reserved, document, device,
     /// count, then each entry (page, time varint, blob, strokes varint) in (time, page, blob) order.
     @Test func historyBlobBytesAreExactlyTheDocumented() throws {
         let b1 = BlobName(of: [1]), b2 = BlobName(of: [2])
@@ -35,7 +35,7 @@ import Testing
                                  HistoryEntry(page: Self.page, time: 300, blob: b2, strokes: 2)])
     }
 
-    /// Bad history blobs are refused with a reason: a newer version, bytes after the entries,
+    /// Bad history chunks are refused with a reason: a newer version, bytes after the entries,
     /// entries out of order or repeated, a truncation anywhere, a count beyond what is left.
     @Test func badHistoryBlobsAreRefused() throws {
         let good = HistoryBlob(document: Self.doc, device: Self.dev, entries: [
@@ -70,7 +70,7 @@ import Testing
     }
 
     /// A head without history is written as version 1 (a device of an older version reads it);
-    /// with history, as version 2 with the section after the pages: the same bytes plus the
+    /// with history, as version 2 with the section after the pages (name, chunks, entries): the same bytes plus the
     /// section. Both read back whole; a version 2 head with its section cut or extended is refused.
     @Test func aHeadCarriesItsHistoryAsVersion2AndWithoutItStaysVersion1() throws {
         var head = Head(document: Self.doc, device: Self.dev, clock: 4, title: Register("T", stamp: Stamp(clock: 1, device: Self.dev)),
@@ -81,17 +81,21 @@ import Testing
         #expect(v1[4] == 1 && v1[5] == 0)
         #expect(try Head.decode(v1) == head)
         var h2 = head
-        h2.history = HeadHistory(deviceName: "Ada's iPad", blob: BlobName(of: [8]),
+        h2.history = HeadHistory(deviceName: "Ada's iPad", chunks: [BlobName(of: [8]), BlobName(of: [9])],
                                  entries: [HistoryEntry(page: Self.page, time: 1_800_000_000_000, blob: BlobName(of: [7]), strokes: 3)])
         let v2 = h2.encode()
         #expect(v2[4] == 2 && v2[5] == 0)
-        var section: [UInt8] = [10] + Array("Ada's iPad".utf8) + [1] + BlobName(of: [8]).bytes + [1]
+        var section: [UInt8] = [10] + Array("Ada's iPad".utf8) + [2] + BlobName(of: [8]).bytes + BlobName(of: [9]).bytes + [1]
         section += Self.page.bytesInOrder + [0x80, 0xA0, 0xF1, 0xC2, 0xB1, 0x34] + BlobName(of: [7]).bytes + [3]
         #expect(Array(v2.prefix(4)) == Array(v1.prefix(4)) && Array(v2[6..<v1.count]) == Array(v1[6...]))
         #expect(Array(v2[v1.count...]) == section)
         #expect(try Head.decode(v2) == h2)
         #expect(throws: SyncFormatError.self) { try Head.decode(v2 + [0]) }
         #expect(throws: SyncFormatError.self) { try Head.decode(Array(v2.dropLast())) }
+        // A chunk named twice is refused.
+        var twice = h2
+        twice.history.chunks = [BlobName(of: [8]), BlobName(of: [8])]
+        #expect(throws: SyncFormatError.self) { try Head.decode(twice.encode()) }
         // A name over 64 bytes is cut on a character boundary when written.
         var long = h2
         long.history.deviceName = String(repeating: "é", count: 40)

@@ -1,6 +1,6 @@
 // History (docs/sync.md §12) through real libraries: every published state of a page listed on
 // every device at no request, read back, restored as a new edit that syncs and can be undone; a
-// removed page and a deleted document brought back; the history blob after 32 versions; garbage
+// removed page and a deleted document brought back; history chunks after each 32 versions; garbage
 // collection keeping what retention keeps and removing what it lets go; an encrypted remote; and
 // a seeded crowd of three devices whose every published state stays restorable.
 
@@ -99,8 +99,9 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         #expect(try await h.sync(0).requests == 1, "a round where nothing changed is one request")
     }
 
-    /// Past 32 versions a device rolls its entries into a history blob its head names; a new
-    /// device reads it in its first round and lists every version, the oldest readable.
+    /// Past 32 versions a device rolls its entries into a history chunk its head names (each
+    /// chunk written once); a new device reads them in its first round and lists every version,
+    /// the oldest readable.
     @Test func versionsRollIntoAHistoryBlobThatANewDeviceReads() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         defer { h.stop() }
@@ -108,40 +109,49 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         let doc = try a.createDocument(title: "Forty").id
         let page = try await firstPage(a, doc)
         var contents: [PageContent] = []
-        for i in 0..<40 {
+        let syncA = try LibrarySync(library: a, remote: h.remotes[0])
+        let remote = FolderRemote(root: h.remoteFolder)
+        func headOfA() async throws -> Head {
+            try Head.decode(try await remote.get("heads/" + Head.fileName(document: doc, device: syncA.device), maxBytes: Head.maxBytes).bytes)
+        }
+        var firstChunk: BlobName?
+        for i in 0..<70 {
             _ = try await drawStrokes(a, doc, 1, seed: UInt64(1000 + i))
             try await h.sync(0)
             contents.append(try await pageContent(a, doc, page: page))
+            if i == 32 { firstChunk = try await headOfA().history.chunks.first }
         }
-        let syncA = try LibrarySync(library: a, remote: h.remotes[0])
-        let remote = FolderRemote(root: h.remoteFolder)
-        let head = try Head.decode(try await remote.get("heads/" + Head.fileName(document: doc, device: syncA.device), maxBytes: Head.maxBytes).bytes)
-        #expect(head.history.blob != nil && head.history.entries.count < HeadHistory.inlineLimit && head.history.entries.count == 40 - 33, "\(head.history.entries.count)")
-        let blob = try HistoryBlob.decode(try await remote.get("blobs/" + head.history.blob!.hex, maxBytes: HistoryBlob.maxBytes).bytes)
-        #expect(blob.entries.count == 33 && blob.document == doc && blob.device == syncA.device)
+        // Two chunks of 33 versions, the first written once and never again; 4 versions inline.
+        let head = try await headOfA()
+        #expect(head.history.chunks.count == 2 && head.history.chunks.first == firstChunk && head.history.entries.count == 70 - 66,
+                "\(head.history.chunks.count) \(head.history.entries.count)")
+        for c in head.history.chunks {
+            let blob = try HistoryBlob.decode(try await remote.get("blobs/" + c.hex, maxBytes: HistoryBlob.maxBytes).bytes)
+            #expect(blob.entries.count == 33 && blob.document == doc && blob.device == syncA.device)
+        }
 
         let report = try await h.sync(1)
         #expect(report.problems.isEmpty, "\(report.problems)")
         let syncB = try LibrarySync(library: h.libraries[1], remote: h.remotes[1])
         let versions = syncB.history(of: doc, page: page)
-        #expect(versions.count == 40)
-        #expect(versions.map(\.strokes) == Array((1...40).reversed()))
+        #expect(versions.count == 70)
+        #expect(versions.map(\.strokes) == Array((1...70).reversed()))
         #expect(try await syncB.content(of: doc, page: page, at: versions.last!) == contents[0])
-        #expect(try await syncB.content(of: doc, page: page, at: versions[20]) == contents[19])
-        // `refresh` from nothing gives the same list (the local file removed).
+        #expect(try await syncB.content(of: doc, page: page, at: versions[20]) == contents[49])
+        // `refresh` from nothing gives the same list (the local files removed).
         try FileManager.default.removeItem(atPath: h.libraries[1].root + "/.sync/history/\(doc.uuidString)")
         #expect(syncB.history(of: doc).isEmpty)
         let requests = try await syncB.refreshHistory(of: doc)
-        #expect(requests == 1 + 1 + 1 + 1, "the listing, A's head, B's head, A's history blob: \(requests)")
+        #expect(requests == 1 + 2 + 2, "the listing, A's head and B's, A's two chunks: \(requests)")
         #expect(syncB.history(of: doc, page: page).map(\.id) == versions.map(\.id))
-        // The local copy of A's history blob damaged: its versions are not listed until read
-        // again; the inline ones still are. A's head names the blob, so `refresh` reads it.
-        let older = h.libraries[1].root + "/.sync/history/\(doc.uuidString)/\(syncA.device.uuidString).older"
-        try Data([0x4C, 0x53, 0x48, 0x49, 9]).write(to: URL(fileURLWithPath: older))
-        #expect(syncB.history(of: doc, page: page).count == 40 - 33)
+        // The local copy of one of A's chunks damaged: its versions are not listed until read
+        // again; the others still are. A's head names it, so `refresh` reads it (only it).
+        let copy = h.libraries[1].root + "/.sync/history/\(doc.uuidString)/chunks/\(firstChunk!.hex)"
+        try Data([0x4C, 0x53, 0x48, 0x49, 9]).write(to: URL(fileURLWithPath: copy))
+        #expect(syncB.history(of: doc, page: page).count == 70 - 33)
         #expect(try await syncB.refreshHistory(of: doc) == 4)
         #expect(syncB.history(of: doc, page: page).map(\.id) == versions.map(\.id))
-        #expect(try await syncB.refreshHistory(of: doc) == 3, "mirrored: the listing and the two heads")
+        #expect(try await syncB.refreshHistory(of: doc) == 3, "held: the listing and the two heads")
     }
 
     /// Garbage collection keeps every blob a retained version names and removes, after the grace
@@ -295,7 +305,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         for case let file as String in FileManager.default.enumerator(atPath: remoteFolder)! {
             guard let bytes = FileManager.default.contents(atPath: remoteFolder + "/" + file) else { continue }
             #expect(!Array(bytes).contains(subsequence: needle), "\(file) holds the device name in clear")
-            #expect(!Array(bytes).contains(subsequence: HistoryBlob.magic), "\(file) holds a history blob in clear")
+            #expect(!Array(bytes).contains(subsequence: HistoryBlob.magic), "\(file) holds a history chunk in clear")
         }
     }
 
