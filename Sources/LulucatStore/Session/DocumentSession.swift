@@ -128,8 +128,11 @@ public actor DocumentSession {
             guard let p = pages[entry.id], p.dirty else { return nil }
             return PageSave(id: entry.id, content: p.content, changes: p.changes, reusing: p.encoded)
         }
+        // An open of this package meanwhile waits for the lock rather than being refused.
+        OpenSessions.shared.beginRelease(package.path)
         DocumentSession.finishReleased(package: package, fileSystem: fileSystem, engine: engineForRelease.engine, metadata: metadata,
                                        dirtyPages: dirty, metadataDirty: metadataDirty, lock: lock)
+        OpenSessions.shared.endRelease(package.path)
     }
 
     /// Opens a document package for writing.
@@ -146,7 +149,7 @@ public actor DocumentSession {
             throw .documentNotFound(package.path)
         }
         guard info.kind == .directory else { throw .unexpectedFileKind(path: package.path, found: info.kind) }
-        let lock = try package.lockForWriting(fs)
+        let lock = try await lockHandedOver(package, fs)
         let session: DocumentSession
         var findings: [Finding] = []
         do throws(StoreError) {
@@ -190,6 +193,25 @@ public actor DocumentSession {
         }
         OpenSessions.shared.register(session)
         return session
+    }
+
+    /// The package's writer lock. A session of this process released without `close()` saves
+    /// in its deinit before it lets go: the lock is waited for while it does (and for 20 ms
+    /// after the last reference went, before the deinit marks the release), instead of
+    /// refusing the open as `documentInUse`. Held elsewhere (another process): refused.
+    static func lockHandedOver(_ package: DocumentPackage, _ fs: any FileSystem) async throws(StoreError) -> FileDescriptor {
+        var tries = 0
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            do { return try package.lockForWriting(fs) } catch {
+                guard case .documentInUse = error else { throw error }
+                tries += 1
+                let releasing = OpenSessions.shared.isReleasing(package.path)
+                guard releasing || tries <= 20, ContinuousClock.now < deadline else { throw error }
+                if Task.isCancelled { throw .cancelled }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
     }
 
     package static func makeEngine(_ metadata: DocumentMetadata, package: DocumentPackage, fileSystem: any FileSystem,

@@ -38,6 +38,28 @@ final class OpenSessions: @unchecked Sendable {
         }
     }
 
+    /// Packages whose session was released without `close()` and is saving in its deinit: an
+    /// open of the same package waits for it to let go of the lock (a hand-over, no refusal).
+    private var releasing: [String: Int] = [:]
+
+    func beginRelease(_ path: String) {
+        let k = Self.key(path)
+        lock.withLock { releasing[k, default: 0] += 1 }
+    }
+
+    func endRelease(_ path: String) {
+        let k = Self.key(path)
+        lock.withLock {
+            releasing[k, default: 1] -= 1
+            if releasing[k] == 0 { releasing[k] = nil }
+        }
+    }
+
+    func isReleasing(_ path: String) -> Bool {
+        let k = Self.key(path)
+        return lock.withLock { releasing[k] != nil }
+    }
+
     /// Marks `path` as being opened by the caller; false when another task is opening it.
     func beginOpening(_ path: String) -> Bool {
         let k = Self.key(path)
@@ -115,5 +137,46 @@ extension Library {
             if let id = DocumentPackage.id(fromDirectoryName: name) { out[id] = s }
         }
         return out
+    }
+}
+
+/// One window's hold on a shared session (`Library.openWindow`): its `close()` lets go of this
+/// window's hold once, however often it is called, and the session closes at its last holder's.
+/// A holder dropped without `close()` lets go by itself (saving, as a close does).
+public final class SessionHolder: @unchecked Sendable {
+    /// The document's session, shared by every holder of it in this process.
+    public let session: DocumentSession
+    private let lock = NSLock()
+    private var letGo = false
+
+    init(_ session: DocumentSession) { self.session = session }
+
+    /// Whether this holder has let go.
+    public var isClosed: Bool { lock.withLock { letGo } }
+
+    /// Lets go of this window's hold: the session saves, and closes if this was its last holder.
+    /// A second call does nothing (it never closes another window's session).
+    public func close() async throws(StoreError) {
+        let first = lock.withLock { () -> Bool in
+            defer { letGo = true }
+            return !letGo
+        }
+        guard first else { return }
+        try await session.close()
+    }
+
+    deinit {
+        guard !letGo else { return }
+        let s = session
+        Task { try? await s.close() }
+    }
+}
+
+extension Library {
+    /// Opens a document for one window: the session this process has open for it, shared, or a
+    /// new one. Each window closes its own holder (`SessionHolder.close()`, once however often it
+    /// is called); the session closes with the last.
+    public func openWindow(_ id: UUID, options: SessionOptions = SessionOptions()) async throws(StoreError) -> SessionHolder {
+        SessionHolder(try await openShared(id, options: options))
     }
 }
