@@ -33,7 +33,7 @@ extension DocumentSession {
     /// Removes a page: document.json stops listing it first, then its content is removed.
     public func removePage(_ page: UUID) throws(StoreError) {
         let i = try pageIndex(page)
-        let content = undoEnabled ? try self.content(of: page) : nil
+        let content = recordingInverses ? try self.content(of: page) : nil
         try removePageUnrecorded(page)
         if let content { recordUndo(.insertPage(page, content: content, at: i), name: "Remove Page") }
     }

@@ -61,6 +61,8 @@ struct UndoHistory: Sendable {
 
 extension DocumentSession {
     var undoEnabled: Bool { options.undoLevels > 0 }
+    /// Whether an edit must compute its inverse: for the undo history, or for a transaction's rollback.
+    var recordingInverses: Bool { undoEnabled || transactionLog != nil }
 
     /// What `undo()` and `redo()` can do now.
     public var undoState: UndoState { undoHistory.state }
@@ -128,7 +130,7 @@ extension DocumentSession {
     }
 
     /// Performs one step, returning the step that undoes it.
-    private func perform(_ step: UndoStep) throws(StoreError) -> UndoStep {
+    func perform(_ step: UndoStep) throws(StoreError) -> UndoStep {
         switch step {
         case let .page(p, changes):
             return .page(p, try applyUnrecorded(changes, to: p))
@@ -155,6 +157,7 @@ extension DocumentSession {
 
     /// Records `step` (what undoes an edit just made): into the open group, or as a group of its own.
     func recordUndo(_ step: UndoStep, name: String) {
+        if transactionLog != nil { transactionLog!.insert(step, at: 0) }
         guard undoEnabled else { return }
         if undoHistory.open != nil {
             undoHistory.open!.steps.insert(step, at: 0)
@@ -189,9 +192,48 @@ extension DocumentSession {
 
     /// One page change made and recorded: its inverse computed on the page as it is.
     func editRecorded(_ page: UUID, _ change: PageChange, name: String) throws(StoreError) {
-        guard undoEnabled else { return try edit(page, change) }
+        guard recordingInverses else { return try edit(page, change) }
         let inverse = Self.inverse(of: change, on: try load(page).content)
         try edit(page, change)
         recordUndo(.page(page, inverse), name: name)
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` as one transaction over the document (GRDB's `write`): edits on any pages,
+    /// pages added, removed and moved, the title, all or none. `body` runs on the session without
+    /// suspending, so nothing else (an autosave, another caller, a sync merge) runs in between;
+    /// when it throws, every change it made is undone, newest first, before the error is
+    /// rethrown. In the undo history it is one group named `name`.
+    ///
+    /// ```swift
+    /// try await session.transaction("Cut and paste") { s in
+    ///     try s.delete(selection.map(\.id), from: source)
+    ///     try s.append(selection, to: target)
+    /// }
+    /// ```
+    /// All or none holds against errors. Against a crash, each page and the page list are saved
+    /// whole as always, but a save may hold some pages of the transaction and not yet others.
+    public func transaction<T: Sendable>(_ name: String = "", _ body: @Sendable (isolated DocumentSession) throws -> T) throws -> T {
+        try checkWritable()
+        guard transactionLog == nil else { return try body(self) }  // nested: part of the outer one
+        transactionLog = []
+        beginUndoGroup(name)
+        do {
+            let result = try body(self)
+            transactionLog = nil
+            endUndoGroup()
+            return result
+        } catch {
+            let steps = transactionLog ?? []
+            transactionLog = nil
+            // The group gathered so far is dropped with the changes it undoes.
+            if undoEnabled, undoHistory.depth > 0 {
+                undoHistory.depth = 0
+                undoHistory.open = nil
+            }
+            for step in steps { _ = try? perform(step) }
+            throw error
+        }
     }
 }

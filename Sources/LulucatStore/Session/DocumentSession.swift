@@ -47,6 +47,8 @@ public actor DocumentSession {
     nonisolated let submissions = SubmissionQueue()
     /// The session's own undo history (`SessionOptions.undoLevels`).
     var undoHistory = UndoHistory()
+    /// While a transaction runs: the steps that undo what it did so far, newest first.
+    var transactionLog: [UndoStep]?
     /// Writes thumbnails off the saving path (nil when the options turn them off, or when this
     /// build draws none: `ThumbnailWriter.isAvailable`).
     let thumbnailWriter: ThumbnailWriter?

@@ -198,3 +198,53 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
         try await plain.close()
     }
 }
+
+/// Transactions (issue 32, item 4): edits on several pages and the page structure, all or none.
+@Suite struct TransactionTests {
+    /// A cut from one page and a paste on another, a page added and the title changed: all there
+    /// after the transaction, one undo step; when the body throws halfway, none of it stays.
+    @Test(arguments: [0, 10])
+    func aTransactionIsAllOrNone(undoLevels: Int) async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Transactions")
+        var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+        options.undoLevels = undoLevels
+        let s = try await library.open(package.id, options: options)
+        let source = await s.pageIDs()[0]
+        let target = try await s.addPage()
+        let strokes = HandwritingGenerator(seed: 3220).page(strokes: 6, canvas: .letter).strokes
+        try await s.append(strokes.map { .stroke($0) }, to: source)
+        let before = try await shot(s)
+
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await s.transaction("Cut and paste") { s in
+                try s.delete([strokes[0].id, strokes[1].id], from: source)
+                try s.append([.stroke(strokes[0]), .stroke(strokes[1])], to: target)
+                let added = try s.addPage()
+                try s.movePage(added, to: 0)
+                try s.rename(to: "Moved")
+                try s.removePage(target)
+                throw Refused()
+            }
+        }
+        #expect(try await shot(s) == before, "nothing of the failed transaction stays")
+
+        let moved: Int = try await s.transaction("Cut and paste") { s in
+            try s.delete([strokes[0].id, strokes[1].id], from: source)
+            try s.append([.stroke(strokes[0]), .stroke(strokes[1])], to: target)
+            try s.rename(to: "Moved")
+            return 2
+        }
+        #expect(moved == 2)
+        let after = try await shot(s)
+        #expect(after.title == "Moved" && after.contents[1].elements.map(\.id) == [strokes[0].id, strokes[1].id])
+        if undoLevels > 0 {
+            #expect(await s.undoState.undoName == "Cut and paste")
+            try await s.undo()
+            #expect(try await shot(s) == before, "one undo step")
+        }
+        try await s.close()
+    }
+}
