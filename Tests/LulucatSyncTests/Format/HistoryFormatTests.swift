@@ -27,7 +27,7 @@ import Testing
         expected += [0x10] + [UInt8](repeating: 0, count: 14) + [0x01]
         expected += [0x02]
         expected += [0x20] + [UInt8](repeating: 0, count: 14) + [0x02] + [0x05] + b1.bytes + [0x82, 0x01]
-        expected += [0x20] + [UInt8](repeating: 0, count: 14) + [0x02] + [0xAC, 0x02] + b2.bytes + [0x02]
+        expected += [0x20] + [UInt8](repeating: 0, count: 14) + [0x02] + [0xA7, 0x02] + b2.bytes + [0x02]
         #expect(blob.encode() == expected)
         let back = try HistoryBlob.decode(expected)
         #expect(back.document == Self.doc && back.device == Self.dev)
@@ -47,13 +47,27 @@ import Testing
         #expect(throws: SyncFormatError.newerVersion(2)) { try HistoryBlob.decode(newer) }
         #expect(throws: SyncFormatError.self) { try HistoryBlob.decode(good + [0]) }
         for n in 0..<good.count { #expect(throws: SyncFormatError.self) { try HistoryBlob.decode(Array(good.prefix(n))) } }
-        // The two entries swapped: out of order.
-        let entry = 16 + 1 + 32 + 1
-        let head = Array(good.prefix(good.count - 2 * entry))
-        let swapped = head + Array(good.suffix(entry)) + Array(good.suffix(2 * entry).prefix(entry))
-        #expect(throws: SyncFormatError.self) { try HistoryBlob.decode(swapped) }
-        let repeated = head + Array(good.suffix(entry)) + Array(good.suffix(entry))
-        #expect(throws: SyncFormatError.self) { try HistoryBlob.decode(repeated) }
+        // Times are differences, so any times are in order; entries of one time must still be in
+        // (page, blob) order and distinct: two of the same time in the wrong order, and one twice.
+        let (low, high) = [BlobName(of: [1]), BlobName(of: [2])].sorted { $0.hex < $1.hex }.pair
+        func blob(_ entries: [(Int64, BlobName)]) -> [UInt8] {
+            var w = SyncWriter()
+            w.raw(HistoryBlob.magic)
+            w.uint16(1)
+            w.uint16(0)
+            w.uuid(Self.doc)
+            w.uuid(Self.dev)
+            w.varint(entries.count)
+            var previous: Int64 = 0
+            for (t, b) in entries {
+                HistoryEntry(page: Self.page, time: t, blob: b, strokes: 1).write(&w, after: previous)
+                previous = t
+            }
+            return w.bytes
+        }
+        #expect(try HistoryBlob.decode(blob([(5, low), (5, high)])).entries.count == 2)
+        #expect(throws: SyncFormatError.self) { try HistoryBlob.decode(blob([(5, high), (5, low)])) }
+        #expect(throws: SyncFormatError.self) { try HistoryBlob.decode(blob([(5, low), (5, low)])) }
         var huge = Array(good.prefix(40))
         huge += [0xFF, 0xFF, 0x3F]
         #expect(throws: SyncFormatError.self) { try HistoryBlob.decode(huge) }
@@ -139,4 +153,9 @@ import Testing
 extension UUID {
     /// The 16 bytes in RFC 4122 order.
     var bytesInOrder: [UInt8] { withUnsafeBytes(of: uuid) { Array($0) } }
+}
+
+extension Array {
+    /// The first two elements as a pair.
+    var pair: (Element, Element) { (self[0], self[1]) }
 }
