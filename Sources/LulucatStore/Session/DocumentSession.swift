@@ -198,18 +198,17 @@ public actor DocumentSession {
     }
 
     /// The package's writer lock. A session of this process released without `close()` saves
-    /// in its deinit before it lets go: the lock is waited for while it does (and for 20 ms
+    /// in its deinit before it lets go: the lock is waited for while it does (and for 100 ms
     /// after the last reference went, before the deinit marks the release), instead of
     /// refusing the open as `documentInUse`. Held elsewhere (another process): refused.
     static func lockHandedOver(_ package: DocumentPackage, _ fs: any FileSystem) async throws(StoreError) -> FileDescriptor {
-        var tries = 0
-        let deadline = ContinuousClock.now + .seconds(60)
+        let start = ContinuousClock.now
+        let deadline = start + .seconds(60)
         while true {
             do { return try package.lockForWriting(fs) } catch {
                 guard case .documentInUse = error else { throw error }
-                tries += 1
                 let releasing = OpenSessions.shared.isReleasing(package.path)
-                guard releasing || tries <= 20, ContinuousClock.now < deadline else { throw error }
+                guard releasing || ContinuousClock.now < start + .milliseconds(100), ContinuousClock.now < deadline else { throw error }
                 if Task.isCancelled { throw .cancelled }
                 try? await Task.sleep(for: .milliseconds(1))
             }
