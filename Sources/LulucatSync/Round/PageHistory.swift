@@ -179,27 +179,55 @@ extension LibrarySync {
     /// A document deleted (here or on another device, its trash emptied) made again from what
     /// this device last synced of it (docs/sync.md §12.6): its title and its pages in order, each
     /// as it was last published, read from the remote. A new document (a new id): the old one's
-    /// deletion stands. Images are not brought back (their page keeps its strokes).
+    /// deletion stands. Images come back with their files, in their places.
     /// - Returns: the new document's id.
     public func restoreDocument(_ document: UUID) async throws(SyncError) -> UUID {
         guard let head = store.baseHead(document) else {
             throw .store(.invalidArgument("document \(document) was never synced on this device: nothing of it is known here"))
         }
         var pages: [PageContent] = []
+        // Images, by page index: (their place on the page, the element, the asset's bytes and extension).
+        var images: [Int: [(index: Int, image: ImageElement, data: Data, ext: String)]] = [:]
         let order = head.pages.filter { $0.value.removed == nil }.sorted { ($0.value.fields.value.key, $0.key.uuidString) < ($1.value.fields.value.key, $1.key.uuidString) }
-        for (pid, p) in order {
+        for (k, (pid, p)) in order.enumerated() {
             let bytes = try await blobBytes(p.blob, of: document)
             let snap: PageSnapshot
             do { snap = try PageBlob.decode(bytes) } catch { throw .damaged(object: "page \(pid) of document \(document)", reason: "\(error)") }
-            let elements = snap.state.orderedIDs.compactMap { snap.elements[$0] }.filter { $0.image == nil }
-            pages.append(PageContent(canvasSize: snap.canvas, elements: elements))
+            let all = snap.state.orderedIDs.compactMap { snap.elements[$0] }
+            for (i, e) in all.enumerated() {
+                guard let image = e.image, let ref = head.assets[image.assetID] else { continue }
+                let data = try await blobBytes(ref.blob, of: document)
+                images[k, default: []].append((i, image, Data(data), ref.ext))
+            }
+            pages.append(PageContent(canvasSize: snap.canvas, elements: all.filter { $0.image == nil }))
         }
         let library = self.library
         let title = head.title.value
-        return try SyncError.store { () throws(StoreError) in
+        let made = try SyncError.store { () throws(StoreError) in
             try library.createDocument(title: title, pages: pages, engine: EngineKind(rawValue: head.origin.engine) ?? .snapshot,
                                        codec: SampleCodecID(name: head.origin.codec) ?? .compact).id
         }
+        guard !images.isEmpty else { return made }
+        // The images through a session, which stores their files, each put back in its place.
+        let placed = images
+        try await SyncError.store { () async throws(StoreError) in
+            let s = try await library.open(made, options: SessionOptions(autosaveDelay: nil))
+            do throws(StoreError) {
+                let ids = await s.pageIDs()
+                for (k, list) in placed.sorted(by: { $0.key < $1.key }) {
+                    for item in list.sorted(by: { $0.index < $1.index }) {
+                        let inserted = try await s.insertImage(item.data, fileExtension: item.ext, frame: item.image.frame,
+                                                               rotation: item.image.rotation, on: ids[k])
+                        try await s.move([inserted.id], to: .index(item.index), on: ids[k])
+                    }
+                }
+                try await s.close()
+            } catch {
+                await s.abandon()
+                throw error
+            }
+        }
+        return made
     }
 
     // MARK: Helpers
