@@ -28,13 +28,16 @@ extension HostileServerTests {
         guard case .invalidResponse(let p, let m)? = e else { Issue.record("\(String(describing: e))"); return }
         #expect(p == "blobs/huge" && m.contains("announced \(1 << 30) bytes, more than \(Self.cap)"), "\(m)")
         #expect(http.counters.largestBody == 0)
+        // The announced body was not sent whole (measured before the endless one: what
+        // FoundationNetworking reads of that after its cut, at loopback speed, is issue 30's
+        // memory figure, not this check's).
+        #expect(server.bytesSent < 1 << 30)
         // Sent without a length, on and on: cut at the cap.
         let cut = await failure { () async throws(RemoteError) in try await r.get("blobs/endless", maxBytes: Self.cap) }
         guard case .invalidResponse("blobs/endless", let cm)? = cut else { Issue.record("\(String(describing: cut))"); return }
         #expect(cm.contains("larger than \(Self.cap) bytes"), "\(cm)")
         #expect(http.counters.largestBody <= Self.cap)
         #expect(http.counters.cappedReplies == 2)
-        #expect(server.bytesSent < 1 << 30)
         #expect(r.statistics.requests == 2 && r.statistics.bytesReceived == 0)
     }
 
