@@ -76,7 +76,7 @@ import LulucatStoreTesting
         #expect(await b.session.holderCount == 2)
         // Dropped without close(): its hold goes by itself.
         c = nil
-        try await waitUntil { await b.session.holderCount == 1 }
+        #expect(await eventually { await b.session.holderCount == 1 }, "the dropped holder let go")
         try await b.session.append(strokes[1], to: page)
         try await b.close()
         let closedAtLast = await b.session.isClosed
@@ -89,16 +89,5 @@ import LulucatStoreTesting
 
     static func open(_ library: Library, _ id: UUID, _ options: SessionOptions) async -> Result<DocumentSession, StoreError> {
         do { return .success(try await library.openShared(id, options: options)) } catch { return .failure(error) }
-    }
-
-    /// Waits for `condition`, checking it at least 200 times and for up to 120 s.
-    func waitUntil(_ condition: () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(120)
-        var checks = 0
-        while !(await condition()) {
-            checks += 1
-            if checks >= 200 && ContinuousClock.now > deadline { Issue.record("never happened"); return }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 }

@@ -9,7 +9,8 @@ import LulucatSyncTesting
 import Testing
 @testable import LulucatSync
 
-private final class FakeClock: @unchecked Sendable {
+/// A clock the tests move by hand (garbage collection's grace, history's retention).
+final class FakeClock: @unchecked Sendable {
     private let lock = NSLock()
     private var t = Date(timeIntervalSince1970: 1_800_000_000)
     var now: Date { lock.withLock { t } }

@@ -13,13 +13,6 @@ import LulucatSyncTestSupport
 import Testing
 @testable import LulucatSync
 
-private final class HistoryClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var t = Date(timeIntervalSince1970: 1_800_000_000)
-    var now: Date { lock.withLock { t } }
-    func advance(days: Double) { lock.withLock { t += days * 86_400 } }
-}
-
 /// The page's elements without their ids (a restore re-adds erased elements under new ids) and
 /// their images' asset ids.
 private func withoutIDs(_ content: PageContent) -> [Element] {
@@ -163,7 +156,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
     @Test func garbageCollectionKeepsRetainedVersionsAndRemovesWhatRetentionLetsGo() async throws {
         let h = try SyncHarness(.folder, libraries: 1)
         defer { h.stop() }
-        let clock = HistoryClock()
+        let clock = FakeClock()
         var options = testSyncOptions
         options.garbage = nil
         options.history.now = { clock.now }
