@@ -88,10 +88,11 @@ extension LibrarySync {
             for a in b.assets.values { referenced.insert(a.blob.hex) }
             // Our history (§12.7): the head's, and the entries of our chunks held here.
             Self.insertHistory(b.history, into: &referenced)
-            let mirror = store.history(id, only: [device]).own(device)
+            let local = store.history(id)
+            held[id] = local
+            let mirror = local.own(device)
             for c in mirror.chunks { referenced.insert(c.hex) }
             for e in mirror.held.values.joined() + mirror.inline { referenced.insert(e.blob.hex) }
-            held[id] = store.history(id)
         }
         var chunksRead = Set<String>()
         let heads: [RemoteEntry]

@@ -88,8 +88,10 @@ extension SyncStateStore {
 
     /// The document's history as this device knows it, of every device or of `only` (a device
     /// whose file is missing or unreadable is left out, and a chunk whose file is: the rounds and
-    /// `refreshHistory` bring them back from the remote).
-    func history(_ document: UUID, only: Set<UUID>? = nil) -> LocalHistory {
+    /// `refreshHistory` bring them back from the remote). Without `chunkEntries`, a chunk held
+    /// here is only seen to be there (empty entries): what a round's mirroring needs, without
+    /// reading the history it keeps.
+    func history(_ document: UUID, only: Set<UUID>? = nil, chunkEntries: Bool = true) -> LocalHistory {
         var out = LocalHistory()
         let dir = historyFolder(document)
         let devices: [UUID]
@@ -102,8 +104,13 @@ extension SyncStateStore {
             guard let d = read(LocalHistory.Device.self, dir + "/" + device.uuidString + ".json", limit: 4 << 20) else { continue }
             out.devices[device.uuidString] = d
             for hex in d.chunks where out.chunks[hex] == nil {
+                guard BlobName(hex: hex) != nil else { continue }
+                if !chunkEntries {
+                    if (try? fs.info(dir + "/chunks/" + hex)) != nil { out.chunks[hex] = [] }
+                    continue
+                }
                 // Our own copy of a chunk (written by `saveHistory`, checked when it was read).
-                guard BlobName(hex: hex) != nil, let bytes = try? fs.readFile(dir + "/chunks/" + hex, limit: HistoryBlob.maxBytes),
+                guard let bytes = try? fs.readFile(dir + "/chunks/" + hex, limit: HistoryBlob.maxBytes),
                       let blob = try? HistoryBlob.decode(bytes), blob.document == document, blob.device == device else { continue }
                 out.chunks[hex] = blob.entries
             }
@@ -113,8 +120,8 @@ extension SyncStateStore {
 
     /// Writes what differs from `before`, without a sync (§12.5: a mirror of the remote): each
     /// changed device's `<device>.json`, and each chunk newly held (`chunks/<hex>`, immutable).
-    /// Chunks no device here names any more are removed when every device was loaded.
-    func saveHistory(_ document: UUID, _ history: LocalHistory, before: LocalHistory, allDevices: Bool = false) throws(SyncError) {
+    /// When a device's chunks changed, the chunks no device here names any more are removed.
+    func saveHistory(_ document: UUID, _ history: LocalHistory, before: LocalHistory) throws(SyncError) {
         let dir = historyFolder(document)
         try SyncError.state { () throws(FileError) in
             try fs.ensureDirectory(historyFolder)
@@ -129,14 +136,12 @@ extension SyncStateStore {
             }
             if d != before.devices[key] { try write(d, to: dir + "/" + device.uuidString + ".json", durable: false) }
         }
-        // Chunks let go: named by no device's head any more.
+        // Chunks let go: named by no device's head any more (looked for only when a list of
+        // chunks changed: a chunk is written once every 32 versions of a device).
+        guard history.devices.contains(where: { $0.value.chunks != before.devices[$0.key]?.chunks }) else { return }
         var named = Set<String>()
-        if allDevices {
-            for d in history.devices.values { named.formUnion(d.chunks) }
-        } else {
-            for name in (try? fs.contentsOfDirectory(dir)) ?? [] where name.hasSuffix(".json") {
-                if let d = read(LocalHistory.Device.self, dir + "/" + name, limit: 4 << 20) { named.formUnion(d.chunks) }
-            }
+        for name in (try? fs.contentsOfDirectory(dir)) ?? [] where name.hasSuffix(".json") {
+            if let d = read(LocalHistory.Device.self, dir + "/" + name, limit: 4 << 20) { named.formUnion(d.chunks) }
         }
         for name in (try? fs.contentsOfDirectory(dir + "/chunks")) ?? [] where !named.contains(name) {
             try? fs.removeIfPresent(dir + "/chunks/" + name)
@@ -180,7 +185,7 @@ extension DocumentRound {
         let store = sync.store
         var involved = Set(read.map(\.head.device))
         if own != nil { involved.insert(sync.device) }
-        var h = store.history(id, only: involved)
+        var h = store.history(id, only: involved, chunkEntries: false)
         let before = h
         for c in read {
             let dev = c.head.device

@@ -84,7 +84,7 @@ extension LibrarySync {
     public func refreshHistory(of document: UUID) async throws(SyncError) -> Int {
         let lock = try await store.lockRounds(waiting: SyncOptions().waitForOtherRound)
         defer { store.unlockRounds(lock) }
-        let (remote, _) = try historyRemote(document)
+        let remote = try historyRemote(document)
         let start = remote.statistics.requests
         let entries: [RemoteEntry]
         do { entries = try await remote.list(Self.headsFolder) } catch { throw .remote(error) }
@@ -117,9 +117,14 @@ extension LibrarySync {
         guard version.page == page, version.document == document, let name = BlobName(hex: version.id) else {
             throw .store(.invalidArgument("version \(version.id.prefix(12)) is not a version of page \(page) of document \(document)"))
         }
+        return try await pageContent(name, of: document, what: "version \(name.hex.prefix(12)) of page \(page)")
+    }
+
+    /// A page blob of `document` read from the remote, as the page it holds (`what` names it in an error).
+    func pageContent(_ name: BlobName, of document: UUID, what: String) async throws(SyncError) -> PageContent {
         let bytes = try await blobBytes(name, of: document)
         let snap: PageSnapshot
-        do { snap = try PageBlob.decode(bytes) } catch { throw .damaged(object: "version \(name.hex.prefix(12)) of page \(page)", reason: "\(error)") }
+        do { snap = try PageBlob.decode(bytes) } catch { throw .damaged(object: what, reason: "\(error)") }
         return PageContent(canvasSize: snap.canvas, elements: snap.state.orderedIDs.compactMap { snap.elements[$0] })
     }
 
@@ -190,16 +195,14 @@ extension LibrarySync {
         var images: [Int: [(index: Int, image: ImageElement, data: Data, ext: String)]] = [:]
         let order = head.pages.filter { $0.value.removed == nil }.sorted { ($0.value.fields.value.key, $0.key.uuidString) < ($1.value.fields.value.key, $1.key.uuidString) }
         for (k, (pid, p)) in order.enumerated() {
-            let bytes = try await blobBytes(p.blob, of: document)
-            let snap: PageSnapshot
-            do { snap = try PageBlob.decode(bytes) } catch { throw .damaged(object: "page \(pid) of document \(document)", reason: "\(error)") }
-            let all = snap.state.orderedIDs.compactMap { snap.elements[$0] }
+            let page = try await pageContent(p.blob, of: document, what: "page \(pid) of document \(document)")
+            let all = page.elements
             for (i, e) in all.enumerated() {
                 guard let image = e.image, let ref = head.assets[image.assetID] else { continue }
                 let data = try await blobBytes(ref.blob, of: document)
                 images[k, default: []].append((i, image, Data(data), ref.ext))
             }
-            pages.append(PageContent(canvasSize: snap.canvas, elements: all.filter { $0.image == nil }))
+            pages.append(PageContent(canvasSize: page.canvasSize, elements: all.filter { $0.image == nil }))
         }
         let library = self.library
         let title = head.title.value
@@ -273,18 +276,17 @@ extension LibrarySync {
     }
 
     /// The remote to read history from (an encrypted library's: its sealed objects opened).
-    func historyRemote(_ document: UUID) throws(SyncError) -> (any Remote, EncryptedRemote?) {
-        guard let key else { return (remote, nil) }
+    func historyRemote(_ document: UUID) throws(SyncError) -> any Remote {
+        guard let key else { return remote }
         let local = try LocalEncryption.load(library)
         let round = EncryptionRound(highest: local.highest, written: local.written)
-        let sealed = EncryptedRemote(inner: remote, key: key, round: round, document: document)
-        return (sealed, sealed)
+        return EncryptedRemote(inner: remote, key: key, round: round, document: document)
     }
 
     /// A blob of `document`, read and checked against its name.
     func blobBytes(_ name: BlobName, of document: UUID) async throws(SyncError) -> [UInt8] {
-        let (remote, sealed) = try historyRemote(document)
-        if let sealed { return try await sealed.fetchBlob(document: document, blob: name) }
+        let remote = try historyRemote(document)
+        if let sealed = remote as? EncryptedRemote { return try await sealed.fetchBlob(document: document, blob: name) }
         let bytes: [UInt8]
         do { bytes = try await remote.get(Self.blobsFolder + "/" + name.hex, maxBytes: PageBlob.maxBytes).bytes } catch { throw .remote(error) }
         guard BlobName(of: bytes) == name else { throw .damaged(object: "blob \(name.hex)", reason: "its SHA-256 is not its name") }

@@ -95,8 +95,17 @@ extension DocumentRound {
         let options = options.history
         guard !options.retention.keepsNothing else { return HeadHistory() }
         var history = base?.head.history ?? HeadHistory()
-        let mirror = sync.store.history(id, only: [sync.device]).own(sync.device)
+        // Our history as last acknowledged (`.sync/history/`): read only when needed, after a
+        // failed round or when chunks are written, not in every round.
+        var mirrorRead: (chunks: [BlobName], held: [BlobName: [HistoryEntry]], inline: [HistoryEntry])?
+        func mirror() -> (chunks: [BlobName], held: [BlobName: [HistoryEntry]], inline: [HistoryEntry]) {
+            if let m = mirrorRead { return m }
+            let m = sync.store.history(id, only: [sync.device]).own(sync.device)
+            mirrorRead = m
+            return m
+        }
         if let b = base, !b.published {
+            let mirror = mirror()
             let acknowledgedChunks = Set(mirror.chunks)
             var chunks: [BlobName] = []
             for c in history.chunks {
@@ -128,16 +137,18 @@ extension DocumentRound {
         if history.entries.count > HeadHistory.inlineLimit {
             // Every entry of ours, to apply retention across chunks: the chunks held here, the
             // others read (ours: only after a lost `.sync/history`).
-            var held = mirror.held
+            var held = mirror().held
             for c in history.chunks where held[c] == nil {
-                if let blob = try? await fetchHistoryBlob(c, device: sync.device) { held[c] = blob.entries } else { held[c] = [] }
+                if let blob = try? await fetchHistoryBlob(c, device: sync.device) { held[c] = blob.entries }
             }
             let all = history.chunks.flatMap { held[$0] ?? [] } + history.entries
             let keep = Set(options.retention.kept(all.sorted(by: HistoryEntry.precedes), now: now))
             var fresh = history.entries.filter { keep.contains($0) }
             var chunks: [BlobName] = []
             for c in history.chunks {
-                let entries = held[c] ?? []
+                // A chunk that could not be read stays as it is (its versions are not let go
+                // for a failed `GET`).
+                guard let entries = held[c] else { chunks.append(c); continue }
                 let still = entries.filter { keep.contains($0) }
                 if still.count * 2 >= entries.count, !still.isEmpty { chunks.append(c) } else { fresh += still }
             }
