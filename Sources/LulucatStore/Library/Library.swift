@@ -220,7 +220,8 @@ public struct Library: Sendable {
     }
 
     /// Finds a document by what a person types: its id; else a prefix of its id or its exact
-    /// title; else its title in any case; else the start of its title in any case. The first of
+    /// title; else its title in any case; else the start of its title in any case; else the same
+    /// two without accents (a person typing "resume" for "Résumé"). The first of
     /// these that names documents decides: one document is the answer, several are refused with
     /// them listed (title and id), so the person can pick.
     public func resolve(_ reference: String) throws(StoreError) -> UUID {
@@ -229,10 +230,13 @@ public struct Library: Sendable {
         let all = try list()
         let lowered = reference.lowercased()
         let folded = Library.foldedTitle(reference)
+        let bare = Library.foldedTitle(reference, marks: false)
         let tiers: [(LibraryEntry) -> Bool] = [
             { $0.title == reference || $0.id.uuidString.lowercased().hasPrefix(lowered) },
             { Library.foldedTitle($0.title) == folded },
             { Library.foldedTitle($0.title).hasPrefix(folded) },
+            { Library.foldedTitle($0.title, marks: false) == bare },
+            { Library.foldedTitle($0.title, marks: false).hasPrefix(bare) },
         ]
         for matches in tiers.lazy.map({ all.filter($0) }) where !matches.isEmpty {
             guard matches.count == 1 else {
@@ -245,9 +249,13 @@ public struct Library: Sendable {
         throw .documentNotFound(reference)
     }
 
-    /// A title as lookup compares it: in one case (and one width), so "meeting" finds "Meeting".
-    static func foldedTitle(_ title: String) -> String {
-        title.folding(options: [.caseInsensitive, .widthInsensitive], locale: nil)
+    /// A title as lookup compares it: in one case (and one width), so "meeting" finds "Meeting",
+    /// "STRASSE" finds "Straße" and "ΣΟΦΟΣ" finds "σοφος"; without `marks`, also without accents
+    /// and other combining marks, so "cafe" finds "Café" and "istanbul" finds "İstanbul" (the last
+    /// tiers of `resolve`, tried only when a title with its marks matches nothing).
+    static func foldedTitle(_ title: String, marks: Bool = true) -> String {
+        title.folding(options: marks ? [.caseInsensitive, .widthInsensitive] : [.caseInsensitive, .widthInsensitive, .diacriticInsensitive],
+                      locale: nil)
     }
 
     // MARK: Creating and opening
