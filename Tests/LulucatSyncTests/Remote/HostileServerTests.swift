@@ -405,4 +405,52 @@ struct HostileServerTests {
         }
         try await checkIntact(lib, try await contents(of: lib), "after")
     }
+
+    /// An image another device put on a page: its asset's blob is fetched with the page's blob,
+    /// before the document is locked, so the app can draw and save while the server holds it.
+    @Test func noDocumentIsLockedWhileAnImagesAssetArrives() async throws {
+        let root = temporaryFolder("hostile-root")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (lib, doc) = try await library()
+        defer { try? FileManager.default.removeItem(atPath: lib.root) }
+        let other = Library(root: temporaryFolder("hostile-other"))
+        defer { try? FileManager.default.removeItem(atPath: other.root) }
+        let folder = FolderRemote(root: root)
+        let friendly = try HostileServer(root: root)
+        _ = try await lib.sync(with: try remote(friendly), options: roundOptions)
+        friendly.stop()
+        _ = try await other.sync(with: folder, options: roundOptions)
+        let picture = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<900).map { UInt8(truncatingIfNeeded: $0 &* 11) })
+        let image = try await edit(other, doc) { s in
+            try await s.insertImage(picture, fileExtension: "png", frame: QuantizedRect(x: 10, y: 20, width: 300, height: 200), on: await s.pageIDs()[0])
+        }
+        _ = try await other.sync(with: folder, options: roundOptions)
+        let server = try HostileServer(root: root)
+        defer { server.stop() }
+        let asset = "GET /notes/blobs/" + BlobName(of: Array(picture)).hex
+        server.on("GET", "/notes/blobs/" + BlobName(of: Array(picture)).hex, .silent)
+        var options = roundOptions
+        options.transfer = TransferLimits(silence: .seconds(30), minimumRate: 1, rateWindow: .seconds(30), requestDeadline: .seconds(30))
+        let r = try remote(server)
+        let round = Task { try await lib.sync(with: r, options: options) }
+        let seen = await eventually { server.requests.contains { $0.hasPrefix(asset) } }
+        #expect(seen, "the round did not reach the asset's blob: \(server.requests)")
+        // The round waits on the server for the asset: the app draws and saves.
+        var rng = TestRandom(seed: 34)
+        let drawn = makeStroke(&rng)
+        try await edit(lib, doc) { s in try await s.append(drawn, to: await s.pageIDs()[0]) }
+        server.stop()
+        _ = try? await round.value
+        let again = try HostileServer(root: root)
+        defer { again.stop() }
+        for _ in 0..<2 { _ = try await lib.sync(with: try remote(again), options: roundOptions) }
+        _ = try await other.sync(with: folder, options: roundOptions)
+        for l in [lib, other] {
+            let have = try await contents(of: l).documents[doc]!.allElements
+            #expect(have.isSuperset(of: [image.id, drawn.id]), "an element was lost")
+        }
+        let shown = try await edit(lib, doc) { s in try await s.assetPath(of: image) }
+        #expect(FileManager.default.contents(atPath: shown) == picture, "the image's asset did not arrive whole")
+        try await checkIntact(lib, try await contents(of: lib), "after")
+    }
 }
