@@ -80,20 +80,40 @@ struct EncryptedRound: Sendable {
             guard let head = try? Head.decode(h.bytes), head.document == doc, head.device == dev,
                   (try? DocumentLimits.check(head, name: e.name)) != nil else { continue }
             let base = store.base(doc)
-            for (pid, p) in head.pages.sorted(by: { $0.key.precedesInBytes($1.key) }) {
-                // What the round reads (DocumentRound.state(of:)): a blob the base does not hold.
-                if DocumentRound.knownState(of: pid, in: head, base: base) != nil { continue }
-                _ = try await remote.fetchBlob(document: doc, blob: p.blob)
+            // A blob missing on the server is not a refusal: the round reports it, leaves the
+            // head out and asks the devices that hold it (docs/sync.md §8.1), so it stops here.
+            do {
+                for (pid, p) in head.pages.sorted(by: { $0.key.precedesInBytes($1.key) }) {
+                    // What the round reads (DocumentRound.state(of:)): a blob the base does not hold.
+                    if DocumentRound.knownState(of: pid, in: head, base: base) != nil { continue }
+                    _ = try await remote.fetchBlob(document: doc, blob: p.blob)
+                }
+                let package = library.package(doc)
+                for (aid, ref) in head.assets where DocumentRound.lacksAsset(aid, ext: ref.ext, of: package, in: library) {
+                    _ = try await remote.fetchBlob(document: doc, blob: ref.blob)
+                }
+            } catch {
+                guard case .remote(.notFound) = error else { throw error }
             }
-            let package = library.package(doc)
-            for (aid, ref) in head.assets where DocumentRound.lacksAsset(aid, ext: ref.ext, of: package, in: library) {
-                _ = try await remote.fetchBlob(document: doc, blob: ref.blob)
+        }
+        // Lost-blob requests, under sealed names: those this device can serve are handed to the
+        // round as plain requests; every one listed is not written again.
+        let requests = Set(entries.filter { !$0.isFolder && EncryptedRemote.isSealedRequestName($0.name) }.map(\.name))
+        round.listedRequests = requests
+        var plainRequests: [RemoteEntry] = []
+        if !requests.isEmpty {
+            for (doc, entry) in store.index().sorted(by: { $0.key.precedesInBytes($1.key) }) where entry.published {
+                guard let head = store.baseHead(doc) else { continue }
+                for blob in head.pages.values.map(\.blob) + head.assets.values.map(\.blob) {
+                    guard let sealed = try? EncryptedRemote.sealedRequestName(key: key, document: doc, blob: blob), requests.contains(sealed) else { continue }
+                    plainRequests.append(RemoteEntry(name: LostBlobRequest.name(document: doc, blob: blob), etag: nil, size: 0, isFolder: false))
+                }
             }
         }
         round.listing = plain.map { e in
             guard replayed[e.name] != nil else { return e }
             return RemoteEntry(name: e.name, etag: seen[e.name], size: e.size, isFolder: e.isFolder)
-        }
+        } + plainRequests
 
         // 3. The round, on exactly what was checked. Garbage collection lists blobs/, which an
         // encrypted remote does not offer (sealed names say nothing of what is referenced): it

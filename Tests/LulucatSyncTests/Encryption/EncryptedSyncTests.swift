@@ -310,7 +310,8 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
     /// The tamper matrix: a fresh device joins a remote two devices wrote, so its round reads
     /// every head and every blob. Each object in turn is flipped at several places, truncated,
     /// or swapped with another of its kind; the round is refused and the library's bytes (its
-    /// `.sync/` too) are exactly what they were.
+    /// `.sync/` too) are exactly what they were. A blob removed is not tampering: it is asked for
+    /// and the rest syncs.
     @Test func everyAlteredObjectIsRefusedAndNothingChangesLocally() async throws {
         let remoteFolder = temporaryFolder("enc-remote")
         let a = Library(root: temporaryFolder("enc-a")), c = Library(root: temporaryFolder("enc-c"))
@@ -349,9 +350,11 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         #expect(named.isSubset(of: Set(original.keys)))
 
         func restore() throws {
-            for (path, bytes) in original where tree(remoteFolder)[path] != bytes {
+            let now = tree(remoteFolder)
+            for (path, bytes) in original where now[path] != bytes {
                 try Data(bytes).write(to: URL(fileURLWithPath: remoteFolder + "/" + path))
             }
+            for path in now.keys where original[path] == nil { try FileManager.default.removeItem(atPath: remoteFolder + "/" + path) }
         }
         var tried = 0
         var refusals: [String: Int] = [:]
@@ -390,9 +393,30 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
                     try Data(bytes.prefix(length)).write(to: URL(fileURLWithPath: remoteFolder + "/" + path))
                 }
             }
-            // A missing blob is refused; a missing head is a server withholding it (not detectable).
-            if !heads.contains(path) {
+            // Missing key settings are refused. A missing blob is not tampering: the head that
+            // names it is left out of the round, reported, and the blob asked for (a sealed
+            // request); the rest syncs, whole. (A missing head is a server withholding it, not
+            // detectable.)
+            if path == "heads/keys" {
                 try await attempt("\(path) removed") { try FileManager.default.removeItem(atPath: remoteFolder + "/" + path) }
+            } else if blobs.contains(path) {
+                try FileManager.default.removeItem(atPath: remoteFolder + "/" + path)
+                tried += 1
+                let r = try await LibrarySync(library: fresh, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
+                #expect(r.problems.contains { $0.contains("is missing on the server; the devices that hold it are asked") }, "\(path) removed: \(r.problems)")
+                #expect(tree(remoteFolder).keys.contains { $0.hasSuffix(".lost") }, "\(path) removed: not asked for")
+                for e in try fresh.list() {
+                    let findings = DocumentVerifier(fileSystem: fresh.fileSystem).verify(e.package).filter { $0.severity == .error }
+                    #expect(findings.isEmpty, "\(path) removed: \(findings)")
+                }
+                refusals["missing: left out and asked for", default: 0] += 1
+                try FileManager.default.removeItem(atPath: fresh.root)
+                for (rel, bytes) in before {
+                    let url = URL(fileURLWithPath: fresh.root + "/" + rel)
+                    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try Data(bytes).write(to: url)
+                }
+                try restore()
             }
         }
         // Swaps: each head with the next (two devices' heads, two documents' heads), each blob
