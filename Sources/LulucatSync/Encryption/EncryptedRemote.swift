@@ -63,7 +63,17 @@ final class EncryptionRound: @unchecked Sendable {
     var highest: [String: UInt64] { lock.withLock { _highest } }
     var written: [String: UInt64] { lock.withLock { _written } }
     func highest(_ name: String) -> UInt64? { lock.withLock { _highest[name] } }
-    func raiseHighest(_ name: String, _ counter: UInt64) { lock.withLock { _highest[name] = max(_highest[name] ?? 0, counter) } }
+    /// Records a head's counter as the highest read, but never more than a day past this
+    /// device's clock: a writer whose clock ran ahead (and which then lost its own record) would
+    /// otherwise have its heads left out until its clock caught up, maybe for years. A day bounds
+    /// that (docs/encryption.md §8.2); counters at or before the clock are kept exactly.
+    func raiseHighest(_ name: String, _ counter: UInt64) {
+        let bound = UInt64(max(0, (Date().timeIntervalSince1970 + Self.counterAllowance) * 1_000_000))
+        lock.withLock { _highest[name] = max(_highest[name] ?? 0, min(counter, bound)) }
+    }
+
+    /// How far past this device's clock a recorded counter may be: one day, in seconds.
+    static let counterAllowance: TimeInterval = 86_400
     var refusals: [String] { lock.withLock { _refusals } }
     func refuse(_ message: String) { lock.withLock { _refusals.append(message) } }
 

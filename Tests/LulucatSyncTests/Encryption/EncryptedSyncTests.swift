@@ -448,6 +448,21 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         print("tamper matrix: \(tried) alterations, all refused, nothing changed; by error: \(refusals.sorted { $0.key < $1.key })")
     }
 
+    /// A counter far past the reader's clock (a writer whose clock ran ahead) is recorded as at
+    /// most a day ahead, so that writer's later heads, from a corrected clock, are taken again
+    /// within a day; a counter at or before the clock is recorded exactly.
+    @Test func aCounterFromAClockRunningAheadIsRecordedAtMostADayAhead() {
+        let round = EncryptionRound(highest: [:], written: [:])
+        let now = UInt64(Date().timeIntervalSince1970 * 1_000_000)
+        round.raiseHighest("ahead", now + 10 * 365 * 86_400 * 1_000_000)
+        let recorded = round.highest["ahead"]!
+        #expect(recorded >= now + 86_400 * 1_000_000 && recorded <= now + (86_400 + 3_600) * 1_000_000, "\(recorded - now) µs ahead")
+        round.raiseHighest("exact", now - 5)
+        #expect(round.highest["exact"] == now - 5)
+        round.raiseHighest("exact", now - 50)
+        #expect(round.highest["exact"] == now - 5, "never lowered")
+    }
+
     @Test func aRolledBackHeadIsLeftOutReportedAndRepublishedByItsDevice() async throws {
         let remoteFolder = temporaryFolder("enc-remote")
         let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
