@@ -133,6 +133,9 @@ extension Library {
     /// `NSFilePresenter` on the root folder would tell of changes without polling; this build
     /// polls there too.
     ///
+    /// A subscriber 4,096 changes behind has its stream ended rather than miss one: subscribe
+    /// again for a fresh list.
+    ///
     /// - Throws: what `list()` throws for the first value.
     public func observe(polling interval: Duration? = nil) throws(StoreError) -> AsyncStream<LibraryChange> {
         let hub = LibraryEventHubs.hub(root)

@@ -126,7 +126,8 @@ public struct ElementChanges: Sendable, Hashable {
     /// moved, deleted; undo and sync merges arrive as the edits they make).
     public internal(set) var edits: [PageChange]
 
-    init(page: UUID, edits: [PageChange]) {
+    /// Makes a change of `page` (a view model's own, or a test's).
+    public init(page: UUID, edits: [PageChange]) {
         self.page = page
         self.edits = edits
     }
@@ -239,6 +240,14 @@ public struct DocumentChanges: Sendable, Hashable {
     public var removedPages: [UUID]
     /// The new title, when the change renamed the document.
     public var title: String?
+
+    /// Makes a change (a view model's own, or a test's).
+    public init(pageOrder: [UUID], addedPages: [UUID], removedPages: [UUID], title: String?) {
+        self.pageOrder = pageOrder
+        self.addedPages = addedPages
+        self.removedPages = removedPages
+        self.title = title
+    }
 
     /// The change from `old` to `new` metadata.
     init(from old: DocumentMetadata, to new: DocumentMetadata) {
@@ -518,6 +527,10 @@ extension DocumentSession {
     /// `content(of:)` does; they may be unloaded again). Edits of one page within a display frame
     /// arrive as one event. A subscriber 4,096 events behind has its stream ended (without
     /// `.closed`) rather than miss one: subscribe again for a fresh state.
+    ///
+    /// Only this session's changes are observed: no other process edits a document while a
+    /// session has it open (its lock), and what this session saves reaches other processes
+    /// through their `Library.observe(polling:)`, not as session events.
     ///
     /// ```swift
     /// var state: SessionState?

@@ -284,4 +284,49 @@ private func stroke(_ k: UInt32) -> Stroke { SampleContent.stroke(seed: k, sampl
         #expect(await eventually { folded.entries == list }, "folded: \(folded.entries.map(\.title))")
         #expect(folded.received.contains { if case .removed(trashed.id, _) = $0 { true } else { false } })
     }
+
+    /// `values(of:)` hands the page as it is, then after each change; the page removed, it ends.
+    @Test func valuesOfAPageFollowItUntilItIsRemoved() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Values")
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let page = try await session.addPage()
+        try await session.append(stroke(1), to: page)
+        let values = try await session.values(of: page)
+        let last = Task { () -> (first: PageContent?, last: PageContent?) in
+            var first: PageContent?, last: PageContent?
+            for await c in values { if first == nil { first = c }; last = c }
+            return (first, last)
+        }
+        try await session.append(stroke(2), to: page)
+        try await session.transform([stroke(1).id], by: .rotation(degrees: 30, aboutX: 100, y: 100), on: page)
+        let final = try await session.content(of: page)
+        try await session.removePage(page)
+        let seen = await last.value  // ends with the removal, the session still open
+        #expect(seen.first?.elements.map(\.id) == [stroke(1).id])
+        #expect(seen.last == final)
+        try await session.close()
+    }
+
+    /// An observer 4,096 events behind has its stream ended, without `.closed`, after the events
+    /// it holds, with none missing in the middle.
+    @Test func anObserverTooFarBehindIsEndedRatherThanMissAnEvent() async throws {
+        let hub = EventHub<SessionEvent>(delay: .seconds(86_400), merge: SessionEvent.merge, commutes: SessionEvent.commutes)
+        let stream = hub.subscribe(endsOnOverflow: true, transform: { $0 })
+        let pages = (0..<(EventHub<SessionEvent>.bufferLimit + 100)).map { _ in UUID() }
+        var order: [UUID] = []
+        for p in pages {
+            order.append(p)
+            hub.send(.documentEdited(DocumentChanges(pageOrder: order, addedPages: [p], removedPages: [], title: nil)))
+        }
+        hub.flush()
+        var received: [UUID] = []
+        for await e in stream {
+            guard case .documentEdited(let d) = e else { Issue.record("unexpected \(e)"); continue }
+            received += d.addedPages
+        }
+        #expect(received == Array(pages.prefix(EventHub<SessionEvent>.bufferLimit)))
+        hub.finish(with: .closed)
+    }
 }
