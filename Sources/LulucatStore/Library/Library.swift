@@ -168,15 +168,32 @@ public struct Library: Sendable {
     /// manifest, parsed by hand in place when it is as the store writes it, and the needs-repair
     /// marker; document.json only when the manifest cannot be used, and the marker's text only
     /// when there is one.
-    func listedDocuments(in folder: String) throws(StoreError) -> [ListedDocument] {
+    ///
+    /// `only`: that document alone, read the same way without listing the folder (an event's
+    /// entry, LibraryEvents.swift); nothing when it is not there.
+    func listedDocuments(in folder: String, only: UUID? = nil) throws(StoreError) -> [ListedDocument] {
         let fs = fileSystem
         guard try fs.checked.info(folder) != nil else { return [] }
         var listed: [ListedDocument] = []
         var marked: [Int] = []
         var taken: UUID?  // the id of the name `accept` took last: the one `body` is called for
         try StoreError.io { () throws(FileError) in
-            try fs.readEach(in: folder, file: "manifest.json", limit: PackageJSON.maxFileSize, probe: DocumentPackage.needsRepairName,
-                            accept: { taken = DocumentPackage.id(fromDirectoryName: $0); return taken != nil }) { _, bytes, hasMarker in
+            func each(_ body: (UnsafeRawBufferPointer, Result<UnsafeRawBufferPointer, FileError>, Bool) -> Void) throws(FileError) {
+                guard let only else {
+                    return try fs.readEach(in: folder, file: "manifest.json", limit: PackageJSON.maxFileSize, probe: DocumentPackage.needsRepairName,
+                                           accept: { taken = DocumentPackage.id(fromDirectoryName: $0); return taken != nil }, body)
+                }
+                let package = DocumentPackage(id: only, libraryRoot: folder)
+                guard try fs.info(package.path)?.kind == .directory else { return }
+                taken = only
+                let bytes = Result { () throws(FileError) in try fs.readFile(package.manifestPath, limit: PackageJSON.maxFileSize) }
+                let hasMarker = ((try? fs.info(package.path + "/" + DocumentPackage.needsRepairName)) ?? nil) != nil
+                switch bytes {
+                case .success(let b): b.withUnsafeBytes { body(UnsafeRawBufferPointer(start: nil, count: 0), .success($0), hasMarker) }
+                case .failure(let e): body(UnsafeRawBufferPointer(start: nil, count: 0), .failure(e), hasMarker)
+                }
+            }
+            try each { _, bytes, hasMarker in
                 guard let id = taken else { return }
                 if hasMarker { marked.append(listed.count) }
                 if case .success(let b) = bytes,
@@ -322,7 +339,7 @@ public struct Library: Sendable {
             try? fs.removeTree(staging.path)
             throw error
         }
-        if parent == root { LibraryEventHubs.send(root, .created(id)) }
+        if parent == root { LibraryEventHubs.send(self, .created(id)) }
     }
 
     /// Opens a document for writing.
@@ -422,7 +439,7 @@ public struct Library: Sendable {
         try fs.checked.rename(source.path, to: target)
         try fs.checked.syncDirectory(root)
         try fs.checked.syncDirectory(trashPath)
-        LibraryEventHubs.send(root, .trashed(id))
+        LibraryEventHubs.send(self, .trashed(id))
     }
 
     /// Brings a document back from the trash.
@@ -440,7 +457,7 @@ public struct Library: Sendable {
             try files.syncDirectory(trashPath)
             try files.syncDirectory(root)
         }
-        LibraryEventHubs.send(root, .restored(id))
+        LibraryEventHubs.send(self, .restored(id))
     }
 
     /// Deletes the documents in the trash for good.
