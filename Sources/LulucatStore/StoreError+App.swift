@@ -120,7 +120,11 @@ extension StoreError: LocalizedError {
             return e.errorDescription
         case .invalidArgument:
             return "The change could not be made to the document."
-        case .importRefused:
+        case .importRefused(_, let cause):
+            // The layer that found it says what is wrong (an archive's own sentence), when it can.
+            if let cause = cause as? any LocalizedError, let said = cause.errorDescription {
+                return "The file could not be imported. \(said) Nothing was added."
+            }
             return "The file could not be imported: it is not a document, or it is damaged. Nothing was added."
         case .engineNotAvailable:
             return "The document was made with a storage engine this version of the app does not include. It was left as it was."
@@ -156,7 +160,8 @@ extension StoreError: LocalizedError {
         case .engineNotAvailable: return "Open it with an app or lnote build that includes that engine; nothing in it was changed."
         case .sessionClosed: return "Open the document again."
         case .cancelled: return "Nothing was left half done: start it again when you are ready."
-        case .importRefused: return "Ask for a new copy of the file, exported again from where it was made."
+        case .importRefused(_, let cause):
+            return (cause as? any LocalizedError)?.recoverySuggestion ?? "Ask for a new copy of the file, exported again from where it was made."
         case .migrationRefused(let e): return e.recoverySuggestion
         case .invalidIdentifier: return "Restore the document from a backup, or repair it (lnote repair)."
         case .invalidArgument: return "Look at the document again, then make the change again; if it keeps failing, report the problem."

@@ -6,6 +6,7 @@
 
 import Foundation
 import LulucatRender
+import LulucatStore
 import LulucatStoreTesting
 import Testing
 @testable import LulucatInterchange
@@ -40,6 +41,14 @@ import Testing
         for kind in InkMLError.Kind.allCases {
             check(InkMLError(kind, "technical detail"))
             check(InkMLError(kind, line: 3, column: 9, "technical detail"))
+        }
+        // An import refused by the archive's reader says the archive's own sentence.
+        for kind in ArchiveError.Kind.allCases {
+            let archive = ArchiveError(kind, entry: "pages/x.content", "technical detail")
+            let refused = StoreError.importRefused(reason: archive.description, cause: archive)
+            check(refused)
+            #expect(refused.localizedDescription == "The file could not be imported. \(archive.localizedDescription) Nothing was added.")
+            #expect(refused.recoverySuggestion == archive.recoverySuggestion)
         }
         #expect(Set(Self.renderErrors.map(Self.name)).count == Self.renderCaseCount)
         for e in Self.renderErrors { check(e) }
