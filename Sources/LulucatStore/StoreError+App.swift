@@ -92,8 +92,16 @@ extension StoreError: LocalizedError {
         switch self {
         case .file(let e):
             return StoreError.sentence(for: e, outside: "the document")
-        case .corruptFile(let path, _), .unexpectedFileKind(let path, _):
+        case .corruptFile(let path, _):
             return "\(StoreError.subject(of: path).capitalizedFirst) is damaged and cannot be read."
+        case let .unexpectedFileKind(path, found):
+            let thing = switch found {
+            case .symlink: "a link to another place"
+            case .directory: "a folder"
+            case .file: "a file"
+            case .other: "a device or a pipe"
+            }
+            return "\(StoreError.subject(of: path).capitalizedFirst) cannot be opened: \(thing) is in its place, which the app does not open."
         case let .corruptPage(_, _, _, number):
             return "\(StoreError.page(number).capitalizedFirst) is damaged and cannot be read."
         case let .missingPage(_, _, number):
@@ -164,6 +172,8 @@ extension StoreError: LocalizedError {
             return (cause as? any LocalizedError)?.recoverySuggestion ?? "Ask for a new copy of the file, exported again from where it was made."
         case .migrationRefused(let e): return e.recoverySuggestion
         case .invalidIdentifier: return "Restore the document from a backup, or repair it (lnote repair)."
+        case .unexpectedFileKind:
+            return "Move away what is in its place (a link, a folder or a device), then try again; or repair the document (lnote repair)."
         case .invalidArgument: return "Look at the document again, then make the change again; if it keeps failing, report the problem."
         default: break
         }
@@ -291,7 +301,15 @@ extension StoreError {
             return notWritable(library: (root as NSString).lastPathComponent, errno: e.errno).capitalizedFirst + "."
         }
         let what = subject(of: e.path, pageNumber: e.pageNumber, outside: outside).capitalizedFirst
-        if e.found != nil { return "\(what) could not be opened: something other than an ordinary file or folder is in its place." }
+        if let found = e.found {
+            let thing = switch found {
+            case "symbolic link": "a link to another place"
+            case "folder": "a folder"
+            case "regular file": "a file"
+            default: "a device or a pipe"
+            }
+            return "\(what) could not be opened: \(thing) is in its place, which the app does not open."
+        }
         if e.errno == ENOTDIR { return "\(what) could not be opened or saved: a folder on its way is a file, not a folder." }
         if e.isOutOfSpace { return "\(what) could not be saved because the device is full." }
         if e.errno == EROFS { return "\(what) could not be saved because the storage is read-only." }

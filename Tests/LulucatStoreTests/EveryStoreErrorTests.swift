@@ -228,6 +228,20 @@ enum EveryStoreError {
         #expect(StoreError.corruptPage(page: page, path: path, .badMagic, number: 3).description.hasPrefix("page 3 ("))
     }
 
+    /// A link, a folder or a device where a file should be is said as that, not as damage.
+    @Test func somethingElseInAFilesPlace() {
+        let path = EveryStoreError.package + "/pages/\(EveryStoreError.page.uuidString).content"
+        #expect(StoreError.unexpectedFileKind(path: path, found: .symlink).localizedDescription
+            == "A page of the document cannot be opened: a link to another place is in its place, which the app does not open.")
+        #expect(StoreError.unexpectedFileKind(path: EveryStoreError.package + "/document.json", found: .other).localizedDescription
+            == "The document cannot be opened: a device or a pipe is in its place, which the app does not open.")
+        var linked = FileError("open", path: path, errno: ELOOP, found: "symbolic link")
+        linked.pageNumber = 2
+        #expect(linked.localizedDescription == "Page 2 could not be opened: a link to another place is in its place, which the app does not open.")
+        #expect(FileError("open", path: path, errno: EINVAL, found: "FIFO").localizedDescription.contains("a device or a pipe is in its place"))
+        #expect(StoreError.unexpectedFileKind(path: path, found: .symlink).recoverySuggestion?.hasPrefix("Move away what is in its place") == true)
+    }
+
     /// A library on a read-only volume, or that the app may not write, is said as such, never by
     /// its lock or a temporary file; a read refused is not said to be the library.
     @Test func aLibraryThatCannotBeWrittenSaysSo() {
