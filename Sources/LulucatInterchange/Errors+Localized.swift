@@ -64,7 +64,7 @@ extension InkMLError: LocalizedError {
         case .notInkML: return "Choose a file exported as InkML (.inkml)."
         case .tooLarge: return "Export a smaller part of the drawing, or split it into several files."
         case .unsupported: return "Export the drawing again as plain InkML, without links to other files."
-        case .cancelled: return nil
+        case .cancelled: return "Nothing was added: import the file again when you are ready."
         }
     }
 }

@@ -14,9 +14,9 @@ extension MigrationError: LocalizedError {
     /// The conversion was refused and the document left as it was (`localizedDescription`).
     public var errorDescription: String? {
         switch self {
-        case .verification(let page?, _):
-            return "The document could not be converted because page \(StoreError.short(page)) would have changed; it was left as it was."
-        case .verification(nil, _):
+        case .verification(_?, _, let number):
+            return "The document could not be converted because \(StoreError.page(number)) would have changed; it was left as it was."
+        case .verification(nil, _, _):
             return "The document could not be converted because its content would have changed; it was left as it was."
         }
     }
@@ -68,28 +68,17 @@ extension SQLiteFailure: LocalizedError {
 }
 
 extension FileError: LocalizedError {
-    /// What could not be read or written, in plain words: the page or the document when the file
-    /// is one of a document's (as `StoreError.file` says it), else "a file" (`localizedDescription`).
-    public var errorDescription: String? {
-        let subject = isInDocument ? StoreError.subject(of: path) : "a file"
-        let what = subject.prefix(1).uppercased() + subject.dropFirst()
-        if found != nil { return "\(what) could not be opened: something other than an ordinary file or folder is in its place." }
-        if errno == ENOTDIR { return "\(what) could not be opened or saved: a folder on its way is a file, not a folder." }
-        if isInDocument, let s = StoreError.file(self).errorDescription { return s }
-        if isOutOfSpace { return "\(what) could not be saved because the device is full." }
-        if errno == EROFS { return "\(what) could not be saved because the storage is read-only." }
-        if errno == EACCES || errno == EPERM { return "\(what) could not be opened or saved: permission was denied." }
-        if isNotFound { return "\(what) could not be found." }
-        return "\(what) could not be read or saved because of a storage error."
-    }
+    /// What could not be read or written, in plain words (`localizedDescription`): the page (by
+    /// its number when `pageNumber` is set), the image or the document when the file is one of a
+    /// document's (as `StoreError.file` says it), else "a file"; a library that refuses writes (a
+    /// read-only volume, no permission) is said as such, never its internal file.
+    public var errorDescription: String? { StoreError.sentence(for: self, outside: "a file") }
 
     /// What the person can do about it.
     public var recoverySuggestion: String? {
-        if found != nil || errno == ENOTDIR { return "Move away what is in its place (a link, a file or a device), then try again." }
-        if let s = StoreError.file(self).recoverySuggestion { return s }
+        if let s = StoreError.suggestion(for: self) { return s }
+        if let s = StoreError.file(self).recoverySuggestion, StoreError.place(of: path).kind != .outside { return s }
+        if isOutOfSpace { return "Free some space on the device, then try again." }
         return "Check that the folder is there and the app can write to it, then try again."
     }
-
-    /// Whether the path is a file of a document package (`….lnote/…`).
-    private var isInDocument: Bool { path.split(separator: "/").contains { $0.hasSuffix(".lnote") } }
 }

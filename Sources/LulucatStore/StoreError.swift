@@ -4,15 +4,22 @@ import Foundation
 import LulucatInk
 
 /// A failure of the store, with the file, page or document it concerns.
+///
+/// `description` is the account for a log (paths and ids); `localizedDescription` is the sentence
+/// an app shows (see `errorDescription` and `recoverySuggestion`), which names a page by its number
+/// in the document ("page 3") when the error carries it, never by its id, and never names a
+/// file of the package. A session fills the page numbers of the errors it throws (it knows the
+/// document's page order); an error raised below it (an engine's) carries none.
 public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// A file system call failed.
     case file(FileError)
     /// A JSON file of a package cannot be read; the package is left untouched.
     case corruptFile(path: String, reason: String)
-    /// A page content file cannot be decoded.
-    case corruptPage(page: UUID, path: String, PageFormatError)
-    /// A page listed in document.json has no content on disk.
-    case missingPage(page: UUID, path: String)
+    /// A page content file cannot be decoded; `number` is the page's number in its document
+    /// (1 for the first) when the thrower knew it.
+    case corruptPage(page: UUID, path: String, PageFormatError, number: Int? = nil)
+    /// A page listed in document.json has no content on disk; `number` as for `corruptPage`.
+    case missingPage(page: UUID, path: String, number: Int? = nil)
     /// A file was written by a newer version of the format than this build reads.
     case unsupportedVersion(path: String, found: Int, supported: Int)
     /// A string that should be a UUID, or a name that would escape its folder.
@@ -21,9 +28,14 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case unexpectedFileKind(path: String, found: FileKind)
     /// Another session or process has the document open for writing.
     case documentInUse(path: String)
+    /// No document with that id (or title) in the library: deleted, moved, or never there.
     case documentNotFound(String)
+    /// The document has no page with that id (removed, maybe in another window or on another
+    /// device).
     case pageNotFound(UUID)
-    case elementNotFound(UUID, page: UUID)
+    /// The page has no element with that id (erased or moved meanwhile); `number` is the page's
+    /// number in its document when the thrower knew it.
+    case elementNotFound(UUID, page: UUID, number: Int? = nil)
     /// The session is closed, or closing (an edit made while `close()` runs is refused, never
     /// dropped); open the document again.
     case sessionClosed
@@ -49,12 +61,16 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// a one-file import).
     case importRefused(reason: String, cause: (any Error & Sendable)?)
 
+    /// The failure for a log (or a command line): the paths and ids it concerns. A page whose
+    /// number is known is named "page N (its file)".
     public var description: String {
         switch self {
         case .file(let e): return e.description
         case let .corruptFile(path, reason): return "\(path) is corrupt: \(reason)"
-        case let .corruptPage(page, path, e): return "page \(page) (\(path)) cannot be read: \(e)"
-        case let .missingPage(page, path): return "page \(page) is listed in document.json but \(path) is missing"
+        case let .corruptPage(page, path, e, number):
+            return "page \(number.map(String.init) ?? page.uuidString) (\(path)) cannot be read: \(e)"
+        case let .missingPage(page, path, number):
+            return "page \(number.map(String.init) ?? page.uuidString) is listed in document.json but \(path) is missing"
         case let .unsupportedVersion(path, found, supported):
             return "\(path) has format version \(found), newer than this build reads (\(supported)); update the app"
         case .invalidIdentifier(let s): return "'\(s)' is not a valid identifier (a UUID is expected)"
@@ -64,7 +80,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case .documentInUse(let path): return "document is in use: \(path) is open for writing by another session"
         case .documentNotFound(let s): return "no document '\(s)' in the library"
         case .pageNotFound(let id): return "the document has no page \(id)"
-        case let .elementNotFound(id, page): return "page \(page) has no element \(id)"
+        case let .elementNotFound(id, page, number): return "page \(number.map(String.init) ?? page.uuidString) has no element \(id)"
         case .sessionClosed: return "the document session is closed"
         case .documentGone(let path): return "the document was deleted or moved while open: \(path) is gone"
         case .cancelled: return "cancelled"

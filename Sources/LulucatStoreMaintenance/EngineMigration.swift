@@ -78,11 +78,13 @@ public struct EngineMigration: Sendable {
     public func migrate(_ package: DocumentPackage, to target: EngineKind,
                         progress: (MigrationProgress) -> Void = { _ in }) throws(StoreError) -> MigrationReport {
         do { return try migrateStoppable(package, to: target, progress: progress) } catch {
+            // The pages the error names, by their numbers in the document (it is unchanged).
+            let order = (try? PackageReader.readDocument(package, fileSystem: fileSystem))?.pages.map(\.id) ?? []
             switch error {
-            case let e as StoreError: throw e
+            case let e as StoreError: throw e.numberingPages(order)
             case let e as MigrationError: throw .migrationRefused(e)
-            case let e as FileError: throw .file(e)
-            case let e as SQLiteEngineError: throw StoreError(contentDatabase: e)
+            case let e as FileError: throw .file(e.numberingPages(order))
+            case let e as SQLiteEngineError: throw StoreError(contentDatabase: e).numberingPages(order)
             case let e as Stopped: throw .invalidArgument("stopped for a test after \(e.step.rawValue)")
             default: throw .invalidArgument("migration failed: \(error); the document is unchanged")
             }
@@ -223,12 +225,12 @@ public struct EngineMigration: Sendable {
         for (i, entry) in doc.pages.enumerated() {
             if Task.isCancelled { throw StoreError.cancelled }
             let found = try PageFacts(try reader.loadPage(entry.id))
-            guard let want = expected[entry.id] else { throw MigrationError.verification(page: entry.id, "the page was not read from the old form") }
+            guard let want = expected[entry.id] else { throw MigrationError.verification(page: entry.id, "the page was not read from the old form", number: i + 1) }
             if found.counts != want.counts {
-                throw MigrationError.verification(page: entry.id, "\(found.counts.strokes)/\(found.counts.images)/\(found.counts.unknown) strokes/images/unknown elements in the new form, \(want.counts.strokes)/\(want.counts.images)/\(want.counts.unknown) in the old")
+                throw MigrationError.verification(page: entry.id, "\(found.counts.strokes)/\(found.counts.images)/\(found.counts.unknown) strokes/images/unknown elements in the new form, \(want.counts.strokes)/\(want.counts.images)/\(want.counts.unknown) in the old", number: i + 1)
             }
-            if found.assets != want.assets { throw MigrationError.verification(page: entry.id, "the assets shown differ between the forms") }
-            if found.hash != want.hash { throw MigrationError.verification(page: entry.id, "content hash \(found.hash) in the new form, \(want.hash) in the old") }
+            if found.assets != want.assets { throw MigrationError.verification(page: entry.id, "the assets shown differ between the forms", number: i + 1) }
+            if found.hash != want.hash { throw MigrationError.verification(page: entry.id, "content hash \(found.hash) in the new form, \(want.hash) in the old", number: i + 1) }
             progress(MigrationProgress(phase: .verifying, page: i + 1, pageCount: doc.pages.count))
         }
         let onDisk = try PackageReader.scanAssets(package, fileSystem: fs).assets

@@ -52,6 +52,7 @@ extension RemoteRefusal: LocalizedError {
         case .storageFull: return "The sync server is out of storage space, so nothing more could be stored there; your notes here are safe."
         case .serverError(let s): return "The sync server failed with an error of its own (\(s)); nothing was changed."
         case .unreachable(let why): return "The sync server could not be reached: \(why); nothing was changed."
+        case .notAFolder(let f): return "The sync folder cannot be used: \(f) is a file, not a folder, so nothing was written there."
         }
     }
 
@@ -66,6 +67,7 @@ extension RemoteRefusal: LocalizedError {
         case .storageFull: return "Free some space on the server (or raise the quota), then sync again."
         case .serverError: return "Sync again later; if it keeps failing, tell the server's administrator."
         case .unreachable: return "Check the connection and the sync address, then sync again."
+        case .notAFolder: return "Move or rename that file (or choose another sync folder), then sync again."
         }
     }
 }

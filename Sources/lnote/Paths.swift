@@ -226,7 +226,7 @@ func importKind(of data: Data, path: String) throws -> ImportKind {
 
 /// An error in the words a person needs. A refusal to write (a read-only volume, permissions)
 /// inside a library names the library, not the internal file it came from (a document's `.lock`,
-/// a staging folder).
+/// a staging folder), in the store's own words (`StoreError.notWritable`, as an app shows it).
 func describeFailure(_ error: Error) -> String {
     let file: FileError?
     switch error {
@@ -236,29 +236,20 @@ func describeFailure(_ error: Error) -> String {
     default: file = nil
     }
     guard let f = file, [EROFS, EACCES, EPERM].contains(f.errno),
-          let root = libraryRoot(containing: f.path) ?? libraryInUse.withLock({ $0 }).flatMap({ root in
+          let root = StoreError.libraryRoot(containing: f.path) ?? libraryInUse.withLock({ $0 }).flatMap({ root in
               f.path == root || f.path.hasPrefix(root + "/") ? root : nil
           }) else { return numberingPages("\(error)") }
-    let why = f.errno == EROFS ? "it is on a read-only file system" : "permission to write in it was denied"
-    return "the library \(root) cannot be written: \(why)"
-}
-
-/// The library folder a path lies in: the folder holding the document package (`<UUID>.lnote`)
-/// or the staging folder (`.lnote-tmp-…`) the path is in or under; nil for any other path.
-func libraryRoot(containing path: String) -> String? {
-    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-    guard let i = parts.lastIndex(where: { part in
-        part.hasSuffix(".lnote") && (part.hasPrefix(".lnote-tmp-") || UUID(uuidString: String(part.dropLast(6))) != nil)
-    }), i > 0 else { return nil }
-    let root = parts[..<i].joined(separator: "/")
-    return root.isEmpty ? "/" : root
+    return StoreError.notWritable(library: root, errno: f.errno)
 }
 
 /// A message with each page named by its number in its document ("page 2") instead of its id; the
-/// page file's path that may follow the id in parentheses goes too (a finding names its file
-/// first). The number comes from `pages` (the document the message is about), else from the
-/// document the file in parentheses lies in; an id found in neither is left as it is.
+/// page file's path that may follow the id (or the number the error already carries) in
+/// parentheses goes too (a finding names its file first). The number comes from `pages` (the
+/// document the message is about), else from the document the file in parentheses lies in; an id
+/// found in neither is left as it is.
 func numberingPages(_ text: String, _ pages: [UUID] = []) -> String {
+    let numbered = /page ([0-9]+) \(([^()]*\.lnote\/[^()]*)\)/
+    let text = text.replacing(numbered) { m in "page \(m.output.1)" }
     let named = /page ([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})( \(([^()]*)\))?/
     var pagesOf: [String: [UUID]] = [:]
     func pagesOfDocument(holding file: Substring) -> [UUID] {

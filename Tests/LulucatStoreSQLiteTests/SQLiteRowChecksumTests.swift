@@ -121,7 +121,7 @@ let pythonStrokeRowWriter = """
             let (store, page, content) = try storeWithSamplePage(dir)
             try store.connection.execute(sql)
             let error = #expect(throws: SQLiteEngineError.self, "\(sql)") { try store.loadPage(page) }
-            guard case let .checksumMismatch(file, t, p, element) = error else {
+            guard case let .checksumMismatch(file, t, p, element, _) = error else {
                 Issue.record("\(sql): got \(String(describing: error))"); try store.close(); continue
             }
             #expect(file == dir.database)
@@ -164,7 +164,7 @@ let pythonStrokeRowWriter = """
                 _ = try reopened.loadPage(page)
                 Issue.record("trial \(trial): a page with damaged samples was read back as valid")
             } catch {
-                guard case let .checksumMismatch(_, table, p, element) = error else {
+                guard case let .checksumMismatch(_, table, p, element, _) = error else {
                     Issue.record("trial \(trial): got \(error)"); try? reopened.close(); continue
                 }
                 #expect(table == "strokes")

@@ -45,7 +45,8 @@ import Glibc
         if engine == .sqlite {
             #expect(text == "The document's content could not be saved because the device is full.")
         } else {
-            #expect(text == "Page \(page.uuidString.prefix(8)) could not be saved because the device is full.")
+            // The session names the page by its number in the document, never by its id.
+            #expect(text == "Page 1 could not be saved because the device is full.")
             // The error itself names the page's file, not the temporary one.
             #expect(e.path == package.pagePath(page) || e.path == package.journalPath(page), "\(e.path)")
         }
@@ -60,16 +61,18 @@ import Glibc
         let docPath = "/lib/\(UUID().uuidString).lnote"
         let cases: [(StoreError, out: Bool, perm: Bool, corrupt: Bool, gone: Bool, inUse: Bool, retry: Bool, text: String)] = [
             (.file(FileError("write", path: docPath + "/pages/\(page.uuidString).content", errno: EDQUOT)), true, false, false, false, false, true,
-             "Page 0A1B2C3D could not be saved because the device is full."),
+             "A page of the document could not be saved because the device is full."),
             (.file(FileError("open", path: docPath + "/assets/\(temporaryFilePrefix)\(UUID().uuidString)-x.jpg", errno: EACCES)), false, true, false, false, false, false,
+             "The library lib cannot be written: permission to write in it was denied."),
+            (.file(FileError("read", path: docPath + "/assets/\(UUID().uuidString).jpg", errno: EACCES)), false, true, false, false, false, false,
              "An image in the document could not be opened or saved: permission was denied."),
             (.file(FileError("rename", path: docPath + "/document.json", errno: EROFS)), false, true, false, false, false, false,
-             "The document could not be saved because the storage is read-only."),
+             "The library lib cannot be written: it is on a read-only file system."),
             (.corruptPage(page: page, path: docPath + "/pages/x", .truncated(offset: 0, needed: 4, available: 0)), false, false, true, false, false, false,
-             "Page 0A1B2C3D is damaged and cannot be read."),
+             "A page is damaged and cannot be read."),
             (.corruptFile(path: docPath + "/document.json", reason: "bad json"), false, false, true, false, false, false,
              "The document is damaged and cannot be read."),
-            (.missingPage(page: page, path: docPath), false, false, true, false, false, false, "The content of page 0A1B2C3D is missing."),
+            (.missingPage(page: page, path: docPath), false, false, true, false, false, false, "The content of a page is missing."),
             (.documentInUse(path: docPath), false, false, false, false, true, true, "The document is open in another window or app."),
             (.contentDatabase(.inUse(file: docPath + "/content.sqlite")), false, false, false, false, true, true, "The document is open in another window or app."),
             (.contentDatabase(.corrupt(file: docPath + "/content.sqlite", detail: "x")), false, false, true, false, false, false,

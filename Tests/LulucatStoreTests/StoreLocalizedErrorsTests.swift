@@ -52,7 +52,8 @@ private func expectReadable(_ error: any LocalizedError, suggests: Bool = true, 
     @Test func migrationErrors() {
         expectReadable(MigrationError.verification(page: page, "element count differs"))
         expectReadable(MigrationError.verification(page: nil, "page list differs"))
-        #expect(MigrationError.verification(page: page, "x").localizedDescription.contains(String(page.uuidString.prefix(8))))
+        #expect(!MigrationError.verification(page: page, "x").localizedDescription.contains(String(page.uuidString.prefix(8))))
+        #expect(MigrationError.verification(page: page, "x", number: 2).localizedDescription.contains("page 2"))
     }
 
     @Test func contentDatabaseErrors() {
@@ -85,7 +86,7 @@ private func expectReadable(_ error: any LocalizedError, suggests: Bool = true, 
             expectReadable(FileError("open", path: path, errno: ELOOP, found: "symbolic link"), errno: ELOOP)
         }
         #expect(FileError("write", path: inDocument, errno: ENOSPC).localizedDescription
-                == "Page \(page.uuidString.prefix(8)) could not be saved because the device is full.")
+                == "A page of the document could not be saved because the device is full.")
         #expect(FileError("write", path: outside, errno: ENOSPC).localizedDescription == "A file could not be saved because the device is full.")
         #expect(FileError("open", path: outside, errno: ENOTDIR).localizedDescription.contains("is a file, not a folder"))
     }

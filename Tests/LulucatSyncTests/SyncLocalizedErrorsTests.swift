@@ -1,7 +1,8 @@
 // Every public error of LulucatSync and LulucatCrypto is a LocalizedError: an app's
 // `localizedDescription` is a sentence in plain words (never Foundation's generic "could not be
 // completed", never a type name), with a recovery suggestion. And a folder remote where a file is in
-// the place of a folder fails plainly: nothing was written, so it is not "may or may not have happened".
+// the place of a folder is refused as such (`RemoteRefusal.notAFolder`): nothing was written, so it
+// is not "may or may not have happened".
 
 import Foundation
 import LulucatCrypto
@@ -41,6 +42,7 @@ private func failure(_ call: () async throws(RemoteError) -> Void) async -> Remo
             .refused("heads", .noCredentials), .refused("heads", .wrongCredentials), .refused("heads/abc", .forbidden),
             .refused("heads", .missingFolder("https://dav.example.org/notes/")), .refused("blobs/abc", .storageFull),
             .refused("heads", .serverError(500)), .refused("heads", .unreachable("no server answers at 127.0.0.1:9 (the connection was refused)")),
+            .refused("heads/abc", .notAFolder("/Volumes/Sync/notes/heads")),
         ]
         for e in all { expectReadable(e) }
         // The reason in words, in the sentence a person reads.
@@ -75,9 +77,9 @@ private func failure(_ call: () async throws(RemoteError) -> Void) async -> Remo
         for e in all { expectReadable(e) }
     }
 
-    /// A file where the remote needs a folder: every write under it is a plain failure naming it
+    /// A file where the remote needs a folder: every write under it is refused naming it as a file
     /// (nothing can have been written), not a write that may or may not have happened.
-    @Test func aFileWhereAFolderGoesIsAFailureNamingIt() async throws {
+    @Test func aFileWhereAFolderGoesIsRefusedNamingIt() async throws {
         let root = temporaryFolder("file-not-folder")
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -88,23 +90,36 @@ private func failure(_ call: () async throws(RemoteError) -> Void) async -> Remo
         let below = await failure { () async throws(RemoteError) in try await remote.makeFolder("heads/sub") }
         let deleted = await failure { () async throws(RemoteError) in try await remote.delete("heads/abc") }
         for e in [put, made, below, deleted] {
-            guard case .failed(_, let why)? = e else { Issue.record("\(String(describing: e)) is not a failure"); continue }
-            #expect(why == "heads in the remote folder is a file, not a folder", "\(why)")
-            #expect(e!.localizedDescription.contains("nothing was changed"))
+            guard case .refused(_, let why)? = e else { Issue.record("\(String(describing: e)) is not a refusal"); continue }
+            #expect(why == .notAFolder(root + "/heads"), "\(why)")
+            #expect(e!.localizedDescription == "The sync folder cannot be used: \(root)/heads is a file, not a folder, so nothing was written there.")
+            #expect(!e!.localizedDescription.contains("may or may not") && !e!.description.contains("may or may not"))
+            #expect(e!.recoverySuggestion?.contains("Move or rename that file") == true)
         }
         // A sync round through it fails plainly, as a refusal (not "may or may not have happened").
         let lib = Library(root: temporaryFolder("file-not-folder-lib"))
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
         _ = try lib.createDocument(title: "Blocked")
         await #expect { try await lib.sync(with: remote, options: testSyncOptions) } throws: { e in
-            guard case .remote(.failed(_, let why)) = e as? SyncError else { return false }
-            return why.hasSuffix("in the remote folder is a file, not a folder")
+            guard case .remote(.refused(_, .notAFolder(let file))) = e as? SyncError else { return false }
+            return file.hasSuffix("/heads") && e.localizedDescription.contains("is a file, not a folder")
         }
         // The remote's root itself a file.
         let fileRoot = root + "/heads"
         let underFile = await failure { () async throws(RemoteError) in try await FolderRemote(root: fileRoot).put("abc", [1]) }
-        guard case .failed(_, let why)? = underFile else { Issue.record("\(String(describing: underFile))"); return }
-        #expect(why == "the remote folder \(fileRoot) is a file, not a folder")
+        guard case .refused(_, let why)? = underFile else { Issue.record("\(String(describing: underFile))"); return }
+        #expect(why == .notAFolder(fileRoot))
+        // Listing it, making a folder in it, or making it with its parents: the same refusal,
+        // never "not found" or "does not exist".
+        let listed = await failure { () async throws(RemoteError) in _ = try await remote.list("heads") }
+        #expect(listed == .refused("heads", .notAFolder(fileRoot)), "\(String(describing: listed))")
+        let madeUnder = await failure { () async throws(RemoteError) in try await FolderRemote(root: fileRoot).makeFolder("heads") }
+        #expect(madeUnder == .refused("heads", .notAFolder(fileRoot)), "\(String(describing: madeUnder))")
+        let created = await failure { () async throws(RemoteError) in try FolderRemote(root: fileRoot + "/notes").createRoot() }
+        #expect(created == .refused(fileRoot + "/notes", .notAFolder(fileRoot)), "\(String(describing: created))")
+        for e in [listed, madeUnder, created] {
+            #expect(e?.localizedDescription.contains("\(fileRoot) is a file, not a folder") == true, "\(String(describing: e))")
+        }
         // The file is untouched.
         #expect(FileManager.default.contents(atPath: root + "/heads") == Data("not a folder".utf8))
     }
@@ -120,8 +135,8 @@ private func failure(_ call: () async throws(RemoteError) -> Void) async -> Remo
         let put = await failure { () async throws(RemoteError) in try await remote.put("heads/abc", [1, 2, 3]) }
         let below = await failure { () async throws(RemoteError) in try await remote.makeFolder("heads/sub") }
         for e in [put, below] {
-            guard case .failed(_, let why)? = e else { Issue.record("\(String(describing: e)) is not a failure"); continue }
-            #expect(why.hasSuffix(": heads on the server is a file, not a folder"), "\(why)")
+            guard case .refused(_, .notAFolder(let file))? = e else { Issue.record("\(String(describing: e)) is not a refusal"); continue }
+            #expect(file.hasSuffix("/heads"), "\(file)")
         }
         #expect(try await remote.get("heads", maxBytes: 100).bytes == Array("not a folder".utf8))
     }

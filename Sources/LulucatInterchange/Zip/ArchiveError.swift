@@ -4,7 +4,9 @@
 /// the archive member when the problem belongs to one, and `description` is a sentence a person
 /// can act on.
 public struct ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+    /// What went wrong, for an app to branch on (every kind has its sentence in
+    /// `localizedDescription`).
+    public enum Kind: String, Sendable, CaseIterable {
         /// No end-of-central-directory record: the bytes are not a zip archive (or lost their end).
         case notAnArchive
         /// A record or an entry's data runs past the end of the bytes, or its offsets do not fit.
@@ -39,17 +41,21 @@ public struct ArchiveError: Error, Equatable, Sendable, CustomStringConvertible 
         case io
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// The entry's name as the archive gives it, if the problem belongs to one entry.
     public var entry: String?
+    /// The reader's or writer's own account, for a log (never shown as the sentence).
     public var detail: String
 
+    /// An error of `kind`, about `entry` when it belongs to one, with the technical `detail`.
     public init(_ kind: Kind, entry: String? = nil, _ detail: String) {
         self.kind = kind
         self.entry = entry
         self.detail = detail
     }
 
+    /// The problem for a log, naming the entry.
     public var description: String {
         if let entry { return "zip archive entry \"\(entry)\": \(detail)" }
         return "zip archive: \(detail)"

@@ -20,11 +20,15 @@ public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertib
     case inUse(file: String)
     /// A row's CRC32C does not match its fields (schema version 2): the bytes of that element (or,
     /// with `element` nil, of the page's own row) changed after they were written. Never returned
-    /// as content.
-    case checksumMismatch(file: String, table: String, page: UUID, element: UUID?)
-    case pageNotFound(file: String, page: UUID)
-    case elementNotFound(file: String, page: UUID, element: UUID)
-    case duplicateElement(file: String, page: UUID, element: UUID)
+    /// as content. `number` is the page's number in its document (1 for the first) when the
+    /// thrower knew it (a session fills it), as in the cases below.
+    case checksumMismatch(file: String, table: String, page: UUID, element: UUID?, number: Int? = nil)
+    /// The database has no row for the page.
+    case pageNotFound(file: String, page: UUID, number: Int? = nil)
+    /// The page has no element with that id in the database (a change naming an erased element).
+    case elementNotFound(file: String, page: UUID, element: UUID, number: Int? = nil)
+    /// A change adds an element the page already holds.
+    case duplicateElement(file: String, page: UUID, element: UUID, number: Int? = nil)
     /// The model cannot be stored as asked (a channel whose length differs from its samples, ...).
     case unencodable(String)
     /// A change that cannot apply (moving an element below itself, ...).
@@ -32,7 +36,9 @@ public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertib
     /// Any other SQLite failure, as SQLite reported it.
     case database(file: String, SQLiteFailure)
 
+    /// The failure for a log, naming the database file (and the page, by its number when known).
     public var description: String {
+        func page(_ id: UUID, _ number: Int?) -> String { "page \(number.map(String.init) ?? id.uuidString)" }
         switch self {
         case .missing(let file):
             return "the content database \(file) does not exist"
@@ -44,17 +50,17 @@ public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertib
             return "the content database \(file) does not have the expected tables: \(detail)"
         case let .invalidRow(file, table, detail):
             return "the content database \(file) holds an invalid row in \(table): \(detail)"
-        case let .checksumMismatch(file, table, page, element):
-            let what = element.map { "element \($0) of page \(page)" } ?? "the row of page \(page)"
+        case let .checksumMismatch(file, table, id, element, number):
+            let what = element.map { "element \($0) of \(page(id, number))" } ?? "the row of \(page(id, number))"
             return "the content database \(file) holds a damaged row in \(table): \(what) fails its checksum (its stored bytes changed); the page keeps its other elements, and lnote repair rebuilds the database without it (the damaged file kept in recovered/)"
         case .inUse(let file):
             return "the content database \(file) is in use by another process; close the document there first"
-        case let .pageNotFound(file, page):
-            return "page \(page) is not in the content database \(file)"
-        case let .elementNotFound(file, page, element):
-            return "element \(element) is not on page \(page) in \(file)"
-        case let .duplicateElement(file, page, element):
-            return "element \(element) is already on page \(page) in \(file)"
+        case let .pageNotFound(file, id, number):
+            return "\(page(id, number)) is not in the content database \(file)"
+        case let .elementNotFound(file, id, element, number):
+            return "element \(element) is not on \(page(id, number)) in \(file)"
+        case let .duplicateElement(file, id, element, number):
+            return "element \(element) is already on \(page(id, number)) in \(file)"
         case .unencodable(let what):
             return "cannot store the page: \(what)"
         case .invalidChange(let what):
@@ -81,10 +87,15 @@ public struct SQLiteFailure: Error, Equatable, Sendable, CustomStringConvertible
     /// The primary result code (the low byte of the extended code).
     public var code: Int32 { extendedCode & 0xFF }
 
-    /// The primary codes an app branches on (SQLite's numbering).
+    // The primary codes an app branches on (SQLite's numbering).
+    /// `SQLITE_BUSY`: another connection holds the lock.
     public static let busy: Int32 = 5
+    /// `SQLITE_LOCKED`: a table is locked by this connection's own other statement.
     public static let locked: Int32 = 6
+    /// `SQLITE_READONLY`: the database cannot be written (a read-only volume or file).
     public static let readonly: Int32 = 8
+    /// `SQLITE_IOERR`: the file system failed a read or write.
     public static let ioError: Int32 = 10
+    /// `SQLITE_FULL`: the device is full.
     public static let full: Int32 = 13
 }

@@ -8,13 +8,23 @@ import Darwin
 
 /// A file system call that failed, with the path, the operation and the errno.
 public struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The call that failed, in words ("open", "write", "rename", ...).
     public var operation: String
+    /// The file or folder it was made on (a temporary file is named by its target).
     public var path: String
+    /// The error number the system returned.
     public var errno: Int32
     /// Set when the call was refused because `path` is not the kind of file it must be: what is
     /// there instead ("FIFO", "symbolic link", "character device", ...).
     public var found: String?
+    /// When `path` is a page's file (its content, journal or preview): the page's number in its
+    /// document (1 for the first), set by the session or the call that knew the document's page
+    /// order, so that `localizedDescription` says "page 3". Nil when it was not known: the
+    /// sentence then says "a page".
+    public var pageNumber: Int?
 
+    /// A failure of `operation` on `path` with `errno`; `found` names what is there instead when
+    /// the call was refused for the kind of file.
     public init(_ operation: String, path: String, errno: Int32, found: String? = nil) {
         self.operation = operation
         self.path = path
@@ -22,6 +32,7 @@ public struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
         self.found = found
     }
 
+    /// The failure for a log: the call, the path and the system's words for the errno.
     public var description: String {
         if let found { return "could not \(operation) \(path): it is a \(found), and the store follows no links and opens only regular files and folders" }
         return "could not \(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))"

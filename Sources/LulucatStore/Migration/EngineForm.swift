@@ -70,12 +70,17 @@ final class ExistingFormWriter: FormWriter {
 
 /// A migration whose new form does not match the old; the document stays on its old engine.
 public enum MigrationError: Error, CustomStringConvertible, Sendable {
-    case verification(page: UUID?, String)
+    /// Reading the new form back did not give what the old held: on `page` (nil when the
+    /// difference is the document's, an asset), said in `String`; `number` is the page's number in
+    /// the document (1 for the first).
+    case verification(page: UUID?, String, number: Int? = nil)
 
+    /// The refusal for a log, naming the page (by its number when known) and the difference.
     public var description: String {
         switch self {
-        case let .verification(page?, detail): return "migration refused, page \(page) would change: \(detail); the document is unchanged"
-        case let .verification(nil, detail): return "migration refused: \(detail); the document is unchanged"
+        case let .verification(page?, detail, number):
+            return "migration refused, page \(number.map(String.init) ?? page.uuidString) would change: \(detail); the document is unchanged"
+        case let .verification(nil, detail, _): return "migration refused: \(detail); the document is unchanged"
         }
     }
 }

@@ -108,7 +108,7 @@ extension DocumentSession {
     public func erase(stroke id: UUID, keeping ranges: [Range<Int>], on page: UUID) throws(StoreError) -> [UUID] {
         let content = try self.content(of: page)
         guard let i = content.index(of: id), case .stroke(let stroke) = content.elements[i] else {
-            throw .elementNotFound(id, page: page)
+            throw .elementNotFound(id, page: page, number: number(of: page))
         }
         var pieces: [Element] = []
         for r in ranges {
@@ -127,7 +127,7 @@ extension DocumentSession {
     public func erase(stroke id: UUID, around x: Int32, _ y: Int32, radius: Int32, on page: UUID) throws(StoreError) -> [UUID] {
         let content = try self.content(of: page)
         guard let i = content.index(of: id), case .stroke(let stroke) = content.elements[i] else {
-            throw .elementNotFound(id, page: page)
+            throw .elementNotFound(id, page: page, number: number(of: page))
         }
         let r2 = Int64(radius) * Int64(radius)
         var ranges: [Range<Int>] = []
@@ -168,7 +168,7 @@ extension DocumentSession {
         var updated: [Element] = []
         var tracked: [UUID: TransformedElement] = [:]
         for id in ids {
-            guard let i = content.index(of: id) else { throw .elementNotFound(id, page: page) }
+            guard let i = content.index(of: id) else { throw .elementNotFound(id, page: page, number: number(of: page)) }
             let now = content.elements[i]
             before.append(now)
             var t = known[id].flatMap { $0.current == now ? $0 : nil }
@@ -200,7 +200,7 @@ extension DocumentSession {
         let content = try self.content(of: page)
         var originals: [Element] = []
         for id in ids {
-            guard let i = content.index(of: id) else { throw .elementNotFound(id, page: page) }
+            guard let i = content.index(of: id) else { throw .elementNotFound(id, page: page, number: number(of: page)) }
             originals.append(content.elements[i])
         }
         return TransformGesture(page: page, originals: originals)

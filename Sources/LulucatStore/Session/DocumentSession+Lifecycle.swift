@@ -80,12 +80,17 @@ extension DocumentSession {
         guard info?.kind == .directory else { throw .documentGone(path: package.path) }
     }
 
-    /// A failed save or load, named for what happened: `documentGone` when the package is no longer there.
+    /// A failed save or load, named for what happened: `documentGone` when the package is no longer
+    /// there; else the error with the numbers of the pages it names, so that an app's message says
+    /// "page 3".
     func explainFailure(_ error: StoreError) -> StoreError {
         if case .documentGone = error { return error }
         do { try checkPackageIsThere() } catch { return error }
-        return error
+        return error.numberingPages(metadata.pages.map(\.id))
     }
+
+    /// A page's number in the document (1 for the first), for the errors that name it.
+    func number(of page: UUID) -> Int? { metadata.pages.firstIndex { $0.id == page }.map { $0 + 1 } }
 
     /// What a session released without `close()` does in its deinit: saves the pages it accepted,
     /// then document.json and the manifest, closes the engine, removes the open marker and

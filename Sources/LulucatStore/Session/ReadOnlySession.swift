@@ -62,7 +62,7 @@ public actor ReadOnlySession {
     public func content(of page: UUID) throws(StoreError) -> PageContent {
         guard let engine else { throw .sessionClosed }
         guard metadata.pages.contains(where: { $0.id == page }) else { throw .pageNotFound(page) }
-        return try engine.loadPage(page)
+        do { return try engine.loadPage(page) } catch { throw error.numberingPages(metadata.pages.map(\.id)) }
     }
 
     /// Reads document.json again (a writer added, removed or renamed pages since).

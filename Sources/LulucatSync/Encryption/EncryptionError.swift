@@ -6,6 +6,7 @@ import Foundation
 public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible {
     /// This library holds no key (not set up with `--encrypt`, or `.sync/library.key` is gone).
     case notSetUp(String)
+    /// The passphrase given does not open the remote's key.
     case wrongPassphrase
     /// The remote has no key settings file (reset, emptied, or never encrypted).
     case settingsMissing

@@ -32,7 +32,8 @@ public struct FolderRemote: Remote {
         return root + "/" + path
     }
 
-    /// The entries of `folder` with safe names; `.notFound` when it is not a folder.
+    /// The entries of `folder` with safe names; `.notFound` when it is not there, a refusal
+    /// (`RemoteRefusal.notAFolder`) when it, or the remote's folder, is a file.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         try await list(folder, maxBytes: RemoteLimits.listingBytes)
     }
@@ -43,8 +44,14 @@ public struct FolderRemote: Remote {
         let dir = try absolute(folder)
         statistics.record(sent: 0, received: 0)
         let info: FileInfo?
-        do { info = try fs.info(dir) } catch { throw .failed(folder, "\(error)") }
-        guard info?.kind == .directory else { throw .notFound(folder) }
+        do { info = try fs.info(dir) } catch {
+            if let file = fileInTheWay(to: folder, including: true) { throw .refused(folder, .notAFolder(file)) }
+            throw .failed(folder, "\(error)")
+        }
+        guard info?.kind == .directory else {
+            if let file = fileInTheWay(to: folder, including: true) { throw .refused(folder, .notAFolder(file)) }
+            throw .notFound(folder)
+        }
         let names: [String]
         do { names = try fs.contentsOfDirectory(dir) } catch { throw .failed(folder, "\(error)") }
         let listed = names.reduce(0) { $0 + $1.utf8.count + 64 }
@@ -75,7 +82,7 @@ public struct FolderRemote: Remote {
     }
 
     /// Replaces a file whole, atomically and durably; a failure is `.ambiguous`, but a file where a
-    /// folder on the way should be, which is `.failed` (see `writeFailure`).
+    /// folder on the way should be, which is refused as such (see `writeFailure`).
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         let p = try absolute(path)
         statistics.record(sent: bytes.count, received: 0)
@@ -104,6 +111,7 @@ public struct FolderRemote: Remote {
         // "root/." so that a root that is a symbolic link to a folder (a synced folder elsewhere)
         // is followed, as every path under it is.
         guard (try? fs.info(root + "/."))??.kind == .directory else {
+            if let file = fileInTheWay(to: "", including: false) { throw .refused(path, .notAFolder(file)) }
             throw .failed(path, "the remote folder \(root) does not exist (an unmounted drive, or a mistyped path?)")
         }
         do throws(FileError) { try fs.ensureDirectory(p) } catch { throw writeFailure(path, error, makingFolder: true) }
@@ -111,33 +119,48 @@ public struct FolderRemote: Remote {
 
     /// A write's failure. When a file is where a folder must be (a folder on the way to `path` is
     /// a file: ENOTDIR; or, making a folder, something else is where it goes), nothing can have
-    /// been written: `.failed`, naming that file. Anything else may or may not have happened:
-    /// `.ambiguous`.
+    /// been written: a refusal naming that file (`RemoteRefusal.notAFolder`), never a write that may
+    /// have happened. Anything else may or may not have happened: `.ambiguous`.
     func writeFailure(_ path: String, _ error: FileError, makingFolder: Bool = false) -> RemoteError {
         guard error.errno == ENOTDIR || (makingFolder && error.errno == EEXIST) else { return .ambiguous(path, "\(error)") }
-        if let kind = (try? fs.info(root))??.kind, kind == .file || kind == .other {
-            return .failed(path, "the remote folder \(root) is a file, not a folder")
-        }
-        let parts = path.split(separator: "/").map(String.init)
-        var prefix = ""
-        for part in makingFolder ? parts : Array(parts.dropLast()) {
-            prefix += (prefix.isEmpty ? "" : "/") + part
-            if let kind = (try? fs.info(root + "/" + prefix))??.kind, kind == .file || kind == .other {
-                return .failed(path, "\(prefix) in the remote folder is a file, not a folder")
-            }
-        }
+        if let file = fileInTheWay(to: path, including: makingFolder) { return .refused(path, .notAFolder(file)) }
         return .failed(path, "a folder on the way to it in the remote folder is a file, not a folder (\(error))")
     }
 
+    /// The remote's folder, or the first folder on the way from it to `path` (`path` itself when
+    /// `including`), that is a file or something else than a folder; nil when none is.
+    func fileInTheWay(to path: String, including: Bool) -> String? {
+        func isFile(_ p: String) -> Bool {
+            guard let kind = (try? fs.info(p))??.kind else { return false }
+            return kind == .file || kind == .other
+        }
+        if isFile(root) { return root }
+        let parts = path.split(separator: "/").map(String.init)
+        var prefix = root
+        for part in including ? parts : Array(parts.dropLast()) {
+            prefix += "/" + part
+            if isFile(prefix) { return prefix }
+        }
+        return nil
+    }
+
     /// Makes the root folder and the folders above it, as `mkdir -p` would (`lnote remote add
-    /// FOLDER --create`).
+    /// FOLDER --create`); a file on the way is refused as such (`RemoteRefusal.notAFolder`).
     public func createRoot() throws(RemoteError) {
-        do {
-            var prefix = ""
+        var prefix = ""
+        do throws(FileError) {
             for part in root.split(separator: "/") {
                 prefix += "/" + part
-                if try fs.info(prefix) == nil { try fs.ensureDirectory(prefix) }
+                let kind = try fs.info(prefix)?.kind
+                if kind == nil { try fs.ensureDirectory(prefix) } else if kind == .file || kind == .other {
+                    throw FileError("create directory", path: prefix, errno: ENOTDIR)
+                }
             }
-        } catch { throw .failed(root, "\(error)") }
+        } catch {
+            if error.errno == ENOTDIR || error.errno == EEXIST, let kind = (try? fs.info(prefix))??.kind, kind == .file || kind == .other {
+                throw .refused(root, .notAFolder(prefix))
+            }
+            throw .failed(root, "\(error)")
+        }
     }
 }

@@ -25,6 +25,7 @@ public struct RemoteEntry: Sendable, Equatable {
 /// What a remote call can end in. A write that may or may not have happened is `ambiguous`;
 /// nothing is concluded from it, and the round that made it is repeated.
 public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file or folder (the path) is not on the remote.
     case notFound(String)
     /// The write may have happened (a dropped connection, a lost reply, a 5xx after the body).
     case ambiguous(String, String)
@@ -41,7 +42,8 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// read): nothing was changed there (docs/sync.md §7).
     case refused(String, RemoteRefusal)
 
-    /// The failure in a sentence, naming the path.
+    /// The failure in a sentence for a log (or `lnote`), naming the path; an app shows
+    /// `localizedDescription` instead.
     public var description: String {
         switch self {
         case .notFound(let p): return "\(p): not found on the remote"
@@ -72,6 +74,9 @@ public enum RemoteRefusal: Sendable, Equatable, CustomStringConvertible {
     case serverError(Int)
     /// No answer could be had at all (no server at the address, an unknown host, no network), in words.
     case unreachable(String)
+    /// A file is where the remote needs a folder (the remote's folder itself, or `heads`, `blobs`
+    /// or a folder under them): nothing can have been written under it. The file's path or URL.
+    case notAFolder(String)
 
     /// The cause in words, with the status the server gave.
     public var description: String {
@@ -89,6 +94,7 @@ public enum RemoteRefusal: Sendable, Equatable, CustomStringConvertible {
         case .storageFull: return "the server is out of storage (507 Insufficient Storage): nothing was stored"
         case .serverError(let s): return "the server failed with an error of its own (\(s))"
         case .unreachable(let why): return why
+        case .notAFolder(let f): return "\(f) is a file, not a folder: nothing can be written under it"
         }
     }
 }

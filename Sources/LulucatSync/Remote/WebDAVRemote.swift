@@ -200,7 +200,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         // 400 or 409: a folder on the way may be missing or be a file (MKCOL where a file is answers
         // 405, as for a folder that exists, so the round's makeFolder did not see it).
         if status == 400 || status == 409, let file = await fileOnTheWay(to: path) {
-            throw .failed(path, "PUT answered \(status): \(file) on the server is a file, not a folder")
+            throw .refused(path, .notAFolder(base.absoluteString + file))
         }
         // 404 or 409 otherwise: the folder it goes in does not exist (RFC 4918 §9.7.1).
         if status == 404 || status == 409 { throw .refused(path, .missingFolder(parentFolder(of: path))) }
@@ -275,7 +275,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let (status, _, _) = try await send("MKCOL", path, folder: true, write: true)
         // 405: the collection exists already.
         if status == 400 || status == 409, let file = await fileOnTheWay(to: path + "/x") {
-            throw .failed(path, "MKCOL answered \(status): \(file) on the server is a file, not a folder")
+            throw .refused(path, .notAFolder(base.absoluteString + file))
         }
         // 409 otherwise: the folder above does not exist (RFC 4918 §9.3.1), the collection's own
         // when `path` is at its top ("heads: MKCOL answered 409" before).

@@ -64,46 +64,46 @@ public enum SyncError: Error, Sendable, LocalizedError, CustomStringConvertible 
         }
     }
 
-    /// What happened, in a sentence a person reads (`localizedDescription`).
+    /// What happened, in a sentence a person reads (`localizedDescription`): the remote's, the
+    /// store's or the encryption's own sentence for the errors it wraps; never a path of the
+    /// remote or of the library's files.
     public var errorDescription: String? {
         switch self {
         case .massDeletion(let count, _, _): return "This sync would move \(count) notes to the trash, so nothing was changed."
-        case .remote(let e):
-            if case .timedOut = e { return e.errorDescription }
-            if case .refused = e { return e.errorDescription }
-            return "The sync server could not be reached or refused the request (\(description))."
+        case .remote(let e): return e.errorDescription
         case .store(let e): return e.errorDescription
-        case .localState: return "This device's sync records could not be read or written (\(description))."
-        case .encryption: return "The encrypted sync stopped: \(description)."
-        case .damaged: return "Something on the sync server is damaged and was left out (\(description))."
+        case .localState(let e):
+            if StoreError.notWritableLibrary(e) != nil || e.isOutOfSpace { return e.errorDescription }
+            return "This device's sync records could not be read or written, so the sync stopped; your notes here are safe."
+        case .encryption(let e): return e.errorDescription
+        case .damaged: return "Something on the sync server is damaged, so it was left out; nothing here was lost."
         case .invalidRemote(let why): return "The sync address cannot be used: \(why)."
         case .deletedWhileOpen: return "This note was deleted on another device while it is open here."
-        case .elementMissing: return "A synced page could not be put together (\(description))."
+        case .elementMissing: return "A synced page could not be put together, so it was not written; nothing here was lost."
         case .cancelled: return "The sync was cancelled."
         case .anotherRoundRunning: return "Another sync of these notes is still running, so this one did nothing."
-        case .overLimit: return "A note on the sync server is larger than a note may be, so it was left out (\(description))."
-        case .notKept: return "The sync server acknowledged but did not keep what this device wrote (\(description))."
+        case .overLimit: return "A note on the sync server is larger than a note may be, so it was left out; nothing here changed."
+        case .notKept(let paths):
+            let files = paths.count == 1 ? "1 file" : "\(paths.count) files"
+            return "The sync server acknowledged but did not keep \(files) this device wrote; the next sync writes them again."
         }
     }
 
-    /// What the person can do about it; nil for a cancellation.
+    /// What the person can do about it.
     public var recoverySuggestion: String? {
         switch self {
         case .massDeletion: return "If those notes were deleted on purpose, sync again allowing more deletions."
-        case .remote(let e):
-            if case .ambiguous = e { return "Sync again: the next sync repeats what may not have happened." }
-            if case .refused = e { return e.recoverySuggestion }
-            return "Check the connection and the server's address and credentials, then sync again."
+        case .remote(let e): return e.recoverySuggestion
         case .store(let e): return e.recoverySuggestion
         case .localState(let e):
+            if StoreError.notWritableLibrary(e) != nil { return e.recoverySuggestion }
             return e.isOutOfSpace ? "Free some space on this device, then sync again." : "Sync again; if it keeps failing, check the library folder's permissions."
-        case .encryption(.wrongPassphrase): return "Enter the passphrase used on your other devices."
-        case .encryption: return "Nothing was changed here. If the remote was reset or replaced, set up encrypted sync again."
+        case .encryption(let e): return e.recoverySuggestion
         case .damaged: return "Sync from the device that made it; nothing here was lost."
         case .invalidRemote: return "Use an http(s) address of a WebDAV folder or an absolute folder path; give credentials separately."
         case .deletedWhileOpen: return "Close the note; it then goes to the trash, where it can be restored."
         case .elementMissing: return "Sync again; if it keeps failing, report it."
-        case .cancelled: return nil
+        case .cancelled: return "Sync again when you are ready: what was done stands."
         case .anotherRoundRunning: return "Sync again once the other sync has finished."
         case .overLimit: return "Nothing here was lost; reduce the note on the device that made it, then sync again."
         case .notKept: return "Check the server's free space, quota and storage; the next sync writes them again."

@@ -64,7 +64,7 @@ struct CorruptionTests {
                     let shown = try SnapshotEngine.readSnapshot(path, page: page, fileSystem: fs)
                     Issue.record("page \(page) \(what) was read as good (\(shown.elements.count) elements)")
                 } catch {
-                    guard case .corruptPage(let p, let at, _) = error, p == page, at == path else {
+                    guard case .corruptPage(let p, let at, _, _) = error, p == page, at == path else {
                         Issue.record("page \(what): unexpected error \(error)")
                         continue
                     }

@@ -126,7 +126,7 @@ import LulucatStoreTesting
         await #expect {
             _ = try await session.content(of: gone)
         } throws: { error in
-            guard case StoreError.missingPage(let page, _) = error else { return false }
+            guard case StoreError.missingPage(let page, _, _) = error else { return false }
             return page == gone
         }
         try await session.append(sampleStroke(), to: good)
