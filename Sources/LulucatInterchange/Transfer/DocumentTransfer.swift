@@ -107,7 +107,7 @@ public enum DocumentTransfer {
         guard let document else {
             // A new document is built whole in staging and renamed into the library: an import
             // interrupted at any point leaves no half-made document (docs/inkml.md).
-            let package = try library.createDocument(title: title, pages: ink.pages)
+            let package = try await library.createDocument(title: title, pages: ink.pages)
             let page = try DocumentMetadata.read(package).pages[0].id
             let size = (try? library.fileSystem.info(package.pagePath(page)))??.size ?? 0
             return InkMLImport(package: package, pageID: page, strokes: ink.strokes.count, samples: ink.sampleCount,

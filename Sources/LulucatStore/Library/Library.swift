@@ -61,8 +61,8 @@ public struct Library: Sendable {
     /// process is the library's open: it also removes what crashes left of packages being built
     /// (`removeStaleStagingFolders`, which lists the root and the trash). Later calls (every
     /// create and import) cost the same in a library of any size: they list nothing. A process
-    /// that runs for days calls `removeStaleStagingFolders` (or `cleanUpStagingFolders`) itself
-    /// now and then to catch what another process's crash left meanwhile.
+    /// that runs for days calls `removeStaleStagingFolders` itself (its `async` overload off the
+    /// caller's actor) now and then to catch what another process's crash left meanwhile.
     public func prepare() throws(StoreError) {
         try prepareRoot()
         if StagingCleanup.shared.isFirstOpen(of: root) { removeStaleStagingFolders() }
@@ -134,13 +134,15 @@ public struct Library: Sendable {
 
     // MARK: Listing
 
-    /// Every document, from its manifest alone (one file opened per document). A missing or
-    /// corrupt manifest falls back to document.json and says so in `problem`; the next open rebuilds it.
-    public func list() throws(StoreError) -> [LibraryEntry] {
+    /// Every document, newest first, from its manifest alone (one file opened per document). A
+    /// missing or corrupt manifest falls back to document.json and says so in `problem`; the next
+    /// open rebuilds it. From an `async` context the `async` overload runs instead, off the
+    /// caller's actor.
+    public func documents() throws(StoreError) -> [LibraryEntry] {
         try listDocuments(in: root)
     }
 
-    /// The documents in the trash.
+    /// The documents in the trash, sorted as `documents()` sorts them.
     public func trashedDocuments() throws(StoreError) -> [LibraryEntry] {
         guard try fileSystem.checked.info(trashPath)?.kind == .directory else { return [] }
         return try listDocuments(in: trashPath)
@@ -150,7 +152,7 @@ public struct Library: Sendable {
         try listedDocuments(in: folder).map { $0.entry(in: folder) }
     }
 
-    /// Every document as `list()` gives it (the trash's with `inTrash`), in the same order, handed
+    /// Every document as `documents()` gives it (the trash's with `inTrash`), in the same order, handed
     /// to `body` one at a time. The listing keeps a small record per document (its manifest's
     /// fields, no paths: about 100 bytes beside its title) until all are read and sorted, then
     /// makes each entry as it hands it out: a caller that writes each out as it comes (`lnote
@@ -226,7 +228,7 @@ public struct Library: Sendable {
     public func resolve(_ reference: String) throws(StoreError) -> UUID {
         if let id = UUID(strictString: reference) { return id }
         guard !reference.isEmpty else { throw .documentNotFound(reference) }
-        let all = try list()
+        let all = try documents()
         let lowered = reference.lowercased()
         let folded = Library.foldedTitle(reference)
         let tiers: [(LibraryEntry) -> Bool] = [
@@ -252,8 +254,8 @@ public struct Library: Sendable {
 
     // MARK: Creating and opening
 
-    /// Creates a document with one empty page. It appears in the library whole or not at all: it
-    /// is built in a temporary folder and renamed into place.
+    /// Creates a document with one empty page (`firstPage`; nil for none). It appears in the
+    /// library whole or not at all: it is built in a temporary folder and renamed into place.
     @discardableResult
     public func createDocument(title: String, engine: EngineKind = .snapshot, codec: SampleCodecID = .compact,
                                firstPage canvas: QuantizedSize? = .letter) throws(StoreError) -> DocumentPackage {
@@ -344,8 +346,8 @@ public struct Library: Sendable {
         do { try await session.close() } catch { await session.abandon() }
     }
 
-    /// Makes a complete, consistent copy of a document under a new id (one no session has open;
-    /// `duplicateDocument` also copies an open one).
+    /// Makes a complete, consistent copy of a document under a new id (one no session has open:
+    /// the `async` overload, which an `async` caller gets, also copies an open one).
     ///
     /// Progress is reported in files copied (`.copying`), plus one last unit when the copy is in
     /// the library. A cancelled task throws `.cancelled` (checked before each file and before the
@@ -396,7 +398,9 @@ public struct Library: Sendable {
         return package(newID)
     }
 
-    /// Moves a document to the trash; it can be restored until the trash is emptied.
+    /// Moves a document to the trash; it can be restored until the trash is emptied. A document a
+    /// session has open is refused with `documentInUse` (the `async` overload, which an `async`
+    /// caller gets, closes this process's session first).
     public func moveToTrash(_ id: UUID) throws(StoreError) {
         let fs = fileSystem
         let source = package(id)
@@ -417,7 +421,8 @@ public struct Library: Sendable {
         LibraryEventHubs.send(root, .trashed(id))
     }
 
-    /// Brings a document back from the trash.
+    /// Brings a document back from the trash. Calling it again after a failure finishes what the
+    /// failed call started.
     public func restoreFromTrash(_ id: UUID) throws(StoreError) {
         let fs = fileSystem
         let source = trashPath + "/" + DocumentPackage.directoryName(id)
