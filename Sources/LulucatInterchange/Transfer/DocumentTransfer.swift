@@ -15,6 +15,24 @@ public enum DocumentTransfer {
         try await library.withSavedDocument(id) { try exportArchive(id, from: library, to: path, progress: progress) }
     }
 
+    /// Exports a document to the file `url` names, as `exportArchive(_:from:to:progress:)` with its
+    /// path does (a session of this process that has it open saves first).
+    /// - Precondition: `url` is a file URL.
+    @concurrent @discardableResult
+    public static func exportArchive(_ id: UUID, from library: Library, to url: URL,
+                                     progress: @escaping @Sendable (OperationProgress) -> Void = { _ in }) async throws -> Int {
+        try await exportArchive(id, from: library, to: filePath(url), progress: progress)
+    }
+
+    /// Writes a document as one zip file to the file `url` names, as
+    /// `exportArchive(_:from:to:progress:)` with its path does.
+    /// - Precondition: `url` is a file URL.
+    @discardableResult
+    public static func exportArchive(_ id: UUID, from library: Library, to url: URL,
+                                     progress: (OperationProgress) -> Void = { _ in }) throws -> Int {
+        try exportArchive(id, from: library, to: filePath(url), progress: progress)
+    }
+
     /// Writes a document as one zip file (a SQLite-engine document is checkpointed first), holding
     /// the document's lock while its files are read. The file appears atomically and durably.
     ///
@@ -139,6 +157,12 @@ public enum DocumentTransfer {
 
     static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// The path of a file URL (a location is a local file).
+    static func filePath(_ url: URL) -> String {
+        precondition(url.isFileURL, "an archive's location must be a file URL, not \(url)")
+        return url.path
     }
 }
 

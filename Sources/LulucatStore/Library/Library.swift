@@ -13,6 +13,8 @@ public struct LibraryEntry: Sendable, Equatable {
     public var coverPageID: UUID?
     /// Where the cover thumbnail is (it may not exist yet).
     public var coverThumbnailPath: String?
+    /// Where the cover thumbnail is, as a file URL (`coverThumbnailPath`'s file; it may not exist yet).
+    public var coverThumbnailURL: URL? { coverThumbnailPath.map { URL(fileURLWithPath: $0, isDirectory: false) } }
     public var package: DocumentPackage
     /// Set when the manifest could not be used and the entry came from document.json instead,
     /// when its engine is not in this build (`unavailableEngine`), or when the document needs
@@ -33,12 +35,22 @@ public struct Library: Sendable {
     public let fileSystem: any FileSystem
     /// Deleted documents wait here until the trash is emptied.
     public var trashPath: String { root + "/.trash" }
+    /// The root folder as a file URL (`root`'s folder), for Apple's APIs that take one.
+    public var rootURL: URL { URL(fileURLWithPath: root, isDirectory: true) }
 
     public init(root: String, fileSystem: any FileSystem = PosixFileSystem()) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
         self.root = r
         self.fileSystem = fileSystem
+    }
+
+    /// The library in the folder `root` names, given as a file URL (what `FileManager` and a
+    /// document picker hand out): the same library as `init(root:)` with the URL's path.
+    /// - Precondition: `root` is a file URL (`isFileURL`); a library is a local folder.
+    public init(root: URL, fileSystem: any FileSystem = PosixFileSystem()) {
+        precondition(root.isFileURL, "a library's root must be a file URL, not \(root)")
+        self.init(root: root.path, fileSystem: fileSystem)
     }
 
     /// `$LNOTE_LIBRARY`, else the platform's place for a user's notes: `~/Documents/Notes` on

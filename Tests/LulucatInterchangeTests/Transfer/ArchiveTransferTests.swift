@@ -40,6 +40,33 @@ import LulucatInterchange
         #expect(try await other.documents().count == 2)
     }
 
+    /// Export to a file URL (its `async` and synchronous overloads) writes the archive that export
+    /// to the URL's path writes, at the file the URL names (a space in its name, percent-encoded
+    /// in the URL and not in the path).
+    @Test func exportToAURLWritesWhatExportToItsPathWrites() async throws {
+        let root = NSTemporaryDirectory() + "lnote-archive-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let library = Library(root: URL(fileURLWithPath: root + "/a", isDirectory: true))
+        let package = try await library.createDocument(title: "Both ways")
+        let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        try await session.append(stroke(2), to: await session.pageIDs()[0])
+        try await session.close()
+        let byPath = root + "/by path.zip"
+        let asyncURL = URL(fileURLWithPath: root + "/by url.zip"), syncURL = URL(fileURLWithPath: root + "/by url, sync.zip")
+        let written = try await DocumentTransfer.exportArchive(package.id, from: library, to: byPath)
+        #expect(try await DocumentTransfer.exportArchive(package.id, from: library, to: asyncURL) == written)
+        #expect(try exportSynchronously(package.id, from: library, to: syncURL) == written)
+        let bytes = try #require(FileManager.default.contents(atPath: byPath))
+        #expect(bytes.count == written)
+        #expect(FileManager.default.contents(atPath: root + "/by url.zip") == bytes)
+        #expect(FileManager.default.contents(atPath: root + "/by url, sync.zip") == bytes)
+    }
+
+    /// The synchronous overload, as synchronous code (the CLI) calls it.
+    func exportSynchronously(_ id: UUID, from library: Library, to url: URL) throws -> Int {
+        try DocumentTransfer.exportArchive(id, from: library, to: url)
+    }
+
     @Test func anArchiveWhosePageReferencesAMissingAssetIsRejectedAndLeavesNothing() async throws {
         let root = NSTemporaryDirectory() + "lnote-archive-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: root) }
