@@ -109,12 +109,18 @@ public enum DocumentTransfer {
 
     /// What an InkML import made.
     public struct InkMLImport: Sendable {
+        /// The document the page went into (a new one, or the one given).
         public var package: DocumentPackage
+        /// The page made from the InkML.
         public var pageID: UUID
+        /// Strokes imported.
         public var strokes: Int
+        /// Samples imported, over all strokes.
         public var samples: Int
         /// Size of the page content file written.
         public var pageBytes: Int
+        /// What the import noticed in the InkML and how it read it (units, derived times), one
+        /// sentence each.
         public var warnings: [String]
     }
 

@@ -5,16 +5,23 @@ import LulucatInk
 
 /// What the library view shows of one document, read from its manifest alone.
 public struct LibraryEntry: Sendable, Equatable {
+    /// The document's id (its package is `<id>.lnote`).
     public var id: UUID
+    /// The document's title, as the person gave it.
     public var title: String
+    /// When the document was made.
     public var created: Date
+    /// When the document last changed (the library lists the newest first).
     public var modified: Date
+    /// How many pages the document has.
     public var pageCount: Int
+    /// The page the library grid shows (the first), nil for a document with no page.
     public var coverPageID: UUID?
     /// Where the cover thumbnail is (it may not exist yet).
     public var coverThumbnailPath: String?
     /// Where the cover thumbnail is, as a file URL (`coverThumbnailPath`'s file; it may not exist yet).
     public var coverThumbnailURL: URL? { coverThumbnailPath.map { URL(fileURLWithPath: $0, isDirectory: false) } }
+    /// The document's package folder (in the library, or in its trash for `trashedDocuments()`).
     public var package: DocumentPackage
     /// Set when the manifest could not be used and the entry came from document.json instead,
     /// when its engine is not in this build (`unavailableEngine`), or when the document needs
@@ -31,13 +38,19 @@ public struct LibraryEntry: Sendable, Equatable {
 
 /// A library of documents under one root folder.
 public struct Library: Sendable {
+    /// The root folder's path, without a trailing slash. Each document is a `<UUID>.lnote` package
+    /// folder in it (docs/package-format.md).
     public let root: String
+    /// The file system every read and durable write of this library goes through (the real one,
+    /// or a simulated one in tests).
     public let fileSystem: any FileSystem
     /// Deleted documents wait here until the trash is emptied.
     public var trashPath: String { root + "/.trash" }
     /// The root folder as a file URL (`root`'s folder), for Apple's APIs that take one.
     public var rootURL: URL { URL(fileURLWithPath: root, isDirectory: true) }
 
+    /// The library in the folder at `root` (a path; trailing slashes are dropped). Nothing is read
+    /// or created until the first operation (`prepare()` creates the folder).
     public init(root: String, fileSystem: any FileSystem = PosixFileSystem()) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
@@ -142,6 +155,7 @@ public struct Library: Sendable {
         }
     }
 
+    /// The package of the document `id` in this library (whether or not it exists).
     public func package(_ id: UUID) -> DocumentPackage { DocumentPackage(id: id, libraryRoot: root) }
 
     // MARK: Listing
