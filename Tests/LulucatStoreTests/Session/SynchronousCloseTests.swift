@@ -21,7 +21,6 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         let id = try await library.createDocument(title: "Closed without await", engine: engine).id
-        let options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         let session = try await library.open(id, options: options)
         let page = await session.pageIDs()[0]
         for s in strokes[0..<20] { try await session.append(s, to: page) }
@@ -37,11 +36,7 @@ import LulucatStoreTesting
                 if case StoreError.sessionClosed = e { return true } else { return false }
             }
         }
-        let lock = try library.package(id).lockForWriting(library.fileSystem)
-        library.fileSystem.unlock(lock)
-        let again = try await library.open(id, options: options)
-        #expect(try await again.content(of: page).elements.map(\.id) == strokes[0..<50].map(\.id))
-        try await again.close()
+        try await expectReleasedAndReopened(library, id, page: page, holding: strokes[0..<50].map(\.id))
     }
 
     /// A window object that closes its session in its `deinit` (which cannot await): dropping it
@@ -51,16 +46,13 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         let id = try await library.createDocument(title: "Dropped window").id
-        let options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         let session = try await library.open(id, options: options)
         let page = await session.pageIDs()[0]
         var window: Window? = Window(session)
         for s in strokes { window!.penUp(s, on: page) }
         window = nil
         #expect(await eventually { await session.isClosed }, "the deinit's close ran")
-        let again = try await library.open(id, options: options)
-        #expect(try await again.content(of: page).elements.map(\.id) == strokes.map(\.id))
-        try await again.close()
+        try await expectReleasedAndReopened(library, id, page: page, holding: strokes.map(\.id))
     }
 
     /// Two windows holding one session: one closes synchronously twice (its second close is done
@@ -71,7 +63,6 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         let id = try await library.createDocument(title: "Two windows").id
-        let options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         let a = try await library.openWindow(id, options: options)
         let b = try await library.openWindow(id, options: options)
         let page = await a.session.pageIDs()[0]
@@ -84,10 +75,18 @@ import LulucatStoreTesting
         try await b.session.append(strokes[1], to: page)
         try await closeWithoutAwait(b).value()
         #expect(await b.session.isClosed)
+        try await expectReleasedAndReopened(library, id, page: page, holding: strokes.map(\.id))
+    }
+
+    let options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+
+    /// The document's lock is free (taken at once, as another process would take it), and the
+    /// document opens again holding `expected` on `page`, in that order.
+    func expectReleasedAndReopened(_ library: Library, _ id: UUID, page: UUID, holding expected: [UUID]) async throws {
         let lock = try library.package(id).lockForWriting(library.fileSystem)
         library.fileSystem.unlock(lock)
         let again = try await library.open(id, options: options)
-        #expect(try await again.content(of: page).elements.map(\.id) == strokes.map(\.id))
+        #expect(try await again.content(of: page).elements.map(\.id) == expected)
         try await again.close()
     }
 }
