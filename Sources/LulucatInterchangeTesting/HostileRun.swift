@@ -234,7 +234,7 @@ public enum HostileRun {
             } catch { problems.append("imported, but its own export does not import back: \(error)") }
         } catch {
             if "\(error)".trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { problems.append("refused with an empty message (\(type(of: error)))") }
-            if let listed = try? library.list(), !listed.isEmpty { problems.append("refused, but the library holds \(listed.count) documents") }
+            if let listed = try? await library.documents(), !listed.isEmpty { problems.append("refused, but the library holds \(listed.count) documents") }
         }
         if !library.stagingFolders().isEmpty { problems.append("staging folders left: \(library.stagingFolders())") }
         if snapshot(outside) != before { problems.append("the folder beside the library changed") }

@@ -67,8 +67,8 @@ public enum CrashChecker {
         var problems: [String] = []
         let listed: [LibraryEntry], trashed: [LibraryEntry]
         do {
-            listed = try library.list()
-            trashed = try library.trashedDocuments()
+            listed = try await library.documents()
+            trashed = try await library.trashedDocuments()
         } catch {
             return ["the library cannot be listed: \(error)"]
         }

@@ -18,7 +18,7 @@ extension CrashFlow {
     /// A document built through the API (not traced), and what it holds.
     public static func makeDocument(_ library: Library, title: String, pages: [(strokes: Int, images: Int)], seed: UInt32,
                              engine: EngineKind = .snapshot) async throws -> ExpectedDocument {
-        let package = try library.createDocument(title: title, engine: engine, firstPage: nil)
+        let package = try await library.createDocument(title: title, engine: engine, firstPage: nil)
         let s = try await library.open(package.id, options: noAutosave)
         var doc = ExpectedDocument(id: package.id, title: title)
         for (i, p) in pages.enumerated() {
@@ -392,7 +392,7 @@ extension CrashFlow {
         for id in steps.expected.documents.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
             let s = try await open(library, steps, id)
             try await steps.step("list after repair") {
-                let entry = try library.list().first { $0.id == id }
+                let entry = try library.documents().first { $0.id == id }
                 if entry?.title != steps.expected.documents[id]!.title || entry?.problem != nil {
                     throw FlowError("the library still shows the old manifest: \(String(describing: entry))")
                 }

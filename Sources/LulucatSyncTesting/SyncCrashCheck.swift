@@ -46,7 +46,7 @@ public enum SyncCrashCheck {
         let libB = Library(root: temporaryFolder("crashB"))
         defer { try? FileManager.default.removeItem(atPath: libB.root) }
         var rng = TestRandom(seed: 900)
-        let doc = try libA.createDocument(title: "Crash", engine: engine).id
+        let doc = try await libA.createDocument(title: "Crash", engine: engine).id
         var strokes: [UUID] = []
         try await edit(libA, doc) { s in
             for _ in 0..<3 { let st = makeStroke(&rng); try await s.append(st, to: await s.pageIDs()[0]); strokes.append(st.id) }
@@ -138,7 +138,7 @@ public enum SyncCrashCheck {
                     for image in images where (try? lib.fileSystem.readFile(package.assetPath(image.asset, ext: "png"))) != Array(image.bytes) {
                         report.failures.append("state \(state.prefix) \(state.effects): the asset of image \(image.id) is missing or wrong in \(lib.root)")
                     }
-                    for e in try lib.list() {
+                    for e in try await lib.documents() {
                         let bad = DocumentVerifier(fileSystem: lib.fileSystem).verify(e.package).filter { $0.severity == .error }
                         if !bad.isEmpty { report.failures.append("state \(state.prefix): verify: \(bad)") }
                     }

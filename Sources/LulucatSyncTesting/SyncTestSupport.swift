@@ -70,7 +70,7 @@ public struct DocumentContents: Equatable, CustomStringConvertible {
 
 public func contents(of library: Library) async throws -> LibraryContents {
     var docs: [UUID: DocumentContents] = [:]
-    for e in try library.list() {
+    for e in try await library.documents() {
         let s = try await library.open(e.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         var elements: [[UUID]] = []
         for p in await s.pageIDs() { elements.append(try await s.content(of: p).elements.map(\.id)) }

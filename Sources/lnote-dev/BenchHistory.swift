@@ -112,7 +112,7 @@ enum HistoryBench {
     /// Every page of every document of `library`, read through a read-only session.
     static func states(_ library: Library) async throws -> [State] {
         var out: [State] = []
-        for e in try library.list() {
+        for e in try await library.documents() {
             let s = try await library.openReadOnly(e.id)
             for p in await s.pageIDs() { out.append(State(document: e.id, page: p, content: try await s.content(of: p))) }
             await s.close()
@@ -180,7 +180,7 @@ enum HistoryBench {
         for (i, title) in ["Notes", "Sketches"].enumerated() {
             var pages: [PageContent] = []
             for _ in 0..<3 { pages.append(ink.page(&rng)) }
-            docs.append(try devices[i].library.createDocument(title: title, pages: pages).id)
+            docs.append(try await devices[i].library.createDocument(title: title, pages: pages).id)
         }
         var published = Set<State>()
         var syncs = 0, sameBeforeSync = 0
@@ -332,7 +332,7 @@ enum HistoryBench {
         }
         var docs: [UUID] = []
         for run in runs {
-            docs.append(try run.library.createDocument(title: "\(pages) pages", pages: notebook).id)
+            docs.append(try await run.library.createDocument(title: "\(pages) pages", pages: notebook).id)
             try await run.round()
         }
         for e in 0..<edits {
@@ -386,7 +386,7 @@ enum HistoryBench {
         var docs: [UUID] = []
         for (k, retention) in [HistoryRetention.standard, .keepNothing].enumerated() {
             let run = try Device("time\(k)", name: "time \(k)", place: try await place("time\(k)"), retention: retention)
-            docs.append(try run.library.createDocument(title: "\(pages) pages", pages: notebook).id)
+            docs.append(try await run.library.createDocument(title: "\(pages) pages", pages: notebook).id)
             try await run.round()
             runs.append(run)
         }

@@ -35,7 +35,7 @@ enum ImportBench {
         var cases: [(String, String)] = []
         // A realistic notebook: handwriting on every page and a 4 MB photo.
         do {
-            let package = try source.createDocument(title: "Import bench")
+            let package = try await source.createDocument(title: "Import bench")
             let session = try await source.open(package.id, options: SessionOptions(autosaveDelay: nil, maxLoadedPages: 2, thumbnails: nil))
             var ids = await session.pageIDs()
             for _ in 1..<pages { ids.append(try await session.addPage()) }
@@ -54,7 +54,7 @@ enum ImportBench {
         }
         // The most compressible valid page: fixed16 samples that never move (~1000:1 deflated).
         do {
-            let package = try source.createDocument(title: "Still", codec: .fixed16)
+            let package = try await source.createDocument(title: "Still", codec: .fixed16)
             let session = try await source.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
             let page = await session.pageIDs()[0]
             let still = Sample(x: 500, y: 500, radius: 10, pressure: 500, time: 0)

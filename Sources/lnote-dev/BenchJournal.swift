@@ -51,8 +51,8 @@ enum JournalBench {
         let snapFS = CountingFileSystem(), journalFS = CountingFileSystem()
         let snapLibrary = Library(root: base + "/snapshot", fileSystem: snapFS)
         let journalLibrary = Library(root: base + "/journal", fileSystem: journalFS)
-        let snapDoc = try snapLibrary.createDocument(title: "Snapshot", engine: .snapshot, codec: codec)
-        let journalDoc = try journalLibrary.createDocument(title: "Journal", engine: .journal, codec: codec)
+        let snapDoc = try await snapLibrary.createDocument(title: "Snapshot", engine: .snapshot, codec: codec)
+        let journalDoc = try await journalLibrary.createDocument(title: "Journal", engine: .journal, codec: codec)
         let snap = try await snapLibrary.open(snapDoc.id, options: options)
         let journal = try await journalLibrary.open(journalDoc.id, options: options)
         let snapPage = await snap.pageIDs()[0], journalPage = await journal.pageIDs()[0]
@@ -119,7 +119,7 @@ enum JournalBench {
 
         say("Replaying a \(replayFrames)-frame journal...")
         let replayLibrary = Library(root: base + "/replay")
-        let replayDoc = try replayLibrary.createDocument(title: "Replay", engine: .journal, codec: codec)
+        let replayDoc = try await replayLibrary.createDocument(title: "Replay", engine: .journal, codec: codec)
         let noCompaction = SessionOptions(autosaveDelay: nil, thumbnails: nil, journal: JournalOptions(compactAfterBytes: Int.max / 2, compactAfterFrames: Int.max / 2, preallocationChunk: chunk, frameCodec: frameCodec))
         let replaySession = try await replayLibrary.open(replayDoc.id, options: noCompaction)
         let replayPage = await replaySession.pageIDs()[0]
@@ -218,7 +218,7 @@ enum JournalBench {
         let payloadBytes = try JournalFile.payloadCount(for: [.append(strokes.map { .stroke($0) })], codec: .fixed16)
         let limit = JournalOptions().maxFramePayload
         let library = Library(root: base)
-        let doc = try library.createDocument(title: "Large", engine: .journal, codec: .compact)
+        let doc = try await library.createDocument(title: "Large", engine: .journal, codec: .compact)
         let options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         let session = try await library.open(doc.id, options: options)
         let page = await session.pageIDs()[0]

@@ -83,7 +83,7 @@ enum LibraryBench {
             var listed = 0, plain = 0
             for _ in 0..<listRuns {
                 var c0 = threadCPUSeconds()
-                tList.append(try measure { listed = try library.list().count })
+                tList.append(try measure { listed = try library.documents().count })
                 cList.append(threadCPUSeconds() - c0)
                 c0 = threadCPUSeconds()
                 tPlain.append(try measure { plain = try plainManifestRead(root) })

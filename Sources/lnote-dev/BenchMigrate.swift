@@ -20,7 +20,7 @@ enum MigrateBench {
         func say(_ s: String) { if !json { print(s) } }
 
         let library = Library(root: base + "/library")
-        let package = try library.createDocument(title: "Migration bench")
+        let package = try await library.createDocument(title: "Migration bench")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, maxLoadedPages: 2, thumbnails: nil))
         var ids = await session.pageIDs()
         for _ in 1..<pages { ids.append(try await session.addPage()) }

@@ -31,7 +31,7 @@ enum PagesBench {
         /// A document of `count` empty pages, made as the store lays it out (each listed page has
         /// its file) but without `count` page additions, so a 10,000-page one takes seconds.
         func makeDocument(pages count: Int) async throws -> DocumentSession {
-            let package = try library.createDocument(title: "\(count) pages")
+            let package = try await library.createDocument(title: "\(count) pages")
             var doc = try DocumentMetadata.read(package)
             let empty = try Data(contentsOf: URL(fileURLWithPath: package.pagePath(doc.pages[0].id)))
             let template = doc.pages[0]

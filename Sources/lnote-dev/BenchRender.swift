@@ -65,7 +65,7 @@ struct RenderBench {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let library = Library(root: root)
         func open(_ thumbnails: ThumbnailOptions?) async throws -> (DocumentSession, UUID) {
-            let package = try library.createDocument(title: thumbnails == nil ? "off" : "on")
+            let package = try await library.createDocument(title: thumbnails == nil ? "off" : "on")
             let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: thumbnails))
             let id = await session.pageIDs()[0]
             try await session.append(page.elements, to: id)

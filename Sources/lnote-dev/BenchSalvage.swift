@@ -27,7 +27,7 @@ enum SalvageBench {
 
     /// The template document of one engine: 2 pages of strokes (each saved on its own) and an image.
     static func template(_ library: Library, _ engine: EngineKind) async throws -> (DocumentPackage, [UUID: [Element]]) {
-        let package = try library.createDocument(title: "Salvage \(engine.rawValue)", engine: engine)
+        let package = try await library.createDocument(title: "Salvage \(engine.rawValue)", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: ThumbnailOptions()))
         var pages = await session.pageIDs()
         pages.append(try await session.addPage())

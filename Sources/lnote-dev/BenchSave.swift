@@ -44,7 +44,7 @@ enum SaveBench {
         let generator = HandwritingGenerator(seed: 2026)
         let page = generator.page(strokes: strokes, canvas: .letter)
         let library = Library(root: base + "/library")
-        let package = try library.createDocument(title: "Open probe")
+        let package = try await library.createDocument(title: "Open probe")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let probePage = await session.pageIDs()[0]
         try await session.append(page.elements, to: probePage)
@@ -56,12 +56,12 @@ enum SaveBench {
         if documents > 0 {
             say("Creating a \(documents)-document library...")
             let listLibrary = Library(root: base + "/list")
-            for i in 0..<documents { try listLibrary.createDocument(title: "Document \(i)") }
+            for i in 0..<documents { try await listLibrary.createDocument(title: "Document \(i)") }
             let counting = CountingFileSystem()
             let countedLibrary = Library(root: listLibrary.root, fileSystem: counting)
             for _ in 0..<max(5, runs / 2) {
                 counting.reset()
-                tList.append(try measure { _ = try countedLibrary.list() })
+                tList.append(try measure { _ = try countedLibrary.documents() })
             }
             filesPerDocument = Double(counting.readOpens.count) / Double(documents)
         }

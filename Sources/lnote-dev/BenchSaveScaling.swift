@@ -134,7 +134,7 @@ enum SaveScaling {
         let counting = CountingFileSystem()
         let fs: any FileSystem = kind == .append ? counting : PosixFileSystem()
         let library = Library(root: base + "/library", fileSystem: fs)
-        let package = try library.createDocument(title: "\(strokes) strokes, \(pages) pages", engine: engine, codec: .compact)
+        let package = try await library.createDocument(title: "\(strokes) strokes, \(pages) pages", engine: engine, codec: .compact)
         var doc = try PackageReader.readDocument(package, fileSystem: PosixFileSystem())
         let first = doc.pages[0].id
         let elements = (0..<strokes).map { i -> Element in

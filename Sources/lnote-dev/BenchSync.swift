@@ -74,7 +74,7 @@ enum SyncBench {
 
     static func contents(_ lib: Library) async throws -> [UUID: (String, [UUID], [[UUID]])] {
         var out: [UUID: (String, [UUID], [[UUID]])] = [:]
-        for e in try lib.list() {
+        for e in try await lib.documents() {
             out[e.id] = try await withSession(lib, e.id) { s in
                 var els: [[UUID]] = []
                 for p in await s.pageIDs() { els.append(try await s.content(of: p).elements.map(\.id)) }
@@ -141,7 +141,7 @@ enum SyncBench {
         defer { proxies.forEach { $0.stop() } }
         let faulty: [any Remote] = try proxies.map { try WebDAVRemote(url: $0.url, credentials: nil, timeout: 10) }
         let direct: [any Remote] = try (0..<3).map { _ in try WebDAVRemote(url: server.url, credentials: nil, timeout: 10) }
-        let doc = try libs[0].createDocument(title: "Shared").id
+        let doc = try await libs[0].createDocument(title: "Shared").id
         for _ in 0..<2 { for i in 0..<3 { _ = try await libs[i].sync(with: direct[i], options: options) } }
         var ledger = Ledger()
         var faults = 0, skippedRounds = 0
@@ -150,7 +150,7 @@ enum SyncBench {
         let clock = ContinuousClock()
         let start = clock.now
         for _ in 0..<rounds {
-            for i in 0..<3 where (try? libs[i].list().contains { $0.id == doc }) == true {
+            for i in 0..<3 where (try? await libs[i].documents().contains { $0.id == doc }) == true {
                 try await randomEdits(libs[i], doc, &rng, &ledger)
             }
             if Int.random(in: 0..<3, using: &rng) == 0 {
@@ -196,7 +196,7 @@ enum SyncBench {
 
     /// The idle round (nothing changed anywhere) at each library size up to `documents`, against
     /// its floor measured in the same run, taking turns: one `PROPFIND` of the heads folder plus
-    /// `Library.list()`. Memory: the resident set after each round (flat across rounds means the
+    /// `Library.documents()`. Memory: the resident set after each round (flat across rounds means the
     /// round keeps nothing), and the peak during the rounds over the resident set before them.
     static func noChangeRound(_ server: any StartedWebDAVServer, documents: Int) async throws {
         var sizes = [100, 1000, 10_000, 50_000].filter { $0 < documents }
@@ -204,7 +204,7 @@ enum SyncBench {
         let rounds = arg("pairs", 9)
         for n in sizes {
             let lib = Library(root: tempDir("many\(n)"))
-            for i in 0..<n { try lib.createDocument(title: "Doc \(i)") }
+            for i in 0..<n { try await lib.createDocument(title: "Doc \(i)") }
             let remote = try WebDAVRemote(url: server.url.appendingPathComponent("many\(n)/"), credentials: nil, timeout: 120)
             try await remote.makeFolder("")
             _ = try await lib.sync(with: remote, options: options)
@@ -230,7 +230,7 @@ enum SyncBench {
                         resident.append(residentBytes())
                     } else {
                         _ = try await remote.list("heads")
-                        _ = try lib.list()
+                        _ = try await lib.documents()
                         floor = ms(clock.now - t0)
                     }
                 }
@@ -295,7 +295,7 @@ enum SyncBench {
         for k in variants.indices {
             var rng = Rng(seed: seed)
             let lib = Library(root: tempDir("pages\(pages)-\(k)"))
-            let doc = try lib.createDocument(title: "\(pages) pages").id
+            let doc = try await lib.createDocument(title: "\(pages) pages").id
             // The edited page is a full handwritten page; the others hold one stroke each (what they
             // hold changes nothing here but the first upload: the head names every page either way).
             try await withSession(lib, doc) { s in

@@ -58,7 +58,7 @@ extension SyncBench {
         // adds one stroke to it and syncs.
         var rng = Rng(seed: seed)
         let source = Library(root: tempDir("enc-one"))
-        let doc = try source.createDocument(title: "One page").id
+        let doc = try await source.createDocument(title: "One page").id
         try await withSession(source, doc) { s in
             let first = await s.pageIDs()[0]
             for _ in 0..<strokes { try await s.append(stroke(&rng, samples: samples), to: first) }
@@ -87,7 +87,7 @@ extension SyncBench {
         // `samples` samples a page.
         let big = Library(root: tempDir("enc-big"))
         for d in 0..<10 {
-            let id = try big.createDocument(title: "Notebook \(d)").id
+            let id = try await big.createDocument(title: "Notebook \(d)").id
             try await withSession(big, id) { s in
                 for p in 0..<100 {
                     let page = p == 0 ? await s.pageIDs()[0] : try await s.addPage()

@@ -36,9 +36,9 @@ enum SyncHostileBench {
         let remoteTemplate = SyncBench.tempDir("hostile-remote")
         var rng = SyncBench.Rng(seed: 30)
         let lib = Library(root: template)
-        let doc = try lib.createDocument(title: "Here").id
+        let doc = try await lib.createDocument(title: "Here").id
         let other = Library(root: SyncBench.tempDir("hostile-other"))
-        let theirs = try other.createDocument(title: "There").id
+        let theirs = try await other.createDocument(title: "There").id
         for (l, d) in [(lib, doc), (other, theirs)] {
             let s = try await l.open(d, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
             let page = await s.pageIDs()[0]
@@ -149,7 +149,7 @@ enum SyncHostileBench {
 
     /// Whether the library verifies clean and its document holds every stroke it held.
     static func intactAfter(_ lib: Library, _ doc: UUID, _ strokes: Int) async throws -> Bool {
-        for e in try lib.list() {
+        for e in try await lib.documents() {
             let findings = DocumentVerifier(fileSystem: lib.fileSystem).verify(e.package).filter { $0.severity == .error }
             if !findings.isEmpty { return false }
         }

@@ -35,7 +35,7 @@ struct WithoutSQLiteCommand: Command {
         let lib = Library(root: library)
         let package = lib.package(document)
         print("available: sqlite \(EngineKind.sqlite.isAvailable)")
-        for entry in try lib.list() where entry.id == document {
+        for entry in try await lib.documents() where entry.id == document {
             print("list: \(entry.title) | unavailable \(entry.unavailableEngine?.rawValue ?? "-") | needs repair \(entry.needsRepair) | \(entry.problem ?? "-")")
         }
         do { let s = try await lib.open(document); await s.abandon(); print("open: ok") } catch { print("open: \(Self.outcome(error))") }
@@ -44,6 +44,6 @@ struct WithoutSQLiteCommand: Command {
         print("verify: \(findings.filter { $0.severity == .error }.count) errors, \(findings.filter { $0.severity == .warning }.count) warnings: \(findings.map(\.message).joined(separator: " / "))")
         do { let f = try DocumentRepair().repair(package); print("repair: ok \(f.count) findings") } catch { print("repair: \(Self.outcome(error))") }
         do { _ = try EngineMigration().migrate(package, to: .snapshot); print("migrate: ok") } catch { print("migrate: \(Self.outcome(error))") }
-        do { _ = try lib.duplicate(document); print("duplicate: ok") } catch { print("duplicate: \(Self.outcome(error))") }
+        do { _ = try await lib.duplicate(document); print("duplicate: ok") } catch { print("duplicate: \(Self.outcome(error))") }
     }
 }

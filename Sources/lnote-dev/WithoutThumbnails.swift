@@ -24,7 +24,7 @@ struct WithoutThumbnailsCommand: Command {
     func run() async throws {
         let lib = Library(root: library)
         print("available: thumbnails \(ThumbnailWriter.isAvailable)")
-        let package = try lib.createDocument(title: "No previews")
+        let package = try await lib.createDocument(title: "No previews")
         // The default options ask for thumbnails: a build without a renderer writes none.
         let session = try await lib.open(package.id)
         guard let page = await session.pageIDs().first else { throw UsageError("the new document has no page") }

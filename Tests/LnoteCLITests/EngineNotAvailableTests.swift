@@ -34,7 +34,7 @@ import LulucatStoreThumbnails
         let tmp = TempDir()
         let root = tmp.path + "/lib"
         let library = Library(root: root)
-        let package = try library.createDocument(title: "Tables of notes", engine: .sqlite)
+        let package = try await library.createDocument(title: "Tables of notes", engine: .sqlite)
         let session = try await library.open(package.id)
         let first = try #require(await session.pageIDs().first)
         var samples: [Sample] = []
@@ -79,7 +79,7 @@ import LulucatStoreThumbnails
         let content = try await reader.content(of: first)
         #expect(content.elements.count == 1)
         await reader.close()
-        #expect(try library.list().first?.unavailableEngine == nil)
+        #expect(try await library.documents().first?.unavailableEngine == nil)
     }
 
     @Test("without thumbnails a session saves whole and writes none; readers and verify do not miss them")
@@ -98,7 +98,7 @@ import LulucatStoreThumbnails
         let package = library.package(id)
         #expect(try FileManager.default.contentsOfDirectory(atPath: package.thumbnailsPath).isEmpty)
         #expect(DocumentVerifier().verify(package).filter { $0.severity != .info }.isEmpty)
-        let entry = try #require(try library.list().first { $0.id == id })
+        let entry = try await #require(try library.documents().first { $0.id == id })
         let cover = try #require(entry.coverPageID)
         #expect(entry.problem == nil && entry.coverThumbnailPath == package.thumbnailPath(cover))
         let reader = try await library.openReadOnly(id)

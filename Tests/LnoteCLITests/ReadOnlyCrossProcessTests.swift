@@ -40,7 +40,7 @@ import LulucatStoreSQLite
         let tmp = TempDir()
         let root = tmp.path + "/lib"
         let library = Library(root: root)
-        let package = try await library.newDocument(title: "Live", engine: engine)
+        let package = try await library.createDocument(title: "Live", engine: engine)
         let page = try await library.openReadOnly(package.id).pageIDs()[0]
         let saves = 150, sampleCount = 40
 

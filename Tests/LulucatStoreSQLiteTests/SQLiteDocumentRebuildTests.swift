@@ -17,7 +17,7 @@ import LulucatStoreTesting
 
     /// A closed SQLite document of three pages, `strokes` strokes each (recoded compact at close).
     private func document(_ library: Library, strokes: Int) async throws -> (DocumentPackage, [UUID: PageContent]) {
-        let package = try library.createDocument(title: "Rebuild", engine: .sqlite)
+        let package = try await library.createDocument(title: "Rebuild", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         var pages = await session.pageIDs()
         pages.append(try await session.addPage())

@@ -27,7 +27,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     @Test func createAppendCloseReopen() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path + "/lib")
-        let package = try library.createDocument(title: "Notes", engine: .sqlite)
+        let package = try await library.createDocument(title: "Notes", engine: .sqlite)
         // Created as one database file, no page snapshots.
         #expect(packageFiles(package).contains("content.sqlite"))
         #expect(!packageFiles(package).contains("content.sqlite-wal"))
@@ -52,7 +52,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     @Test func editsEraseTransformDeleteMoveResizeRoundTrip() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Edits", engine: .sqlite)
+        let package = try await library.createDocument(title: "Edits", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let a = sampleStroke(10, seed: 1), b = sampleStroke(10, seed: 2), c = sampleStroke(10, seed: 3), d = sampleStroke(10, seed: 4)
@@ -97,7 +97,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     @Test func anAppendIsAnInsertAndASaveIsOneTransaction() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Append", engine: .sqlite)
+        let package = try await library.createDocument(title: "Append", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         let first = await session.pageIDs()[0]
         let second = try await session.addPage()
@@ -129,7 +129,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     @Test func pagesAddRemoveAndImagesWithAssets() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Pages", engine: .sqlite)
+        let package = try await library.createDocument(title: "Pages", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         let first = await session.pageIDs()[0]
         let last = try await session.addPage()
@@ -155,7 +155,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     @Test func idleAfterAutosaveCheckpointsSoTheFileAloneHoldsTheSave() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Idle", engine: .sqlite)
+        let package = try await library.createDocument(title: "Idle", engine: .sqlite)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(20), thumbnails: nil))
         let page = await session.pageIDs()[0]
         let stroke = sampleStroke(300)
@@ -174,7 +174,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     @Test func duplicateAndExportCarryOneCheckpointedDatabaseFile() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Copy me", engine: .sqlite)
+        let package = try await library.createDocument(title: "Copy me", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         var pages = await session.pageIDs()
         pages.append(try await session.addPage())
@@ -199,7 +199,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
         for (p, content) in expected { #expect(try copy.loadPage(p) == content) }
         try copy.close()
 
-        let duplicate = try library.duplicate(package.id)
+        let duplicate = try await library.duplicate(package.id)
         #expect(!packageFiles(duplicate).contains { $0.hasPrefix("content.sqlite-") })
         let dupSession = try await library.open(duplicate.id, options: noAutosave)
         for (p, content) in expected { #expect(try await dupSession.content(of: p) == content) }
@@ -216,7 +216,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     @Test func aSaveThatCannotCommitKeepsEveryPageDirtyAndSavesLater() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Busy", engine: .sqlite)
+        let package = try await library.createDocument(title: "Busy", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         let first = await session.pageIDs()[0]
         let second = try await session.addPage()
@@ -245,7 +245,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     @Test func aReaderInTheWayOfTheClosingCheckpointDoesNotFailTheClose() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Read", engine: .sqlite)
+        let package = try await library.createDocument(title: "Read", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         try await session.save()
@@ -311,7 +311,7 @@ func strokeRows(_ package: DocumentPackage) throws -> [Int64: UUID] {
     let noAutosave = SessionOptions(autosaveDelay: nil, thumbnails: nil)
 
     func documentWithStrokes(_ library: Library, strokes: Int = 20) async throws -> (DocumentPackage, UUID) {
-        let package = try library.createDocument(title: "Damaged", engine: .sqlite)
+        let package = try await library.createDocument(title: "Damaged", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         try await session.append((0..<strokes).map { .stroke(sampleStroke(500, seed: $0)) }, to: page)

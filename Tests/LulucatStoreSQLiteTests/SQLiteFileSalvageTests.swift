@@ -17,7 +17,7 @@ import LulucatStoreTesting
 
     /// A closed SQLite document: two pages of `strokes` strokes each (recoded compact at close).
     private func document(_ library: Library, strokes: Int) async throws -> (DocumentPackage, [UUID: PageContent]) {
-        let package = try library.createDocument(title: "Salvage", engine: .sqlite)
+        let package = try await library.createDocument(title: "Salvage", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         let first = await session.pageIDs()[0]
         let second = try await session.addPage()

@@ -269,7 +269,7 @@ let pythonStrokeRowWriter = """
     @Test func verifyReportsADamagedRowWithPageAndElement() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Checked", engine: .sqlite)
+        let package = try await library.createDocument(title: "Checked", engine: .sqlite)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         let strokes = (0..<3).map { sampleStroke(200, seed: $0) }
@@ -338,7 +338,7 @@ let pythonStrokeRowWriter = """
     @Test func aClosedDocumentHoldsOnlyCompactRows() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Small", engine: .sqlite)
+        let package = try await library.createDocument(title: "Small", engine: .sqlite)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         let strokes = (0..<5).map { sampleStroke(400, seed: $0) }

@@ -20,7 +20,7 @@ import LulucatStoreSQLite
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xD9])
 
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Lecture notes")
+        let package = try await library.createDocument(title: "Lecture notes")
         let session = try await library.openShared(package.id)
         let page = await session.pageIDs()[0]
 
@@ -34,21 +34,21 @@ import LulucatStoreSQLite
         try await session.flush()
         try await session.close()
 
-        let copy = try await library.duplicateDocument(package.id)
+        let copy = try await library.duplicate(package.id)
         try await library.rename(copy.id, to: "Lecture notes (old)")
         try EngineMigration().migrate(copy, to: .sqlite)
-        try await library.trashDocument(copy.id)
+        try await library.moveToTrash(copy.id)
 
         // What the flow left: the stroke where it was drawn, the clipboard reading back as the page.
         let pasted = try InkJSON.decode(PageContent.self, from: clipboard)
         #expect(pasted.strokes == [stroke])
         #expect(pasted.images.map(\.frame) == [QuantizedRect(x: 720, y: 720, width: 2000, height: 1500)])
         #expect(try await library.documents().map(\.title) == ["Lecture notes"])
-        #expect(try await library.documentsInTrash().map(\.title) == ["Lecture notes (old)"])
+        #expect(try await library.trashedDocuments().map(\.title) == ["Lecture notes (old)"])
         let reopened = try await library.open(package.id)
         #expect(try await reopened.content(of: page) == pasted)
         try await reopened.close()
-        try await library.restoreDocument(copy.id)
+        try await library.restoreFromTrash(copy.id)
         let migrated = try await library.open(copy.id)
         #expect(await migrated.engineKind == .sqlite)
         #expect(try await migrated.content(of: page) == pasted)

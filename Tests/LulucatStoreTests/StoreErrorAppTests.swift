@@ -26,7 +26,7 @@ import Glibc
         let tmp = TemporaryFolder()
         let fs = InstrumentedFileSystem()
         let library = Library(root: tmp.path, fileSystem: fs)
-        let package = try library.createDocument(title: "Full", engine: engine)
+        let package = try await library.createDocument(title: "Full", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         try await session.append(stroke(1), to: page)
@@ -105,7 +105,7 @@ import Glibc
     @Test func migrationIsTypedAndCancellable() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Cancel me")
+        let package = try await library.createDocument(title: "Cancel me")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         try await session.append(stroke(1), to: session.pageIDs()[0])
         try await session.close()
@@ -131,7 +131,7 @@ import Glibc
     func sameBytesShareOneAssetAndItsFileCanBeFound(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Pictures", engine: engine)
+        let package = try await library.createDocument(title: "Pictures", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         let bytes = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
@@ -159,7 +159,7 @@ import Glibc
     @Test func aDifferentFileUnderTheHashedIdIsLeftAlone() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Impostor")
+        let package = try await library.createDocument(title: "Impostor")
         let bytes = Data([1, 2, 3, 4])
         let hashed = DocumentSession.assetID(bytes, ext: "png")
         try Data([9, 9]).write(to: URL(fileURLWithPath: package.assetPath(hashed, ext: "png")))
@@ -176,7 +176,7 @@ import Glibc
     @Test func anImageWithoutItsAssetIsRefused() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Dangling")
+        let package = try await library.createDocument(title: "Dangling")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         let dangling = Element.image(ImageElement(assetID: UUID(), frame: frame))

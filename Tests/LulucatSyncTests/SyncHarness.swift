@@ -66,7 +66,7 @@ final class SyncHarness: @unchecked Sendable {
             #expect(c == first, "libraries differ:\n\(first)\n---\n\(c)", sourceLocation: sourceLocation)
         }
         for lib in libraries {
-            for e in try lib.list() {
+            for e in try await lib.documents() {
                 let findings = DocumentVerifier(fileSystem: lib.fileSystem).verify(e.package).filter { $0.severity == .error }
                 #expect(findings.isEmpty, "verify \(e.id): \(findings)", sourceLocation: sourceLocation)
             }

@@ -99,7 +99,7 @@ private func failure(_ call: () async throws(RemoteError) -> Void) async -> Remo
         // A sync round through it fails plainly, as a refusal (not "may or may not have happened").
         let lib = Library(root: temporaryFolder("file-not-folder-lib"))
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
-        _ = try lib.createDocument(title: "Blocked")
+        _ = try await lib.createDocument(title: "Blocked")
         await #expect { try await lib.sync(with: remote, options: testSyncOptions) } throws: { e in
             guard case .remote(.refused(_, .notAFolder(let file))) = e as? SyncError else { return false }
             return file.hasSuffix("/heads") && e.localizedDescription.contains("is a file, not a folder")

@@ -15,6 +15,24 @@ public enum DocumentTransfer {
         try await library.withSavedDocument(id) { try exportArchive(id, from: library, to: path, progress: progress) }
     }
 
+    /// Exports a document to the file `url` names, as `exportArchive(_:from:to:progress:)` with its
+    /// path does (a session of this process that has it open saves first).
+    /// - Precondition: `url` is a file URL.
+    @concurrent @discardableResult
+    public static func exportArchive(_ id: UUID, from library: Library, to url: URL,
+                                     progress: @escaping @Sendable (OperationProgress) -> Void = { _ in }) async throws -> Int {
+        try await exportArchive(id, from: library, to: filePath(url), progress: progress)
+    }
+
+    /// Writes a document as one zip file to the file `url` names, as
+    /// `exportArchive(_:from:to:progress:)` with its path does.
+    /// - Precondition: `url` is a file URL.
+    @discardableResult
+    public static func exportArchive(_ id: UUID, from library: Library, to url: URL,
+                                     progress: (OperationProgress) -> Void = { _ in }) throws -> Int {
+        try exportArchive(id, from: library, to: filePath(url), progress: progress)
+    }
+
     /// Writes a document as one zip file (a SQLite-engine document is checkpointed first), holding
     /// the document's lock while its files are read. The file appears atomically and durably.
     ///
@@ -91,12 +109,18 @@ public enum DocumentTransfer {
 
     /// What an InkML import made.
     public struct InkMLImport: Sendable {
+        /// The document the page went into (a new one, or the one given).
         public var package: DocumentPackage
+        /// The page made from the InkML.
         public var pageID: UUID
+        /// Strokes imported.
         public var strokes: Int
+        /// Samples imported, over all strokes.
         public var samples: Int
         /// Size of the page content file written.
         public var pageBytes: Int
+        /// What the import noticed in the InkML and how it read it (units, derived times), one
+        /// sentence each.
         public var warnings: [String]
     }
 
@@ -119,7 +143,7 @@ public enum DocumentTransfer {
         guard let document else {
             // A new document is built whole in staging and renamed into the library: an import
             // interrupted at any point leaves no half-made document (docs/inkml.md).
-            let package = try library.createDocument(title: title, pages: ink.pages)
+            let package = try await library.createDocument(title: title, pages: ink.pages)
             let page = try DocumentMetadata.read(package).pages[0].id
             let size = (try? library.fileSystem.info(package.pagePath(page)))??.size ?? 0
             finished()
@@ -153,6 +177,12 @@ public enum DocumentTransfer {
 
     static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// The path of a file URL (a location is a local file).
+    static func filePath(_ url: URL) -> String {
+        precondition(url.isFileURL, "an archive's location must be a file URL, not \(url)")
+        return url.path
     }
 }
 

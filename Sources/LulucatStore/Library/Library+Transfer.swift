@@ -6,9 +6,11 @@ import LulucatInk
 
 /// What an import brought in, and what verification noticed that was not an error.
 public struct ImportResult: Sendable {
+    /// The new document's package in the library.
     public var package: DocumentPackage
     /// True when the archive's document id was already in the library and a new one was given.
     public var renumbered: Bool
+    /// What verification noticed that was not an error (warnings; an error refuses the import).
     public var findings: [Finding]
 }
 
@@ -136,9 +138,11 @@ public enum ImportLimits {
     /// Files an import writes that document.json does not account for (orphan assets): at most
     /// this many, and at most `maxOrphanBytes` in all; the rest are skipped, not written.
     public static let maxOrphanAssets = 64
+    /// The bytes of the orphan assets an import writes, in all (see `maxOrphanAssets`).
     public static let maxOrphanBytes: UInt64 = 64 << 20
-    /// One asset or thumbnail file.
+    /// One asset file.
     public static let maxAssetSize: UInt64 = 256 << 20
+    /// One thumbnail file.
     public static let maxThumbnailSize: UInt64 = 16 << 20
     /// The SQLite engine's database, whole.
     public static let maxDatabaseSize: UInt64 = 4 << 30 - 1
@@ -233,8 +237,11 @@ struct StreamedHeaderCheck {
 /// One file an import may bring in: its package-relative path, its declared size, and a function
 /// that streams its bytes (checked as they come: a size or checksum mismatch throws at the end).
 public struct ImportFile: Sendable {
+    /// The file's path relative to the package (`pages/<UUID>.page`, `assets/<UUID>.png`, ...).
     public var path: String
+    /// The size the archive declares for it; the streamed bytes must match it.
     public var size: UInt64
+    /// A file at `path` (package-relative) of `size` bytes.
     public init(path: String, size: UInt64) { self.path = path; self.size = size }
 }
 

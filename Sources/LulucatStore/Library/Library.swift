@@ -5,14 +5,23 @@ import LulucatInk
 
 /// What the library view shows of one document, read from its manifest alone.
 public struct LibraryEntry: Sendable, Equatable {
+    /// The document's id (its package is `<id>.lnote`).
     public var id: UUID
+    /// The document's title, as the person gave it.
     public var title: String
+    /// When the document was made.
     public var created: Date
+    /// When the document last changed (the library lists the newest first).
     public var modified: Date
+    /// How many pages the document has.
     public var pageCount: Int
+    /// The page the library grid shows (the first), nil for a document with no page.
     public var coverPageID: UUID?
     /// Where the cover thumbnail is (it may not exist yet).
     public var coverThumbnailPath: String?
+    /// Where the cover thumbnail is, as a file URL (`coverThumbnailPath`'s file; it may not exist yet).
+    public var coverThumbnailURL: URL? { coverThumbnailPath.map { URL(fileURLWithPath: $0, isDirectory: false) } }
+    /// The document's package folder (in the library, or in its trash for `trashedDocuments()`).
     public var package: DocumentPackage
     /// Set when the manifest could not be used and the entry came from document.json instead,
     /// when its engine is not in this build (`unavailableEngine`), or when the document needs
@@ -29,16 +38,32 @@ public struct LibraryEntry: Sendable, Equatable {
 
 /// A library of documents under one root folder.
 public struct Library: Sendable {
+    /// The root folder's path, without a trailing slash. Each document is a `<UUID>.lnote` package
+    /// folder in it (docs/package-format.md).
     public let root: String
+    /// The file system every read and durable write of this library goes through (the real one,
+    /// or a simulated one in tests).
     public let fileSystem: any FileSystem
     /// Deleted documents wait here until the trash is emptied.
     public var trashPath: String { root + "/.trash" }
+    /// The root folder as a file URL (`root`'s folder), for Apple's APIs that take one.
+    public var rootURL: URL { URL(fileURLWithPath: root, isDirectory: true) }
 
+    /// The library in the folder at `root` (a path; trailing slashes are dropped). Nothing is read
+    /// or created until the first operation (`prepare()` creates the folder).
     public init(root: String, fileSystem: any FileSystem = PosixFileSystem()) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
         self.root = r
         self.fileSystem = fileSystem
+    }
+
+    /// The library in the folder `root` names, given as a file URL (what `FileManager` and a
+    /// document picker hand out): the same library as `init(root:)` with the URL's path.
+    /// - Precondition: `root` is a file URL (`isFileURL`); a library is a local folder.
+    public init(root: URL, fileSystem: any FileSystem = PosixFileSystem()) {
+        precondition(root.isFileURL, "a library's root must be a file URL, not \(root)")
+        self.init(root: root.path, fileSystem: fileSystem)
     }
 
     /// `$LNOTE_LIBRARY`, else the platform's place for a user's notes: `~/Documents/Notes` on
@@ -61,8 +86,8 @@ public struct Library: Sendable {
     /// process is the library's open: it also removes what crashes left of packages being built
     /// (`removeStaleStagingFolders`, which lists the root and the trash). Later calls (every
     /// create and import) cost the same in a library of any size: they list nothing. A process
-    /// that runs for days calls `removeStaleStagingFolders` (or `cleanUpStagingFolders`) itself
-    /// now and then to catch what another process's crash left meanwhile.
+    /// that runs for days calls `removeStaleStagingFolders` itself (its `async` overload off the
+    /// caller's actor) now and then to catch what another process's crash left meanwhile.
     public func prepare() throws(StoreError) {
         try prepareRoot()
         if StagingCleanup.shared.isFirstOpen(of: root) { removeStaleStagingFolders() }
@@ -130,17 +155,20 @@ public struct Library: Sendable {
         }
     }
 
+    /// The package of the document `id` in this library (whether or not it exists).
     public func package(_ id: UUID) -> DocumentPackage { DocumentPackage(id: id, libraryRoot: root) }
 
     // MARK: Listing
 
-    /// Every document, from its manifest alone (one file opened per document). A missing or
-    /// corrupt manifest falls back to document.json and says so in `problem`; the next open rebuilds it.
-    public func list() throws(StoreError) -> [LibraryEntry] {
+    /// Every document, newest first, from its manifest alone (one file opened per document). A
+    /// missing or corrupt manifest falls back to document.json and says so in `problem`; the next
+    /// open rebuilds it. From an `async` context the `async` overload runs instead, off the
+    /// caller's actor.
+    public func documents() throws(StoreError) -> [LibraryEntry] {
         try listDocuments(in: root)
     }
 
-    /// The documents in the trash.
+    /// The documents in the trash, sorted as `documents()` sorts them.
     public func trashedDocuments() throws(StoreError) -> [LibraryEntry] {
         guard try fileSystem.checked.info(trashPath)?.kind == .directory else { return [] }
         return try listDocuments(in: trashPath)
@@ -150,7 +178,7 @@ public struct Library: Sendable {
         try listedDocuments(in: folder).map { $0.entry(in: folder) }
     }
 
-    /// Every document as `list()` gives it (the trash's with `inTrash`), in the same order, handed
+    /// Every document as `documents()` gives it (the trash's with `inTrash`), in the same order, handed
     /// to `body` one at a time. The listing keeps a small record per document (its manifest's
     /// fields, no paths: about 100 bytes beside its title) until all are read and sorted, then
     /// makes each entry as it hands it out: a caller that writes each out as it comes (`lnote
@@ -244,7 +272,7 @@ public struct Library: Sendable {
     public func resolve(_ reference: String) throws(StoreError) -> UUID {
         if let id = UUID(strictString: reference) { return id }
         guard !reference.isEmpty else { throw .documentNotFound(reference) }
-        let all = try list()
+        let all = try documents()
         let lowered = reference.lowercased()
         let folded = Library.foldedTitle(reference)
         let bare = Library.foldedTitle(reference, marks: false)
@@ -277,8 +305,8 @@ public struct Library: Sendable {
 
     // MARK: Creating and opening
 
-    /// Creates a document with one empty page. It appears in the library whole or not at all: it
-    /// is built in a temporary folder and renamed into place.
+    /// Creates a document with one empty page (`firstPage`; nil for none). It appears in the
+    /// library whole or not at all: it is built in a temporary folder and renamed into place.
     @discardableResult
     public func createDocument(title: String, engine: EngineKind = .snapshot, codec: SampleCodecID = .compact,
                                firstPage canvas: QuantizedSize? = .letter) throws(StoreError) -> DocumentPackage {
@@ -369,8 +397,8 @@ public struct Library: Sendable {
         do { try await session.close() } catch { await session.abandon() }
     }
 
-    /// Makes a complete, consistent copy of a document under a new id (one no session has open;
-    /// `duplicateDocument` also copies an open one).
+    /// Makes a complete, consistent copy of a document under a new id (one no session has open:
+    /// the `async` overload, which an `async` caller gets, also copies an open one).
     ///
     /// Progress is reported in files copied (`.copying`), plus one last unit when the copy is in
     /// the library. A cancelled task throws `.cancelled` (checked before each file and before the
@@ -421,7 +449,9 @@ public struct Library: Sendable {
         return package(newID)
     }
 
-    /// Moves a document to the trash; it can be restored until the trash is emptied.
+    /// Moves a document to the trash; it can be restored until the trash is emptied. A document a
+    /// session has open is refused with `documentInUse` (the `async` overload, which an `async`
+    /// caller gets, closes this process's session first).
     public func moveToTrash(_ id: UUID) throws(StoreError) {
         let fs = fileSystem
         let source = package(id)
@@ -442,7 +472,8 @@ public struct Library: Sendable {
         LibraryEventHubs.send(self, .trashed(id))
     }
 
-    /// Brings a document back from the trash.
+    /// Brings a document back from the trash. Calling it again after a failure finishes what the
+    /// failed call started.
     public func restoreFromTrash(_ id: UUID) throws(StoreError) {
         let fs = fileSystem
         let source = trashPath + "/" + DocumentPackage.directoryName(id)

@@ -10,11 +10,25 @@
 /// The callback runs on the calling thread, between steps; cancellation is checked at the same
 /// places (a cancelled task throws `StoreError.cancelled` and leaves nothing behind).
 public struct OperationProgress: Sendable, Equatable, CustomStringConvertible {
-    public enum Operation: String, Sendable { case importing, exporting, copying, verifying }
+    /// Which long operation reports: an import, an export, a copy or a verification.
+    public enum Operation: String, Sendable {
+        /// An import (`Library.importPackage`, `DocumentTransfer.importArchive`): files written.
+        case importing
+        /// An export (`DocumentTransfer.exportArchive`): files read.
+        case exporting
+        /// A copy (`Library.duplicate`): files copied.
+        case copying
+        /// A verification (`DocumentVerifier.verify(_:progress:)`): pages checked.
+        case verifying
+    }
+    /// The operation this report is about.
     public var operation: Operation
+    /// Steps done so far, 0 to `total`.
     public var completed: Int
+    /// Steps in all, fixed for a run.
     public var total: Int
 
+    /// A report of `completed` steps out of `total`.
     public init(_ operation: Operation, completed: Int, total: Int) {
         self.operation = operation
         self.completed = completed
@@ -24,16 +38,21 @@ public struct OperationProgress: Sendable, Equatable, CustomStringConvertible {
     /// 0 to 1; 1 for an operation with nothing to do.
     public var fractionCompleted: Double { total == 0 ? 1 : Double(completed) / Double(total) }
 
+    /// "importing 3/10": the operation and its steps, for a log or a progress line.
     public var description: String { "\(operation.rawValue) \(completed)/\(total)" }
 }
 
 /// Makes reports for a callback, never one lower than the last (an operation that starts a step
 /// again, as a consistent read does when the files change under it, does not go backwards).
 public struct ProgressReporter: Sendable {
+    /// The operation the reports are about.
     public let operation: OperationProgress.Operation
+    /// Steps in all (never negative).
     public let total: Int
+    /// The last step count reported, -1 before the first report.
     public private(set) var reported = -1
 
+    /// A reporter for `operation` with `total` steps (a negative total counts as 0).
     public init(_ operation: OperationProgress.Operation, total: Int) {
         self.operation = operation
         self.total = max(0, total)

@@ -16,6 +16,14 @@ extension DocumentSession {
         return package.assetPath(image.assetID, ext: ext)
     }
 
+    /// The file of the asset an image shows, as a file URL (`assetPath(of:)`'s file), for
+    /// Apple's APIs that take one (`CGImageSourceCreateWithURL`, `Data(contentsOf:)`).
+    ///
+    /// - Throws: `StoreError.invalidArgument` when the package has no such asset.
+    public func assetURL(of image: ImageElement) throws(StoreError) -> URL {
+        URL(fileURLWithPath: try assetPath(of: image), isDirectory: false)
+    }
+
     /// The assets in the package, read from its folder once and kept up to date by this session.
     func assets() throws(StoreError) -> [UUID: String] {
         if let known = knownAssets { return known }

@@ -157,18 +157,32 @@ public final class SessionHolder: @unchecked Sendable {
     /// Lets go of this window's hold: the session saves, and closes if this was its last holder.
     /// A second call does nothing (it never closes another window's session).
     public func close() async throws(StoreError) {
-        let first = lock.withLock { () -> Bool in
+        guard letGoOnce() else { return }
+        try await session.close()
+    }
+
+    /// Lets go of this window's hold from synchronous code (a `deinit`, a UIKit callback that
+    /// cannot `await`): the close takes its place in the session's line of submitted batches at
+    /// once (`DocumentSession.close()`, the synchronous overload), and the handle's `value()`
+    /// returns when it is done. A second call does nothing (its handle is done at once).
+    @discardableResult
+    public func close() -> SubmittedClose {
+        guard letGoOnce() else { return SubmittedClose(.success(())) }
+        return session.close()
+    }
+
+    /// True the first time it is called.
+    private func letGoOnce() -> Bool {
+        lock.withLock { () -> Bool in
             defer { letGo = true }
             return !letGo
         }
-        guard first else { return }
-        try await session.close()
     }
 
     deinit {
         guard !letGo else { return }
-        let s = session
-        Task { try? await s.close() }
+        // Queued behind every batch this window submitted.
+        session.close()
     }
 }
 

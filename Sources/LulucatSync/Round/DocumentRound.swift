@@ -227,7 +227,7 @@ struct DocumentRound {
                 let (library, id) = (library, id)
                 try await SyncError.store { () async throws(StoreError) in
                     try await s.close()
-                    try library.moveToTrash(id)
+                    try await library.moveToTrash(id)
                 }
                 session = nil
                 report.documentsTrashed += 1
@@ -239,7 +239,7 @@ struct DocumentRound {
             let (library, id, options, inTrash) = (library, id, options, inTrash)
             let s = try await SyncError.store { () async throws(StoreError) in
                 if inTrash {
-                    try library.restoreFromTrash(id)
+                    try await library.restoreFromTrash(id)
                 } else {
                     let created = Date(timeIntervalSince1970: Double(merged.origin.created) / 1000)
                     try library.createSyncedDocument(id: id, title: merged.title.value, created: created,

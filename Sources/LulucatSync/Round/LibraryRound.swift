@@ -88,9 +88,9 @@ struct LibraryRound {
     ///    base, or its index entry (or base) says it changed here or was not published.
     mutating func readLocalSide() async throws(SyncError) {
         let library = sync.library
-        let entries = try SyncError.store { () throws(StoreError) in try library.list() }
+        let entries = try SyncError.store { () throws(StoreError) in try library.documents() }
         local = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        trashed = Set(((try? sync.library.trashedDocuments()) ?? []).map(\.id))
+        trashed = Set(((try? await sync.library.trashedDocuments()) ?? []).map(\.id))
         baseIDs = Set(store.baseIDs())
         // The index tells, without reading a base, whether its document needs work; a base is
         // read only when its entry is missing or describes another version of the file.

@@ -166,7 +166,7 @@ extension LibrarySync {
         var unpublished: [UUID] = []
         var baseByID: [UUID: Base] = [:]
         for id in bases { if let b = store.base(id) { baseByID[id] = b; if !b.published { unpublished.append(id) } } }
-        for e in try SyncError.store({ () throws(StoreError) in try library.list() }) where baseByID[e.id]?.docModified != e.modified.milliseconds { local.append(e.id) }
+        for e in try SyncError.store({ () throws(StoreError) in try library.documents() }) where baseByID[e.id]?.docModified != e.modified.milliseconds { local.append(e.id) }
         var remoteChanges: Int?
         if !offline {
             let seen = store.seen()

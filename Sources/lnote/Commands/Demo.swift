@@ -41,7 +41,7 @@ struct DemoCommand: Command {
         var totals = (documents: 0, pages: 0, strokes: 0, samples: 0)
         let started = DispatchTime.now().uptimeNanoseconds
         // Run again, the demo adds only the documents that are missing: titles stay unambiguous.
-        let existing = Set(try lib.list().map(\.title))
+        let existing = Set(try await lib.documents().map(\.title))
         for (title, pageCount, strokesPerPage) in DemoCommand.plan {
             if existing.contains(title) {
                 say("  kept \(title): already in the library")
@@ -49,7 +49,7 @@ struct DemoCommand: Command {
                 pageNumber += UInt64(pageCount)
                 continue
             }
-            let package = try lib.createDocument(title: title)
+            let package = try await lib.createDocument(title: title)
             // A short debounce so the demo autosaves while it writes, as the app does at 0.5 s.
             let session = try await lib.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(15)))
             var pages = await session.pageIDs()

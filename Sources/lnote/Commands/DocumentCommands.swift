@@ -42,7 +42,7 @@ struct DuplicateCommand: Command {
     }
     func run() async throws {
         let doc = try resolveDocument(args.positionals[0], in: library(args))
-        let copy = try doc.library.duplicate(doc.id, title: args.value("title"))
+        let copy = try await doc.library.duplicate(doc.id, title: args.value("title"))
         let title = try DocumentMetadata.read(copy).title
         if args.flag("json") { printJSON(["id": copy.id.uuidString, "source_id": doc.id.uuidString, "title": title, "path": copy.path]) } else {
             print("Duplicated \(doc.id.uuidString) as \(copy.id.uuidString) '\(terminalSafe(title))'")
@@ -64,7 +64,7 @@ struct DeleteCommand: Command {
     func run() async throws {
         let doc = try resolveDocument(args.positionals[0], in: library(args))
         let title = (try? DocumentMetadata.read(doc.package).title) ?? "(unreadable)"
-        try doc.library.moveToTrash(doc.id)
+        try await doc.library.moveToTrash(doc.id)
         if args.flag("json") { printJSON(["id": doc.id.uuidString, "title": title, "trashed": true]) } else {
             print("Moved '\(terminalSafe(title))' (\(doc.id.uuidString)) to the trash; lnote restore \(doc.id.uuidString.prefix(8)) brings it back")
         }
@@ -106,7 +106,7 @@ struct RestoreCommand: Command {
             lib = Library(root: splitParent(trash))
             ref = package.id.uuidString
         }
-        let trashed = try lib.trashedDocuments()
+        let trashed = try await lib.trashedDocuments()
         let matches = UUID(strictString: ref).map { id in trashed.filter { $0.id == id } }
             ?? trashed.filter { $0.title == ref || $0.id.uuidString.lowercased().hasPrefix(ref.lowercased()) }
         guard matches.count == 1 else {
@@ -117,7 +117,7 @@ struct RestoreCommand: Command {
         if FileManager.default.fileExists(atPath: lib.package(entry.id).path) {
             throw PathError("a document with the id \(entry.id.uuidString) is already in the library; it was not replaced")
         }
-        try lib.restoreFromTrash(entry.id)
+        try await lib.restoreFromTrash(entry.id)
         if args.flag("json") { printJSON(["id": entry.id.uuidString, "title": entry.title, "restored": true]) } else {
             print("Restored '\(terminalSafe(entry.title))' (\(entry.id.uuidString))")
         }
@@ -156,7 +156,7 @@ struct RestoreCommand: Command {
         let lib = library(args)
         let ref = args.positionals[0]
         let known = DocumentHistory.syncedDocuments(in: lib)
-        let trashed = Set((try? lib.trashedDocuments())?.map(\.id) ?? [])
+        let trashed = Set((try? await lib.trashedDocuments())?.map(\.id) ?? [])
         let gone = known.filter { PathKind(lib.package($0).path) == .missing && !trashed.contains($0) }
         guard let id = try DocumentHistory.matchDocument(ref, among: gone) else {
             if let t = try DocumentHistory.matchDocument(ref, among: trashed) {
@@ -194,11 +194,11 @@ struct EmptyTrashCommand: Command {
     }
     func run() async throws {
         let lib = library(args)
-        let trashed = try lib.trashedDocuments()
+        let trashed = try await lib.trashedDocuments()
         guard args.flag("yes") || trashed.isEmpty else {
             throw UsageError("this deletes \(trashed.count) document\(trashed.count == 1 ? "" : "s") for good; say --yes (lnote list --trash shows them)")
         }
-        try lib.emptyTrash()
+        try await lib.emptyTrash()
         if args.flag("json") { printJSON(["deleted": trashed.map(\.id.uuidString)]) } else {
             print(trashed.isEmpty ? "The trash is empty." : "Deleted \(trashed.count) document\(trashed.count == 1 ? "" : "s") for good.")
         }

@@ -117,14 +117,14 @@ struct ListCommand: Command {
             }
             print("[", terminator: "")
             if let order {
-                (trash ? try lib.trashedDocuments() : try lib.list()).sorted(by: order).forEach(write)
+                (trash ? try await lib.trashedDocuments() : try await lib.documents()).sorted(by: order).forEach(write)
             } else {
                 try lib.forEachDocument(inTrash: trash, write)
             }
             print(first ? "\n\n]" : "\n]")
             return
         }
-        var entries = trash ? try lib.trashedDocuments() : try lib.list()
+        var entries = trash ? try await lib.trashedDocuments() : try await lib.documents()
         if let order { entries.sort(by: order) }
         let place = trash ? "the trash of \(lib.root)" : lib.root
         if entries.isEmpty { print("No documents in \(place)."); return }
@@ -261,8 +261,8 @@ struct NewCommand: Command {
         let lib = library(args)
         let title = args.positionals[0]
         // A second document of the same title is allowed, but said: a title then names neither.
-        let namesakes = ((try? lib.list()) ?? []).filter { $0.title == title }.count
-        let package = try lib.createDocument(title: title, engine: engine, codec: codec)
+        let namesakes = ((try? await lib.documents()) ?? []).filter { $0.title == title }.count
+        let package = try await lib.createDocument(title: title, engine: engine, codec: codec)
         if namesakes > 0 {
             printError("lnote new: warning: \(namesakes == 1 ? "another document is" : "\(namesakes) other documents are") "
                        + "titled '\(terminalSafe(title))'; name this one by its id (\(package.id.uuidString.prefix(8)))")
@@ -290,7 +290,7 @@ struct VerifyCommand: Command {
         if let ref = args.positionals.first {
             packages = [try resolvePackage(ref, in: lib)]
         } else {
-            packages = try lib.list().map(\.package)
+            packages = try await lib.documents().map(\.package)
         }
         let verifier = DocumentVerifier()
         var results: [(DocumentPackage, [Finding])] = []

@@ -30,7 +30,7 @@ struct MigrateCommand: Command {
         let lib = library(args)
         let packages: [DocumentPackage]
         if args.flag("all") {
-            packages = try lib.list().map(\.package)
+            packages = try await lib.documents().map(\.package)
         } else {
             let ref = args.positionals[0]
             packages = [try resolvePackage(ref, in: lib)]

@@ -167,7 +167,7 @@ struct ExportCommand: Command {
         default: throw PathError("'\(shown)' is not a folder; --all writes one file per document into a folder")
         }
         if !isDirectory(lib.root) { throw PathError("there is no library at \(lib.root)") }
-        let entries = try lib.list()
+        let entries = try await lib.documents()
         var written: [[String: Any]] = []
         var failed = 0
         let progress = ProgressLine()

@@ -16,7 +16,7 @@ import LulucatInterchange
         let tmp = (path: NSTemporaryDirectory() + "lnote-export-open-" + UUID().uuidString, ())
         defer { try? FileManager.default.removeItem(atPath: tmp.path) }
         let library = Library(root: tmp.path + "/lib")
-        let package = try library.createDocument(title: "Open", engine: engine)
+        let package = try await library.createDocument(title: "Open", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let first = await session.pageIDs()[0]
         var drawn: [Stroke] = []

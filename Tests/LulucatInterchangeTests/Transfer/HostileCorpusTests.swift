@@ -92,7 +92,7 @@ struct Plant: CustomStringConvertible {
         func run(_ name: String, _ body: () throws -> Void) {
             do { try body() } catch { errors.append((name, "\(error)")) }
         }
-        run("list") { _ = try library.list() }
+        run("list") { _ = try library.documents() }
         run("info") { _ = try DocumentMetadata.read(package) }
         run("render") { _ = try StoredPage.read(package, page: page) }
         let findings = DocumentVerifier().verify(package).filter { $0.severity == .error }
@@ -125,14 +125,14 @@ struct Plant: CustomStringConvertible {
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         try #require(FileManager.default.createFile(atPath: outside + "/bystander.txt", contents: Data("untouched".utf8)))
         let library = Library(root: root + "/library")
-        let package = try library.createDocument(title: "Target")
+        let package = try await library.createDocument(title: "Target")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: ThumbnailOptions(width: 32)))
         let page = await session.pageIDs()[0]
         try await session.append(Stroke(samples: (0..<20).map { Sample(x: Int32($0 * 10), y: 50, radius: 10, pressure: 500, time: UInt32($0 * 4)) }), to: page)
         let asset = try await session.insertImage(Data(repeating: 7, count: 300), fileExtension: "jpg",
                                                   frame: QuantizedRect(x: 0, y: 0, width: 50, height: 50), on: page).assetID
         try await session.close()
-        let bystander = try library.createDocument(title: "Bystander")
+        let bystander = try await library.createDocument(title: "Bystander")
 
         let planted = try plant.apply(package, page, asset, outside)
         let before = siblingSnapshot(outside)
@@ -144,7 +144,7 @@ struct Plant: CustomStringConvertible {
         let named = errors.contains { $0.0 == "verify" && ($0.1.contains(planted) || $0.1.contains(package.path)) }
         #expect(named || plant.description.contains("lock") || plant.description.contains("thumbnail"), "\(plant): \(errors)")
         // The other document is untouched and still listed.
-        #expect(try library.list().contains { $0.id == bystander.id && $0.problem == nil })
+        #expect(try await library.documents().contains { $0.id == bystander.id && $0.problem == nil })
         #expect(DocumentVerifier().verify(bystander).allSatisfy { $0.severity != .error })
     }
 
@@ -154,7 +154,7 @@ struct Plant: CustomStringConvertible {
         let root = NSTemporaryDirectory() + "lnote-corpus-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: root) }
         let source = Library(root: root + "/source")
-        let package = try source.createDocument(title: "Source")
+        let package = try await source.createDocument(title: "Source")
         let doc = try DocumentMetadata.read(package)
         let page = doc.pages[0].id
         let pageBytes = try Data(contentsOf: URL(fileURLWithPath: package.pagePath(page)))
@@ -170,7 +170,7 @@ struct Plant: CustomStringConvertible {
         let badTime = Data(String(decoding: docBytes, as: UTF8.self).replacingOccurrences(of: "Z\"", with: "+99:99\"").utf8)
         // A journal of 20,000 moves on a page of 20,000 strokes: 8 x 10^8 element visits to
         // replay, over the import's budget (ImportLimits.maxReplayScan), held in a small archive.
-        let journalPackage = try source.createDocument(title: "Moves", engine: .journal)
+        let journalPackage = try await source.createDocument(title: "Moves", engine: .journal)
         var journalDoc = try DocumentMetadata.read(journalPackage)
         let journalPage = journalDoc.pages[0].id
         let moves = try HostileJournal(elements: 20_000, frames: 20_000)
@@ -208,7 +208,7 @@ struct Plant: CustomStringConvertible {
             } catch {
                 #expect(!mayImport, "\(what): \(error)")
                 #expect(!"\(error)".isEmpty)
-                #expect(try target.list().isEmpty)
+                #expect(try await target.documents().isEmpty)
             }
             #expect(target.stagingFolders().isEmpty, "\(what)")
             #expect(siblingSnapshot(outside) == before, "\(what)")

@@ -18,7 +18,7 @@ final class ImportPlace: @unchecked Sendable {
 
     /// A small valid document exported: (zip files, document id, page id).
     func smallDocument() async throws -> (files: [(relativePath: String, data: Data)], id: UUID, page: UUID) {
-        let package = try source.createDocument(title: "Small")
+        let package = try await source.createDocument(title: "Small")
         let session = try await source.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         try await session.append(Stroke(samples: (0..<30).map { Sample(x: Int32($0 * 9), y: 40, radius: 10, pressure: 500, time: UInt32($0 * 4)) }), to: page)
@@ -45,7 +45,7 @@ final class ImportPlace: @unchecked Sendable {
         let place = ImportPlace()
         // Fixed 16-byte samples that never move: the page deflates about 1000:1, past the old
         // 200:1 "zip bomb" refusal.
-        let package = try place.source.createDocument(title: "Dots", codec: .fixed16)
+        let package = try await place.source.createDocument(title: "Dots", codec: .fixed16)
         let session = try await place.source.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         let still = Sample(x: 500, y: 500, radius: 10, pressure: 500, time: 0)
@@ -142,7 +142,7 @@ final class ImportPlace: @unchecked Sendable {
         }
         #expect(results.failures.isEmpty, "\(results.failures)")
         #expect(Set(results.ids).count == 4 && results.ids.contains(id))
-        #expect(try target.list().count == 4)
+        #expect(try await target.documents().count == 4)
         #expect(target.stagingFolders().isEmpty)
     }
 

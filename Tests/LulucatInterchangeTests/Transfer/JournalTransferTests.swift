@@ -11,7 +11,7 @@ import LulucatInterchange
         let root = NSTemporaryDirectory() + "lnote-journal-transfer-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: root) }
         let library = Library(root: root + "/a")
-        let package = try library.createDocument(title: "Ledger", engine: .journal)
+        let package = try await library.createDocument(title: "Ledger", engine: .journal)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         var generator = SystemRandomNumberGenerator()

@@ -19,7 +19,7 @@ import LulucatStoreTesting
         let writable = Library(root: base + "/src")
         var documents: [(UUID, UUID, PageContent)] = []
         for engine in [EngineKind.snapshot, .journal, .sqlite] {
-            let package = try writable.createDocument(title: "On a read-only disk (\(engine.rawValue))", engine: engine)
+            let package = try await writable.createDocument(title: "On a read-only disk (\(engine.rawValue))", engine: engine)
             let session = try await writable.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
             let page = await session.pageIDs()[0]
             try await session.append(Stroke(samples: (0..<40).map { Sample(x: Int32($0 * 11), y: 70, radius: 10, pressure: 500, time: UInt32($0 * 4)) }), to: page)
@@ -33,7 +33,7 @@ import LulucatStoreTesting
         let readOnly = Library(root: mountPoint)
         #expect(!FileManager.default.createFile(atPath: mountPoint + "/x", contents: Data()))
 
-        #expect(try readOnly.list().count == 3)
+        #expect(try await readOnly.documents().count == 3)
         let target = Library(root: base + "/target")
         for (id, page, content) in documents {
             let package = readOnly.package(id)

@@ -47,7 +47,7 @@ func isCancelled<T>(_ result: Result<T, any Error>) -> Bool {
 
     /// A closed document of three pages, strokes on each and an image on the first.
     func sampleDocument(_ library: Library, engine: EngineKind) async throws -> DocumentPackage {
-        let package = try library.createDocument(title: "Progress", engine: engine)
+        let package = try await library.createDocument(title: "Progress", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         var pages = [await session.pageIDs()[0]]
         pages.append(try await session.addPage())
@@ -105,7 +105,7 @@ func isCancelled<T>(_ result: Result<T, any Error>) -> Bool {
         expectCompleteProgress(importReports, .importing, total: total)
         // Every file but document.json and manifest.json (written from what was checked), then the claim.
         #expect(total == files.count - 2 + 1, "\(files): \(importReports)")
-        #expect(try target.list().map(\.id) == [result.package.id])
+        #expect(try await target.documents().map(\.id) == [result.package.id])
         #expect(DocumentVerifier().verify(result.package).filter { $0.severity == .error }.isEmpty)
 
         // Import cancelled after each report but the last: no document, no staging folder.
@@ -114,14 +114,14 @@ func isCancelled<T>(_ result: Result<T, any Error>) -> Bool {
             let (result, reports) = await runReporting(cancelAfter: n) { p in try DocumentTransfer.importArchive(archive, into: fresh, progress: p) }
             #expect(isCancelled(result), "cancelled after report \(n): \(result)")
             #expect(reports.count == n)
-            #expect(try fresh.list().isEmpty, "report \(n)")
+            #expect(try await fresh.documents().isEmpty, "report \(n)")
             #expect(fresh.stagingFolders().isEmpty, "report \(n)")
             #expect(contents(fresh.root).allSatisfy { !$0.hasSuffix(".lnote") && !$0.hasPrefix(".lnote-tmp") }, "report \(n): \(contents(fresh.root))")
         }
         // Cancelled after the last report: the import was done, and it stays.
         let done = Library(root: root + "/d")
         let (late, _) = await runReporting(cancelAfter: importReports.count) { p in try DocumentTransfer.importArchive(archive, into: done, progress: p) }
-        #expect(try done.list().map(\.id) == [try late.get().package.id])
+        #expect(try await done.documents().map(\.id) == [try late.get().package.id])
     }
 
     @Test func importThrowsTypedErrorsAnAppCanShow() throws {
@@ -151,7 +151,7 @@ func isCancelled<T>(_ result: Result<T, any Error>) -> Bool {
             let e: StoreError = error
             #expect(e.importRefusal?.reason.contains("the stream broke") == true, "\(e)")
         }
-        #expect(try library.list().isEmpty)
+        #expect(try library.documents().isEmpty)
         #expect(library.stagingFolders().isEmpty)
         // A document.json that is not one.
         do {

@@ -13,7 +13,7 @@ struct CorruptionTests {
     static func smallPackage() async throws -> (tree: SimulatedTree, package: DocumentPackage, pages: [UUID: PageContent]) {
         let fs = SimulatedFileSystem()
         let library = Library(root: "/lib", fileSystem: fs)
-        let package = try library.createDocument(title: "Small", firstPage: nil)
+        let package = try await library.createDocument(title: "Small", firstPage: nil)
         let s = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
         var pages: [UUID: PageContent] = [:]
         for i in 0..<2 {
@@ -142,7 +142,7 @@ struct CorruptionTests {
             await Task.yield()  // a long loop: the run's other tests get the threads between mutations
             let fs = try Self.replacing(package.manifestPath, with: bytes, in: tree)
             let library = Library(root: "/lib", fileSystem: fs)
-            let listed = try library.list()
+            let listed = try await library.documents()
             #expect(listed.count == 1 && listed[0].id == package.id, "\(what)")
             let s = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
             try await s.close()

@@ -96,9 +96,9 @@ struct SimulatedFileSystemTests {
         let fs = SimulatedFileSystem()
         let library = Library(root: "/lib", fileSystem: fs)
         var ids: [UUID] = []
-        for i in 0..<5 { ids.append(try library.createDocument(title: "Doc \(i)").id) }
+        for i in 0..<5 { ids.append(try await library.createDocument(title: "Doc \(i)").id) }
         fs.resetReadOpens()
-        let listed = try library.list()
+        let listed = try await library.documents()
         #expect(Set(listed.map(\.id)) == Set(ids))
         #expect(fs.readOpens == Dictionary(uniqueKeysWithValues: ids.map { (library.package($0).manifestPath, 1) }))
     }

@@ -30,7 +30,7 @@ struct HostileLibrary {
 
     /// A document with a stroke, an image and a thumbnail on its first page.
     func document(_ title: String, engine: EngineKind = .snapshot) async throws -> (DocumentPackage, UUID, UUID) {
-        let package = try library.createDocument(title: title, engine: engine)
+        let package = try await library.createDocument(title: title, engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: ThumbnailOptions(width: 40)))
         let page = await session.pageIDs()[0]
         try await session.append(sampleStroke(), to: page)
@@ -104,11 +104,11 @@ func isRefusal(_ error: any Error, _ kind: String? = nil) -> Bool {
 
     @Test func listShowsTheOtherDocumentsAndFlagsTheOneWithAFIFOManifest() async throws {
         let h = HostileLibrary()
-        let a = try h.library.createDocument(title: "A")
-        let b = try h.library.createDocument(title: "B")
-        let c = try h.library.createDocument(title: "C")
+        let a = try await h.library.createDocument(title: "A")
+        let b = try await h.library.createDocument(title: "B")
+        let c = try await h.library.createDocument(title: "C")
         try makeFIFO(b.manifestPath)
-        var entries = try h.library.list()
+        var entries = try await h.library.documents()
         #expect(entries.count == 3)
         #expect(entries.first { $0.id == a.id }?.problem == nil)
         #expect(entries.first { $0.id == c.id }?.problem == nil)
@@ -116,7 +116,7 @@ func isRefusal(_ error: any Error, _ kind: String? = nil) -> Bool {
         #expect(flagged.title == "B" && flagged.problem != nil)
         // Both JSON files FIFOs: still listed, as unreadable.
         try makeFIFO(b.documentPath)
-        entries = try h.library.list()
+        entries = try await h.library.documents()
         #expect(entries.count == 3)
         #expect(entries.first { $0.id == b.id }?.title == "(unreadable)")
     }
@@ -132,7 +132,7 @@ func isRefusal(_ error: any Error, _ kind: String? = nil) -> Bool {
             ("lock", { $0.lockPath }),
         ]
         for (name, path) in targets {
-            let copy = try h.library.duplicate(template.id, title: name)
+            let copy = try await h.library.duplicate(template.id, title: name)
             let copied = DocumentPackage(id: copy.id, libraryRoot: h.root)
             try makeFIFO(path(copied))
             let findings = DocumentVerifier().verify(copied)
@@ -178,7 +178,7 @@ func isRefusal(_ error: any Error, _ kind: String? = nil) -> Bool {
         try replaceWithLink(package.path, movingTo: h.outside + "/" + DocumentPackage.directoryName(package.id))
         let before = treeSnapshot(h.outside)
 
-        let entry = try #require(try h.library.list().first { $0.id == package.id })
+        let entry = try await #require(try h.library.documents().first { $0.id == package.id })
         #expect(entry.problem != nil)
         await #expect { _ = try await h.library.open(package.id) } throws: { isRefusal($0, "symbolic link") }
         #expect(DocumentVerifier().verify(package).contains { $0.severity == .error && $0.message.contains("symbolic link") })
@@ -225,7 +225,7 @@ func isRefusal(_ error: any Error, _ kind: String? = nil) -> Bool {
         let linked = h.tmp.path + "/root-link"
         try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: h.root)
         let library = Library(root: linked)
-        let package = try library.createDocument(title: "Through the root link")
+        let package = try await library.createDocument(title: "Through the root link")
         let session = try await library.open(package.id)
         try await session.append(sampleStroke(), to: await session.pageIDs()[0])
         try await session.close()

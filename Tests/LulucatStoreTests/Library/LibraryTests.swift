@@ -9,9 +9,9 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let fs = CountingFileSystem()
         let library = Library(root: tmp.path, fileSystem: fs)
-        for i in 0..<12 { try library.createDocument(title: "Doc \(i)") }
+        for i in 0..<12 { try await library.createDocument(title: "Doc \(i)") }
         fs.reset()
-        let entries = try library.list()
+        let entries = try await library.documents()
         #expect(entries.count == 12)
         #expect(fs.readOpens.count == 12)
         #expect(fs.readOpens.allSatisfy { $0.hasSuffix("/manifest.json") })
@@ -40,7 +40,7 @@ import LulucatStoreTesting
         try FileManager.default.createDirectory(atPath: tmp.path + "/other.lnote", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: tmp.path + "/" + UUID().uuidString.lowercased() + ".lnote", withIntermediateDirectories: true)
 
-        let entries = try library.list()
+        let entries = try library.documents()
         #expect(Set(entries.map(\.id)) == Set(ids) && entries.count == ids.count)
         let expected = entries.sorted { a, b in a.modified != b.modified ? a.modified > b.modified : a.id.uuidString > b.id.uuidString }
         #expect(entries.map(\.id) == expected.map(\.id))
@@ -59,21 +59,21 @@ import LulucatStoreTesting
     @Test func corruptManifestIsShownFromTruthAndRebuiltOnOpen() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Cache")
+        let package = try await library.createDocument(title: "Cache")
         try Data("{ not json".utf8).write(to: URL(fileURLWithPath: package.manifestPath))
-        let entry = try #require(try library.list().first)
+        let entry = try await #require(try library.documents().first)
         #expect(entry.title == "Cache" && entry.problem != nil)
         #expect(DocumentVerifier().verify(package).contains { $0.severity == .error && $0.path == package.manifestPath })
         let session = try await library.open(package.id)
         #expect(await session.openReport.contains { $0.severity == .repaired && $0.path == package.manifestPath })
         try await session.close()
-        #expect(try library.list().first?.problem == nil)
+        #expect(try await library.documents().first?.problem == nil)
     }
 
     @Test func corruptDocumentJSONIsAnErrorAndLeftUntouched() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Truth")
+        let package = try await library.createDocument(title: "Truth")
         let garbage = Data("{\"format\": \"lulucat.document\", \"formatVersion\": 1, \"id\": 12}".utf8)
         try garbage.write(to: URL(fileURLWithPath: package.documentPath))
         await #expect {
@@ -90,7 +90,7 @@ import LulucatStoreTesting
     @Test func newerFormatVersionIsAClearError() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Future")
+        let package = try await library.createDocument(title: "Future")
         var text = String(decoding: readBytes(package.documentPath)!, as: UTF8.self)
         text = text.replacingOccurrences(of: "\"formatVersion\" : 1", with: "\"formatVersion\" : 7")
         try Data(text.utf8).write(to: URL(fileURLWithPath: package.documentPath))
@@ -105,7 +105,7 @@ import LulucatStoreTesting
     @Test func missingOrCorruptPageIsNamedAndOtherPagesStillWork() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Damaged")
+        let package = try await library.createDocument(title: "Damaged")
         var session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
         let good = await session.pageIDs()[0]
         let bad = try await session.addPage()
@@ -151,7 +151,7 @@ import LulucatStoreTesting
 
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Links")
+        let package = try await library.createDocument(title: "Links")
         let page = try PackageReader.readDocument(package, fileSystem: PosixFileSystem()).pages[0].id
         let target = tmp.path + "/elsewhere.content"
         try FileManager.default.moveItem(atPath: package.pagePath(page), toPath: target)
@@ -173,7 +173,7 @@ import LulucatStoreTesting
     @Test func renameDuplicateTrashRestore() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Original")
+        let package = try await library.createDocument(title: "Original")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
         let page = await session.pageIDs()[0]
         try await session.append(sampleStroke(), to: page)
@@ -181,11 +181,11 @@ import LulucatStoreTesting
         try await session.close()
 
         try await library.rename(package.id, to: "Renamed")
-        #expect(try library.list().map(\.title) == ["Renamed"])
+        #expect(try await library.documents().map(\.title) == ["Renamed"])
 
-        let copy = try library.duplicate(package.id)
+        let copy = try await library.duplicate(package.id)
         #expect(copy.id != package.id)
-        let titles = try library.list().map(\.title).sorted()
+        let titles = try await library.documents().map(\.title).sorted()
         #expect(titles == ["Renamed", "Renamed copy"])
         #expect(DocumentVerifier().verify(copy).isEmpty)
         let copySession = try await library.open(copy.id)
@@ -193,14 +193,14 @@ import LulucatStoreTesting
         try await copySession.close()
         #expect(FileManager.default.fileExists(atPath: copy.assetPath(image.assetID, ext: "png")))
 
-        try library.moveToTrash(package.id)
-        #expect(try library.list().map(\.id) == [copy.id])
-        #expect(try library.trashedDocuments().map(\.id) == [package.id])
-        try library.restoreFromTrash(package.id)
-        #expect(try library.list().count == 2)
-        try library.moveToTrash(package.id)
-        try library.emptyTrash()
-        #expect(try library.trashedDocuments().isEmpty)
+        try await library.moveToTrash(package.id)
+        #expect(try await library.documents().map(\.id) == [copy.id])
+        #expect(try await library.trashedDocuments().map(\.id) == [package.id])
+        try await library.restoreFromTrash(package.id)
+        #expect(try await library.documents().count == 2)
+        try await library.moveToTrash(package.id)
+        try await library.emptyTrash()
+        #expect(try await library.trashedDocuments().isEmpty)
         #expect(try library.resolve("Renamed copy") == copy.id)
         #expect(throws: StoreError.self) { try library.resolve("nothing") }
     }
@@ -314,7 +314,7 @@ import LulucatStoreTesting
 
     /// The library's open (its first `prepare` in this process: the first create, here) removes
     /// what crashes left, in the root and the trash; a later create lists nothing and leaves a
-    /// folder that went stale meanwhile to the next open or to `cleanUpStagingFolders`.
+    /// folder that went stale meanwhile to the next open or to `removeStaleStagingFolders`.
     @Test func staleStagingFoldersAreRemovedAtOpenOnly() async throws {
         let tmp = TemporaryFolder()
         let root = tmp.path + "/library"
@@ -326,18 +326,18 @@ import LulucatStoreTesting
         try StagingCleanupTests.makeStaging(inTrash, age: 7200)
         let fs = CountingFileSystem()
         let library = Library(root: root, fileSystem: fs)
-        try library.createDocument(title: "After a crash")
+        try await library.createDocument(title: "After a crash")
         for path in [stale, killedImport, inTrash] { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
         #expect(fs.listings.filter { $0 == root || $0 == root + "/.trash" }.sorted() == [root, root + "/.trash"])
 
         let later = root + "/" + temporaryFilePrefix + UUID().uuidString + ".lnote"
         try StagingCleanupTests.makeStaging(later, age: 7200)
         fs.reset()
-        try library.createDocument(title: "Second")
+        try await library.createDocument(title: "Second")
         #expect(fs.listings.isEmpty)
         #expect(FileManager.default.fileExists(atPath: later))
-        #expect(await library.cleanUpStagingFolders() == [later])
-        #expect(try library.list().count == 2)
+        #expect(await library.removeStaleStagingFolders() == [later])
+        #expect(try await library.documents().count == 2)
     }
 
     /// An import holds its staging folder's lock while it runs: the folder is never removed then,
@@ -366,19 +366,19 @@ import LulucatStoreTesting
         let fs = CountingFileSystem()
         let library = Library(root: tmp.path + "/library", fileSystem: fs)
         try library.prepare()  // the open: its one listing
-        for i in 0..<20 { try library.createDocument(title: "Doc \(i)") }
+        for i in 0..<20 { try await library.createDocument(title: "Doc \(i)") }
         fs.reset()
-        let a = try library.createDocument(title: "A")
+        let a = try await library.createDocument(title: "A")
         try await library.rename(a.id, to: "A renamed")
-        let b = try library.duplicate(a.id)
-        try library.moveToTrash(b.id)
-        try library.restoreFromTrash(b.id)
-        try library.moveToTrash(b.id)
-        _ = try await library.newDocument(title: "Async")
-        try await library.trashDocument(a.id)
+        let b = try await library.duplicate(a.id)
+        try await library.moveToTrash(b.id)
+        try await library.restoreFromTrash(b.id)
+        try await library.moveToTrash(b.id)
+        _ = try await library.createDocument(title: "Async")
+        try await library.moveToTrash(a.id)
         let roots = [library.root, library.trashPath]
         #expect(fs.listings.allSatisfy { !roots.contains($0) }, "\(fs.listings)")
-        #expect(try library.list().count == 21)
+        #expect(try await library.documents().count == 21)
         #expect(fs.listings.contains(library.root))
     }
 }

@@ -10,7 +10,7 @@ import LulucatStoreTesting
 
 @Suite struct NeedsRepairTests {
     func document(_ library: Library) async throws -> (DocumentPackage, UUID) {
-        let package = try library.createDocument(title: "Flagged")
+        let package = try await library.createDocument(title: "Flagged")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         for i in 0..<4 { try await session.append(sampleStroke(30 + i, seed: i), to: page) }
@@ -19,7 +19,7 @@ import LulucatStoreTesting
     }
 
     func entry(_ library: Library, _ id: UUID) throws -> LibraryEntry {
-        try #require(try library.list().first { $0.id == id })
+        try #require(try library.documents().first { $0.id == id })
     }
 
     @Test func aDamagedPageFoundByAReadFlagsTheDocumentUntilRepair() async throws {

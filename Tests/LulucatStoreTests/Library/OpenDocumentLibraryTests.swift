@@ -16,7 +16,7 @@ import LulucatStoreTesting
     @Test func aSecondWindowSharesTheSessionAndTheLastCloseCloses() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Two windows")
+        let package = try await library.createDocument(title: "Two windows")
         let first = try await library.openShared(package.id, options: noAutosave)
         let second = try await library.openShared(package.id, options: noAutosave)
         #expect(first === second)
@@ -61,8 +61,8 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path + "/a")
         let other = Library(root: tmp.path + "/b")
-        let a = try await library.newDocument(title: "A"), b = try await library.newDocument(title: "B")
-        let c = try await library.newDocument(title: "C"), elsewhere = try await other.newDocument(title: "D")
+        let a = try await library.createDocument(title: "A"), b = try await library.createDocument(title: "B")
+        let c = try await library.createDocument(title: "C"), elsewhere = try await other.createDocument(title: "D")
         #expect(library.openSessions().isEmpty)
         let sa = try await library.open(a.id, options: noAutosave)
         let sb = try await library.openShared(b.id, options: noAutosave)
@@ -83,7 +83,7 @@ import LulucatStoreTesting
     @Test func manyTasksOpeningAtOnceGetOneSession() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Race")
+        let package = try await library.createDocument(title: "Race")
         let sessions = try await withThrowingTaskGroup(of: DocumentSession.self) { group in
             for _ in 0..<16 { group.addTask { try await library.openShared(package.id, options: self.noAutosave) } }
             var all: [DocumentSession] = []
@@ -103,14 +103,14 @@ import LulucatStoreTesting
     func duplicateCopiesAnOpenDocumentWithItsUnsavedEdits(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Open", engine: engine)
+        let package = try await library.createDocument(title: "Open", engine: engine)
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let strokes = (0..<20).map { sampleStroke(30, seed: $0) }
         for s in strokes { try await session.append(s, to: page) }
         #expect(await session.dirtyPageIDs == [page])
 
-        let copy = try await library.duplicateDocument(package.id, title: "Copy")
+        let copy = try await library.duplicate(package.id, title: "Copy")
         #expect(copy.id != package.id)
         // The original session goes on.
         let late = sampleStroke(seed: 99)
@@ -127,14 +127,14 @@ import LulucatStoreTesting
             #expect(DocumentVerifier().verify(p).filter { $0.severity == .error }.isEmpty)
         }
         // A closed document copies as before.
-        let second = try await library.duplicateDocument(package.id)
-        #expect(try library.list().count == 3 && second.id != copy.id)
+        let second = try await library.duplicate(package.id)
+        #expect(try await library.documents().count == 3 && second.id != copy.id)
     }
 
     @Test func renameGoesThroughTheOpenSession() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Before")
+        let package = try await library.createDocument(title: "Before")
         let session = try await library.open(package.id, options: noAutosave)
         try await library.rename(package.id, to: "After")
         #expect(await session.title == "After")
@@ -149,26 +149,26 @@ import LulucatStoreTesting
     @Test func trashingAnOpenDocumentSavesAndClosesItFirst() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Doomed")
+        let package = try await library.createDocument(title: "Doomed")
         let session = try await library.openShared(package.id, options: noAutosave)
         _ = try await library.openShared(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let stroke = sampleStroke(seed: 5)
         try await session.append(stroke, to: page)
-        try await library.trashDocument(package.id)
+        try await library.moveToTrash(package.id)
         #expect(await session.holderCount == 1)
         await #expect { try await session.append(sampleStroke(seed: 6), to: page) } throws: { error in
             if case StoreError.sessionClosed = error { return true } else { return false }
         }
         #expect(try await library.documents().isEmpty)
-        #expect(try await library.documentsInTrash().map(\.id) == [package.id])
+        #expect(try await library.trashedDocuments().map(\.id) == [package.id])
 
-        try await library.restoreDocument(package.id)
+        try await library.restoreFromTrash(package.id)
         let back = try await library.open(package.id, options: noAutosave)
         #expect(try await back.content(of: page).elements == [.stroke(stroke)])
         try await back.close()
-        try await library.trashDocument(package.id)
-        try await library.deleteTrashedDocuments()
-        #expect(try await library.documentsInTrash().isEmpty)
+        try await library.moveToTrash(package.id)
+        try await library.emptyTrash()
+        #expect(try await library.trashedDocuments().isEmpty)
     }
 }

@@ -12,7 +12,7 @@ import LulucatStoreTesting
 /// A document of three pages: strokes with and without channels, an image with its asset, an
 /// element of a kind this build does not know. Returns each page's content hash.
 func richDocument(_ library: Library, engine: EngineKind) async throws -> (DocumentPackage, [UUID: String], UUID) {
-    let package = try library.createDocument(title: "Rich", engine: engine)
+    let package = try await library.createDocument(title: "Rich", engine: engine)
     let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
     var pages = await session.pageIDs()
     pages.append(try await session.addPage(canvas: .a4))
@@ -61,7 +61,7 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         func hasPages(_ p: DocumentPackage) -> Bool { FileManager.default.fileExists(atPath: p.pagesPath) }
-        let fresh = try library.createDocument(title: "New", engine: .sqlite)
+        let fresh = try await library.createDocument(title: "New", engine: .sqlite)
         #expect(!hasPages(fresh))
         let session = try await library.open(fresh.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let first = await session.pageIDs()[0]
@@ -79,7 +79,7 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
         #expect(DocumentVerifier().verify(package).isEmpty)
         #expect(try DocumentRepair().repair(package).isEmpty)
         #expect(!hasPages(package))
-        let copy = try library.duplicate(package.id)
+        let copy = try await library.duplicate(package.id)
         #expect(!hasPages(copy))
         #expect(DocumentVerifier().verify(copy).isEmpty)
 
@@ -142,7 +142,7 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
     @Test func anOpenDocumentIsRefusedUntouched() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Busy")
+        let package = try await library.createDocument(title: "Busy")
         let session = try await library.open(package.id)
         #expect {
             try EngineMigration().migrate(package, to: .sqlite)
@@ -216,7 +216,7 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
     }
 
     func onePageDocument(_ library: Library, strokes: Int, samples: Int) async throws -> (DocumentPackage, [UUID: String], Int) {
-        let package = try library.createDocument(title: "Small", engine: .snapshot)
+        let package = try await library.createDocument(title: "Small", engine: .snapshot)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         try await session.append((0..<strokes).map { .stroke(makeStroke($0, samples: samples)) }, to: page)
@@ -265,7 +265,7 @@ func formFiles(_ package: DocumentPackage) -> (snapshots: Int, database: Bool, s
     @Test func aNewSQLiteDocumentKeepsFourKiBPages() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "New", engine: .sqlite)
+        let package = try await library.createDocument(title: "New", engine: .sqlite)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         try await session.append([.stroke(makeStroke(1))], to: await session.pageIDs()[0])
         try await session.close()

@@ -10,7 +10,7 @@ import LulucatStoreTesting
 
 @Suite struct AssetChecksumTests {
     func documentWithImage(_ library: Library) async throws -> (DocumentPackage, UUID) {
-        let package = try library.createDocument(title: "Photo")
+        let package = try await library.createDocument(title: "Photo")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let image = try await session.insertImage(Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) }), fileExtension: "jpg",
                                                   frame: QuantizedRect(x: 0, y: 0, width: 100, height: 100), on: await session.pageIDs()[0])

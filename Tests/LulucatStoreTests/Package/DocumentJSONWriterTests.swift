@@ -112,7 +112,7 @@ import LulucatStoreTesting
     @Test func aSessionWritesTheBytesJSONEncoderWrites() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Pages \"quoted\"")
+        let package = try await library.createDocument(title: "Pages \"quoted\"")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         func onDisk() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: package.documentPath))) }
         var added: [UUID] = []

@@ -25,7 +25,7 @@ import LulucatStoreTesting
     @Test func aClockPastTheStorableTimesWritesNothing() async throws {
         let folder = TemporaryFolder()
         let library = Library(root: folder.path + "/lib")
-        let package = try library.createDocument(title: "Before")
+        let package = try await library.createDocument(title: "Before")
         let page = try DocumentMetadata.read(package).pages[0].id
         let before = try Data(contentsOf: URL(fileURLWithPath: package.documentPath))
         try await StoreClock.$reading.withValue(Self.year10000) {
@@ -34,7 +34,7 @@ import LulucatStoreTesting
                 guard case .invalidArgument(let why) = e as? StoreError else { return false }
                 return why.contains("system clock") && why.contains("nothing was written")
             }
-            #expect(try library.list().count == 1)
+            #expect(try await library.documents().count == 1)
             // rename, a page, a stroke: each refused, the document as it was.
             let session = try await library.open(package.id)
             await #expect(throws: StoreError.self) { try await session.rename(to: "After") }
@@ -47,13 +47,13 @@ import LulucatStoreTesting
             #expect(throws: StoreError.self) { try library.duplicate(package.id) }
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: package.documentPath)) == before)
-        #expect(try library.list().map(\.title) == ["Before"])
+        #expect(try await library.documents().map(\.title) == ["Before"])
         #expect(DocumentVerifier().verify(package).filter { $0.severity == .error }.isEmpty)
         // With the clock right again, the same edits go through.
         let session = try await library.open(package.id)
         try await session.rename(to: "After")
         try await session.close()
-        #expect(try library.list().map(\.title) == ["After"])
+        #expect(try await library.documents().map(\.title) == ["After"])
     }
 
     @Test func exportAndDuplicateRefuseAPageOverTheLimitBeforeReadingIt() throws {
@@ -71,7 +71,7 @@ import LulucatStoreTesting
         }
         #expect { try library.withConsistentFiles(package.id) { _, _ in Issue.record("read a file over its limit") } } throws: { tooLarge($0) }
         #expect { try library.duplicate(package.id) } throws: { tooLarge($0) }
-        #expect(try library.list().count == 1, "no copy left behind")
+        #expect(try library.documents().count == 1, "no copy left behind")
         #expect(library.stagingFolders().isEmpty)
     }
 
@@ -110,7 +110,7 @@ import LulucatStoreTesting
                 }
             }
         } catch { caught = error }
-        #expect(try target.list().isEmpty)
+        #expect(try target.documents().isEmpty)
         #expect(target.stagingFolders().isEmpty)
         return (caught, streamed)
     }

@@ -45,8 +45,8 @@ import LulucatInk
     @Test func thePackageIdMustEqualItsFolder() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let a = try library.createDocument(title: "A")
-        let b = try library.createDocument(title: "B")
+        let a = try await library.createDocument(title: "A")
+        let b = try await library.createDocument(title: "B")
         // B's folder with A's document.json.
         try FileManager.default.removeItem(atPath: b.documentPath)
         try FileManager.default.copyItem(atPath: a.documentPath, toPath: b.documentPath)
@@ -72,7 +72,7 @@ import LulucatInk
     @Test func thumbnailsTakeTheDocumentLock() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Locked")
+        let package = try await library.createDocument(title: "Locked")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let findings = ThumbnailWriter.rebuild(package, all: true)
         #expect(findings.contains { $0.severity == .error && $0.message.contains("in use") })

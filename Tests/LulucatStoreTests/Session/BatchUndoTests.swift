@@ -46,7 +46,7 @@ import LulucatStoreTesting
     func randomBatchesUndoAndRedoExactly(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Undo", engine: engine)
+        let package = try await library.createDocument(title: "Undo", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         var rng = SeededRandom(seed: engine == .snapshot ? 1 : engine == .journal ? 2 : 3)
@@ -79,7 +79,7 @@ import LulucatStoreTesting
     @Test func aBatchThatDoesNotFitChangesNothing() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "All or none")
+        let package = try await library.createDocument(title: "All or none")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         var rng = SeededRandom(seed: 9)
@@ -155,7 +155,7 @@ typealias ExampleUndoManager = UndoManager
     @MainActor @Test func undoAndRedoAnEraseThroughUndoManager() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Undo manager")
+        let package = try await library.createDocument(title: "Undo manager")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         let strokes = (0..<3).map { sampleStroke(10, seed: $0) }

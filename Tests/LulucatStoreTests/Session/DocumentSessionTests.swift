@@ -12,7 +12,7 @@ import LulucatStoreTesting
     @Test func createAppendCloseReopen() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path + "/lib")
-        let package = try library.createDocument(title: "Notes")
+        let package = try await library.createDocument(title: "Notes")
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let stroke = sampleStroke()
@@ -32,7 +32,7 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let fs = InstrumentedFileSystem()
         let library = Library(root: tmp.path, fileSystem: fs)
-        let package = try library.createDocument(title: "Many pages")
+        let package = try await library.createDocument(title: "Many pages")
         let session = try await library.open(package.id, options: noAutosave)
         var pages = await session.pageIDs()
         for _ in 0..<5 { pages.append(try await session.addPage()) }
@@ -49,7 +49,7 @@ import LulucatStoreTesting
     @Test func autosaveFiresAfterTheDelay() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Auto")
+        let package = try await library.createDocument(title: "Auto")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(50)))
         let page = await session.pageIDs()[0]
         try await session.append(sampleStroke(), to: page)
@@ -63,7 +63,7 @@ import LulucatStoreTesting
     @Test func editsEraseTransformDeleteMove() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Edits")
+        let package = try await library.createDocument(title: "Edits")
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let a = sampleStroke(10, seed: 1), b = sampleStroke(10, seed: 2), c = sampleStroke(10, seed: 3)
@@ -107,7 +107,7 @@ import LulucatStoreTesting
     @Test func imageAssetIsWrittenBeforeThePageAndOrphansGoAtClose() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Images")
+        let package = try await library.createDocument(title: "Images")
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xD9])
@@ -128,7 +128,7 @@ import LulucatStoreTesting
     @Test func pagesAddInsertRemoveReorderResize() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Pages")
+        let package = try await library.createDocument(title: "Pages")
         let session = try await library.open(package.id, options: noAutosave)
         let first = await session.pageIDs()[0]
         let last = try await session.addPage()
@@ -152,7 +152,7 @@ import LulucatStoreTesting
     @Test func secondSessionGetsDocumentInUse() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Busy")
+        let package = try await library.createDocument(title: "Busy")
         let session = try await library.open(package.id)
         await #expect {
             _ = try await library.open(package.id)
@@ -169,7 +169,7 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let fs = InstrumentedFileSystem()
         let library = Library(root: tmp.path, fileSystem: fs)
-        let package = try library.createDocument(title: "Full")
+        let package = try await library.createDocument(title: "Full")
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         try await session.append(sampleStroke(seed: 1), to: page)
@@ -201,7 +201,7 @@ import LulucatStoreTesting
     @Test func anEmptyPageThatBecomesTheCoverGetsAThumbnail() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Covers")
+        let package = try await library.createDocument(title: "Covers")
         let session = try await library.open(package.id, options: noAutosave)
         let drawn = await session.pageIDs()[0]
         try await session.append(sampleStroke(), to: drawn)
@@ -229,7 +229,7 @@ import LulucatStoreTesting
         #expect(await session.pageIDs() == [third])
         try await coverHasItsThumbnail("left first by removals")
         try await session.close()
-        let entry = try #require(try library.list().first { $0.id == package.id })
+        let entry = try await #require(try library.documents().first { $0.id == package.id })
         #expect(entry.coverPageID == third)
         #expect(entry.coverThumbnailPath.map { FileManager.default.fileExists(atPath: $0) } == true, "the grid's cover names a missing file")
     }
@@ -237,7 +237,7 @@ import LulucatStoreTesting
     @Test func uncleanShutdownIsReconciledOnOpen() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Crash")
+        let package = try await library.createDocument(title: "Crash")
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         try await session.append(sampleStroke(), to: page)
@@ -261,7 +261,7 @@ import LulucatStoreTesting
     @Test func memoryBoundEvictsCleanPages() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Big")
+        let package = try await library.createDocument(title: "Big")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, maxLoadedPages: 2))
         var pages = await session.pageIDs()
         for _ in 0..<4 { pages.append(try await session.addPage()) }
@@ -275,7 +275,7 @@ import LulucatStoreTesting
     @Test func closedSessionRefusesWork() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Closed")
+        let package = try await library.createDocument(title: "Closed")
         let session = try await library.open(package.id)
         let page = await session.pageIDs()[0]
         try await session.close()

@@ -15,7 +15,7 @@ import LulucatStoreTesting
     func anUnknownElementUnderAKnownKindIsRefusedOnEveryEngine(_ engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Rules", engine: engine)
+        let package = try await library.createDocument(title: "Rules", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         let stroke = sampleStroke(40, seed: 1)

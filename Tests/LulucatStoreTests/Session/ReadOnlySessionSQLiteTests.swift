@@ -33,7 +33,7 @@ import LulucatStoreTesting
     @Test func aSQLiteDocumentReadsOnAReadOnlyVolume() async throws {
         let tmp = TemporaryFolder()
         let writable = Library(root: tmp.path)
-        let package = try await writable.newDocument(title: "On a CD", engine: .sqlite)
+        let package = try await writable.createDocument(title: "On a CD", engine: .sqlite)
         let writer = try await writable.open(package.id, options: noAutosave)
         let page = await writer.pageIDs()[0]
         let second = try await writer.addPage()
@@ -102,7 +102,7 @@ import LulucatStoreTesting
     func aReaderDoesNotUpgradeASchemaOneDatabase(onReadOnlyVolume: Bool) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Old", engine: .sqlite)
+        let package = try await library.createDocument(title: "Old", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let strokes = (0..<6).map { sampleStroke(25, seed: $0) }
@@ -140,7 +140,7 @@ import LulucatStoreTesting
     func verifyLeavesASchemaOneDatabaseUnchanged(oneStrokeMissing: Bool) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Old", engine: .sqlite)
+        let package = try await library.createDocument(title: "Old", engine: .sqlite)
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let strokes = (0..<6).map { sampleStroke(25, seed: $0) }
@@ -172,7 +172,7 @@ import LulucatStoreTesting
     func readingWhileAnotherLibraryWritesSeesWholeSavesOnly(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let writing = Library(root: tmp.path)
-        let package = try await writing.newDocument(title: "Live", engine: engine)
+        let package = try await writing.createDocument(title: "Live", engine: engine)
         let writer = try await writing.open(package.id, options: noAutosave)
         let page = await writer.pageIDs()[0]
         let batch = 3, saves = 60

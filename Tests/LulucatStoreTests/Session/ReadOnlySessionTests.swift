@@ -44,7 +44,7 @@ final class ReadOnlyVolume: ForwardingFileSystem, @unchecked Sendable {
     func readsWhileASessionWritesAndSeesItsSaves(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Shared", engine: engine)
+        let package = try await library.createDocument(title: "Shared", engine: engine)
         let writer = try await library.open(package.id, options: noAutosave)
         let page = await writer.pageIDs()[0]
         let a = sampleStroke(40, seed: 1), b = sampleStroke(40, seed: 2)
@@ -80,7 +80,7 @@ final class ReadOnlyVolume: ForwardingFileSystem, @unchecked Sendable {
     func readingWritesNothing(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Untouched", engine: engine)
+        let package = try await library.createDocument(title: "Untouched", engine: engine)
         let writer = try await library.open(package.id, options: noAutosave)
         let page = await writer.pageIDs()[0]
         for i in 0..<5 { try await writer.append(sampleStroke(20, seed: i), to: page) }
@@ -97,7 +97,7 @@ final class ReadOnlyVolume: ForwardingFileSystem, @unchecked Sendable {
     func readsOnAReadOnlyVolume(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let writable = Library(root: tmp.path)
-        let package = try await writable.newDocument(title: "On a CD", engine: engine)
+        let package = try await writable.createDocument(title: "On a CD", engine: engine)
         let writer = try await writable.open(package.id, options: noAutosave)
         let page = await writer.pageIDs()[0]
         let strokes = (0..<8).map { sampleStroke(30, seed: $0) }
@@ -116,7 +116,7 @@ final class ReadOnlyVolume: ForwardingFileSystem, @unchecked Sendable {
     @Test func aCancelledTaskGetsNoReader() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try await library.newDocument(title: "Cancelled")
+        let package = try await library.createDocument(title: "Cancelled")
         let task = Task { () async throws(StoreError) -> ReadOnlySession in
             withUnsafeCurrentTask { $0?.cancel() }
             return try await ReadOnlySession.open(library.package(package.id))

@@ -21,7 +21,7 @@ import LulucatStoreTesting
     func everySaveWritesThePageCodedWhole(engine: EngineKind, codec: SampleCodecID) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Extends", engine: engine, codec: codec)
+        let package = try await library.createDocument(title: "Extends", engine: engine, codec: codec)
         let options = SessionOptions(autosaveDelay: nil, thumbnails: nil, journal: JournalOptions(compactAfterFrames: 3))
         var session = try await library.open(package.id, options: options)
         let page = await session.pageIDs()[0]
@@ -74,7 +74,7 @@ import LulucatStoreTesting
     @Test func anAppendRepeatingAnIDIsRefused() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Ids")
+        let package = try await library.createDocument(title: "Ids")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         let a = SampleContent.stroke(seed: 1), b = SampleContent.stroke(seed: 2), c = SampleContent.stroke(seed: 3)
@@ -99,7 +99,7 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let fs = InstrumentedFileSystem()
         let library = Library(root: tmp.path, fileSystem: fs)
-        let package = try library.createDocument(title: "Fails")
+        let package = try await library.createDocument(title: "Fails")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         try await session.append((0..<5).map { Element.stroke(SampleContent.stroke(seed: UInt32(10 + $0))) }, to: page)

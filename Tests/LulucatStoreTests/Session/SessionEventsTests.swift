@@ -65,7 +65,7 @@ private func name(_ e: SessionEvent) -> String {
     @Test func everySubscriberHearsEditsSavesThumbnailsAndTheClose() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Events")
+        let package = try await library.createDocument(title: "Events")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: ThumbnailOptions(width: 8)))
         let page = await session.pageIDs()[0]
         let a = collect(await session.events()), b = collect(await session.events())
@@ -100,7 +100,7 @@ private func name(_ e: SessionEvent) -> String {
         let tmp = TemporaryFolder()
         let fs = InstrumentedFileSystem()
         let library = Library(root: tmp.path, fileSystem: fs)
-        let package = try library.createDocument(title: "Failing")
+        let package = try await library.createDocument(title: "Failing")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(10), thumbnails: nil))
         let page = await session.pageIDs()[0]
         let events = await session.events()
@@ -120,7 +120,7 @@ private func name(_ e: SessionEvent) -> String {
     @Test func theOpenReportIsTheFirstEventAndADroppedSessionEndsItsStream() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Report")
+        let package = try await library.createDocument(title: "Report")
         try Data([1]).write(to: URL(fileURLWithPath: package.pagesPath + "/" + temporaryFilePrefix + "left-over"))
         var session: DocumentSession? = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let events = collect(await session!.events())
@@ -136,17 +136,17 @@ private func name(_ e: SessionEvent) -> String {
         let library = Library(root: tmp.path + "/lib/")
         try library.prepare()
         let events = Library(root: tmp.path + "/lib").events()
-        let package = try library.createDocument(title: "One")
+        let package = try await library.createDocument(title: "One")
         try await library.rename(package.id, to: "Two")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         try await session.append(stroke(1), to: session.pageIDs()[0])
         try await session.close()
         // Another library's events stay apart (made before the last event awaited, so that one
         // sent here by mistake would be among those collected).
-        _ = try Library(root: tmp.path + "/other").createDocument(title: "Elsewhere")
-        let copy = try library.duplicate(package.id)
-        try library.moveToTrash(package.id)
-        try library.restoreFromTrash(package.id)
+        _ = try await Library(root: tmp.path + "/other").createDocument(title: "Elsewhere")
+        let copy = try await library.duplicate(package.id)
+        try await library.moveToTrash(package.id)
+        try await library.restoreFromTrash(package.id)
         // Events are handed over in the background: wait for the last one, however busy the machine.
         let id = package.id
         let (all, complete) = await collect(events) { $0.contains(.restored(id)) }
@@ -164,7 +164,7 @@ private func name(_ e: SessionEvent) -> String {
     @Test func cancelledVerifyIsNotOK() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Verify")
+        let package = try await library.createDocument(title: "Verify")
         let findings = await Task { () -> [Finding] in
             withUnsafeCurrentTask { $0?.cancel() }
             return DocumentVerifier().verify(package)

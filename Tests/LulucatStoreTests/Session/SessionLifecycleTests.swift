@@ -60,7 +60,7 @@ private func runLnoteBlocking(_ args: [String]) throws -> (status: Int32, stdout
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         let options = SessionOptions(autosaveDelay: nil, thumbnails: ThumbnailOptions(width: 8))
-        var package = try library.createDocument(title: "Race", engine: engine)
+        var package = try await library.createDocument(title: "Race", engine: engine)
         var expected: Set<UUID> = []
         var attempted: Set<UUID> = []
         var next = 0
@@ -68,7 +68,7 @@ private func runLnoteBlocking(_ args: [String]) throws -> (status: Int32, stdout
         for round in 0..<rounds {
             // A fresh document every 25 rounds keeps the page small, so each round stays quick.
             if round > 0 && round % 25 == 0 {
-                package = try library.createDocument(title: "Race \(round)", engine: engine)
+                package = try await library.createDocument(title: "Race \(round)", engine: engine)
                 expected = []
                 attempted = []
             }
@@ -117,7 +117,7 @@ private func runLnoteBlocking(_ args: [String]) throws -> (status: Int32, stdout
     func droppedSessionSavesAndUnlocks(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Dropped", engine: engine)
+        let package = try await library.createDocument(title: "Dropped", engine: engine)
         var session: DocumentSession? = try await library.open(package.id, options: SessionOptions(autosaveDelay: .seconds(60)))
         let page = await session!.pageIDs()[0]
         let strokes = (0..<20).map(tinyStroke)
@@ -139,7 +139,7 @@ private func runLnoteBlocking(_ args: [String]) throws -> (status: Int32, stdout
     func droppedSessionIsReadableFromAnotherProcess() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Other process")
+        let package = try await library.createDocument(title: "Other process")
         var session: DocumentSession? = try await library.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(300)))
         let page = await session!.pageIDs()[0]
         for k in 0..<37 { try await session!.append(tinyStroke(k), to: page) }
@@ -163,7 +163,7 @@ private func runLnoteBlocking(_ args: [String]) throws -> (status: Int32, stdout
         let tmp = TemporaryFolder()
         let fs = InstrumentedFileSystem()
         let library = Library(root: tmp.path, fileSystem: fs)
-        let package = try library.createDocument(title: "Retry")
+        let package = try await library.createDocument(title: "Retry")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(20), thumbnails: nil))
         let page = await session.pageIDs()[0]
         fs.failPathContaining = ".content"
@@ -186,7 +186,7 @@ private func runLnoteBlocking(_ args: [String]) throws -> (status: Int32, stdout
     func packageMovedOrDeletedWhileOpen(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Gone", engine: engine)
+        let package = try await library.createDocument(title: "Gone", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: .milliseconds(20), thumbnails: nil))
         let page = await session.pageIDs()[0]
         let second = try await session.addPage()
@@ -234,7 +234,7 @@ private func runLnoteBlocking(_ args: [String]) throws -> (status: Int32, stdout
     @Test func cancelledOpenReturnsNoSession() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Cancelled")
+        let package = try await library.createDocument(title: "Cancelled")
         let task = Task { () async throws(StoreError) -> DocumentSession in
             withUnsafeCurrentTask { $0?.cancel() }
             return try await library.open(package.id)
@@ -253,7 +253,7 @@ private func runLnoteBlocking(_ args: [String]) throws -> (status: Int32, stdout
     @Test func concurrentClosesBothFinish() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Two closes")
+        let package = try await library.createDocument(title: "Two closes")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: ThumbnailOptions(width: 8)))
         let page = await session.pageIDs()[0]
         try await session.append(tinyStroke(1), to: page)

@@ -17,7 +17,7 @@ import LulucatStoreTesting
         let strokes = HandwritingGenerator(seed: 34).page(strokes: 300, canvas: .letter).strokes
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Order")
+        let package = try await library.createDocument(title: "Order")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
         let page = await session.pageIDs()[0]
         let priorities: [TaskPriority] = [.high, .low, .medium, .background, .userInitiated, .utility]
@@ -52,7 +52,7 @@ import LulucatStoreTesting
         let strokes = HandwritingGenerator(seed: 35).page(strokes: 3, canvas: .letter).strokes
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Refusals")
+        let package = try await library.createDocument(title: "Refusals")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
         let page = await session.pageIDs()[0]
         let a = session.submit([.append([.stroke(strokes[0])])], to: page)

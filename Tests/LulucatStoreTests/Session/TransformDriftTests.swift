@@ -21,7 +21,7 @@ import LulucatStoreTesting
 
     func openWithPage(_ tmp: TemporaryFolder, _ elements: [Element]) async throws -> (Library, UUID, DocumentSession, UUID) {
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Drift")
+        let package = try await library.createDocument(title: "Drift")
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         try await session.append(elements, to: page)
@@ -71,7 +71,7 @@ import LulucatStoreTesting
     @Test func anImageRotatedFullCircleKeepsItsFrame() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Image")
+        let package = try await library.createDocument(title: "Image")
         let session = try await library.open(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let frame = QuantizedRect(x: 1234, y: 2345, width: 1001, height: 777)

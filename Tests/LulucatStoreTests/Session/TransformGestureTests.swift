@@ -26,7 +26,7 @@ import LulucatStoreTesting
     func session(_ tmp: TemporaryFolder, seed: UInt64) async throws -> (DocumentSession, UUID, [Stroke]) {
         let strokes = HandwritingGenerator(seed: seed).page(strokes: 30, canvas: .letter).strokes
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Gestures")
+        let package = try await library.createDocument(title: "Gestures")
         let s = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
         let page = await s.pageIDs()[0]
         try await s.append(strokes.map { .stroke($0) }, to: page)

@@ -32,7 +32,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     func everyEditUndoesAndRedoesExactly(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Undo", engine: engine)
+        let package = try await library.createDocument(title: "Undo", engine: engine)
         var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         options.undoLevels = 2000
         let s = try await library.open(package.id, options: options)
@@ -126,7 +126,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     @Test func groupsPagesEventsAndLimits() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Groups")
+        let package = try await library.createDocument(title: "Groups")
         var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         options.undoLevels = 3
         let s = try await library.open(package.id, options: options)
@@ -169,7 +169,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     @Test func aGroupThatNoLongerFitsIsDroppedAndMergesAreNotRecorded() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Merges")
+        let package = try await library.createDocument(title: "Merges")
         var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         options.undoLevels = 10
         let s = try await library.open(package.id, options: options)
@@ -207,7 +207,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     func aTransactionIsAllOrNone(undoLevels: Int) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Transactions")
+        let package = try await library.createDocument(title: "Transactions")
         var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         options.undoLevels = undoLevels
         let s = try await library.open(package.id, options: options)

@@ -16,7 +16,7 @@ import LulucatStoreTesting
     func reopeningRightAfterADroppedWindowIsNeverRefused(engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let id = try library.createDocument(title: "Windows", engine: engine).id
+        let id = try await library.createDocument(title: "Windows", engine: engine).id
         let strokes = HandwritingGenerator(seed: 3210).page(strokes: 200, canvas: .letter).strokes
         let options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         var refusals = 0
@@ -58,7 +58,7 @@ import LulucatStoreTesting
     @Test func aWindowClosingTwiceNeverClosesAnothersSession() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let id = try library.createDocument(title: "Three windows").id
+        let id = try await library.createDocument(title: "Three windows").id
         let options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         let strokes = HandwritingGenerator(seed: 3211).page(strokes: 4, canvas: .letter).strokes
         let a = try await library.openWindow(id, options: options)

@@ -11,7 +11,7 @@ import LulucatStoreTesting
     @Test func savedPagesGetThumbnailsAndTheCoverIsTheFirstPage() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Covers")
+        let package = try await library.createDocument(title: "Covers")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: ThumbnailOptions(width: 120)))
         let first = await session.pageIDs()[0]
         let second = try await session.addPage()
@@ -24,7 +24,7 @@ import LulucatStoreTesting
             #expect(image.width == 120)
             #expect(image.height == 155)  // letter aspect ratio, 792 / 612 * 120 rounded down
         }
-        #expect(try library.list()[0].coverThumbnailPath == package.thumbnailPath(first))
+        #expect(try await library.documents()[0].coverThumbnailPath == package.thumbnailPath(first))
         // Ink shows: some pixel is dark.
         let cover = try RGBAImage(decoding: Data(readBytes(package.thumbnailPath(first))!))
         var dark = 0
@@ -35,7 +35,7 @@ import LulucatStoreTesting
     @Test func thumbnailsOffWritesNone() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "None")
+        let package = try await library.createDocument(title: "None")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         try await session.append(sampleStroke(), to: await session.pageIDs()[0])
         try await session.close()
@@ -45,7 +45,7 @@ import LulucatStoreTesting
     @Test func missingAndStaleThumbnailsAreRegenerated() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Stale")
+        let package = try await library.createDocument(title: "Stale")
         let page = try DocumentMetadata.read(package).pages[0].id
         var findings = ThumbnailWriter.rebuild(package)
         #expect(findings.contains { $0.severity == .repaired })
@@ -60,7 +60,7 @@ import LulucatStoreTesting
     @Test func aMissingAssetIsAPlaceholderNotAFailure() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Asset")
+        let package = try await library.createDocument(title: "Asset")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         try await session.insertImage(Data([0xFF, 0xD8, 0x00]), fileExtension: "jpg",

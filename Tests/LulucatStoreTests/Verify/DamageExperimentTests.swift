@@ -23,7 +23,7 @@ import LulucatStoreTesting
 
     /// One document of `engine` with one page of 12 strokes, each saved on its own.
     private func document(_ library: Library, _ engine: EngineKind, seed: Int) async throws -> (DocumentPackage, UUID, [Element]) {
-        let package = try library.createDocument(title: "Damage \(seed)", engine: engine)
+        let package = try await library.createDocument(title: "Damage \(seed)", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = await session.pageIDs()[0]
         for i in 0..<12 {

@@ -9,7 +9,7 @@ import LulucatStoreTesting
     @Test func repairMovesDamageAsideAndLeavesAVerifiedDocument() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Hurt")
+        let package = try await library.createDocument(title: "Hurt")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
         let good = await session.pageIDs()[0]
         let bad = try await session.addPage()
@@ -56,7 +56,7 @@ import LulucatStoreTesting
     @Test func repairRefusesAnOpenDocumentAndACorruptTruth() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Open")
+        let package = try await library.createDocument(title: "Open")
         let session = try await library.open(package.id)
         #expect(throws: StoreError.self) { try DocumentRepair().repair(package) }
         try await session.close()
@@ -87,7 +87,7 @@ import LulucatStoreTesting
     func bothMetadataFilesLostArePutBackFromThePages(_ engine: EngineKind) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Field notes", engine: engine)
+        let package = try await library.createDocument(title: "Field notes", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let first = await session.pageIDs()[0]
         let second = try await session.addPage()
@@ -109,7 +109,7 @@ import LulucatStoreTesting
             #expect(try StoredPage.read(package, page: page.id).elements == content.elements)
         }
         #expect(!DocumentVerifier().verify(package).contains { $0.severity == .error })
-        #expect(try library.list().map(\.title) == [DocumentRepair.recoveredTitle])
+        #expect(try await library.documents().map(\.title) == [DocumentRepair.recoveredTitle])
         #expect(try DocumentRepair().repair(package).isEmpty)
     }
 }

@@ -14,7 +14,7 @@ import LulucatStoreTesting
     @Test func inkWhollyOutsideThePageIsAWarningAndInkOnOrAcrossItsEdgeIsNot() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Placement")
+        let package = try await library.createDocument(title: "Placement")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
         let page = await session.pageIDs()[0]
         // On the page, centres on its very edges (the radius reaching past them is no matter).

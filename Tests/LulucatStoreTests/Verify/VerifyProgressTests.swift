@@ -52,7 +52,7 @@ private func tree(_ path: String) -> [String: Data] {
 @Suite struct VerifyProgressTests {
     init() { Library.enableSQLiteEngine() }
     func fourPages(_ library: Library, engine: EngineKind) async throws -> DocumentPackage {
-        let package = try library.createDocument(title: "Four", engine: engine)
+        let package = try await library.createDocument(title: "Four", engine: engine)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         var pages = [await session.pageIDs()[0]]
         for _ in 0..<3 { pages.append(try await session.addPage()) }
@@ -96,7 +96,7 @@ private func tree(_ path: String) -> [String: Data] {
             let (result, got) = await runReporting(cancelAfter: n) { p in try library.duplicate(package.id, progress: p) }
             #expect(isCancelled(result), "cancelled after report \(n): \(result)")
             #expect(got.count == n)
-            #expect(try library.list().map(\.id) == [package.id], "report \(n)")
+            #expect(try await library.documents().map(\.id) == [package.id], "report \(n)")
             #expect(library.stagingFolders().isEmpty, "report \(n)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: library.root).filter { $0.hasPrefix(temporaryFilePrefix) }.isEmpty)
         }
@@ -104,7 +104,7 @@ private func tree(_ path: String) -> [String: Data] {
         let copy = try copied.get()
         expectComplete(reports, .copying, total: files.count + 1)
         #expect(reports.count == files.count + 2)
-        #expect(Set(try library.list().map(\.id)) == [package.id, copy.id])
+        #expect(Set(try await library.documents().map(\.id)) == [package.id, copy.id])
         #expect(DocumentVerifier().verify(copy).filter { $0.severity == .error }.isEmpty)
     }
 }

@@ -100,7 +100,7 @@ struct KnownLibrary {
         var k = KnownLibrary()
         for d in 0..<documents {
             let title = "Secret diary \(d) of Ada Lovelace"
-            let id = try lib.createDocument(title: title).id
+            let id = try await lib.createDocument(title: title).id
             k.titles.append(title)
             k.documents.append(id)
             try await edit(lib, id) { s in
@@ -244,7 +244,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         let plainFolder = temporaryFolder("enc-plain"), encryptedFolder = temporaryFolder("enc-remote")
         let p = Library(root: temporaryFolder("enc-p")), a = Library(root: temporaryFolder("enc-a"))
         defer { for f in [plainFolder, encryptedFolder, p.root, a.root] { try? FileManager.default.removeItem(atPath: f) } }
-        let doc = try p.createDocument(title: "Plain first").id
+        let doc = try await p.createDocument(title: "Plain first").id
         for _ in 0..<2 { _ = try await p.sync(with: FolderRemote(root: plainFolder), options: testSyncOptions) }
         #expect(SyncStateStore(library: p).isKnownPlain(FolderRemote(root: plainFolder).identity))
         try await RemoteEncryption.setUp(library: a, remote: FolderRemote(root: encryptedFolder), passphrase: passphrase, cost: testCost)
@@ -272,7 +272,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         } throws: { isEncryption($0, .wrongPassphrase) }
         #expect(!RemoteEncryption.isSetUp(b))
         // Without a key, b syncs in clear, and a remote that holds an encrypted library refuses that.
-        try b.createDocument(title: "Plain here")
+        try await b.createDocument(title: "Plain here")
         let remoteBefore = tree(remoteFolder)
         let plain = try LibrarySync(library: b, remote: FolderRemote(root: remoteFolder))
         #expect(!plain.isEncrypted)
@@ -284,7 +284,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         let remoteFolder = temporaryFolder("enc-remote")
         let a = Library(root: temporaryFolder("enc-a")), b = Library(root: temporaryFolder("enc-b"))
         defer { for p in [remoteFolder, a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
-        try a.createDocument(title: "Plain")
+        try await a.createDocument(title: "Plain")
         _ = try await a.sync(with: FolderRemote(root: remoteFolder), options: testSyncOptions)
         await #expect {
             try await RemoteEncryption.setUp(library: b, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost)
@@ -322,7 +322,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         for lib in [a, c] { _ = try await encryptedSync(lib, FolderRemote(root: remoteFolder)) }
         // c adds a stroke so that its head names a blob of its own.
         var rng = TestRandom(seed: 4)
-        let doc = try a.list()[0].id
+        let doc = try await a.documents()[0].id
         try await edit(c, doc) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
         _ = try await encryptedSync(c, FolderRemote(root: remoteFolder))
         _ = try await encryptedSync(a, FolderRemote(root: remoteFolder))
@@ -376,7 +376,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
                 refusals[kind, default: 0] += 1
             }
             #expect(tree(fresh.root) == before, "\(label): the library changed")
-            #expect(try fresh.list().isEmpty, "\(label): a document appeared")
+            #expect(try await fresh.documents().isEmpty, "\(label): a document appeared")
             try restore()
         }
         for path in heads + blobs + ["heads/keys"] {
@@ -513,16 +513,16 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
 
         // A changes the passphrase: B keeps syncing without it; the old one no longer joins.
         try await RemoteEncryption.changePassphrase(library: a, remote: FolderRemote(root: remoteFolder), old: passphrase, new: "new passphrase", cost: testCost)
-        try await edit(a, try a.list()[0].id) { s in try await s.rename(to: "After the rewrap") }
+        try await edit(a, try a.documents()[0].id) { s in try await s.rename(to: "After the rewrap") }
         _ = try await encryptedSync(a, FolderRemote(root: remoteFolder))
         _ = try await encryptedSync(b, FolderRemote(root: remoteFolder))
-        #expect(try b.list().map(\.title) == ["After the rewrap"])
+        #expect(try await b.documents().map(\.title) == ["After the rewrap"])
         await #expect {
             try await RemoteEncryption.setUp(library: late, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost)
         } throws: { isEncryption($0, .wrongPassphrase) }
         try await RemoteEncryption.setUp(library: late, remote: FolderRemote(root: remoteFolder), passphrase: "new passphrase", cost: testCost)
         _ = try await encryptedSync(late, FolderRemote(root: remoteFolder))
-        #expect(try late.list().map(\.title) == ["After the rewrap"])
+        #expect(try await late.documents().map(\.title) == ["After the rewrap"])
 
         // Settings replaced by another key (even under the same passphrase): refused.
         let (settings, other) = try RemoteKeys.create(passphrase: "new passphrase", iterations: 1_000, random: CryptoBackend.randomBytes)
@@ -601,7 +601,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
             return false
         }
         #expect(tree(b.root) == before)
-        #expect(try b.list().isEmpty)
+        #expect(try await b.documents().isEmpty)
         try await WebDAVRemote(url: server.url, credentials: nil, timeout: 120).put(blob, files[blob]!)
         _ = try await encryptedSync(b, try remote())
         #expect(try await contents(of: b) == contents(of: a))

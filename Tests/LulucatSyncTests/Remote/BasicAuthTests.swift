@@ -21,7 +21,7 @@ struct BasicAuthTests {
         let c = Library(root: temporaryFolder("authC"))
         defer { for l in [a, b, c] { try? FileManager.default.removeItem(atPath: l.root) } }
         var rng = TestRandom(seed: 41)
-        let doc = try a.createDocument(title: "Private").id
+        let doc = try await a.createDocument(title: "Private").id
         let stroke = makeStroke(&rng)
         try await edit(a, doc) { s in try await s.append(stroke, to: await s.pageIDs()[0]) }
 
@@ -40,7 +40,7 @@ struct BasicAuthTests {
 
         // No credentials, then a wrong password: refused, naming the cause; C's own document and
         // the remote are as they were.
-        let own = try c.createDocument(title: "Mine").id
+        let own = try await c.createDocument(title: "Mine").id
         let serverBefore = server.files("heads")
         for credentials in [nil, WebDAVCredentials(user: "ada", password: "wrong")] {
             let remote = try WebDAVRemote(url: server.url, credentials: credentials)
@@ -50,7 +50,7 @@ struct BasicAuthTests {
             } catch {
                 #expect("\(error)".contains("401"), "\(error)")
             }
-            #expect(try c.list().map(\.id) == [own])
+            #expect(try await c.documents().map(\.id) == [own])
             #expect(server.files("heads") == serverBefore)
         }
         // Credentials are sent over https only (the loopback address excepted).

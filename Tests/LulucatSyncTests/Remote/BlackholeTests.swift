@@ -12,7 +12,7 @@ import Testing
     @Test func aServerThatAcknowledgesAndDoesNotKeepIsNoticedInTheNextRound() async throws {
         let lib = Library(root: temporaryFolder("blackhole"))
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
-        let doc = try lib.createDocument(title: "Into the void").id
+        let doc = try await lib.createDocument(title: "Into the void").id
         var rng = TestRandom(seed: 3)
         try await edit(lib, doc) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
         let remote = MemoryRemote(blackhole: true)
@@ -51,7 +51,7 @@ import Testing
     @Test func ourHeadListedAtAnotherSizeFailsTheRoundAndIsWrittenAgain() async throws {
         let lib = Library(root: temporaryFolder("shortened"))
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
-        let doc = try lib.createDocument(title: "Cut short").id
+        let doc = try await lib.createDocument(title: "Cut short").id
         let remote = MemoryRemote()
         let sync = try LibrarySync(library: lib, remote: remote)
         _ = try await sync.sync(options: testSyncOptions)

@@ -19,7 +19,7 @@ struct FaultTests {
         let proxy = try FaultProxy(upstreamPort: h.server!.port)
         h.remotes[0] = try WebDAVRemote(url: proxy.url, credentials: nil, timeout: 120)
         var rng = TestRandom(seed: 500)
-        let pkg = try h.libraries[0].createDocument(title: "Faults")
+        let pkg = try await h.libraries[0].createDocument(title: "Faults")
         let strokes = try await edit(h.libraries[0], pkg.id) { s -> [UUID] in
             var ids: [UUID] = []
             for _ in 0..<5 { let st = makeStroke(&rng); try await s.append(st, to: await s.pageIDs()[0]); ids.append(st.id) }

@@ -172,7 +172,7 @@ struct HostileServerTests {
     func library() async throws -> (Library, UUID) {
         let lib = Library(root: temporaryFolder("hostile"))
         var rng = TestRandom(seed: 30)
-        let doc = try lib.createDocument(title: "Hostile").id
+        let doc = try await lib.createDocument(title: "Hostile").id
         _ = try await edit(lib, doc) { s in
             for _ in 0..<5 { try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
         }
@@ -182,7 +182,7 @@ struct HostileServerTests {
     /// The library lost nothing: every document verifies clean and holds what it held.
     func checkIntact(_ lib: Library, _ before: LibraryContents, _ label: String) async throws {
         #expect(try await contents(of: lib) == before, "\(label): the library changed")
-        for e in try lib.list() {
+        for e in try await lib.documents() {
             let findings = DocumentVerifier(fileSystem: lib.fileSystem).verify(e.package).filter { $0.severity == .error }
             #expect(findings.isEmpty, "\(label): verify \(e.id): \(findings)")
         }
@@ -301,7 +301,7 @@ struct HostileServerTests {
         let other = Library(root: temporaryFolder("hostile-other"))
         defer { try? FileManager.default.removeItem(atPath: other.root) }
         var rng = TestRandom(seed: 31)
-        let theirs = try other.createDocument(title: "Theirs").id
+        let theirs = try await other.createDocument(title: "Theirs").id
         _ = try await edit(other, theirs) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
         _ = try await other.sync(with: FolderRemote(root: root), options: roundOptions)
         let (lib, doc) = try await library()
@@ -315,7 +315,7 @@ struct HostileServerTests {
         let report = try await lib.sync(with: r, options: roundOptions)
         #expect(report.problems.contains { $0.contains("document \(theirs)") && $0.contains("left out") }, "\(behavior): \(report.problems)")
         #expect(report.documentsPushed == 1, "\(behavior): \(report)")
-        #expect(try lib.list().map(\.id) == [doc], "\(behavior): a document whose blob was refused was made here")
+        #expect(try await lib.documents().map(\.id) == [doc], "\(behavior): a document whose blob was refused was made here")
         #expect(r.transport.counters.largestBody <= RemoteLimits.blobBytes)
         try await checkIntact(lib, before, "\(behavior)")
         // The server behaves again: the other document arrives whole.

@@ -12,7 +12,7 @@ import Testing
         let scope = temporaryFolder("missing")
         let lib = Library(root: temporaryFolder("missing-lib"))
         defer { for p in [scope, lib.root] { try? FileManager.default.removeItem(atPath: p) } }
-        _ = try lib.createDocument(title: "Nowhere to go")
+        _ = try await lib.createDocument(title: "Nowhere to go")
         let root = scope + "/Volumes/USB/Notes"
         await #expect { try await lib.sync(with: FolderRemote(root: root), options: testSyncOptions) } throws: { e in
             guard case .remote(.failed(_, let why)) = e as? SyncError else { return false }
@@ -26,7 +26,7 @@ import Testing
         // A root that is a symbolic link to a folder (a synced folder kept elsewhere) is followed.
         let link = scope + "/Notes link"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: root)
-        _ = try lib.createDocument(title: "Through the link")
+        _ = try await lib.createDocument(title: "Through the link")
         let viaLink = try await lib.sync(with: FolderRemote(root: link), options: testSyncOptions)
         #expect(viaLink.documentsPushed == 1 && viaLink.skipped.isEmpty, "\(viaLink)")
     }

@@ -131,7 +131,7 @@ struct RefusalTests {
         // A round says so (not "MKCOL answered 409").
         let lib = Library(root: temporaryFolder("missing-folder"))
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
-        _ = try lib.createDocument(title: "Nowhere to go")
+        _ = try await lib.createDocument(title: "Nowhere to go")
         do {
             let report = try await lib.sync(with: r, options: testSyncOptions)
             Issue.record("the round passed: \(report)")
@@ -159,7 +159,7 @@ struct RefusalTests {
     @Test func statusFailsWhenTheRemoteCannotBeRead() async throws {
         let lib = Library(root: temporaryFolder("status-refused"))
         defer { try? FileManager.default.removeItem(atPath: lib.root) }
-        _ = try lib.createDocument(title: "Here")
+        _ = try await lib.createDocument(title: "Here")
         let server = try HostileServer()
         defer { server.stop() }
         let cases: [(HostileServer.Behavior, RemoteError)] = [

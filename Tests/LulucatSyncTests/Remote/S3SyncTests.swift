@@ -163,7 +163,7 @@ struct S3SyncTests {
         let a = Library(root: temporaryFolder("s3-url-a")), b = Library(root: temporaryFolder("s3-url-b"))
         defer { for p in [a.root, b.root] { try? FileManager.default.removeItem(atPath: p) } }
         var rng = TestRandom(seed: 33)
-        let doc = try a.createDocument(title: "Through S3").id
+        let doc = try await a.createDocument(title: "Through S3").id
         let stroke = makeStroke(&rng)
         try await edit(a, doc) { s in try await s.append(stroke, to: await s.pageIDs()[0]) }
         try config.save(a)
@@ -181,7 +181,7 @@ struct S3SyncTests {
         let before = try await Self.bucketFiles(server, bucket)
         let c = Library(root: temporaryFolder("s3-url-c"))
         defer { try? FileManager.default.removeItem(atPath: c.root) }
-        let own = try c.createDocument(title: "Mine").id
+        let own = try await c.createDocument(title: "Mine").id
         let wrong = ["AWS_ACCESS_KEY_ID": SwiftS3Server.accessKey, "AWS_SECRET_ACCESS_KEY": "not-the-secret"]
         let badBucket = SyncConfiguration(remote: "s3://no-such-bucket-here/lib?endpoint=\(server.endpoint.absoluteString)")
         for (remote, expected) in [(try config.makeRemote(environment: wrong, netrc: nil), "AWS_SECRET_ACCESS_KEY"),
@@ -192,7 +192,7 @@ struct S3SyncTests {
             } catch {
                 #expect("\(error)".contains(expected), "\(error)")
             }
-            #expect(try c.list().map(\.id) == [own])
+            #expect(try await c.documents().map(\.id) == [own])
         }
         #expect(try await Self.bucketFiles(server, bucket) == before)
     }

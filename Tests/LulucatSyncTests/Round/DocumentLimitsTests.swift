@@ -27,11 +27,11 @@ import Testing
     static func twoLibraries() async throws -> (a: Library, b: Library, remote: MemoryRemote, kept: UUID, other: UUID, drawn: [UUID]) {
         let remote = MemoryRemote()
         let a = Library(root: temporaryFolder("limits-a")), b = Library(root: temporaryFolder("limits-b"))
-        let kept = try a.createDocument(title: "Kept").id
+        let kept = try await a.createDocument(title: "Kept").id
         let drawn = try await drawStrokes(a, kept, 3, seed: 5)
         _ = try await a.sync(with: remote, options: testSyncOptions)
         _ = try await b.sync(with: remote, options: testSyncOptions)
-        let other = try b.createDocument(title: "Other").id
+        let other = try await b.createDocument(title: "Other").id
         _ = try await b.sync(with: remote, options: testSyncOptions)
         return (a, b, remote, kept, other, drawn)
     }

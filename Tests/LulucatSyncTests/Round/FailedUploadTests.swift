@@ -83,7 +83,7 @@ struct FailedUploadTests {
         let a = Library(root: temporaryFolder("full-a")), b = Library(root: temporaryFolder("full-b"))
         defer { for l in [a, b] { try? FileManager.default.removeItem(atPath: l.root) } }
         var rng = TestRandom(seed: 77)
-        let doc = try b.createDocument(title: "Shared").id
+        let doc = try await b.createDocument(title: "Shared").id
         try await edit(b, doc) { s in try await s.append(makeStroke(&rng), to: await s.pageIDs()[0]) }
         let full = FullRemote(root: root)
         var options = testSyncOptions

@@ -42,7 +42,7 @@ private func referencedBlobs(_ remote: any Remote) async throws -> Set<String> {
         var options = testSyncOptions
         options.garbage = nil
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Lost and found").id
+        let doc = try await a.createDocument(title: "Lost and found").id
         let drawn = try await strokes(a, doc, 3, seed: 80)
         let picture = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 5) })
         let image = try await edit(a, doc) { s in
@@ -75,7 +75,7 @@ private func referencedBlobs(_ remote: any Remote) async throws -> Set<String> {
         options.garbage = nil  // collections are run by hand here
         // Earlier versions of a page are garbage only without history (HistoryTests has it on).
         options.history.retention = .keepNothing
-        let doc = try h.libraries[0].createDocument(title: "GC").id
+        let doc = try await h.libraries[0].createDocument(title: "GC").id
         var all: [UUID] = []
         for i in 0..<3 {
             all += try await strokes(h.libraries[i % 2], doc, 2, seed: UInt64(70 + i))
@@ -114,7 +114,7 @@ private func referencedBlobs(_ remote: any Remote) async throws -> Set<String> {
         let gc = GarbageOptions(grace: 7 * 86_400, interval: 86_400, now: { clock.now })
         var options = testSyncOptions
         options.garbage = nil
-        let doc = try h.libraries[0].createDocument(title: "Debris").id
+        let doc = try await h.libraries[0].createDocument(title: "Debris").id
         _ = try await strokes(h.libraries[0], doc, 2, seed: 90)
         try await h.sync(0, options: options)
         let remote = FolderRemote(root: h.remoteFolder)

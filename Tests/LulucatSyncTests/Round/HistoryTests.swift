@@ -46,7 +46,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         var options = testSyncOptions
         options.history.deviceName = "Ada's iPad"
         let (a, b) = (h.libraries[0], h.libraries[1])
-        let doc = try a.createDocument(title: "Versions").id
+        let doc = try await a.createDocument(title: "Versions").id
         let page = try await firstPage(a, doc)
         let drawn = try await drawStrokes(a, doc, 3, seed: 351)
         try await h.sync(0, options: options)
@@ -103,7 +103,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         let h = try SyncHarness(.folder, libraries: 2)
         defer { h.stop() }
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Forty").id
+        let doc = try await a.createDocument(title: "Forty").id
         let page = try await firstPage(a, doc)
         var contents: [PageContent] = []
         let syncA = try LibrarySync(library: a, remote: h.remotes[0])
@@ -162,7 +162,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         options.history.now = { clock.now }
         let gc = GarbageOptions(grace: 7 * 86_400, interval: 86_400, now: { clock.now })
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Kept").id
+        let doc = try await a.createDocument(title: "Kept").id
         let page = try await firstPage(a, doc)
         for i in 0..<3 {
             _ = try await drawStrokes(a, doc, 1, seed: UInt64(2000 + i))
@@ -198,7 +198,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         let h = try SyncHarness(.folder, libraries: 2)
         defer { h.stop() }
         let (a, b) = (h.libraries[0], h.libraries[1])
-        let doc = try a.createDocument(title: "Two pages").id
+        let doc = try await a.createDocument(title: "Two pages").id
         let second = try await edit(a, doc) { s in try await s.addPage() }
         _ = try await drawStrokes(a, doc, 2, seed: 360)
         var rng = TestRandom(seed: 361)
@@ -233,11 +233,11 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
             for p in await s.pageIDs() { out.append(try await s.content(of: p)) }
             return out
         }
-        try b.moveToTrash(doc)
+        try await b.moveToTrash(doc)
         try await h.converge()
-        try a.emptyTrash()
-        try b.emptyTrash()
-        #expect(try a.list().isEmpty)
+        try await a.emptyTrash()
+        try await b.emptyTrash()
+        #expect(try await a.documents().isEmpty)
         let made = try await syncA.restoreDocument(doc)
         #expect(made != doc)
         let (title, pagesAgain, pictureAgain) = try await edit(a, made) { s in
@@ -262,7 +262,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         let h = try SyncHarness(.folder, libraries: 1)
         defer { h.stop() }
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Open").id
+        let doc = try await a.createDocument(title: "Open").id
         let page = try await firstPage(a, doc)
         _ = try await drawStrokes(a, doc, 2, seed: 370)
         try await h.sync(0)
@@ -289,7 +289,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         var options = testSyncOptions
         options.history.retention = .keepNothing
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "None").id
+        let doc = try await a.createDocument(title: "None").id
         _ = try await drawStrokes(a, doc, 2, seed: 380)
         try await h.sync(0, options: options)
         let sync = try LibrarySync(library: a, remote: h.remotes[0])
@@ -308,7 +308,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
         #expect(try await !RemoteEncryption.setUp(library: b, remote: FolderRemote(root: remoteFolder), passphrase: passphrase, cost: testCost))
         var options = testSyncOptions
         options.history.deviceName = "Secret-Device-Name-7"
-        let doc = try a.createDocument(title: "Sealed").id
+        let doc = try await a.createDocument(title: "Sealed").id
         let page = try await firstPage(a, doc)
         _ = try await drawStrokes(a, doc, 1, seed: 390)
         _ = try await a.sync(with: FolderRemote(root: remoteFolder), options: options)
@@ -360,7 +360,7 @@ private func firstPage(_ lib: Library, _ doc: UUID) async throws -> UUID {
     /// what a device publishes is recorded only after a round that reported nothing).
     func crowd(_ h: SyncHarness, rounds: Int, seed: UInt64, faults: ((inout TestRandom) -> Void)? = nil) async throws {
         var rng = TestRandom(seed: seed)
-        let doc = try h.libraries[0].createDocument(title: "Crowd").id
+        let doc = try await h.libraries[0].createDocument(title: "Crowd").id
         try await h.converge()
         var published: [UUID: [PageContent]] = [:]  // by page
         for _ in 0..<rounds {

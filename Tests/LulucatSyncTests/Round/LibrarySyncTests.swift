@@ -18,7 +18,7 @@ private let kinds: [RemoteKind] = [.folder]
 private func makeDocument(_ lib: Library, title: String, pages: Int = 2, strokes: Int = 3, engine: EngineKind = .snapshot,
                           seed: UInt64) async throws -> (UUID, [[UUID]]) {
     var rng = TestRandom(seed: seed)
-    let pkg = try lib.createDocument(title: title, engine: engine)
+    let pkg = try await lib.createDocument(title: title, engine: engine)
     let ids = try await edit(lib, pkg.id) { s in
         var out: [[UUID]] = []
         for i in 0..<pages {
@@ -206,7 +206,7 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         try await h.converge()
         let erased = initial[0][2]
         try await edit(h.libraries[0], doc) { s in _ = try await s.erase(stroke: erased, keeping: [0..<3], on: await s.pageIDs()[0]) }
-        let copy = try h.libraries[0].duplicate(doc, title: "Copy").id
+        let copy = try await h.libraries[0].duplicate(doc, title: "Copy").id
         let added = try await addStrokes(h.libraries[1], doc, page: 0, count: 1, seed: 150)
         try await h.converge()
         let c = try await h.checkConverged()
@@ -227,7 +227,7 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         let pieces = try await edit(h.libraries[0], doc) { s in
             try await s.erase(stroke: erased, keeping: [0..<5, 15..<20], on: await s.pageIDs()[1])
         }
-        try h.libraries[0].moveToTrash(doc)
+        try await h.libraries[0].moveToTrash(doc)
         let added = try await addStrokes(h.libraries[1], doc, page: 1, count: 2, seed: 160)
         try await h.converge()
         let c = try await h.checkConverged()
@@ -246,12 +246,12 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         let erased = initial[0][0]
         // Erased whole (no pieces: no new stamp), so the deletion covers every stamp and wins.
         try await edit(h.libraries[0], doc) { s in _ = try await s.erase(stroke: erased, keeping: [], on: await s.pageIDs()[0]) }
-        try h.libraries[1].moveToTrash(doc)
+        try await h.libraries[1].moveToTrash(doc)
         try await h.sync(1)
         try await h.sync(0)
         try await h.sync(1)
-        #expect(try h.libraries[0].trashedDocuments().map(\.id) == [doc])
-        try h.libraries[1].restoreFromTrash(doc)
+        #expect(try await h.libraries[0].trashedDocuments().map(\.id) == [doc])
+        try await h.libraries[1].restoreFromTrash(doc)
         try await h.converge()
         let c = try await h.checkConverged()
         let d = try #require(c.documents[doc], "the restored document is not everywhere")
@@ -318,15 +318,15 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         let (gone, _) = try await makeDocument(h.libraries[0], title: "Gone", seed: 8)
         try await h.converge()
         // `kept`: trashed on A while B draws on it: it comes back on A. `gone`: trashed on A only.
-        try h.libraries[0].moveToTrash(kept)
-        try h.libraries[0].moveToTrash(gone)
+        try await h.libraries[0].moveToTrash(kept)
+        try await h.libraries[0].moveToTrash(gone)
         let added = try await addStrokes(h.libraries[1], kept, page: 0, count: 2, seed: 70)
         try await h.converge()
         let c = try await h.checkConverged()
         #expect(c.documents[kept] != nil)
         #expect(Set(c.documents[kept]!.elements.joined()).isSuperset(of: added))
         #expect(c.documents[gone] == nil)
-        #expect(try h.libraries[1].trashedDocuments().map(\.id).contains(gone), "a deleted document must go to the trash")
+        #expect(try await h.libraries[1].trashedDocuments().map(\.id).contains(gone), "a deleted document must go to the trash")
     }
 
     @Test(arguments: kinds)
@@ -336,16 +336,16 @@ private func addStrokes(_ lib: Library, _ doc: UUID, page index: Int, count: Int
         var ids: [UUID] = []
         for i in 0..<4 { ids.append(try await makeDocument(h.libraries[0], title: "Doc \(i)", pages: 1, strokes: 1, seed: 80 + UInt64(i)).0) }
         try await h.converge()
-        for id in ids { try h.libraries[0].moveToTrash(id) }
+        for id in ids { try await h.libraries[0].moveToTrash(id) }
         try await h.sync(0)
         var strict = testSyncOptions
         strict.trashLimit = 2
         await #expect(throws: SyncError.self) { try await h.libraries[1].sync(with: h.remotes[1], options: strict) }
-        #expect(try h.libraries[1].list().count == 4)
+        #expect(try await h.libraries[1].documents().count == 4)
         // Asked and answered: a larger limit goes ahead.
         try await h.sync(1)
-        #expect(try h.libraries[1].list().isEmpty)
-        #expect(try h.libraries[1].trashedDocuments().count == 4)
+        #expect(try await h.libraries[1].documents().isEmpty)
+        #expect(try await h.libraries[1].trashedDocuments().count == 4)
     }
 
     @Test func aDocumentOpenInAnotherProcessIsSkippedAndSyncedWhenClosed() async throws {

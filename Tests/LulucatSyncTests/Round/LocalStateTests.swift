@@ -66,7 +66,7 @@ private func rewriteBaseAsFormat2(_ lib: Library, _ doc: UUID) throws {
     @Test func aBaseOfFormat1IsReadAndRewrittenInTheCurrentFormat() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Formats").id
+        let doc = try await a.createDocument(title: "Formats").id
         var strokes = try await drawn(a, doc, count: 3, seed: 1)
         _ = try await edit(a, doc) { s in try await s.addPage() }
         try await h.sync(0)
@@ -99,7 +99,7 @@ private func rewriteBaseAsFormat2(_ lib: Library, _ doc: UUID) throws {
     @Test func aDamagedFormat2BaseIsNotUsed() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Damaged base").id
+        let doc = try await a.createDocument(title: "Damaged base").id
         var strokes = try await drawn(a, doc, count: 3, seed: 4)
         try await h.converge()
         var o = try baseJSON(a, doc)
@@ -121,7 +121,7 @@ private func rewriteBaseAsFormat2(_ lib: Library, _ doc: UUID) throws {
     @Test func aDocumentChangedOnlyHereIsReadUnderItsLockAlone() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Lock").id
+        let doc = try await a.createDocument(title: "Lock").id
         var strokes = try await drawn(a, doc, count: 2, seed: 6)
         try await h.converge()
         strokes += try await drawn(a, doc, count: 1, seed: 7)
@@ -163,7 +163,7 @@ private func rewriteBaseAsFormat2(_ lib: Library, _ doc: UUID) throws {
     func otherEnginesAreReadUnderTheLockToo(engine: EngineKind) async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Engines", engine: engine).id
+        let doc = try await a.createDocument(title: "Engines", engine: engine).id
         var strokes = try await drawn(a, doc, count: 2, seed: 10)
         try await h.converge()
         for k in 0..<3 {
@@ -183,7 +183,7 @@ private func rewriteBaseAsFormat2(_ lib: Library, _ doc: UUID) throws {
     @Test func aBaseOfFormat2IsReadAndItsPrintTablesSpareFingerprints() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Prints").id
+        let doc = try await a.createDocument(title: "Prints").id
         var strokes = try await drawn(a, doc, count: 4, seed: 20)
         try await h.sync(0)
         try rewriteBaseAsFormat2(a, doc)
@@ -221,7 +221,7 @@ private func rewriteBaseAsFormat2(_ lib: Library, _ doc: UUID) throws {
     @Test func aTransformedStrokeIsNotTakenFromThePrintTable() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Moved").id
+        let doc = try await a.createDocument(title: "Moved").id
         let strokes = try await drawn(a, doc, count: 3, seed: 23)
         try await h.converge()
         try await edit(a, doc) { s in try await s.transform([strokes[1]], by: .translation(dx: 250, dy: 40), on: await s.pageIDs()[0]) }
@@ -238,7 +238,7 @@ private func rewriteBaseAsFormat2(_ lib: Library, _ doc: UUID) throws {
     @Test func aDamagedPrintTableOnlyCostsFingerprints() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Damaged table").id
+        let doc = try await a.createDocument(title: "Damaged table").id
         var strokes = try await drawn(a, doc, count: 3, seed: 25)
         try await h.converge()
         var o = try baseJSON(a, doc)
@@ -260,7 +260,7 @@ private func rewriteBaseAsFormat2(_ lib: Library, _ doc: UUID) throws {
     @Test func aBaseReplacedOnDiskIsReadAgainNotTakenFromMemory() async throws {
         let h = try SyncHarness(.folder, libraries: 1)
         let a = h.libraries[0]
-        let doc = try a.createDocument(title: "Kept").id
+        let doc = try await a.createDocument(title: "Kept").id
         _ = try await drawn(a, doc, count: 2, seed: 27)
         try await h.sync(0)
         let store = SyncStateStore(library: a)

@@ -14,7 +14,7 @@ import Testing
         let remote = MemoryRemote()
         let a = Library(root: temporaryFolder("lost-a")), b = Library(root: temporaryFolder("lost-b"))
         defer { for l in [a, b] { try? FileManager.default.removeItem(atPath: l.root) } }
-        let doc = try a.createDocument(title: "Lost and found").id
+        let doc = try await a.createDocument(title: "Lost and found").id
         let drawn = try await drawStrokes(a, doc, 3, seed: 31)
         let picture = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let image = try await edit(a, doc) { s in
@@ -103,7 +103,7 @@ import Testing
         let remote = MemoryRemote()
         let a = Library(root: temporaryFolder("lost-none"))
         defer { try? FileManager.default.removeItem(atPath: a.root) }
-        let doc = try a.createDocument(title: "Intact").id
+        let doc = try await a.createDocument(title: "Intact").id
         _ = try await a.sync(with: remote, options: testSyncOptions)
         // Requests for a blob our head does not name, for a document we do not have, and a name
         // that is almost one: each ignored, the round stays one request.

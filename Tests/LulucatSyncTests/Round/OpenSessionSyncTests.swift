@@ -37,7 +37,7 @@ private func follow(_ s: DocumentSession) async -> (EventLog, Task<Void, Never>)
 
 private func newDocument(_ lib: Library, engine: EngineKind, pages: Int, seed: UInt64) async throws -> UUID {
     var rng = TestRandom(seed: seed)
-    let pkg = try lib.createDocument(title: "Open \(engine)", engine: engine)
+    let pkg = try await lib.createDocument(title: "Open \(engine)", engine: engine)
     try await edit(lib, pkg.id) { s in
         for i in 0..<pages {
             let page = i == 0 ? await s.pageIDs()[0] : try await s.addPage()

@@ -15,13 +15,13 @@ import Testing
         let remote = MemoryRemote()
         let a = Library(root: temporaryFolder("repair-a")), b = Library(root: temporaryFolder("repair-b"))
         defer { for l in [a, b] { try? FileManager.default.removeItem(atPath: l.root) } }
-        let doc = try a.createDocument(title: "Salvaged").id
+        let doc = try await a.createDocument(title: "Salvaged").id
         let drawn = try await drawStrokes(a, doc, 6, seed: 41, samples: 40)
         for l in [a, b, a] { _ = try await l.sync(with: remote, options: testSyncOptions) }
 
         // The page file of A is damaged inside its last stroke; repair salvages the others.
         let package = a.package(doc)
-        let page = try #require(try a.list().first { $0.id == doc }).coverPageID!
+        let page = try await #require(try a.documents().first { $0.id == doc }).coverPageID!
         let path = package.pagePath(page)
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         bytes[bytes.count - 30] ^= 0x40

@@ -56,7 +56,7 @@ private func isAnotherRoundRunning(_ e: any Error) -> Bool {
         let folder = temporaryFolder("lock-remote")
         let lib = Library(root: temporaryFolder("lock-lib"))
         defer { for p in [folder, lib.root] { try? FileManager.default.removeItem(atPath: p) } }
-        let doc = try lib.createDocument(title: "Once at a time").id
+        let doc = try await lib.createDocument(title: "Once at a time").id
         let remote = GatedRemote(root: folder)
         let first = Task { try await lib.sync(with: remote, options: testSyncOptions) }
         // The first round is in its listing (holding the library's round lock): wait for that event.
@@ -88,7 +88,7 @@ private func isAnotherRoundRunning(_ e: any Error) -> Bool {
         let folder = temporaryFolder("lock-remote")
         let lib = Library(root: temporaryFolder("lock-lib"))
         defer { for p in [folder, lib.root] { try? FileManager.default.removeItem(atPath: p) } }
-        _ = try lib.createDocument(title: "Held")
+        _ = try await lib.createDocument(title: "Held")
         let store = SyncStateStore(library: lib)
         try store.prepare()
         // As another process holding the round lock would.

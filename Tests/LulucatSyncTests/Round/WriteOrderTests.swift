@@ -64,7 +64,7 @@ private final class OrderRemote: Remote, @unchecked Sendable {
         defer { for p in [folder, lib.root] { try? FileManager.default.removeItem(atPath: p) } }
         let remote = OrderRemote(root: folder)
         let options = testSyncOptions
-        let doc = try lib.createDocument(title: "Order").id
+        let doc = try await lib.createDocument(title: "Order").id
         let app: DocumentSession? = openInTheApp ? try await lib.open(doc) : nil
         func draw(_ stroke: Stroke) async throws {
             if let app { try await app.append(stroke, to: await app.pageIDs()[0]) }
@@ -128,7 +128,7 @@ private final class OrderRemote: Remote, @unchecked Sendable {
     @Test func aPreparedDocumentWhoseHeadChangedElsewhereIsMerged() async throws {
         let h = try SyncHarness(.folder, libraries: 2)
         let a = h.libraries[0], b = h.libraries[1]
-        let doc = try a.createDocument(title: "Both").id
+        let doc = try await a.createDocument(title: "Both").id
         var rng = TestRandom(seed: 32)
         var strokes: [UUID] = []
         func draw(_ lib: Library) async throws {

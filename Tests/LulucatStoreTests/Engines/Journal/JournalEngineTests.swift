@@ -37,9 +37,9 @@ struct JournalFixture {
     @Test func newDocumentsUseTheSnapshotEngineUnlessTold() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let plain = try library.createDocument(title: "Plain")
+        let plain = try await library.createDocument(title: "Plain")
         #expect(try DocumentMetadata.read(plain).engine == .snapshot)
-        let journal = try library.createDocument(title: "J", engine: .journal)
+        let journal = try await library.createDocument(title: "J", engine: .journal)
         #expect(try DocumentMetadata.read(journal).engine == .journal)
         let session = try await library.open(journal.id)
         #expect(await session.engineKind == .journal)
@@ -456,7 +456,7 @@ struct JournalFixture {
         let expected = try await session.content(of: page)
         // Duplicate while the journal holds the frames (duplicate needs the lock: abandon first).
         await session.abandon()
-        let copy = try f.library.duplicate(f.package.id)
+        let copy = try await f.library.duplicate(f.package.id)
         #expect(readBytes(copy.journalPath(page)) == readBytes(f.package.journalPath(page)))
         let copied = try await f.library.open(copy.id, options: f.options)
         #expect(try await copied.content(of: page) == expected)
@@ -505,7 +505,7 @@ struct JournalFixture {
     @Test func compactOnASnapshotDocumentDoesNothing() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Plain")
+        let package = try await library.createDocument(title: "Plain")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil))
         try await session.append(sampleStroke(), to: session.pageIDs()[0])
         #expect(try await session.compact() == [])
@@ -518,7 +518,7 @@ struct JournalFixture {
     @Test func aPageThatClosesIsCompacted() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Pages", engine: .journal)
+        let package = try await library.createDocument(title: "Pages", engine: .journal)
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, maxLoadedPages: 1))
         let first = await session.pageIDs()[0]
         try await session.append(sampleStroke(), to: first)
