@@ -164,6 +164,41 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
         #expect(sawUndo)
     }
 
+    /// Undo, redo and group bounds take what was submitted before them (`submit`, which applies
+    /// in a task of its own): an undo asked for right after a pen-up undoes that stroke, and
+    /// batches submitted between `beginUndoGroup` and `endUndoGroup` land in that group.
+    /// Repeated 50 times, since without the rule the order depends on which task runs first.
+    @Test func undoAndGroupsTakeWhatWasSubmittedBeforeThem() async throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let package = try library.createDocument(title: "Submitted")
+        var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+        options.undoLevels = 1000
+        let s = try await library.open(package.id, options: options)
+        let page = await s.pageIDs()[0]
+        let strokes = HandwritingGenerator(seed: 3206).page(strokes: 150, canvas: .letter).strokes
+        var kept: [UUID] = []
+        for round in 0..<50 {
+            let a = strokes[3 * round], b = strokes[3 * round + 1], c = strokes[3 * round + 2]
+            // Submitted, then undone at once: the page is as before it; redone: it is back.
+            let edit = s.submit([.append([.stroke(a)])], to: page)
+            #expect(try await s.undo())
+            #expect(edit.isDone)
+            #expect(try await s.content(of: page).elements.map(\.id) == kept, "round \(round): the undo took the submitted stroke")
+            #expect(try await s.redo())
+            kept.append(a.id)
+            // Two batches submitted inside a group: one undo step.
+            await s.beginUndoGroup("Pair")
+            s.submit([.append([.stroke(b)])], to: page)
+            s.submit([.append([.stroke(c)])], to: page)
+            await s.endUndoGroup()
+            #expect(await s.undoState.undoName == "Pair")
+            #expect(try await s.undo())
+            #expect(try await s.content(of: page).elements.map(\.id) == kept, "round \(round): both submitted strokes in the group")
+        }
+        try await s.close()
+    }
+
     /// A group that no longer fits (its element deleted by a merge from sync, which is not
     /// recorded) fails, changes nothing and is dropped; the default keeps no history at all.
     @Test func aGroupThatNoLongerFitsIsDroppedAndMergesAreNotRecorded() async throws {
