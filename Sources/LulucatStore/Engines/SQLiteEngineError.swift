@@ -22,8 +22,11 @@ public enum SQLiteEngineError: Error, Equatable, Sendable, CustomStringConvertib
     /// with `element` nil, of the page's own row) changed after they were written. Never returned
     /// as content.
     case checksumMismatch(file: String, table: String, page: UUID, element: UUID?)
+    /// The database has no row for `page`: the document lists a page its database does not hold.
     case pageNotFound(file: String, page: UUID)
+    /// A change names an element that `page` does not hold (erased meanwhile, or a stale id).
     case elementNotFound(file: String, page: UUID, element: UUID)
+    /// A change adds an element whose id `page` already holds.
     case duplicateElement(file: String, page: UUID, element: UUID)
     /// The model cannot be stored as asked (a channel whose length differs from its samples, ...).
     case unencodable(String)
@@ -81,10 +84,15 @@ public struct SQLiteFailure: Error, Equatable, Sendable, CustomStringConvertible
     /// The primary result code (the low byte of the extended code).
     public var code: Int32 { extendedCode & 0xFF }
 
-    /// The primary codes an app branches on (SQLite's numbering).
+    /// The primary codes an app branches on (SQLite's numbering), compared with `code`.
+    /// `SQLITE_BUSY`: another connection holds a lock the statement needs.
     public static let busy: Int32 = 5
+    /// `SQLITE_LOCKED`: a conflict within the same connection (a table in use by another statement).
     public static let locked: Int32 = 6
+    /// `SQLITE_READONLY`: the database (or its folder) cannot be written.
     public static let readonly: Int32 = 8
+    /// `SQLITE_IOERR`: the operating system reported an I/O error; the extended code says which.
     public static let ioError: Int32 = 10
+    /// `SQLITE_FULL`: the disk (or the quota) is full.
     public static let full: Int32 = 13
 }

@@ -70,6 +70,9 @@ final class ExistingFormWriter: FormWriter {
 
 /// A migration whose new form does not match the old; the document stays on its old engine.
 public enum MigrationError: Error, CustomStringConvertible, Sendable {
+    /// Reading the new form back gave something else than the old: for `page` (nil for what is
+    /// not one page's: the assets, the page list), with what differed. `StoreError.migrationRefused`
+    /// carries it.
     case verification(page: UUID?, String)
 
     public var description: String {
