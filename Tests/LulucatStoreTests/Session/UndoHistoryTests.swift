@@ -22,6 +22,16 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     return DocumentShot(title: await s.title, pages: await s.pageIDs(), contents: contents)
 }
 
+/// A new document in the library at `tmp`, opened with an undo history of `levels` groups and
+/// neither autosave nor thumbnails.
+private func openWithUndo(_ tmp: TemporaryFolder, title: String, levels: Int) async throws -> DocumentSession {
+    let library = Library(root: tmp.path)
+    let package = try library.createDocument(title: title)
+    var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+    options.undoLevels = levels
+    return try await library.open(package.id, options: options)
+}
+
 @Suite struct UndoHistoryTests {
     static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<64).map { UInt8($0) })
 
@@ -125,11 +135,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     /// events say what undo can do; a new edit clears the redo; the history keeps `undoLevels`.
     @Test func groupsPagesEventsAndLimits() async throws {
         let tmp = TemporaryFolder()
-        let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Groups")
-        var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
-        options.undoLevels = 3
-        let s = try await library.open(package.id, options: options)
+        let s = try await openWithUndo(tmp, title: "Groups", levels: 3)
         let events = await s.events()
         let p1 = await s.pageIDs()[0]
         let p2 = try await s.addPage()
@@ -170,11 +176,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     /// Repeated 50 times, since without the rule the order depends on which task runs first.
     @Test func undoAndGroupsTakeWhatWasSubmittedBeforeThem() async throws {
         let tmp = TemporaryFolder()
-        let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Submitted")
-        var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
-        options.undoLevels = 1000
-        let s = try await library.open(package.id, options: options)
+        let s = try await openWithUndo(tmp, title: "Submitted", levels: 1000)
         let page = await s.pageIDs()[0]
         let strokes = HandwritingGenerator(seed: 3206).page(strokes: 150, canvas: .letter).strokes
         var kept: [UUID] = []
@@ -203,11 +205,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     /// recorded) fails, changes nothing and is dropped; the default keeps no history at all.
     @Test func aGroupThatNoLongerFitsIsDroppedAndMergesAreNotRecorded() async throws {
         let tmp = TemporaryFolder()
-        let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Merges")
-        var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
-        options.undoLevels = 10
-        let s = try await library.open(package.id, options: options)
+        let s = try await openWithUndo(tmp, title: "Merges", levels: 10)
         let p = await s.pageIDs()[0]
         let strokes = HandwritingGenerator(seed: 3206).page(strokes: 3, canvas: .letter).strokes
         try await s.append(strokes[0], to: p)
@@ -226,7 +224,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
         #expect(await s.undoState == .empty)
         try await s.close()
 
-        let plain = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let plain = try await Library(root: tmp.path).open(s.package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         try await plain.append(strokes[2], to: p)
         #expect(await plain.undoState == .empty)
         #expect(try await plain.undo() == false)
