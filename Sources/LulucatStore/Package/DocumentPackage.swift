@@ -25,7 +25,7 @@ public struct DocumentPackage: Sendable, Hashable {
 
     /// A package at an explicit directory whose name must be `<UUID>.lnote`.
     /// - Throws: `StoreError.invalidIdentifier` when the name is not a UUID with the extension.
-    public init(path: String) throws(StoreError) {
+    package init(path: String) throws(StoreError) {
         var p = path
         while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
         let (_, name) = splitPath(p)
@@ -136,7 +136,7 @@ public struct DocumentPackage: Sendable, Hashable {
     package func assetPath(_ asset: UUID, ext: String) -> String { assetsPath + "/" + asset.uuidString + "." + ext }
 
     /// File extensions accepted for assets.
-    public static let assetExtensions: Set<String> = ["jpg", "jpeg", "png", "heic"]
+    package static let assetExtensions: Set<String> = ["jpg", "jpeg", "png", "heic"]
 
     /// Parses `<UUID>.<ext>` with `ext` among `allowed`; nil for any other name.
     package static func parseName(_ name: String, extensions allowed: Set<String>) -> (UUID, String)? {

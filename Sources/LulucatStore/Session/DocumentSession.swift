@@ -144,7 +144,7 @@ public actor DocumentSession {
     ///   `StoreError.corruptFile` when document.json cannot be read (the package is left untouched),
     ///   `StoreError.unsupportedVersion` for a newer format, `StoreError.engineNotAvailable` for a
     ///   document whose engine this build does not include (the package is left untouched).
-    public static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem(),
+    package static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem(),
                             options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
         let fs = fileSystem
         if Task.isCancelled { throw .cancelled }

@@ -38,7 +38,7 @@ public actor ReadOnlySession {
     /// - Throws: `StoreError.documentNotFound`, `.corruptFile` when document.json cannot be read,
     ///   `.unsupportedVersion` for a newer format, `.cancelled` in a cancelled task. Never
     ///   `.documentInUse`.
-    public static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem()) async throws(StoreError) -> ReadOnlySession {
+    package static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem()) async throws(StoreError) -> ReadOnlySession {
         if Task.isCancelled { throw .cancelled }
         let fs = fileSystem
         guard let info = try fs.checked.info(package.path) else {

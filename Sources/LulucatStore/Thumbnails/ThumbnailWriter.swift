@@ -29,9 +29,9 @@ public struct ThumbnailOptions: Sendable, Equatable {
 /// written is rendered once, at its newest content. Problems (a missing asset drawn as a
 /// placeholder, a failed write) are collected, never thrown at the saving session.
 ///
-/// A session runs its own writer (`SessionOptions.thumbnails`); an app uses the static calls:
-/// `isAvailable`, `jpeg(_:images:options:fileSystem:)` for a page not in the package (a past
-/// version), `write(_:page:in:options:fileSystem:)`, and `rebuild` from LulucatStoreThumbnails.
+/// A session runs its own writer (`SessionOptions.thumbnails`); an app asks `isAvailable`, and
+/// draws a closed document's missing or stale thumbnails again with `rebuild` from
+/// LulucatStoreThumbnails.
 public actor ThumbnailWriter {
     /// The size and quality this writer draws at.
     package let options: ThumbnailOptions
@@ -117,7 +117,7 @@ public actor ThumbnailWriter {
     /// given and present.
     ///
     /// - Throws: `StoreError.invalidArgument` when this build draws no thumbnails (`isAvailable`).
-    public static func jpeg(_ content: PageContent, images package: DocumentPackage?, options: ThumbnailOptions = ThumbnailOptions(),
+    package static func jpeg(_ content: PageContent, images package: DocumentPackage?, options: ThumbnailOptions = ThumbnailOptions(),
                             fileSystem fs: any FileSystem = PosixFileSystem()) throws -> (data: Data, problems: [String]) {
         guard let renderer = ThumbnailRenderers.current else {
             throw StoreError.invalidArgument("this build draws no thumbnails: link LulucatStoreThumbnails and call Library.enableThumbnails()")
@@ -133,7 +133,7 @@ public actor ThumbnailWriter {
     ///
     /// - Throws: `StoreError.invalidArgument` when this build draws no thumbnails (`isAvailable`).
     @discardableResult
-    public static func write(_ content: PageContent, page: UUID, in package: DocumentPackage,
+    package static func write(_ content: PageContent, page: UUID, in package: DocumentPackage,
                              options: ThumbnailOptions = ThumbnailOptions(),
                              fileSystem fs: any FileSystem = PosixFileSystem()) throws -> [Finding] {
         let (data, problems) = try jpeg(content, images: package, options: options, fileSystem: fs)
