@@ -10,10 +10,20 @@ import LulucatStore
 /// Repairs a package: stale temporary files removed, undecodable or missing pages taken out of the
 /// page list (their files moved to `recovered/`), unlisted page files moved to `recovered/`, page
 /// metadata reconciled, the manifest rebuilt, orphan assets removed. Every action is reported.
+///
+/// ```swift
+/// for finding in try DocumentRepair().repair(library.package(id)) { print(finding) }
+/// ```
 public struct DocumentRepair: Sendable {
+    /// The file system the package is read and written through.
     public let fileSystem: any FileSystem
+    /// A repair through `fileSystem`; it holds no state, so one may serve any number of documents.
     public init(fileSystem: any FileSystem = PosixFileSystem()) { self.fileSystem = fileSystem }
 
+    /// Repairs the package of a closed document, taking its writer lock for the time it runs, and
+    /// returns what it found and did (`.repaired` for each action, `.error` for what it could not
+    /// mend; nothing is ever deleted but stale temporary files and orphan assets).
+    ///
     /// - Throws: `StoreError.engineNotAvailable` for a document whose engine this build does not
     ///   include (nothing is changed: its files are not damaged, only unreadable here);
     ///   `StoreError.documentInUse` when a session has the document open;
@@ -167,7 +177,7 @@ public struct DocumentRepair: Sendable {
     }
 
     /// The title of a document rebuilt from its pages alone (document.json and the manifest lost).
-    public static let recoveredTitle = "Recovered document"
+    package static let recoveredTitle = "Recovered document"
 
     /// document.json from the manifest (id, title, dates, the first page) and the page files, or
     /// a SQLite document's page rows (each page's canvas, element count and images; the engine

@@ -7,8 +7,8 @@ import LulucatInk
 import LulucatStore
 
 /// The steps of a migration, in order. After each one a crash leaves a document that opens with
-/// all its data (document.json always names a complete form).
-public enum MigrationStep: String, Sendable, CaseIterable {
+/// all its data (document.json always names a complete form). The crash tests stop after each.
+package enum MigrationStep: String, Sendable, CaseIterable {
     /// The marker `.migration` is durable: open-time cleanup knows a migration may be unfinished.
     case marked
     /// Some of the pages are written in the new form (a crash in the middle of writing).
@@ -27,25 +27,40 @@ public enum MigrationStep: String, Sendable, CaseIterable {
 
 /// What a migration did.
 public struct MigrationReport: Sendable {
+    /// The document's id.
     public var document: UUID
+    /// The engine it was on.
     public var from: EngineKind
+    /// The engine it is on now (the one asked for).
     public var to: EngineKind
     /// False when the document already used the engine (nothing was written).
     public var migrated: Bool
+    /// Pages in the document (all of them moved and verified, when `migrated`).
     public var pages: Int
+    /// Elements (strokes, images) moved and verified over all pages; 0 when nothing was migrated.
     public var elements: Int
     /// Distinct assets the pages show, each checked to be on disk.
     public var assets: Int
+    /// How long the migration took, in seconds (wall clock, from taking the lock to the end).
     public var seconds: Double
     /// Leftovers of an earlier interrupted migration that were removed first.
     public var findings: [Finding]
 }
 
-/// Where a migration is, for progress output.
+/// Where a migration is, for progress output: reported after each page of each phase.
 public struct MigrationProgress: Sendable {
-    public enum Phase: String, Sendable { case writing, verifying }
+    /// The two passes over the pages.
+    public enum Phase: String, Sendable {
+        /// Writing each page in the new engine's form, beside the old.
+        case writing
+        /// Reading each page back through the new engine and comparing it with the old.
+        case verifying
+    }
+    /// The pass under way.
     public var phase: Phase
+    /// Pages done in this phase, 1 to `pageCount`.
     public var page: Int
+    /// The document's pages: each phase goes over all of them.
     public var pageCount: Int
 }
 
@@ -55,10 +70,13 @@ public struct MigrationProgress: Sendable {
 /// let report = try EngineMigration().migrate(package, to: .sqlite)
 /// ```
 public struct EngineMigration: Sendable {
+    /// The file system the package is read and written through.
     public let fileSystem: any FileSystem
     /// Tests only: stop (as a crash would, nothing cleaned up) right after this step.
     var stopAfter: MigrationStep?
 
+    /// A migration through `fileSystem`; it holds no state, so one may serve any number of
+    /// documents (each `migrate` takes that document's lock).
     public init(fileSystem: any FileSystem = PosixFileSystem()) { self.fileSystem = fileSystem }
 
     /// The marker of a migration under way, `<package>/.migration`.

@@ -9,7 +9,7 @@ import LulucatStore
 
 extension Library {
     /// Makes every session of this process write page thumbnails (`thumbnails/<page>.jpg`, the
-    /// library grid's covers), and `ThumbnailWriter.write` and `rebuild` draw them. Call it once at
+    /// library grid's covers), and `ThumbnailWriter.rebuild` draws them. Call it once at
     /// launch; calling it again, from any thread, changes nothing. Without it no thumbnail is
     /// written (docs/package-format.md: thumbnails are derived and optional).
     ///

@@ -13,7 +13,7 @@ extension PageContent {
     /// elements in the same order (ids, inks, every sample and channel value, unknown payloads).
     ///
     /// - Throws: `PageFormatError.unencodable` for a page no engine could store.
-    public func contentHash() throws(PageFormatError) -> String {
+    package func contentHash() throws(PageFormatError) -> String {
         let digest = SHA256.hash(try PageFile.canonicalBytes(self, codec: .fixed16))
         return digest.map { byte in
             let hex = String(byte, radix: 16)

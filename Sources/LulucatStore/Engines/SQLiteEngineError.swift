@@ -87,15 +87,15 @@ public struct SQLiteFailure: Error, Equatable, Sendable, CustomStringConvertible
     /// The primary result code (the low byte of the extended code).
     public var code: Int32 { extendedCode & 0xFF }
 
-    // The primary codes an app branches on (SQLite's numbering).
-    /// `SQLITE_BUSY`: another connection holds the lock.
+    /// The primary codes an app branches on (SQLite's numbering), compared with `code`.
+    /// `SQLITE_BUSY`: another connection holds a lock the statement needs.
     public static let busy: Int32 = 5
-    /// `SQLITE_LOCKED`: a table is locked by this connection's own other statement.
+    /// `SQLITE_LOCKED`: a conflict within the same connection (a table in use by another statement).
     public static let locked: Int32 = 6
-    /// `SQLITE_READONLY`: the database cannot be written (a read-only volume or file).
+    /// `SQLITE_READONLY`: the database (or its folder) cannot be written.
     public static let readonly: Int32 = 8
-    /// `SQLITE_IOERR`: the file system failed a read or write.
+    /// `SQLITE_IOERR`: the operating system reported an I/O error; the extended code says which.
     public static let ioError: Int32 = 10
-    /// `SQLITE_FULL`: the device is full.
+    /// `SQLITE_FULL`: the disk (or the quota) is full.
     public static let full: Int32 = 13
 }

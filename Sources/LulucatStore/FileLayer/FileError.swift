@@ -8,11 +8,12 @@ import Darwin
 
 /// A file system call that failed, with the path, the operation and the errno.
 public struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The call that failed, in words ("open", "write", "rename", ...).
+    /// The call that failed, as a verb for a sentence ("open", "rename", "write", ...).
     public var operation: String
-    /// The file or folder it was made on (a temporary file is named by its target).
+    /// The path the call was about (the file being written, never its temporary file), or
+    /// "fd N" for a call on a descriptor.
     public var path: String
-    /// The error number the system returned.
+    /// The error number the call returned (`ENOSPC`, `EACCES`, ...).
     public var errno: Int32
     /// Set when the call was refused because `path` is not the kind of file it must be: what is
     /// there instead ("FIFO", "symbolic link", "character device", ...).
@@ -23,8 +24,8 @@ public struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// sentence then says "a page".
     public var pageNumber: Int?
 
-    /// A failure of `operation` on `path` with `errno`; `found` names what is there instead when
-    /// the call was refused for the kind of file.
+    /// The failure of `operation` on `path` with `errno`; `found` when the call was refused for
+    /// what is at `path`. For `FileSystem` implementations and their test doubles.
     public init(_ operation: String, path: String, errno: Int32, found: String? = nil) {
         self.operation = operation
         self.path = path

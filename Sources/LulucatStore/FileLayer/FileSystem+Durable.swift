@@ -1,14 +1,15 @@
 // The durable operations built on the seam: whole-file read, atomic durable write, removal.
+// Package access: the store, sync and the tools use them; an app reaches files through `Library`.
 
 import Foundation
 
 /// The prefix of every temporary file the store creates; stale ones are removed when a document opens.
-public let temporaryFilePrefix = ".lnote-tmp-"
+package let temporaryFilePrefix = ".lnote-tmp-"
 
 extension FileSystem {
     /// Reads a whole regular file. A symbolic link or a directory at `path` is an error.
     /// - Parameter limit: the largest size accepted; a bigger file is an error before any allocation.
-    public func readFile(_ path: String, limit: Int = 1 << 31) throws(FileError) -> [UInt8] {
+    package func readFile(_ path: String, limit: Int = 1 << 31) throws(FileError) -> [UInt8] {
         let fd = try open(path, .read)
         defer { try? close(fd) }
         let size = try self.size(fd)
@@ -29,13 +30,13 @@ extension FileSystem {
     /// Writes `bytes` to `path` atomically and durably: a temporary file in the same directory,
     /// created exclusively, written fully and synced, renamed over `path`, then the directory synced.
     /// On any failure the temporary file is removed and `path` keeps its previous content.
-    public func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String) throws(FileError) {
+    package func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String) throws(FileError) {
         try writeAtomically(bytes, to: path, creating: .createExclusive)
     }
 
     /// `writeAtomically` for a secret: the file is its owner's alone (mode 0600) from its first
     /// byte, and the bytes are written from the caller's buffer (never copied into an array).
-    public func writeSecretAtomically(_ bytes: UnsafeRawBufferPointer, to path: String) throws(FileError) {
+    package func writeSecretAtomically(_ bytes: UnsafeRawBufferPointer, to path: String) throws(FileError) {
         try writeAtomically(bytes, to: path, creating: .createExclusivePrivate)
     }
 
@@ -63,11 +64,15 @@ extension FileSystem {
         try syncDirectory(dir)
     }
 
-    public func writeAtomically(_ bytes: [UInt8], to path: String) throws(FileError) {
+    /// `writeAtomically(_:to:)` for bytes in an array: written whole to a temporary file, synced,
+    /// renamed over `path`, the folder synced; on failure `path` keeps its previous content.
+    package func writeAtomically(_ bytes: [UInt8], to path: String) throws(FileError) {
         try bytes.withUnsafeBytes { raw in Result { () throws(FileError) in try writeAtomically(raw, to: path) } }.get()
     }
 
-    public func writeAtomically(_ data: Data, to path: String) throws(FileError) {
+    /// `writeAtomically(_:to:)` for `Data`: written whole to a temporary file, synced, renamed
+    /// over `path`, the folder synced; on failure `path` keeps its previous content.
+    package func writeAtomically(_ data: Data, to path: String) throws(FileError) {
         try data.withUnsafeBytes { raw in Result { () throws(FileError) in try writeAtomically(raw, to: path) } }.get()
     }
 
@@ -75,7 +80,7 @@ extension FileSystem {
     /// function that appends one piece to the temporary file, so a large file is never held in
     /// memory. The file appears at `path` only when `produce` returns and the data is synced;
     /// if `produce` (or a write) throws, the temporary file is removed and the error rethrown.
-    public func writeAtomically(to path: String, _ produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    package func writeAtomically(to path: String, _ produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let (dir, name) = splitPath(path)
         let temp = dir + "/" + temporaryFilePrefix + UUID().uuidString + "-" + name
         let fd = try open(temp, .createExclusive)
@@ -101,7 +106,7 @@ extension FileSystem {
     /// renamed over it. Readers see the old content or the new, never a mix; but a power cut may
     /// bring back the old one, so it is only for files whose rollback does no harm (a cache, or
     /// state the next run repairs by itself). On failure the temporary file is removed.
-    public func replaceQuickly(_ bytes: [UInt8], at path: String) throws(FileError) {
+    package func replaceQuickly(_ bytes: [UInt8], at path: String) throws(FileError) {
         let (dir, name) = splitPath(path)
         let temp = dir + "/" + temporaryFilePrefix + UUID().uuidString + "-" + name
         let fd: FileDescriptor
@@ -117,12 +122,12 @@ extension FileSystem {
     }
 
     /// Writes all of `bytes` at the current offset.
-    public func write(_ fd: FileDescriptor, _ bytes: [UInt8]) throws(FileError) {
+    package func write(_ fd: FileDescriptor, _ bytes: [UInt8]) throws(FileError) {
         try bytes.withUnsafeBytes { raw in Result { () throws(FileError) in try write(fd, raw) } }.get()
     }
 
     /// Creates a directory if it is not there yet; a file or link in its place is an error.
-    public func ensureDirectory(_ path: String) throws(FileError) {
+    package func ensureDirectory(_ path: String) throws(FileError) {
         switch try info(path)?.kind {
         case .directory?: return
         case nil: try makeDirectory(path)
@@ -131,7 +136,7 @@ extension FileSystem {
     }
 
     /// Removes a directory tree (no links are followed: a link is removed, not its target).
-    public func removeTree(_ path: String) throws(FileError) {
+    package func removeTree(_ path: String) throws(FileError) {
         guard let i = try info(path) else { return }
         guard i.kind == .directory else { try unlink(path); return }
         for name in try contentsOfDirectory(path) { try removeTree(path + "/" + name) }
@@ -139,12 +144,12 @@ extension FileSystem {
     }
 
     /// Removes a file; nothing there is not an error.
-    public func removeIfPresent(_ path: String) throws(FileError) {
+    package func removeIfPresent(_ path: String) throws(FileError) {
         do { try unlink(path) } catch { if !error.isNotFound { throw error } }
     }
 
     /// Whether a regular file is at `path`.
-    public func fileExists(_ path: String) throws(FileError) -> Bool { try info(path)?.kind == .file }
+    package func fileExists(_ path: String) throws(FileError) -> Bool { try info(path)?.kind == .file }
 }
 
 extension FileSystem {

@@ -4,23 +4,40 @@
 
 /// What a path names, as `lstat` sees it (symbolic links are not followed).
 public enum FileKind: Sendable, Equatable {
-    case file, directory, symlink, other
+    /// A regular file.
+    case file
+    /// A folder.
+    case directory
+    /// A symbolic link (never followed by the store).
+    case symlink
+    /// Anything else: a FIFO, a socket, a device.
+    case other
 }
 
 /// The facts of one path.
 public struct FileInfo: Sendable, Equatable {
+    /// What the path names.
     public var kind: FileKind
+    /// The size in bytes (`st_size`; for a folder, whatever the file system reports).
     public var size: Int
+    /// The facts of one path, as a `FileSystem` implementation reports them.
     public init(kind: FileKind, size: Int) { self.kind = kind; self.size = size }
 }
 
 /// What `FileSystem.stamp` reports: equal stamps mean the file was not written meanwhile.
 public struct FileStamp: Sendable, Equatable {
+    /// What the path names.
     public var kind: FileKind
+    /// The size in bytes.
     public var size: Int
+    /// The inode number (0 when the file system cannot say): a file replaced by a rename has a new one.
     public var inode: UInt64
+    /// The last modification time (`st_mtim`), in nanoseconds since 1970 (0 when unknown).
     public var modifiedNanoseconds: Int64
+    /// The last status change time (`st_ctim`), in nanoseconds since 1970 (0 when unknown).
     public var changedNanoseconds: Int64
+    /// A stamp; what the file system cannot report stays 0, so two stamps then compare by kind
+    /// and size alone.
     public init(kind: FileKind, size: Int, inode: UInt64 = 0, modifiedNanoseconds: Int64 = 0, changedNanoseconds: Int64 = 0) {
         self.kind = kind
         self.size = size
@@ -31,10 +48,13 @@ public struct FileStamp: Sendable, Equatable {
 }
 
 extension FileSystem {
+    /// The default `stamp`: `info`'s kind and size, with inode and times 0.
     public func stamp(_ path: String) throws(FileError) -> FileStamp? {
         try info(path).map { FileStamp(kind: $0.kind, size: $0.size) }
     }
 
+    /// The default `readEach`: `contentsOfDirectory`, then `readFile` and `info` on each
+    /// accepted entry, so a test double sees (and can fail) each call.
     public func readEach(in folder: String, file: String, limit: Int, probe: String,
                          accept: (_ name: UnsafeRawBufferPointer) -> Bool,
                          _ body: (_ name: UnsafeRawBufferPointer, _ bytes: Result<UnsafeRawBufferPointer, FileError>, _ probed: Bool) -> Void) throws(FileError) {
@@ -55,7 +75,10 @@ extension FileSystem {
 
 /// An open file of a `FileSystem`, named by its descriptor number.
 public struct FileDescriptor: Hashable, Sendable {
+    /// The descriptor number (a POSIX file descriptor for `PosixFileSystem`; any number a test
+    /// double hands out).
     public var rawValue: Int32
+    /// Wraps a descriptor number that a `FileSystem` implementation opened.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 }
 
@@ -80,6 +103,11 @@ public enum OpenMode: Sendable, Equatable {
 /// files and never wait (a FIFO or a device is refused). A link, FIFO or device where a file or
 /// folder should be is a `FileError` whose `found` names it.
 public protocol FileSystem: Sendable {
+    /// Opens the regular file at `path` as `mode` says (never following a link, never waiting on
+    /// a FIFO or a device).
+    /// - Throws: `FileError` with the call's errno (ENOENT when missing, EEXIST for an exclusive
+    ///   create of an existing path), or with `found` set when something other than a regular
+    ///   file is there.
     func open(_ path: String, _ mode: OpenMode) throws(FileError) -> FileDescriptor
     /// Writes all of `bytes` at the current offset, looping over short writes.
     func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(FileError)
@@ -89,16 +117,28 @@ public protocol FileSystem: Sendable {
     func sync(_ fd: FileDescriptor) throws(FileError)
     /// Makes the file's data durable (fdatasync): enough after an append to an existing file.
     func syncData(_ fd: FileDescriptor) throws(FileError)
+    /// Sets the file's length to `length` bytes (cutting a torn tail, or extending with zeros).
     func truncate(_ fd: FileDescriptor, to length: Int) throws(FileError)
     /// Moves the file offset to `offset` from the start (lseek SEEK_SET): the journal overwrites its
     /// preallocated zeros in place.
     func seek(_ fd: FileDescriptor, to offset: Int) throws(FileError)
+    /// The file's current size in bytes (`fstat`).
     func size(_ fd: FileDescriptor) throws(FileError) -> Int
+    /// Closes the descriptor. An error here may mean data written before was not stored (NFS, a
+    /// full disk): callers that need durability `sync` first.
     func close(_ fd: FileDescriptor) throws(FileError)
 
+    /// Moves `from` to `to` atomically, replacing a file at `to` (POSIX `rename`); durable only
+    /// after `syncDirectory` of the folders involved.
     func rename(_ from: String, to: String) throws(FileError)
+    /// Removes the file (or link) at `path`.
+    /// - Throws: `FileError` with ENOENT when nothing is there.
     func unlink(_ path: String) throws(FileError)
+    /// Makes a folder at `path` (its parent must exist).
+    /// - Throws: `FileError` with EEXIST when something is already there.
     func makeDirectory(_ path: String) throws(FileError)
+    /// Removes the empty folder at `path`.
+    /// - Throws: `FileError` with ENOTEMPTY when it still holds entries.
     func removeDirectory(_ path: String) throws(FileError)
     /// Makes the directory's entries (creations, renames, removals) durable.
     func syncDirectory(_ path: String) throws(FileError)
@@ -132,5 +172,7 @@ public protocol FileSystem: Sendable {
     /// Takes an exclusive advisory lock on `path` (created if missing) without waiting.
     /// - Throws: `FileError` with EWOULDBLOCK when another holder has it.
     func lock(_ path: String) throws(FileError) -> FileDescriptor
+    /// Releases a lock taken by `lock` and closes its descriptor. Never fails: the lock goes with
+    /// the descriptor in any case.
     func unlock(_ fd: FileDescriptor)
 }

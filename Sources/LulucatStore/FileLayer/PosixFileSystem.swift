@@ -11,6 +11,7 @@ import CLulucatOpen
 
 /// The operating system's file system.
 public struct PosixFileSystem: FileSystem {
+    /// The operating system's file system; it holds no state, so any number of them may be made.
     public init() {}
 
     /// Whether `readEach` tries the one-call open of each package's file (openat2, or

@@ -9,19 +9,23 @@ import LulucatInk
 /// Every name built here comes from a UUID we generated or validated; names read from disk are
 /// parsed back into UUIDs before they are used, never used as paths as they are.
 public struct DocumentPackage: Sendable, Hashable {
+    /// The extension of a package folder's name, `lnote` (`<UUID>.lnote`): the one to declare
+    /// for the document type (a package, a folder shown as one file).
     public static let pathExtension = "lnote"
+    /// The document's id, the UUID in the folder's name; the key of every `Library` call.
     public let id: UUID
     /// The package directory, absolute.
     public let path: String
 
-    public init(id: UUID, libraryRoot: String) {
+    /// The package of document `id` in the library at `libraryRoot` (nothing is read or checked).
+    package init(id: UUID, libraryRoot: String) {
         self.id = id
         self.path = DocumentPackage.joined(libraryRoot, "/", id, DocumentPackage.directorySuffix)
     }
 
     /// A package at an explicit directory whose name must be `<UUID>.lnote`.
     /// - Throws: `StoreError.invalidIdentifier` when the name is not a UUID with the extension.
-    public init(path: String) throws(StoreError) {
+    package init(path: String) throws(StoreError) {
         var p = path
         while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
         let (_, name) = splitPath(p)
@@ -35,7 +39,8 @@ public struct DocumentPackage: Sendable, Hashable {
         self.path = path
     }
 
-    public static func directoryName(_ id: UUID) -> String { joined("", "", id, directorySuffix) }
+    /// `<UUID>.lnote`, the folder name of document `id`.
+    package static func directoryName(_ id: UUID) -> String { joined("", "", id, directorySuffix) }
     private static let directorySuffix = "." + pathExtension
 
     /// `head + middle + id.uuidString + tail`, made in one allocation (a listing makes two such
@@ -63,7 +68,7 @@ public struct DocumentPackage: Sendable, Hashable {
     }
 
     /// The document id of a directory name `<UUID>.lnote`, or nil.
-    public static func id(fromDirectoryName name: String) -> UUID? {
+    package static func id(fromDirectoryName name: String) -> UUID? {
         var name = name
         return name.withUTF8 { id(fromDirectoryName: UnsafeRawBufferPointer($0)) }
     }
@@ -76,18 +81,26 @@ public struct DocumentPackage: Sendable, Hashable {
         return UUID.canonical(utf8: UnsafeRawBufferPointer(rebasing: name[0..<36]))
     }
 
-    public var manifestPath: String { path + "/manifest.json" }
-    public var documentPath: String { path + "/document.json" }
-    public var pagesPath: String { path + "/pages" }
-    public var assetsPath: String { path + "/assets" }
-    public var thumbnailsPath: String { path + "/thumbnails" }
-    public var lockPath: String { path + "/.lock" }
+    // The layout (docs/package-format.md), for the store, sync, the tools and the tests; an app
+    // reads a document through its session, and finds thumbnails with `thumbnailPath(_:)`.
+    /// `manifest.json`: what a listing reads (title, times, page count).
+    package var manifestPath: String { path + "/manifest.json" }
+    /// `document.json`: the title, the engine, the page list and each page's metadata.
+    package var documentPath: String { path + "/document.json" }
+    /// `pages/`: one file per page (snapshot and journal engines).
+    package var pagesPath: String { path + "/pages" }
+    /// `assets/`: image files, named `<UUID>.<ext>`.
+    package var assetsPath: String { path + "/assets" }
+    /// `thumbnails/`: one JPEG per page, `<page UUID>.jpg`.
+    package var thumbnailsPath: String { path + "/thumbnails" }
+    /// `.lock`: the writer lock a session holds (flock).
+    package var lockPath: String { path + "/.lock" }
     /// Where undecodable or unlisted pages are moved by repair; never deleted.
-    public var recoveredPath: String { path + "/recovered" }
+    package var recoveredPath: String { path + "/recovered" }
 
     /// The SQLite engine's database, `<package>/content.sqlite` (named here, not in the engine's
     /// module, so a build without that engine still knows the file).
-    public var contentDatabasePath: String { path + "/" + Self.contentDatabaseFileName }
+    package var contentDatabasePath: String { path + "/" + Self.contentDatabaseFileName }
     package static let contentDatabaseFileName = "content.sqlite"
     /// The files SQLite keeps beside the database while it is open or after a crash. They are
     /// never copied: a copy carries `content.sqlite` alone, after its checkpoint.
@@ -110,16 +123,23 @@ public struct DocumentPackage: Sendable, Hashable {
         return true
     }
 
-    public func pagePath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".content" }
-    public func journalPath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".journal" }
+    /// `pages/<page>.content`: the page's snapshot.
+    package func pagePath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".content" }
+    /// `pages/<page>.journal`: the journal engine's changes since the page's snapshot.
+    package func journalPath(_ page: UUID) -> String { pagesPath + "/" + page.uuidString + ".journal" }
+    /// Where the thumbnail of `page` is (`thumbnails/<page>.jpg`, absolute): a JPEG
+    /// `ThumbnailOptions.width` pixels wide, written after the page's save when thumbnails are on
+    /// (`Library.enableThumbnails()`), announced by the session's `.thumbnailWritten(page)`.
+    /// A page may have none yet (not drawn since it changed, or thumbnails off): show a placeholder.
     public func thumbnailPath(_ page: UUID) -> String { Self.joined(thumbnailsPath, "/", page, ".jpg") }
-    public func assetPath(_ asset: UUID, ext: String) -> String { assetsPath + "/" + asset.uuidString + "." + ext }
+    /// `assets/<asset>.<ext>`; an app asks its session (`DocumentSession.assetPath(of:)`).
+    package func assetPath(_ asset: UUID, ext: String) -> String { assetsPath + "/" + asset.uuidString + "." + ext }
 
     /// File extensions accepted for assets.
-    public static let assetExtensions: Set<String> = ["jpg", "jpeg", "png", "heic"]
+    package static let assetExtensions: Set<String> = ["jpg", "jpeg", "png", "heic"]
 
     /// Parses `<UUID>.<ext>` with `ext` among `allowed`; nil for any other name.
-    public static func parseName(_ name: String, extensions allowed: Set<String>) -> (UUID, String)? {
+    package static func parseName(_ name: String, extensions allowed: Set<String>) -> (UUID, String)? {
         guard let dot = name.firstIndex(of: "."), let id = UUID(strictString: String(name[..<dot])) else { return nil }
         let ext = String(name[name.index(after: dot)...])
         guard allowed.contains(ext) else { return nil }
@@ -133,7 +153,7 @@ extension UUID {
     /// NUL). One rule for every id the store reads: folder and file names, the package JSON files,
     /// and the names in an imported archive (`PackageLayout`). A name in another spelling would
     /// be rebuilt as a different path on a case-sensitive disk.
-    public init?(strictString s: String) {
+    package init?(strictString s: String) {
         guard let id = UUID.canonical(utf8: s.utf8) else { return nil }
         self = id
     }
@@ -174,7 +194,7 @@ extension UUID {
     }
 
     /// Whether `s` is exactly the canonical form (see `init(strictString:)`).
-    public static func isCanonicalString<S: StringProtocol>(_ s: S) -> Bool {
+    package static func isCanonicalString<S: StringProtocol>(_ s: S) -> Bool {
         var count = 0
         for c in s.utf8 {
             if count == 8 || count == 13 || count == 18 || count == 23 {
@@ -199,12 +219,12 @@ extension Date {
     /// Now, truncated to the millisecond the package JSON files keep, so values round-trip exactly.
     /// - Throws: `.invalidArgument` when the system clock is outside `Date.storableRange` (a
     ///   time the package files cannot hold): nothing is written with it (package-format.md).
-    public static func storeNow() throws(StoreError) -> Date {
+    package static func storeNow() throws(StoreError) -> Date {
         try storeNow(clock: StoreClock.reading ?? Date())
     }
 
     /// `storeNow` with the clock's reading given (tests pass one far in the future).
-    public static func storeNow(clock: Date) throws(StoreError) -> Date {
+    package static func storeNow(clock: Date) throws(StoreError) -> Date {
         let now = Date(timeIntervalSince1970: (clock.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
         guard storableRange.contains(now) else {
             throw .invalidArgument("the system clock reads \(clock.timeIntervalSince1970) s since 1970, outside the times a document can hold "
@@ -215,7 +235,7 @@ extension Date {
 
     /// The times package files hold (package-format.md): 1970-01-01T00:00:00.000Z to
     /// 9999-12-31T23:59:59.999Z (four-digit years, as the JSON parser reads them).
-    public static let storableRange = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799.999)
+    package static let storableRange = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799.999)
 }
 
 extension DocumentPackage {

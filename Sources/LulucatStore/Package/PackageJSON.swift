@@ -4,19 +4,25 @@
 import Foundation
 import LulucatInk
 
-/// One page as document.json lists it.
+/// One page as document.json lists it: what a page list or sidebar shows without loading the
+/// page (`DocumentSession.pageEntries()`, `ReadOnlySession.pageEntries()`).
 public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
+    /// The page's id, the one every page call takes.
     public var id: UUID
-    /// Canvas width and height in 0.1 pt.
+    /// Canvas width in 0.1 pt (a US Letter page is 6120).
     public var width: Int32
+    /// Canvas height in 0.1 pt (a US Letter page is 7920).
     public var height: Int32
+    /// When the page was added (millisecond precision).
     public var created: Date
+    /// When the page's content last changed, as of the last save (millisecond precision).
     public var modified: Date
+    /// How many elements (strokes and images) the page holds, as of the last save or edit.
     public var elementCount: Int
     /// The assets the page's images show, sorted; lets orphans be found without reading pages.
     public var assets: [UUID]
 
-    public init(id: UUID, canvas: QuantizedSize, created: Date, modified: Date, elementCount: Int, assets: [UUID] = []) {
+    package init(id: UUID, canvas: QuantizedSize, created: Date, modified: Date, elementCount: Int, assets: [UUID] = []) {
         self.assets = assets
         self.id = id
         self.width = canvas.width
@@ -26,6 +32,7 @@ public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
         self.elementCount = elementCount
     }
 
+    /// `width` and `height` as one size, in 0.1 pt.
     public var canvasSize: QuantizedSize { QuantizedSize(width: width, height: height) }
 
     /// Brings the element count, canvas size and asset list in line with the page's content (the
@@ -45,16 +52,24 @@ public struct PageEntry: Codable, Sendable, Equatable, Identifiable {
     }
 }
 
-/// document.json: the source of truth for a document's metadata and page order.
+/// document.json: the source of truth for a document's metadata and page order
+/// (`DocumentSession.document`, `ReadOnlySession.document`).
 public struct DocumentMetadata: Codable, Sendable, Equatable {
     /// The version this build writes and the newest it reads.
-    public static let currentFormatVersion = 1
-    public var format: String = "lulucat.document"
-    public var formatVersion: Int = DocumentMetadata.currentFormatVersion
+    package static let currentFormatVersion = 1
+    /// The file's format name, `lulucat.document`.
+    package var format: String = "lulucat.document"
+    /// The file's format version (docs/package-format.md).
+    package var formatVersion: Int = DocumentMetadata.currentFormatVersion
+    /// The document's id (`DocumentPackage.id`).
     public var id: UUID
+    /// The title the user gave it; may be empty, at most 4,096 bytes of UTF-8.
     public var title: String
+    /// When the document was made (millisecond precision).
     public var created: Date
+    /// When the document last changed (content, pages or title), as of the last save.
     public var modified: Date
+    /// The storage engine its pages are kept with (`EngineMigration` moves it to another).
     public var engine: EngineKind
     /// The sample codec new page snapshots are written with.
     public var codec: String
@@ -66,7 +81,7 @@ public struct DocumentMetadata: Codable, Sendable, Equatable {
     /// to check, read as before.
     public var assetChecksums: [String: String]?
 
-    public init(id: UUID, title: String, created: Date, modified: Date, engine: EngineKind = .snapshot,
+    package init(id: UUID, title: String, created: Date, modified: Date, engine: EngineKind = .snapshot,
                 codec: SampleCodecID = .compact, pages: [PageEntry] = []) {
         self.id = id
         self.title = title
@@ -77,23 +92,26 @@ public struct DocumentMetadata: Codable, Sendable, Equatable {
         self.pages = pages
     }
 
-    public var sampleCodec: SampleCodecID { SampleCodecID(name: codec) ?? .compact }
+    /// `codec` as a codec id (`compact` when the name is unknown).
+    package var sampleCodec: SampleCodecID { SampleCodecID(name: codec) ?? .compact }
 }
 
-/// manifest.json: the cache the library view reads, one small file per document.
-public struct Manifest: Codable, Sendable, Equatable {
-    public static let currentFormatVersion = 1
-    public var format: String = "lulucat.manifest"
-    public var formatVersion: Int = Manifest.currentFormatVersion
-    public var id: UUID
-    public var title: String
-    public var created: Date
-    public var modified: Date
-    public var pageCount: Int
+/// manifest.json: the cache the library view reads, one small file per document (an app sees it
+/// as `LibraryEntry`).
+package struct Manifest: Codable, Sendable, Equatable {
+    /// The version this build writes and the newest it reads.
+    package static let currentFormatVersion = 1
+    package var format: String = "lulucat.manifest"
+    package var formatVersion: Int = Manifest.currentFormatVersion
+    package var id: UUID
+    package var title: String
+    package var created: Date
+    package var modified: Date
+    package var pageCount: Int
     /// The page whose thumbnail is the cover (the first page), or nil for an empty document.
-    public var coverPageID: UUID?
+    package var coverPageID: UUID?
 
-    public init(_ document: DocumentMetadata) {
+    package init(_ document: DocumentMetadata) {
         id = document.id
         title = document.title
         created = document.created

@@ -73,8 +73,13 @@ extension DocumentSession {
     /// - Parameters:
     ///   - data: the encoded image (JPEG, PNG or HEIC).
     ///   - fileExtension: `jpg`, `jpeg`, `png` or `heic`.
-    ///   - frame: where the image goes on the page, in 0.1 pt.
+    ///   - frame: where the image goes on the page, in 0.1 pt (the frame before rotation).
+    ///   - rotation: clockwise on screen about the frame's centre, in 0.01° (`Quantize` converts
+    ///     degrees or radians).
+    ///   - page: the page it goes on, on top of its elements.
     /// - Returns: the new image element.
+    /// - Throws: `.invalidArgument` for another file type, `.pageNotFound`, the asset write's
+    ///   failure (nothing then refers to it), `.sessionClosed`.
     @discardableResult
     public func insertImage(_ data: Data, fileExtension: String, frame: QuantizedRect, rotation: Int32 = 0,
                             on page: UUID) throws(StoreError) -> ImageElement {
@@ -101,9 +106,14 @@ extension DocumentSession {
 
     /// Erases part of a stroke: it is replaced, in its place, by the pieces of it that remain.
     ///
-    /// - Parameter keeping: index ranges of the samples that remain; each becomes a stroke with a
-    ///   new id, its times measured from its own first sample. An empty list deletes the stroke.
+    /// - Parameters:
+    ///   - id: the stroke to erase from.
+    ///   - ranges: index ranges of the samples that remain; each becomes a stroke with a new id,
+    ///     its times measured from its own first sample. An empty list deletes the stroke.
+    ///   - page: the page that holds it.
     /// - Returns: the ids of the pieces.
+    /// - Throws: `.elementNotFound` when the page has no such stroke, `.invalidArgument` for a
+    ///   range outside its samples (the page is then unchanged).
     @discardableResult
     public func erase(stroke id: UUID, keeping ranges: [Range<Int>], on page: UUID) throws(StoreError) -> [UUID] {
         let content = try self.content(of: page)

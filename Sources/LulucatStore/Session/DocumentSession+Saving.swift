@@ -109,7 +109,7 @@ extension DocumentSession {
     /// documents; a snapshot document has nothing to merge).
     /// - Returns: the pages whose files were rewritten.
     @discardableResult
-    public func compact() throws(StoreError) -> [UUID] {
+    package func compact() throws(StoreError) -> [UUID] {
         try checkWritable()
         try flush()
         var compacted: [UUID] = []

@@ -138,7 +138,8 @@ extension DocumentSession {
     ///     Task { undoStack.push(try await edit.value()) }
     /// }
     /// ```
-    /// `flush()`, `save()` and `close()` apply every batch submitted before them first.
+    /// `flush()`, `save()`, `close()`, `undo()`, `redo()` and the undo group bounds apply every
+    /// batch submitted before them first.
     @discardableResult
     public nonisolated func submit(_ changes: [PageChange], to page: UUID) -> SubmittedEdit {
         let edit = SubmittedEdit()

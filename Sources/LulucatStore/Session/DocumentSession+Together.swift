@@ -45,7 +45,10 @@ extension DocumentSession {
         do { try engine.idle(); idleCount += 1 } catch { lastSaveError = error }
     }
 
-    /// Runs the engine's idle work now (what a quiet moment after autosave does).
+    /// Runs the engine's idle work now (what a quiet moment after autosave does): for a SQLite
+    /// document a passive checkpoint that moves its write-ahead log into the database; the other
+    /// engines have none. For an app going to the background, after `flush()`.
+    /// - Throws: `.sessionClosed`, or the checkpoint's failure (nothing is lost: the log stays).
     public func idle() throws(StoreError) {
         try checkOpen()
         try engine.idle()

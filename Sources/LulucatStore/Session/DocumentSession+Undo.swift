@@ -17,6 +17,8 @@ public struct UndoState: Sendable, Equatable {
     /// The name of the group `redo()` would redo.
     public var redoName: String
 
+    /// Nothing to undo or redo: a session's state when it opens, and always without an undo
+    /// history (`SessionOptions.undoLevels` 0).
     public static let empty = UndoState(canUndo: false, canRedo: false, undoName: "", redoName: "")
 }
 
@@ -68,16 +70,20 @@ extension DocumentSession {
     public var undoState: UndoState { undoHistory.state }
 
     /// Gathers the edits until the matching `endUndoGroup()` into one undo step named `name` (a
-    /// gesture, a paste over several pages). Groups nest: the outermost one counts.
+    /// gesture, a paste over several pages). Groups nest: the outermost one counts. Batches
+    /// submitted before it (`submit`) apply first, outside the group.
     public func beginUndoGroup(_ name: String = "") {
         guard undoEnabled else { return }
+        applySubmitted()
         if undoHistory.depth == 0 { undoHistory.open = UndoGroup(name: name, steps: []) }
         undoHistory.depth += 1
     }
 
-    /// Ends the group `beginUndoGroup()` began; an empty group records nothing.
+    /// Ends the group `beginUndoGroup()` began; an empty group records nothing. Batches
+    /// submitted before it (`submit`) apply first, inside the group.
     public func endUndoGroup() {
         guard undoEnabled, undoHistory.depth > 0 else { return }
+        applySubmitted()
         undoHistory.depth -= 1
         guard undoHistory.depth == 0, let g = undoHistory.open else { return }
         undoHistory.open = nil
@@ -93,18 +99,23 @@ extension DocumentSession {
 
     /// Undoes the newest group, of `page` when given (a group whose edits are all on that page;
     /// page structure and the title are undone with `page` nil). Its inverse becomes the redo.
+    /// Batches submitted before it (`submit`) apply first, so an undo asked for right after a
+    /// pen-up undoes that stroke.
     /// - Returns: false when there was nothing to undo.
     /// - Throws: when the group no longer fits (another device's merge removed what it names): the
     ///   document is left as it was and the group is dropped from the history.
     @discardableResult
     public func undo(page: UUID? = nil) throws(StoreError) -> Bool {
-        try replay(from: \.undo, to: \.redo, page: page)
+        applySubmitted()
+        return try replay(from: \.undo, to: \.redo, page: page)
     }
 
     /// Redoes the newest undone group (of `page` when given); a new edit clears what can be redone.
+    /// Batches submitted before it (`submit`) apply first (one of them clears the redo).
     @discardableResult
     public func redo(page: UUID? = nil) throws(StoreError) -> Bool {
-        try replay(from: \.redo, to: \.undo, page: page)
+        applySubmitted()
+        return try replay(from: \.redo, to: \.undo, page: page)
     }
 
     private func replay(from source: WritableKeyPath<UndoHistory, [UndoGroup]>, to target: WritableKeyPath<UndoHistory, [UndoGroup]>,

@@ -13,6 +13,7 @@ import LulucatInk
 /// try await session.close()
 /// ```
 public actor DocumentSession {
+    /// The document's package (its id and folder); readable from any thread without `await`.
     public nonisolated let package: DocumentPackage
     let fileSystem: any FileSystem
     let options: SessionOptions
@@ -143,7 +144,7 @@ public actor DocumentSession {
     ///   `StoreError.corruptFile` when document.json cannot be read (the package is left untouched),
     ///   `StoreError.unsupportedVersion` for a newer format, `StoreError.engineNotAvailable` for a
     ///   document whose engine this build does not include (the package is left untouched).
-    public static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem(),
+    package static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem(),
                             options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
         let fs = fileSystem
         if Task.isCancelled { throw .cancelled }
@@ -282,13 +283,20 @@ public actor DocumentSession {
 
     /// The document's metadata as it is now (including unsaved edits).
     public var document: DocumentMetadata { metadata }
+    /// The document's title, including a rename not yet saved (`rename(to:)`).
     public var title: String { metadata.title }
+    /// The ids of the pages in reading order, including pages added, moved or removed since the
+    /// last save.
     public func pageIDs() -> [UUID] { metadata.pages.map(\.id) }
+    /// Each page's entry (canvas size, times, element count) in reading order, as of the latest
+    /// edits.
     public func pageEntries() -> [PageEntry] { metadata.pages }
+    /// The engine the document's pages are stored with (`EngineMigration` moves a closed document
+    /// to another).
     public var engineKind: EngineKind { metadata.engine }
     /// What the storage engine found while loading and repairing pages (a torn journal tail after
     /// a crash, a damaged journal kept aside).
-    public var engineFindings: [Finding] { engine.findings }
+    package var engineFindings: [Finding] { engine.findings }
     /// Pages with changes not yet durable.
     public var dirtyPageIDs: [UUID] { metadata.pages.map(\.id).filter { loaded[$0]?.dirty == true } }
     /// How many pages are loaded in memory now.
@@ -363,12 +371,27 @@ public actor DocumentSession {
     }
 }
 
-/// Something a check found or a repair did.
+/// Something a check found or a repair did: what a session's open found (`openReport`), what
+/// `DocumentVerifier` and `DocumentRepair` report, what an import met.
 public struct Finding: Sendable, Equatable, CustomStringConvertible {
-    public enum Severity: String, Sendable { case error, warning, repaired, info }
+    /// How much a finding matters.
+    public enum Severity: String, Sendable {
+        /// The document is damaged there (or, after a crash, stale until its next open repairs it).
+        case error
+        /// Something is off but nothing is lost (a thumbnail not written, a leftover file).
+        case warning
+        /// Something was damaged and has been mended (or its bytes kept aside in `recovered/`).
+        case repaired
+        /// For the record only.
+        case info
+    }
+    /// How much it matters.
     public var severity: Severity
+    /// The file or folder it is about (the package's folder for the document as a whole).
     public var path: String
+    /// What was found or done, as a sentence fragment for a log or a report.
     public var message: String
+    /// A finding of `severity` about `path`.
     public init(_ severity: Severity, _ path: String, _ message: String) {
         self.severity = severity
         self.path = path

@@ -15,6 +15,7 @@ import LulucatInk
 /// await preview.close()
 /// ```
 public actor ReadOnlySession {
+    /// The document's package (its id and folder); readable from any thread without `await`.
     public nonisolated let package: DocumentPackage
     let fileSystem: any FileSystem
     var metadata: DocumentMetadata
@@ -37,7 +38,7 @@ public actor ReadOnlySession {
     /// - Throws: `StoreError.documentNotFound`, `.corruptFile` when document.json cannot be read,
     ///   `.unsupportedVersion` for a newer format, `.cancelled` in a cancelled task. Never
     ///   `.documentInUse`.
-    public static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem()) async throws(StoreError) -> ReadOnlySession {
+    package static func open(_ package: DocumentPackage, fileSystem: any FileSystem = PosixFileSystem()) async throws(StoreError) -> ReadOnlySession {
         if Task.isCancelled { throw .cancelled }
         let fs = fileSystem
         guard let info = try fs.checked.info(package.path) else {
@@ -49,10 +50,17 @@ public actor ReadOnlySession {
         return ReadOnlySession(package: package, fileSystem: fs, metadata: metadata, engine: engine)
     }
 
+    /// The document's title as read at open (or at the last `reload()`).
     public var title: String { metadata.title }
+    /// The document's metadata (title, engine, pages in order) as read at open or at the last
+    /// `reload()`: a writer's later changes to the page list appear after a `reload()`.
     public var document: DocumentMetadata { metadata }
+    /// The engine the document's pages are stored with.
     public var engineKind: EngineKind { metadata.engine }
+    /// The ids of the pages in reading order, as read at open or at the last `reload()`.
     public func pageIDs() -> [UUID] { metadata.pages.map(\.id) }
+    /// Each page's entry (size, times, element count) in reading order, as read at open or at the
+    /// last `reload()`.
     public func pageEntries() -> [PageEntry] { metadata.pages }
     /// What loading pages found (a torn journal tail a writer is still appending, a damaged row).
     public var findings: [Finding] { engine?.findings ?? [] }

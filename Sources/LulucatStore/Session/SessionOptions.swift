@@ -20,6 +20,9 @@ public struct SessionOptions: Sendable {
     /// edit returns with its own `UndoManager` needs none).
     public var undoLevels: Int = 0
 
+    /// Options with autosave 0.5 s after the last change, 8 clean pages kept loaded, thumbnails
+    /// 256 px wide where the build draws them, the journal engine's defaults, and no undo history
+    /// (set `undoLevels` to keep one). `maxLoadedPages` below 1 counts as 1.
     public init(autosaveDelay: Duration? = .milliseconds(500), maxLoadedPages: Int = 8,
                 thumbnails: ThumbnailOptions? = ThumbnailOptions(), journal: JournalOptions = JournalOptions()) {
         self.autosaveDelay = autosaveDelay
@@ -30,11 +33,15 @@ public struct SessionOptions: Sendable {
 }
 
 /// A page that was just made durable, for work derived from it (its thumbnail).
-public struct PageSavedEvent: Sendable {
-    public var package: DocumentPackage
-    public var pageID: UUID
-    public var pageIndex: Int
-    public var content: PageContent
+package struct PageSavedEvent: Sendable {
+    /// The document's package.
+    package var package: DocumentPackage
+    /// The page saved.
+    package var pageID: UUID
+    /// Its place in the document when saved (0 is the cover).
+    package var pageIndex: Int
+    /// What was saved.
+    package var content: PageContent
     /// Increases with every save of the session, so the newest content of a page wins.
-    public var sequence: UInt64
+    package var sequence: UInt64
 }

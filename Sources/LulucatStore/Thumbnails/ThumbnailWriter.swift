@@ -12,9 +12,12 @@ public struct ThumbnailOptions: Sendable, Equatable {
     public var width: Int
     /// When set, the page is fitted into width x maxHeight instead of following its aspect ratio.
     public var maxHeight: Int?
+    /// JPEG quality, 1 to 100 (80 by default).
     public var quality: Int
     /// The default width of a library thumbnail, in pixels (LulucatRender's `Thumbnail.defaultWidth`).
     public static let defaultWidth = 256
+    /// Options for thumbnails `width` pixels wide (fitted into `width` x `maxHeight` when that is
+    /// set) at JPEG `quality`.
     public init(width: Int = ThumbnailOptions.defaultWidth, maxHeight: Int? = nil, quality: Int = 80) {
         self.width = width
         self.maxHeight = maxHeight
@@ -25,20 +28,26 @@ public struct ThumbnailOptions: Sendable, Equatable {
 /// Renders and writes thumbnails in the background. A page saved again before its thumbnail was
 /// written is rendered once, at its newest content. Problems (a missing asset drawn as a
 /// placeholder, a failed write) are collected, never thrown at the saving session.
+///
+/// A session runs its own writer (`SessionOptions.thumbnails`); an app asks `isAvailable`, and
+/// draws a closed document's missing or stale thumbnails again with `rebuild` from
+/// LulucatStoreThumbnails.
 public actor ThumbnailWriter {
-    public let options: ThumbnailOptions
+    /// The size and quality this writer draws at.
+    package let options: ThumbnailOptions
     let fileSystem: any FileSystem
     var pending: [String: PageSavedEvent] = [:]
     var order: [String] = []
     var worker: Task<Void, Never>?
     /// Pages whose thumbnail was written, and problems met.
-    public private(set) var written = 0
-    public private(set) var problems: [Finding] = []
+    package private(set) var written = 0
+    package private(set) var problems: [Finding] = []
 
     /// Called with the page id after each thumbnail file is written (the session's events).
     let onWritten: (@Sendable (UUID) -> Void)?
 
-    public init(options: ThumbnailOptions = ThumbnailOptions(), fileSystem: any FileSystem = PosixFileSystem()) {
+    /// A writer with nothing queued; it starts a task when the first page is queued.
+    package init(options: ThumbnailOptions = ThumbnailOptions(), fileSystem: any FileSystem = PosixFileSystem()) {
         self.init(options: options, fileSystem: fileSystem, onWritten: nil)
     }
 
@@ -49,7 +58,7 @@ public actor ThumbnailWriter {
     }
 
     /// Queues a saved page; returns at once.
-    public nonisolated func enqueue(_ event: PageSavedEvent) {
+    package nonisolated func enqueue(_ event: PageSavedEvent) {
         Task { await self.add(event) }
     }
 
@@ -93,7 +102,7 @@ public actor ThumbnailWriter {
     }
 
     /// Waits until every queued thumbnail is written.
-    public func drain() async {
+    package func drain() async {
         // Events enqueued just before this call may still be on their way to `add`.
         await Task.yield()
         while let w = worker { await w.value }
@@ -108,7 +117,7 @@ public actor ThumbnailWriter {
     /// given and present.
     ///
     /// - Throws: `StoreError.invalidArgument` when this build draws no thumbnails (`isAvailable`).
-    public static func jpeg(_ content: PageContent, images package: DocumentPackage?, options: ThumbnailOptions = ThumbnailOptions(),
+    package static func jpeg(_ content: PageContent, images package: DocumentPackage?, options: ThumbnailOptions = ThumbnailOptions(),
                             fileSystem fs: any FileSystem = PosixFileSystem()) throws -> (data: Data, problems: [String]) {
         guard let renderer = ThumbnailRenderers.current else {
             throw StoreError.invalidArgument("this build draws no thumbnails: link LulucatStoreThumbnails and call Library.enableThumbnails()")
@@ -124,7 +133,7 @@ public actor ThumbnailWriter {
     ///
     /// - Throws: `StoreError.invalidArgument` when this build draws no thumbnails (`isAvailable`).
     @discardableResult
-    public static func write(_ content: PageContent, page: UUID, in package: DocumentPackage,
+    package static func write(_ content: PageContent, page: UUID, in package: DocumentPackage,
                              options: ThumbnailOptions = ThumbnailOptions(),
                              fileSystem fs: any FileSystem = PosixFileSystem()) throws -> [Finding] {
         let (data, problems) = try jpeg(content, images: package, options: options, fileSystem: fs)

@@ -6,10 +6,14 @@ import LulucatInk
 /// Checks a package: JSON files parse, every listed page decodes with a valid CRC, element counts
 /// agree, every referenced asset exists, the manifest agrees, no link where a file should be.
 public struct DocumentVerifier: Sendable {
+    /// The file system the package is read through (never written).
     public let fileSystem: any FileSystem
     /// Most elements the replay of one page's journal may visit (an import's verification sets
     /// `ImportLimits.maxReplayScan`); nil for no limit.
     public var replayScanBudget: Int?
+    /// A verifier reading through `fileSystem`, with at most `replayScanBudget` elements visited
+    /// per page's journal replay (nil: no limit). It checks what is on disk: a document a
+    /// session has open is checked without its unsaved edits.
     public init(fileSystem: any FileSystem = PosixFileSystem(), replayScanBudget: Int? = nil) {
         self.fileSystem = fileSystem
         self.replayScanBudget = replayScanBudget

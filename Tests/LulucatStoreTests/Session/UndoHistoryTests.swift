@@ -22,6 +22,16 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     return DocumentShot(title: await s.title, pages: await s.pageIDs(), contents: contents)
 }
 
+/// A new document in the library at `tmp`, opened with an undo history of `levels` groups and
+/// neither autosave nor thumbnails.
+private func openWithUndo(_ tmp: TemporaryFolder, title: String, levels: Int) async throws -> DocumentSession {
+    let library = Library(root: tmp.path)
+    let package = try await library.createDocument(title: title)
+    var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
+    options.undoLevels = levels
+    return try await library.open(package.id, options: options)
+}
+
 @Suite struct UndoHistoryTests {
     static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<64).map { UInt8($0) })
 
@@ -125,11 +135,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
     /// events say what undo can do; a new edit clears the redo; the history keeps `undoLevels`.
     @Test func groupsPagesEventsAndLimits() async throws {
         let tmp = TemporaryFolder()
-        let library = Library(root: tmp.path)
-        let package = try await library.createDocument(title: "Groups")
-        var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
-        options.undoLevels = 3
-        let s = try await library.open(package.id, options: options)
+        let s = try await openWithUndo(tmp, title: "Groups", levels: 3)
         let events = await s.events()
         let p1 = await s.pageIDs()[0]
         let p2 = try await s.addPage()
@@ -164,15 +170,42 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
         #expect(sawUndo)
     }
 
+    /// Undo, redo and group bounds take what was submitted before them (`submit`, which applies
+    /// in a task of its own): an undo asked for right after a pen-up undoes that stroke, and
+    /// batches submitted between `beginUndoGroup` and `endUndoGroup` land in that group.
+    /// Repeated 50 times, since without the rule the order depends on which task runs first.
+    @Test func undoAndGroupsTakeWhatWasSubmittedBeforeThem() async throws {
+        let tmp = TemporaryFolder()
+        let s = try await openWithUndo(tmp, title: "Submitted", levels: 1000)
+        let page = await s.pageIDs()[0]
+        let strokes = HandwritingGenerator(seed: 3206).page(strokes: 150, canvas: .letter).strokes
+        var kept: [UUID] = []
+        for round in 0..<50 {
+            let a = strokes[3 * round], b = strokes[3 * round + 1], c = strokes[3 * round + 2]
+            // Submitted, then undone at once: the page is as before it; redone: it is back.
+            let edit = s.submit([.append([.stroke(a)])], to: page)
+            #expect(try await s.undo())
+            #expect(edit.isDone)
+            #expect(try await s.content(of: page).elements.map(\.id) == kept, "round \(round): the undo took the submitted stroke")
+            #expect(try await s.redo())
+            kept.append(a.id)
+            // Two batches submitted inside a group: one undo step.
+            await s.beginUndoGroup("Pair")
+            s.submit([.append([.stroke(b)])], to: page)
+            s.submit([.append([.stroke(c)])], to: page)
+            await s.endUndoGroup()
+            #expect(await s.undoState.undoName == "Pair")
+            #expect(try await s.undo())
+            #expect(try await s.content(of: page).elements.map(\.id) == kept, "round \(round): both submitted strokes in the group")
+        }
+        try await s.close()
+    }
+
     /// A group that no longer fits (its element deleted by a merge from sync, which is not
     /// recorded) fails, changes nothing and is dropped; the default keeps no history at all.
     @Test func aGroupThatNoLongerFitsIsDroppedAndMergesAreNotRecorded() async throws {
         let tmp = TemporaryFolder()
-        let library = Library(root: tmp.path)
-        let package = try await library.createDocument(title: "Merges")
-        var options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
-        options.undoLevels = 10
-        let s = try await library.open(package.id, options: options)
+        let s = try await openWithUndo(tmp, title: "Merges", levels: 10)
         let p = await s.pageIDs()[0]
         let strokes = HandwritingGenerator(seed: 3206).page(strokes: 3, canvas: .letter).strokes
         try await s.append(strokes[0], to: p)
@@ -191,7 +224,7 @@ private func shot(_ s: DocumentSession) async throws -> DocumentShot {
         #expect(await s.undoState == .empty)
         try await s.close()
 
-        let plain = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
+        let plain = try await Library(root: tmp.path).open(s.package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         try await plain.append(strokes[2], to: p)
         #expect(await plain.undoState == .empty)
         #expect(try await plain.undo() == false)

@@ -26,6 +26,16 @@ public struct JournalOptions: Sendable, Equatable {
     /// no 64 MiB of changes.
     package var maxFramePayload = JournalFormat.maxPayload
 
+    /// Options with the given thresholds; out-of-range values are clamped (at least 1 byte and 1
+    /// frame before a compaction, a preallocation of 0 or more bytes).
+    ///
+    /// - Parameters:
+    ///   - compactAfterBytes: bytes of frames in a page's journal that trigger its compaction
+    ///     (4 MiB by default).
+    ///   - compactAfterFrames: frames in a page's journal that trigger its compaction (4,096).
+    ///   - preallocationChunk: bytes of zeros the journal grows by at a time (256 KiB; 0: none).
+    ///   - compactOnClose: whether `close()` merges every edited page's journal into its snapshot.
+    ///   - frameCodec: the sample codec of strokes in frames; nil uses the document's codec.
     public init(compactAfterBytes: Int = 4 << 20, compactAfterFrames: Int = 4096,
                 preallocationChunk: Int = 256 << 10, compactOnClose: Bool = true,
                 frameCodec: SampleCodecID? = .fixed16) {
