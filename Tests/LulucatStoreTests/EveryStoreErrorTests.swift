@@ -274,13 +274,13 @@ enum EveryStoreError {
     func aReadOnlyMountedLibrarySaysSo() async throws {
         let tmp = TemporaryFolder()
         let source = tmp.path + "/src", ro = tmp.path + "/Notes"
-        let made = try Library(root: source).createDocument(title: "First")
+        let made = try await Library(root: source).createDocument(title: "First")
         #expect(ReadOnlyMount.mount(source, at: ro))
         defer { ReadOnlyMount.unmount(ro) }
         let library = Library(root: ro)
         let said = "The library Notes cannot be written: it is on a read-only file system."
         do {
-            _ = try library.createDocument(title: "Second")
+            _ = try await library.createDocument(title: "Second")
             Issue.record("a document was made in a read-only library")
         } catch {
             #expect(error.localizedDescription == said)
@@ -312,7 +312,7 @@ enum EveryStoreError {
         let tmp = TemporaryFolder()
         let fs = InstrumentedFileSystem()
         let library = Library(root: tmp.path, fileSystem: fs)
-        let package = try library.createDocument(title: "Three", engine: engine)
+        let package = try await library.createDocument(title: "Three", engine: engine)
         var session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         _ = try await session.addPage()
         _ = try await session.addPage()

@@ -35,12 +35,12 @@ public enum LibraryEvent: Sendable, Equatable {
 /// ```swift
 /// var entries: [LibraryEntry] = []
 /// for await change in try library.observe(polling: .seconds(2)) {
-///     change.apply(to: &entries)   // the list as `list()` gives it, in its order
+///     change.apply(to: &entries)   // the list as `documents()` gives it, in its order
 ///     grid.show(entries)
 /// }
 /// ```
 public enum LibraryChange: Sendable, Equatable {
-    /// Every document, as `list()` gives them: the first value of a stream.
+    /// Every document, as `documents()` gives them: the first value of a stream.
     case list([LibraryEntry])
     /// A document was created, renamed, changed or restored (`event` says which): its entry now,
     /// to put in the place of the entry with its id, or to add.
@@ -49,8 +49,8 @@ public enum LibraryChange: Sendable, Equatable {
     /// process), or can no longer be read where it was.
     case removed(UUID, LibraryEvent)
 
-    /// The change made to a list as `list()` gives it (newest first): it is then the list
-    /// `list()` would give (entries replaced or added in their place, removed ones gone).
+    /// The change made to a list as `documents()` gives it (newest first): it is then the list
+    /// `documents()` would give (entries replaced or added in their place, removed ones gone).
     public func apply(to entries: inout [LibraryEntry]) {
         switch self {
         case .list(let all): entries = all
@@ -111,9 +111,9 @@ extension Library {
     public func events() -> AsyncStream<LibraryEvent> { LibraryEventHubs.hub(root).subscribe(transform: { $0.event }) }
 
     /// The library's documents, then every change with the document's entry: the first value is
-    /// `.list` (what `list()` gives), and `.updated` and `.removed` follow for each document
+    /// `.list` (what `documents()` gives), and `.updated` and `.removed` follow for each document
     /// created, renamed, changed, trashed or restored; `LibraryChange.apply(to:)` keeps a list
-    /// equal to `list()`'s. The subscriber is registered before the list is read, so no change is
+    /// equal to `documents()`'s. The subscriber is registered before the list is read, so no change is
     /// missed: one made while it is read may arrive after the list that holds it already, and
     /// applying it again changes nothing.
     ///
@@ -136,7 +136,7 @@ extension Library {
     /// A subscriber 4,096 changes behind has its stream ended rather than miss one: subscribe
     /// again for a fresh list.
     ///
-    /// - Throws: what `list()` throws for the first value.
+    /// - Throws: what `documents()` throws for the first value.
     public func observe(polling interval: Duration? = nil) throws(StoreError) -> AsyncStream<LibraryChange> {
         let hub = LibraryEventHubs.hub(root)
         let library = self
@@ -146,7 +146,7 @@ extension Library {
         let stream = hub.subscribe(first: { () -> [LibraryChange] in
             // The stamps before the list: a change after them is seen by the next poll.
             if let interval { poll.start(library.watch(every: interval, from: library.packageStamps(), hub: hub, subscriber: subscriber)) }
-            do throws(StoreError) { return [.list(try library.list())] } catch {
+            do throws(StoreError) { return [.list(try library.documents())] } catch {
                 failure = error
                 return []
             }

@@ -37,7 +37,7 @@ import LulucatInterchange
         for t in 0..<40 { text += "<trace>\(t) 0, \(t + 5) 5, \(t + 9) 9</trace>\n" }
         let data = Data((text + "</ink>\n").utf8)
         // A new document, then a new last page of an existing one.
-        for existing in [nil, try library.createDocument(title: "Existing").id] {
+        for existing in [nil, try await library.createDocument(title: "Existing").id] {
             let reports = Reports()
             let result = try await DocumentTransfer.importInkML(data, into: library, title: "Forty", document: existing) { reports.add($0) }
             #expect(result.strokes == 40)

@@ -1,7 +1,7 @@
 // Observation with values: `observe()`'s first state and the events after it give the session's
 // real state after a randomized run (no edit missed or doubled, also for a subscriber that joins
 // halfway), `values(of:)` gives the page itself, merged events keep every edit, and a library's
-// observers get the entries `list()` gives, also for another process's change (the poll).
+// observers get the entries `documents()` gives, also for another process's change (the poll).
 
 import Foundation
 import Testing
@@ -67,7 +67,7 @@ private func stroke(_ k: UInt32) -> Stroke { SampleContent.stroke(seed: k, sampl
     func firstStateAndDeltasGiveTheSessionsState(seed: UInt64) async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Observed")
+        let package = try await library.createDocument(title: "Observed")
         var options = SessionOptions(autosaveDelay: nil, maxLoadedPages: 3, thumbnails: nil)
         options.undoLevels = 40
         let session = try await library.open(package.id, options: options)
@@ -236,24 +236,24 @@ private func stroke(_ k: UInt32) -> Stroke { SampleContent.stroke(seed: k, sampl
     }
 
     /// A library observer's first value is the list, and every change after it carries the
-    /// entry: the folded list equals `list()` after documents are created, renamed, edited,
+    /// entry: the folded list equals `documents()` after documents are created, renamed, edited,
     /// duplicated, trashed and restored.
     @Test func libraryObserversGetTheEntriesListGives() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let before = try library.createDocument(title: "Before")
+        let before = try await library.createDocument(title: "Before")
         let folded = FoldedList(try Library(root: tmp.path + "/").observe())
-        let one = try library.createDocument(title: "One")
+        let one = try await library.createDocument(title: "One")
         try await library.rename(one.id, to: "Two")
         let session = try await library.open(one.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         try await session.append(stroke(1), to: session.pageIDs()[0])
         _ = try await session.addPage()
         try await session.close()
-        let copy = try library.duplicate(one.id)
-        try library.moveToTrash(before.id)
-        try library.moveToTrash(copy.id)
-        try library.restoreFromTrash(copy.id)
-        let list = try library.list()
+        let copy = try await library.duplicate(one.id)
+        try await library.moveToTrash(before.id)
+        try await library.moveToTrash(copy.id)
+        try await library.restoreFromTrash(copy.id)
+        let list = try await library.documents()
         #expect(await eventually { folded.entries == list }, "folded: \(folded.entries.map(\.title)); listed: \(list.map(\.title))")
         let received = folded.received
         guard case .list(let first)? = received.first else { Issue.record("the first value is not the list"); return }
@@ -266,20 +266,20 @@ private func stroke(_ k: UInt32) -> Stroke { SampleContent.stroke(seed: k, sampl
     }
 
     /// Another process (the built `lnote`) renames a document and trashes another: an observer
-    /// that polls sees both, with the entry `list()` gives.
+    /// that polls sees both, with the entry `documents()` gives.
     @Test(.enabled(if: builtLnote() != nil, "the lnote binary is not built next to the tests"))
     func thePollSeesAnotherProcesssChanges() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let renamed = try library.createDocument(title: "Here")
-        let trashed = try library.createDocument(title: "Going")
+        let renamed = try await library.createDocument(title: "Here")
+        let trashed = try await library.createDocument(title: "Going")
         let folded = FoldedList(try library.observe(polling: .milliseconds(20)))
         #expect(await eventually { folded.entries.count == 2 })
         let rename = try await runLnote(["rename", renamed.id.uuidString, "Renamed elsewhere", "--library", tmp.path])
         #expect(rename.status == 0, "\(rename.stderr)")
         let delete = try await runLnote(["delete", trashed.id.uuidString, "--library", tmp.path])
         #expect(delete.status == 0, "\(delete.stderr)")
-        let list = try library.list()
+        let list = try await library.documents()
         #expect(list.map(\.title) == ["Renamed elsewhere"])
         #expect(await eventually { folded.entries == list }, "folded: \(folded.entries.map(\.title))")
         #expect(folded.received.contains { if case .removed(trashed.id, _) = $0 { true } else { false } })
@@ -289,7 +289,7 @@ private func stroke(_ k: UInt32) -> Stroke { SampleContent.stroke(seed: k, sampl
     @Test func valuesOfAPageFollowItUntilItIsRemoved() async throws {
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
-        let package = try library.createDocument(title: "Values")
+        let package = try await library.createDocument(title: "Values")
         let session = try await library.open(package.id, options: SessionOptions(autosaveDelay: nil, thumbnails: nil))
         let page = try await session.addPage()
         try await session.append(stroke(1), to: page)

@@ -405,7 +405,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
                 let r = try await LibrarySync(library: fresh, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
                 #expect(r.problems.contains { $0.contains("is missing on the server; the devices that hold it are asked") }, "\(path) removed: \(r.problems)")
                 #expect(tree(remoteFolder).keys.contains { $0.hasSuffix(".lost") }, "\(path) removed: not asked for")
-                for e in try fresh.list() {
+                for e in try await fresh.documents() {
                     let findings = DocumentVerifier(fileSystem: fresh.fileSystem).verify(e.package).filter { $0.severity == .error }
                     #expect(findings.isEmpty, "\(path) removed: \(findings)")
                 }
@@ -486,7 +486,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         try Data(old[aHead]!).write(to: URL(fileURLWithPath: remoteFolder + "/" + aHead))
         // B leaves it out, says so, keeps what it has (the erase stays) and syncs the rest: a
         // document of its own goes up.
-        let mine = try b.createDocument(title: "Written on B").id
+        let mine = try await b.createDocument(title: "Written on B").id
         let report = try await LibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
         #expect(report.problems.count == 1 && report.problems[0].contains("older copy"), "\(report.problems)")
         #expect(report.documentsPushed == 1, "\(report)")
@@ -498,7 +498,7 @@ func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         let after = try await LibrarySync(library: b, remote: FolderRemote(root: remoteFolder)).sync(options: testSyncOptions)
         #expect(after.problems.isEmpty, "\(after.problems)")
         #expect(try await contents(of: a) == contents(of: b))
-        #expect(try a.list().contains { $0.id == mine })
+        #expect(try await a.documents().contains { $0.id == mine })
     }
 
     @Test func replacedKeySettingsStopSyncAndARewrapDoesNot() async throws {

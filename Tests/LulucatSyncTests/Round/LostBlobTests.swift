@@ -61,9 +61,9 @@ import Testing
         let remote = MemoryRemote()
         let a = Library(root: temporaryFolder("lost-enc-a")), b = Library(root: temporaryFolder("lost-enc-b"))
         defer { for l in [a, b] { try? FileManager.default.removeItem(atPath: l.root) } }
-        let doc = try a.createDocument(title: "Sealed and found").id
+        let doc = try await a.createDocument(title: "Sealed and found").id
         let drawn = try await drawStrokes(a, doc, 3, seed: 32)
-        let other = try b.createDocument(title: "B's own").id
+        let other = try await b.createDocument(title: "B's own").id
         for lib in [a, b] { try await RemoteEncryption.setUp(library: lib, remote: remote, passphrase: passphrase, cost: testCost) }
         _ = try await a.sync(with: remote, options: testSyncOptions)
         let blobs = remote.storedFiles.keys.filter { $0.hasPrefix("blobs/") }
@@ -96,7 +96,7 @@ import Testing
         #expect(second.problems.isEmpty && second.skipped.isEmpty, "\(second)")
         #expect(try await contents(of: b).documents[doc]?.allElements == Set(drawn))
         _ = try await a.sync(with: remote, options: testSyncOptions)
-        #expect(try a.list().contains { $0.id == other })
+        #expect(try await a.documents().contains { $0.id == other })
     }
 
     @Test func aRequestNoDeviceHereCanServeIsLeftAndCostsNothing() async throws {
