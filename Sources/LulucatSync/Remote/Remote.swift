@@ -165,7 +165,9 @@ package enum RemoteLimits {
     package static let writeReplyBytes = 1 << 20
 }
 
-/// Counts of a remote's requests, shared by its calls.
+/// Counts of a remote's requests, shared by its calls: what ``SyncReport/requests``,
+/// ``SyncReport/bytesSent`` and ``SyncReport/bytesReceived`` are taken from. Safe to read from
+/// any thread while requests run (the counters are behind a lock).
 public final class RemoteStatistics: @unchecked Sendable {
     private let lock = NSLock()
     private var _requests = 0
