@@ -128,8 +128,9 @@ public struct LibrarySync: Sendable {
 }
 
 extension Library {
-    /// Syncs this library with a remote: see `LibrarySync`.
-    public func sync(with remote: any Remote, options: SyncOptions = SyncOptions(),
+    /// Syncs this library with a remote: `LibrarySync(library:remote:).sync(options:progress:)`,
+    /// which is the one public name of a round (this shorthand is for the package's tests and tools).
+    package func sync(with remote: any Remote, options: SyncOptions = SyncOptions(),
                      progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
         try await LibrarySync(library: self, remote: remote).sync(options: options, progress: progress)
     }
