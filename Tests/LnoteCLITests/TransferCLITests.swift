@@ -141,3 +141,49 @@ func sharedInk() -> String? {
         #expect(try await lnote(["verify", "--library", lib]).status == 0)
     }
 }
+
+/// Progress within one long import or export: "LABEL: N%" on standard error once the step has
+/// taken `LNOTE_PROGRESS_DELAY` seconds; when standard error is not a terminal, a line at each
+/// tenth, so a log gets at most ten.
+@Suite struct ProgressCLITests {
+    /// The percents of the progress lines of `label` in `stderr`.
+    static func percents(_ stderr: String, _ label: String) -> [Int] {
+        stderr.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix(label + ": "), line.hasSuffix("%") else { return nil }
+            return Int(line.dropFirst(label.count + 2).dropLast())
+        }
+    }
+
+    @Test func aLongImportAndExportShowTheirTenthsInOrder() async throws {
+        let tmp = TempDir()
+        let lib = tmp.path + "/lib"
+        let file = tmp.path + "/big.inkml"
+        try InterruptedCommandTests.bigInkML(traces: 120).write(to: URL(fileURLWithPath: file))
+        let now = ["LNOTE_PROGRESS_DELAY": "0"]
+        let imported = try await lnote(["import", file, "--library", lib], environment: now)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let tenths = Self.percents(imported.stderr, "importing \(file)")
+        #expect(tenths == [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100], "\(imported.stderr)")
+        let id = try #require(imported.stdout.split(separator: " ").last(where: { UUID(uuidString: String($0.prefix(36))) != nil })
+            .map { String($0.prefix(36)) }, "\(imported.stdout)")
+
+        // A zip export and its import; several files, each line under its file's label.
+        let zip = tmp.path + "/big.zip"
+        let exported = try await lnote(["export", id, "-o", zip, "--library", lib], environment: now)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(Self.percents(exported.stderr, "exporting to \(zip)").last == 100, "\(exported.stderr)")
+        let both = try await lnote(["import", file, zip, "--library", tmp.path + "/other"], environment: now)
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(Self.percents(both.stderr, "importing 1 of 2: \(file)") == tenths, "\(both.stderr)")
+        #expect(Self.percents(both.stderr, "importing 2 of 2: \(zip)").last == 100, "\(both.stderr)")
+        let all = try await lnote(["export", "--all", "-o", tmp.path + "/backup", "--library", lib], environment: now)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(Self.percents(all.stderr, "exporting 1 of 1: big").last == 100, "\(all.stderr)")
+
+        // Before the delay has passed nothing is shown, and --json shows nothing.
+        let quiet = try await lnote(["import", file, "--library", lib], environment: ["LNOTE_PROGRESS_DELAY": "3600"])
+        #expect(quiet.status == 0 && !quiet.stderr.contains("%"), "\(quiet.stderr)")
+        let json = try await lnote(["import", file, "--library", lib, "--json"], environment: now)
+        #expect(json.status == 0 && !json.stderr.contains("%"), "\(json.stderr)")
+    }
+}

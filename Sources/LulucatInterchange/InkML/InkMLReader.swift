@@ -2,6 +2,7 @@
 
 import Foundation
 import LulucatInk
+import LulucatStore
 
 /// Reads InkML into strokes.
 ///
@@ -49,13 +50,21 @@ public enum InkMLReader {
         public init() {}
     }
 
+    /// Reads an InkML file's ink.
+    ///
+    /// - Parameter progress: called as the traces of the ink stream are read: `completed` of
+    ///   `total` traces (`total` counted once the file is parsed, so the first report, 0 of
+    ///   `total`, comes after the parse, which takes about a third of the time of a large file).
+    ///   It runs on the calling thread, between traces, where cancellation is also checked.
     /// - Throws: `InkMLError` with the line and column of the problem where there is one.
-    public static func read(_ data: Data, limits: Limits = Limits()) throws(InkMLError) -> InkMLDocument {
+    public static func read(_ data: Data, limits: Limits = Limits(),
+                            progress: ((OperationProgress) -> Void)? = nil) throws(InkMLError) -> InkMLDocument {
         guard data.count <= limits.maxFileBytes else {
             throw InkMLError(.tooLarge, "the file is \(data.count) bytes, more than the limit of \(limits.maxFileBytes)")
         }
         let parsed = try XMLTree.parse(data, maxElements: limits.maxElements)
         var interpreter = InkMLInterpreter(root: parsed.ink, limits: limits)
+        interpreter.progress = progress
         if !parsed.undeclaredPrefixes.isEmpty {
             let list = parsed.undeclaredPrefixes.map { "\($0):" }.joined(separator: ", ")
             interpreter.preface("the file uses the namespace prefix(es) \(list) without declaring them; inkml: is read as InkML, any other as a foreign namespace")
@@ -133,6 +142,9 @@ struct InkMLInterpreter {
     /// `timeOffset`s without a timestamp).
     private var strokeStarts: [Int: (ms: Double, anchored: Bool)] = [:]
     private var timestampCache: [ObjectIdentifier: Double?] = [:]
+    /// Told of each trace of the ink stream read (`InkMLReader.read`'s `progress`).
+    var progress: ((OperationProgress) -> Void)?
+    private var streamTracesRead = 0
 
     init(root: XMLElementNode, limits: InkMLReader.Limits) {
         self.root = root
@@ -142,6 +154,7 @@ struct InkMLInterpreter {
     mutating func run() throws(InkMLError) {
         index(root)
         collectStreamTraces(root.children)
+        progress?(OperationProgress(.importing, completed: 0, total: streamTraces.count))
         var current = Context()
         try walk(root.children, context: &current, groupContext: nil, groupBrush: nil, depth: 0)
         if skippedPenUp > 0 {
@@ -299,6 +312,10 @@ struct InkMLInterpreter {
                 if Task.isCancelled { throw InkMLError(.cancelled, "the import was cancelled") }
                 let (context, brush) = try effective(node, current: current, groupContext: groupContext, groupBrush: groupBrush)
                 try importTrace(node, context: context, brush: brush)
+                if !viaView, let progress {
+                    streamTracesRead += 1
+                    progress(OperationProgress(.importing, completed: streamTracesRead, total: streamTraces.count))
+                }
             case "traceGroup":
                 if depth == 0 && !viaView, let page = node.children.first(where: { $0.name == "annotation" && $0.attribute("type") == "page" }) {
                     _ = page

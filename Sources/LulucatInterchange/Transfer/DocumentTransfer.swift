@@ -101,15 +101,28 @@ public enum DocumentTransfer {
     }
 
     /// Imports an InkML file as a new document, or as a new last page of `document`.
-    public static func importInkML(_ data: Data, into library: Library, title: String, document: UUID? = nil) async throws -> InkMLImport {
-        let ink = try InkMLReader.read(data)
+    ///
+    /// - Parameter progress: `completed` of `total` steps: one per trace of the file's ink stream
+    ///   (reported once the file is parsed), then one that makes the document or page appear.
+    ///   Reports are monotonic and the last is `completed == total`. It runs between traces, on
+    ///   the importing task.
+    public static func importInkML(_ data: Data, into library: Library, title: String, document: UUID? = nil,
+                                   progress: @escaping @Sendable (OperationProgress) -> Void = { _ in }) async throws -> InkMLImport {
+        // Fixed by the reader's first report: its traces, and one more for the document.
+        var reporter: ProgressReporter?
+        let ink = try InkMLReader.read(data) { p in
+            if reporter == nil { reporter = ProgressReporter(.importing, total: p.total + 1) }
+            reporter?.report(p.completed, to: progress)
+        }
         try Task.checkCancellation()
+        func finished() { if let total = reporter?.total { reporter?.report(total, to: progress) } }
         guard let document else {
             // A new document is built whole in staging and renamed into the library: an import
             // interrupted at any point leaves no half-made document (docs/inkml.md).
             let package = try library.createDocument(title: title, pages: ink.pages)
             let page = try DocumentMetadata.read(package).pages[0].id
             let size = (try? library.fileSystem.info(package.pagePath(page)))??.size ?? 0
+            finished()
             return InkMLImport(package: package, pageID: page, strokes: ink.strokes.count, samples: ink.sampleCount,
                                pageBytes: size, warnings: ink.warnings)
         }
@@ -133,6 +146,7 @@ public enum DocumentTransfer {
             throw error
         }
         let size = (try? library.fileSystem.info(package.pagePath(page)))??.size ?? 0
+        finished()
         return InkMLImport(package: package, pageID: page, strokes: ink.strokes.count, samples: ink.sampleCount,
                            pageBytes: size, warnings: ink.warnings)
     }

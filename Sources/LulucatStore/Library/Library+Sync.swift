@@ -55,6 +55,8 @@ extension DocumentSession {
         try commitMetadata(updated)
         loaded[id] = LoadedPage(content: content, lastUse: useClock)
         evictCleanPages(keeping: id)
+        // Observers heard of an empty page (`documentEdited`): its elements follow.
+        if !content.elements.isEmpty { eventHub.send(.elementsEdited(ElementChanges(page: id, edits: [.append(content.elements)]))) }
     }
 
     /// Makes a page hold `content` (a merged page), as ordinary edits every engine saves: the new

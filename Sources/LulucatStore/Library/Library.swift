@@ -168,15 +168,32 @@ public struct Library: Sendable {
     /// manifest, parsed by hand in place when it is as the store writes it, and the needs-repair
     /// marker; document.json only when the manifest cannot be used, and the marker's text only
     /// when there is one.
-    func listedDocuments(in folder: String) throws(StoreError) -> [ListedDocument] {
+    ///
+    /// `only`: that document alone, read the same way without listing the folder (an event's
+    /// entry, LibraryEvents.swift); nothing when it is not there.
+    func listedDocuments(in folder: String, only: UUID? = nil) throws(StoreError) -> [ListedDocument] {
         let fs = fileSystem
         guard try fs.checked.info(folder) != nil else { return [] }
         var listed: [ListedDocument] = []
         var marked: [Int] = []
         var taken: UUID?  // the id of the name `accept` took last: the one `body` is called for
         try StoreError.io { () throws(FileError) in
-            try fs.readEach(in: folder, file: "manifest.json", limit: PackageJSON.maxFileSize, probe: DocumentPackage.needsRepairName,
-                            accept: { taken = DocumentPackage.id(fromDirectoryName: $0); return taken != nil }) { _, bytes, hasMarker in
+            func each(_ body: (UnsafeRawBufferPointer, Result<UnsafeRawBufferPointer, FileError>, Bool) -> Void) throws(FileError) {
+                guard let only else {
+                    return try fs.readEach(in: folder, file: "manifest.json", limit: PackageJSON.maxFileSize, probe: DocumentPackage.needsRepairName,
+                                           accept: { taken = DocumentPackage.id(fromDirectoryName: $0); return taken != nil }, body)
+                }
+                let package = DocumentPackage(id: only, libraryRoot: folder)
+                guard try fs.info(package.path)?.kind == .directory else { return }
+                taken = only
+                let bytes = Result { () throws(FileError) in try fs.readFile(package.manifestPath, limit: PackageJSON.maxFileSize) }
+                let hasMarker = ((try? fs.info(package.path + "/" + DocumentPackage.needsRepairName)) ?? nil) != nil
+                switch bytes {
+                case .success(let b): b.withUnsafeBytes { body(UnsafeRawBufferPointer(start: nil, count: 0), .success($0), hasMarker) }
+                case .failure(let e): body(UnsafeRawBufferPointer(start: nil, count: 0), .failure(e), hasMarker)
+                }
+            }
+            try each { _, bytes, hasMarker in
                 guard let id = taken else { return }
                 if hasMarker { marked.append(listed.count) }
                 if case .success(let b) = bytes,
@@ -220,7 +237,8 @@ public struct Library: Sendable {
     }
 
     /// Finds a document by what a person types: its id; else a prefix of its id or its exact
-    /// title; else its title in any case; else the start of its title in any case. The first of
+    /// title; else its title in any case; else the start of its title in any case; else the same
+    /// two without accents (a person typing "resume" for "Résumé"). The first of
     /// these that names documents decides: one document is the answer, several are refused with
     /// them listed (title and id), so the person can pick.
     public func resolve(_ reference: String) throws(StoreError) -> UUID {
@@ -229,10 +247,13 @@ public struct Library: Sendable {
         let all = try list()
         let lowered = reference.lowercased()
         let folded = Library.foldedTitle(reference)
+        let bare = Library.foldedTitle(reference, marks: false)
         let tiers: [(LibraryEntry) -> Bool] = [
             { $0.title == reference || $0.id.uuidString.lowercased().hasPrefix(lowered) },
             { Library.foldedTitle($0.title) == folded },
             { Library.foldedTitle($0.title).hasPrefix(folded) },
+            { Library.foldedTitle($0.title, marks: false) == bare },
+            { Library.foldedTitle($0.title, marks: false).hasPrefix(bare) },
         ]
         for matches in tiers.lazy.map({ all.filter($0) }) where !matches.isEmpty {
             guard matches.count == 1 else {
@@ -245,9 +266,13 @@ public struct Library: Sendable {
         throw .documentNotFound(reference)
     }
 
-    /// A title as lookup compares it: in one case (and one width), so "meeting" finds "Meeting".
-    static func foldedTitle(_ title: String) -> String {
-        title.folding(options: [.caseInsensitive, .widthInsensitive], locale: nil)
+    /// A title as lookup compares it: in one case (and one width), so "meeting" finds "Meeting",
+    /// "STRASSE" finds "Straße" and "ΣΟΦΟΣ" finds "σοφος"; without `marks`, also without accents
+    /// and other combining marks, so "cafe" finds "Café" and "istanbul" finds "İstanbul" (the last
+    /// tiers of `resolve`, tried only when a title with its marks matches nothing).
+    static func foldedTitle(_ title: String, marks: Bool = true) -> String {
+        title.folding(options: marks ? [.caseInsensitive, .widthInsensitive] : [.caseInsensitive, .widthInsensitive, .diacriticInsensitive],
+                      locale: nil)
     }
 
     // MARK: Creating and opening
@@ -314,7 +339,7 @@ public struct Library: Sendable {
             try? fs.removeTree(staging.path)
             throw error
         }
-        if parent == root { LibraryEventHubs.send(root, .created(id)) }
+        if parent == root { LibraryEventHubs.send(self, .created(id)) }
     }
 
     /// Opens a document for writing.
@@ -414,7 +439,7 @@ public struct Library: Sendable {
         try fs.checked.rename(source.path, to: target)
         try fs.checked.syncDirectory(root)
         try fs.checked.syncDirectory(trashPath)
-        LibraryEventHubs.send(root, .trashed(id))
+        LibraryEventHubs.send(self, .trashed(id))
     }
 
     /// Brings a document back from the trash.
@@ -432,7 +457,7 @@ public struct Library: Sendable {
             try files.syncDirectory(trashPath)
             try files.syncDirectory(root)
         }
-        LibraryEventHubs.send(root, .restored(id))
+        LibraryEventHubs.send(self, .restored(id))
     }
 
     /// Deletes the documents in the trash for good.

@@ -4,8 +4,8 @@
 /// One report of a long operation's progress, handed to the `progress` callback the operation
 /// takes. Reports of one run are monotonic (`completed` never goes down, `total` is fixed) and the
 /// last one of a run that succeeds is `completed == total`. Units are the operation's steps: files
-/// for an import, an export or a copy (plus one for the final step that makes the result appear),
-/// pages for a verification.
+/// for an import of an archive, an export or a copy, traces for an import of InkML (each plus one
+/// for the final step that makes the result appear), pages for a verification.
 ///
 /// The callback runs on the calling thread, between steps; cancellation is checked at the same
 /// places (a cancelled task throws `StoreError.cancelled` and leaves nothing behind).

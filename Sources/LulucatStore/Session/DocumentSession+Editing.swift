@@ -52,7 +52,7 @@ extension DocumentSession {
         metadata.modified = now
         metadataDirty = true
         scheduleAutosave()
-        eventHub.send(.elementsChanged(page: page))
+        eventHub.send(.elementsEdited(ElementChanges(page: page, edits: [change])))
     }
 
     /// Appends a finished stroke on top of a page.

@@ -116,11 +116,9 @@ extension DocumentSession {
     func commitMetadata(_ updated: DocumentMetadata) throws(StoreError) {
         let fs = fileSystem
         try fs.checked.writeAtomically(documentWriter.encode(updated), to: package.documentPath)
-        let renamed = metadata.title != updated.title
+        let old = metadata
         metadata = updated
-        eventHub.send(.pagesChanged)
-        let (root, id, title) = (package.libraryRootPath, package.id, updated.title)
-        LibraryEventHubs.send(root, renamed ? .renamed(id, title: title) : .changed(id))
+        eventHub.send(.documentEdited(DocumentChanges(from: old, to: updated)))
         do {
             try fs.checked.writeAtomically(PackageJSON.encode(Manifest(updated)), to: package.manifestPath)
             metadataDirty = false
@@ -128,5 +126,8 @@ extension DocumentSession {
             metadataDirty = true
             lastSaveError = error
         }
+        // After the manifest, so the entry the event carries is the one a listing reads now.
+        let (id, title) = (package.id, updated.title)
+        sendLibraryEvent(old.title != title ? .renamed(id, title: title) : .changed(id))
     }
 }

@@ -125,8 +125,7 @@ extension DocumentSession {
         try fs.checked.writeAtomically(doc, to: package.documentPath)
         try fs.checked.writeAtomically(manifest, to: package.manifestPath)
         metadataDirty = false
-        let (root, id) = (package.libraryRootPath, package.id)
-        LibraryEventHubs.send(root, .changed(id))
+        sendLibraryEvent(.changed(package.id))
     }
 
     /// Removes asset files no page refers to (what a crash or a deleted image leaves behind).

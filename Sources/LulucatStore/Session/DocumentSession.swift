@@ -42,7 +42,7 @@ public actor DocumentSession {
     /// Holders sharing this session (Library.openShared, OpenSessions.swift); `close()` closes at the last.
     var holders = 1
     /// The subscribers of `events()` (SessionEvents.swift).
-    nonisolated let eventHub = EventHub<SessionEvent>(absorbs: SessionEvent.absorbs)
+    nonisolated let eventHub = EventHub<SessionEvent>(merge: SessionEvent.merge, commutes: SessionEvent.commutes)
     /// Batches submitted in order (`submit`), waiting for their turn.
     nonisolated let submissions = SubmissionQueue()
     /// The session's own undo history (`SessionOptions.undoLevels`).

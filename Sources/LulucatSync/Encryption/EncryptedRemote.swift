@@ -29,6 +29,9 @@ final class EncryptionRound: @unchecked Sendable {
     private var _written: [String: UInt64]
     /// Objects refused during the round itself (after the checks before it).
     private var _refusals: [String] = []
+    /// The lost-blob requests the round's listing shows, by their names on the remote
+    /// (`<sealed blob name>.lost`): one already there is not written again.
+    private var _listedRequests: Set<String> = []
 
     /// Plaintext kept in memory for one round at most; beyond it a blob is checked before the
     /// round and read (and checked) again when the round needs it.
@@ -43,6 +46,10 @@ final class EncryptionRound: @unchecked Sendable {
         get { lock.withLock { _listing } }
         set { lock.withLock { _listing = newValue } }
     }
+    var listedRequests: Set<String> {
+        get { lock.withLock { _listedRequests } }
+        set { lock.withLock { _listedRequests = newValue } }
+    }
     func head(_ name: String) -> (bytes: [UInt8], etag: String?, counter: UInt64)? { lock.withLock { _heads[name] } }
     func keepHead(_ name: String, _ value: (bytes: [UInt8], etag: String?, counter: UInt64)) { lock.withLock { _heads[name] = value } }
     func blob(_ key: String) -> [UInt8]? { lock.withLock { _blobs[key] } }
@@ -56,7 +63,17 @@ final class EncryptionRound: @unchecked Sendable {
     var highest: [String: UInt64] { lock.withLock { _highest } }
     var written: [String: UInt64] { lock.withLock { _written } }
     func highest(_ name: String) -> UInt64? { lock.withLock { _highest[name] } }
-    func raiseHighest(_ name: String, _ counter: UInt64) { lock.withLock { _highest[name] = max(_highest[name] ?? 0, counter) } }
+    /// Records a head's counter as the highest read, but never more than a day past this
+    /// device's clock: a writer whose clock ran ahead (and which then lost its own record) would
+    /// otherwise have its heads left out until its clock caught up, maybe for years. A day bounds
+    /// that (docs/encryption.md §8.2); counters at or before the clock are kept exactly.
+    func raiseHighest(_ name: String, _ counter: UInt64) {
+        let bound = UInt64(max(0, (Date().timeIntervalSince1970 + Self.counterAllowance) * 1_000_000))
+        lock.withLock { _highest[name] = max(_highest[name] ?? 0, min(counter, bound)) }
+    }
+
+    /// How far past this device's clock a recorded counter may be: one day, in seconds.
+    static let counterAllowance: TimeInterval = 86_400
     var refusals: [String] { lock.withLock { _refusals } }
     func refuse(_ message: String) { lock.withLock { _refusals.append(message) } }
 
@@ -108,7 +125,22 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
     enum Place {
         case head(plain: String, document: UUID, device: UUID)
         case blob(BlobName)
+        /// A lost-blob request (`LostBlobRequest`), kept on the remote under its sealed name.
+        case lostRequest(document: UUID, blob: BlobName)
         case folder(String)
+    }
+
+    /// A lost-blob request's name on an encrypted remote: the sealed name of the blob it asks
+    /// for, `.lost` (docs/encryption.md §4.3): it names the blob as `blobs/` did, nothing more.
+    static func sealedRequestName(key: LibraryKey, document: UUID, blob: BlobName) throws(RemoteError) -> String {
+        try sealedBlobName(key: key, document: document, blob: blob) + LostBlobRequest.suffix
+    }
+
+    /// Whether a `heads/` name has a sealed request's shape: 64 lowercase hex digits, `.lost`.
+    static func isSealedRequestName(_ name: String) -> Bool {
+        let u = Array(name.utf8)
+        guard u.count == 64 + LostBlobRequest.suffix.utf8.count, name.hasSuffix(LostBlobRequest.suffix) else { return false }
+        return u[0..<64].allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     func place(_ path: String) throws(RemoteError) -> Place {
@@ -116,6 +148,7 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
         if parts.count == 1, parts[0] == LibrarySync.headsFolder || parts[0] == LibrarySync.blobsFolder || parts[0].isEmpty { return .folder(parts[0]) }
         guard parts.count == 2 else { throw .failed(path, "not a path of the sync layout") }
         if parts[0] == LibrarySync.headsFolder, let (d, v) = Head.parseFileName(parts[1]) { return .head(plain: parts[1], document: d, device: v) }
+        if parts[0] == LibrarySync.headsFolder, let (d, b) = LostBlobRequest.parse(parts[1]) { return .lostRequest(document: d, blob: b) }
         if parts[0] == LibrarySync.blobsFolder, let b = BlobName(hex: parts[1]) { return .blob(b) }
         throw .failed(path, "not a path of the sync layout")
     }
@@ -187,7 +220,8 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
         let sealed: [UInt8]
         switch await inner.getResult(LibrarySync.blobsFolder + "/" + sealedName, maxBytes: PageBlob.maxBytes + EncryptedObject.overhead) {
         case .success(let b): sealed = b
-        case .failure(.notFound): throw .encryption(.refused(object: what, reason: "missing on the remote, though a head names it"))
+        // Missing: not a refusal (nothing was tampered with); the round asks for it (§8.1).
+        case .failure(.notFound): throw .remote(.notFound(LibrarySync.blobsFolder + "/" + blob.hex))
         case .failure(let e): throw .remote(e)
         }
         let plain: [UInt8]
@@ -228,12 +262,18 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
         case .blob(let b):
             guard let document else { throw .remote(.failed(path, "a blob read outside a document's round")) }
             return (try await fetchBlob(document: document, blob: b), nil)
-        case .folder:
-            throw .remote(.failed(path, "a folder"))
+        case .folder, .lostRequest:
+            throw .remote(.failed(path, "not an object the round reads"))
         }
     }
 
     package func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
+        if case let .lostRequest(d, b) = try place(path) {
+            // An empty marker; one the listing shows already is not written again.
+            let name = try Self.sealedRequestName(key: key, document: d, blob: b)
+            guard !round.listedRequests.contains(name) else { return }
+            return try await inner.put(LibrarySync.headsFolder + "/" + name, [])
+        }
         let (remotePath, sealed) = try seal(path, bytes)
         try await inner.put(remotePath, sealed)
     }
@@ -259,8 +299,8 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
                 // the cost of an upload); a reader checks it after opening.
                 let name = try Self.sealedBlobName(key: key, document: document, blob: b)
                 return (LibrarySync.blobsFolder + "/" + name, try key.seal(kind: .blob, document: document, name: name, plaintext: bytes))
-            case .folder:
-                throw RemoteError.failed(path, "a folder")
+            case .folder, .lostRequest:
+                throw RemoteError.failed(path, "not an object that is sealed")
             }
         } catch let e as RemoteError {
             throw e
@@ -277,6 +317,7 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
             let name: String
             do { name = try Self.sealedBlobName(key: key, document: document, blob: b) } catch { throw .failed(path, "\(error)") }
             try await inner.delete(LibrarySync.blobsFolder + "/" + name)
+        case let .lostRequest(d, b): try await inner.delete(LibrarySync.headsFolder + "/" + Self.sealedRequestName(key: key, document: d, blob: b))
         case .folder: throw .failed(path, "a folder")
         }
     }

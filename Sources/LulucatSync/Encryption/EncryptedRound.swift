@@ -21,7 +21,9 @@ struct EncryptedRound: Sendable {
     }
 
     /// One round. Throws an `EncryptionError` (nothing changed here) when any object the round
-    /// would use fails its checks, the key settings changed, or a head is older than one read.
+    /// would use fails its checks or the key settings changed. A head older than one read before
+    /// (the remote rolled back) is left out of the round and reported in its problems; the rest
+    /// of the library syncs.
     func sync(options: SyncOptions, progress: @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
         var local = try LocalEncryption.load(library)
         guard local.keyCheck == key.keyCheck else { throw .encryption(.notSetUp(".sync/encryption.json names another key")) }
@@ -57,28 +59,61 @@ struct EncryptedRound: Sendable {
         let plain = try EncryptedRemote.openListing(entries, key: key)
         let seen = store.seen()
         var fetched: [String: UInt64] = [:]
+        // Heads older than one read before (a rolled-back or replaying server): left out of this
+        // round as if unchanged, reported, and read again next round (docs/encryption.md §8.2).
+        var replayed: [String: String] = [:]
         for e in plain {
             guard let (doc, dev) = Head.parseFileName(e.name), dev != sync.device else { continue }
             let etag = RemotePath.normalizedETag(e.etag)
             guard etag == nil || seen[e.name] != etag else { continue }
-            let h = try await remote.fetchHead(plain: e.name, document: doc, device: dev)
+            let h: (bytes: [UInt8], etag: String?, counter: UInt64)
+            do { h = try await remote.fetchHead(plain: e.name, document: doc, device: dev) } catch {
+                guard case .encryption(.replayedHead(_, let counter, let highest)) = error, seen[e.name] != nil else { throw error }
+                replayed[e.name] = "document \(doc): the server sent an older copy of device \(dev)'s changes than it sent before "
+                    + "(counter \(counter), after \(highest)): the remote was rolled back or is replaying old files. This device keeps "
+                    + "what it had and syncs the rest; that device's next sync publishes its changes again"
+                continue
+            }
             round.keepHead(e.name, h)
             fetched[e.name] = h.counter
             // A head the round reports (damaged, or naming more than a document may hold): none of its blobs is fetched.
             guard let head = try? Head.decode(h.bytes), head.document == doc, head.device == dev,
                   (try? DocumentLimits.check(head, name: e.name)) != nil else { continue }
             let base = store.base(doc)
-            for (pid, p) in head.pages.sorted(by: { $0.key.precedesInBytes($1.key) }) {
-                // What the round reads (DocumentRound.state(of:)): a blob the base does not hold.
-                if DocumentRound.knownState(of: pid, in: head, base: base) != nil { continue }
-                _ = try await remote.fetchBlob(document: doc, blob: p.blob)
-            }
-            let package = library.package(doc)
-            for (aid, ref) in head.assets where DocumentRound.lacksAsset(aid, ext: ref.ext, of: package, in: library) {
-                _ = try await remote.fetchBlob(document: doc, blob: ref.blob)
+            // A blob missing on the server is not a refusal: the round reports it, leaves the
+            // head out and asks the devices that hold it (docs/sync.md §8.1), so it stops here.
+            do {
+                for (pid, p) in head.pages.sorted(by: { $0.key.precedesInBytes($1.key) }) {
+                    // What the round reads (DocumentRound.state(of:)): a blob the base does not hold.
+                    if DocumentRound.knownState(of: pid, in: head, base: base) != nil { continue }
+                    _ = try await remote.fetchBlob(document: doc, blob: p.blob)
+                }
+                let package = library.package(doc)
+                for (aid, ref) in head.assets where DocumentRound.lacksAsset(aid, ext: ref.ext, of: package, in: library) {
+                    _ = try await remote.fetchBlob(document: doc, blob: ref.blob)
+                }
+            } catch {
+                guard case .remote(.notFound) = error else { throw error }
             }
         }
-        round.listing = plain
+        // Lost-blob requests, under sealed names: those this device can serve are handed to the
+        // round as plain requests; every one listed is not written again.
+        let requests = Set(entries.filter { !$0.isFolder && EncryptedRemote.isSealedRequestName($0.name) }.map(\.name))
+        round.listedRequests = requests
+        var plainRequests: [RemoteEntry] = []
+        if !requests.isEmpty {
+            for (doc, entry) in store.index().sorted(by: { $0.key.precedesInBytes($1.key) }) where entry.published {
+                guard let head = store.baseHead(doc) else { continue }
+                for blob in head.pages.values.map(\.blob) + head.assets.values.map(\.blob) {
+                    guard let sealed = try? EncryptedRemote.sealedRequestName(key: key, document: doc, blob: blob), requests.contains(sealed) else { continue }
+                    plainRequests.append(RemoteEntry(name: LostBlobRequest.name(document: doc, blob: blob), etag: nil, size: 0, isFolder: false))
+                }
+            }
+        }
+        round.listing = plain.map { e in
+            guard replayed[e.name] != nil else { return e }
+            return RemoteEntry(name: e.name, etag: seen[e.name], size: e.size, isFolder: e.isFolder)
+        } + plainRequests
 
         // 3. The round, on exactly what was checked. Garbage collection lists blobs/, which an
         // encrypted remote does not offer (sealed names say nothing of what is referenced): it
@@ -86,6 +121,7 @@ struct EncryptedRound: Sendable {
         var plainOptions = options
         plainOptions.garbage = nil
         var report = try await sync.plainRound(options: plainOptions, progress: progress)
+        report.problems += replayed.keys.sorted().map { replayed[$0]! }
         // The requests of the checks too.
         report = sync.finish(report, stats0)
         for (name, counter) in fetched { round.raiseHighest(name, counter) }

@@ -32,6 +32,17 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     package let transport: HTTPTransport
     /// The largest `PROPFIND` reply read (a larger one is `.invalidResponse`).
     package static let maxListingBytes = RemoteLimits.listingBytes
+    private let serverLock = NSLock()
+    nonisolated(unsafe) private var serverHeader: String?
+
+    /// Whether the server, as its last reply's `Server` header names it, is one measured to write
+    /// a `PUT` to a temporary file renamed into place and to honour `If-None-Match: *` (Apache
+    /// mod_dav, lighttpd mod_webdav: docs/sync.md §9.1), so that `create` is one conditional `PUT`
+    /// instead of a `PUT` and a `MOVE`. Unknown until a reply came; false for any other server.
+    var createsWithOnePut: Bool {
+        guard let server = serverLock.withLock({ serverHeader })?.lowercased() else { return false }
+        return server.hasPrefix("apache") || server.hasPrefix("lighttpd")
+    }
 
     /// A remote at the WebDAV collection `url`, with the default limits of ``TransferLimits`` but
     /// its silence, outside a sync round.
@@ -86,6 +97,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if let body { request.httpBody = Data(body) }
         let reply = try await transport.send(request, path: path, write: write, maxBytes: maxBytes, statistics: statistics)
         let http = reply.response
+        if let server = http.value(forHTTPHeaderField: "Server") { serverLock.withLock { serverHeader = server } }
         let status = reply.challenged ? 401 : http.statusCode
         if (300..<400).contains(status) {
             // Refused by the transport: URLSession on Linux would re-send a PUT without its body.
@@ -179,7 +191,17 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
 
     /// One `PUT` of the whole file; a lost reply is `.ambiguous`.
     public func put(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
-        let (status, _, _) = try await send("PUT", path, body: bytes, headers: ["Content-Type": "application/octet-stream"], write: true)
+        try await put(path, bytes, onlyIfAbsent: false)
+    }
+
+    /// `put`; `onlyIfAbsent` sends `If-None-Match: *` and returns false when the server answers
+    /// 412, the name being taken (`createWithOnePut`), true when the bytes were written.
+    @discardableResult
+    func put(_ path: String, _ bytes: [UInt8], onlyIfAbsent: Bool) async throws(RemoteError) -> Bool {
+        var headers = ["Content-Type": "application/octet-stream"]
+        if onlyIfAbsent { headers["If-None-Match"] = "*" }
+        let (status, _, _) = try await send("PUT", path, body: bytes, headers: headers, write: true)
+        if onlyIfAbsent && status == 412 { return false }
         // 400 or 409: a folder on the way may be missing or be a file (MKCOL where a file is answers
         // 405, as for a folder that exists, so the round's makeFolder did not see it).
         if status == 400 || status == 409, let file = await fileOnTheWay(to: path) {
@@ -188,6 +210,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         // 404 or 409 otherwise: the folder it goes in does not exist (RFC 4918 §9.7.1).
         if status == 404 || status == 409 { throw .refused(path, .missingFolder(parentFolder(of: path))) }
         guard status == 200 || status == 201 || status == 204 else { throw .failed(path, "PUT answered \(status)") }
+        return true
     }
 
     /// A file that is never replaced once it is there (a blob): `PUT` under a temporary name
@@ -199,8 +222,13 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// 423, the name is locked by another client's write of it: asked again a few times, then
     /// ambiguous. A temporary file left by a lost reply is debris that garbage collection
     /// removes (§8).
+    ///
+    /// On a server that writes a `PUT` whole or not at all and honours `If-None-Match: *`
+    /// (`createsWithOnePut`), it is one `PUT` with `If-None-Match: *` instead: 412, the name is
+    /// taken, is handled as above (a `HEAD`; a copy of another size is replaced by a plain `PUT`).
     public func create(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
         guard let last = path.split(separator: "/").last, last.utf8.count <= 100 else { return try await put(path, bytes) }
+        if createsWithOnePut { return try await createWithOnePut(path, bytes) }
         let random = String(UInt64.random(in: .min ... .max), radix: 16)
         let temp = path + "." + String(repeating: "0", count: 16 - random.count) + random + ".tmp"
         do { try await put(temp, bytes) } catch {
@@ -231,6 +259,14 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         }
         _ = try? await send("DELETE", temp, write: true)
         throw .ambiguous(path, "MOVE answered 423: another client kept the name locked")
+    }
+
+    /// `create` on a server whose `PUT` is atomic and conditional: `PUT` with `If-None-Match: *`.
+    func createWithOnePut(_ path: String, _ bytes: [UInt8]) async throws(RemoteError) {
+        guard try await put(path, bytes, onlyIfAbsent: true) == false else { return }
+        let (headStatus, _, http) = try await send("HEAD", path, write: false)
+        if headStatus == 200, http.value(forHTTPHeaderField: "Content-Length").flatMap({ Int($0) }) == bytes.count { return }
+        try await put(path, bytes)
     }
 
     /// One `DELETE`; a file already gone (404) is success.

@@ -98,17 +98,51 @@ try await SyncError.store { () async throws(StoreError) in try await s.insertSyn
         return written
     }
 
-    /// Writes the assets a page shows and this device lacks, from their blobs, before the page.
+    /// How many bytes of image assets `prefetchAssets` holds at most; beyond, an asset's blob is
+    /// fetched when its page is applied, as before.
+    static let prefetchedAssetBytes = 64 << 20
+
+    /// Fetches the blobs of the image assets this device lacks that the pages fetched this round
+    /// show, before the document is locked, so that no lock waits on the server for them
+    /// (docs/sync.md §6 step 1). Best effort: an asset it could not fetch (missing, damaged, over
+    /// the budget) is fetched, and its failure reported, when its page is applied.
+    mutating func prefetchAssets(_ remoteStates: [(Head, DocumentState)]) async {
+        var shown = Set<UUID>()
+        for snapshot in snapshots.values {
+            for e in snapshot.elements.values { if case .image(let image) = e { shown.insert(image.assetID) } }
+        }
+        guard !shown.isEmpty else { return }
+        let package = library.package(id)
+        var held = 0
+        for (head, _) in remoteStates {
+            for (aid, ref) in head.assets.sorted(by: { $0.key.precedesInBytes($1.key) }) where shown.contains(aid) && fetchedAssets[aid] == nil {
+                guard Self.lacksAsset(aid, ext: ref.ext, of: package, in: library),
+                      let bytes = try? await fetchBlob(ref.blob) else { continue }
+                // The first is kept whatever its size (it is bounded by the blob cap): fetched
+                // again under the lock it would cost the same.
+                guard held == 0 || held + bytes.count <= Self.prefetchedAssetBytes else { continue }
+                fetchedAssets[aid] = bytes
+                held += bytes.count
+            }
+        }
+    }
+
+    /// Writes the assets a page shows and this device lacks, from their blobs, before the page:
+    /// those fetched before the lock (`prefetchAssets`), else fetched now.
     func ensureAssets(_ content: PageContent, _ merged: DocumentState, _ s: DocumentSession) async throws(SyncError) {
         for aid in content.assetIDs {
             guard let ref = merged.assets[aid] else { continue }
             guard Self.lacksAsset(aid, ext: ref.ext, of: s.package, in: library) else { continue }
             let bytes: [UInt8]
-            do { bytes = try await fetchBlob(ref.blob) } catch {
-                guard case .remote(.notFound) = error else { throw error }
-                throw .damaged(object: "document \(id)", reason: await requestLostBlob(ref.blob, of: "image \(aid)"))
+            if let fetched = fetchedAssets[aid], BlobName(of: fetched) == ref.blob {
+                bytes = fetched
+            } else {
+                do { bytes = try await fetchBlob(ref.blob) } catch {
+                    guard case .remote(.notFound) = error else { throw error }
+                    throw .damaged(object: "document \(id)", reason: await requestLostBlob(ref.blob, of: "image \(aid)"))
+                }
             }
-try await SyncError.store { () async throws(StoreError) in try await s.importSyncedAsset(Data(bytes), id: aid, fileExtension: ref.ext) }
+            try await SyncError.store { () async throws(StoreError) in try await s.importSyncedAsset(Data(bytes), id: aid, fileExtension: ref.ext) }
         }
     }
 }

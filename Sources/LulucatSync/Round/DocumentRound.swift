@@ -78,11 +78,15 @@ struct DocumentRound {
     var earlyUploads: Task<Result<Int, SyncError>, Never>?
     /// The history chunks this round's publication made (docs/sync.md §12.2), by name.
     var ownHistoryChunks: [BlobName: HistoryBlob] = [:]
+    /// Image assets this device lacks, fetched with the page blobs that show them, before the
+    /// document is locked (`prefetchAssets`), by asset id.
+    var fetchedAssets: [UUID: [UInt8]] = [:]
 
     mutating func run(_ report: inout SyncReport) async throws(SyncError) {
         // The heads that changed, as states, their page blobs fetched when new to us: before
         // the document is locked, so no lock is held while the server answers.
         let remoteStates = await remoteStates(&report)
+        await prefetchAssets(remoteStates)
         if localPresent, let s = library.openSession(id), !(await s.closing) {
             // Open in this process: merged through its session, which stays the app's.
             session = s

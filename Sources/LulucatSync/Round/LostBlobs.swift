@@ -37,10 +37,10 @@ extension LibraryRound {
     /// The requests in the listing that this device can serve: a document here whose published
     /// head names the blob. Each such document joins this round's work with the blob left out of
     /// what the remote is known to hold, so its round codes and uploads it again (and writes the
-    /// same head again). Returns the requests taken, by document. Not on an encrypted remote
-    /// (its heads/ holds sealed names only; not done there).
+    /// same head again). Returns the requests taken, by document. On an encrypted remote the
+    /// requests are under sealed names; the encrypted round hands those this device can serve
+    /// to the round as plain ones (`EncryptedRound`).
     mutating func lostBlobRequests(_ listed: [RemoteEntry]) async -> [UUID: [(name: String, blob: BlobName)]] {
-        guard !(sync.remote is EncryptedRemote) else { return [:] }
         var taken: [UUID: [(name: String, blob: BlobName)]] = [:]
         var count = 0
         var requests: [(name: String, document: UUID, blob: BlobName)] = []
@@ -96,7 +96,6 @@ extension DocumentRound {
     func requestLostBlob(_ blob: BlobName, of owner: String) async -> String {
         let name = LostBlobRequest.name(document: id, blob: blob)
         let what = "blob \(blob.hex) of \(owner) is missing on the server"
-        guard !(sync.remote is EncryptedRemote) else { return what }
         if !context.requested.contains(name), context.requested.reserve(name, limit: LostBlobRequest.perRound) {
             let remote = sync.remote
             let r = await LibrarySync.attempt { () async throws(RemoteError) in try await remote.put(LibrarySync.headsFolder + "/" + name, []) }

@@ -25,6 +25,39 @@ struct ProgressLine {
     func done() {
         if live { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
+
+    /// How far one long step is, for an operation's `progress` callback: "LABEL: 45%", shown only
+    /// once the step has taken `delay` seconds (`LNOTE_PROGRESS_DELAY`, else 1), so a quick step
+    /// shows nothing. On a terminal the line is rewritten at each whole percent; otherwise a line
+    /// is written at each tenth (10%, 20%, ...), so a log gets at most ten.
+    func percent(_ label: String) -> @Sendable (OperationProgress) -> Void {
+        let delay = ProcessInfo.processInfo.environment["LNOTE_PROGRESS_DELAY"].flatMap(Double.init) ?? 1
+        let shown = PercentShown(start: Date(), delay: delay)
+        let line = self
+        return { p in
+            guard p.total > 0 else { return }
+            let percent = p.completed * 100 / p.total
+            guard shown.advance(to: line.live ? percent : percent / 10 * 10) else { return }
+            line.step("\(label): \(percent)%")
+        }
+    }
+}
+
+/// The last percent a `ProgressLine.percent` showed (reports may come from another thread).
+private final class PercentShown: @unchecked Sendable {
+    private let lock = NSLock()
+    private let start: Date
+    private let delay: Double
+    private var last = -1
+    init(start: Date, delay: Double) { self.start = start; self.delay = delay }
+    /// Whether `percent` is news worth a line: above the last shown, once the delay has passed.
+    func advance(to percent: Int) -> Bool {
+        lock.withLock {
+            guard percent > last, Date().timeIntervalSince(start) >= delay else { return false }
+            last = percent
+            return true
+        }
+    }
 }
 
 func iso(_ date: Date) -> String {

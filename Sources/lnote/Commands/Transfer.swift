@@ -140,7 +140,10 @@ struct ExportCommand: Command {
             }
         default:
             let bytes: Int
-            do { bytes = try await DocumentTransfer.exportArchive(doc.id, from: doc.library, to: out) } catch let e as FileError where splitParent(e.path) == splitParent(out) {
+            let line = ProgressLine()
+            defer { line.done() }
+            let report = args.flag("json") ? { @Sendable _ in } : line.percent("exporting to \(terminalSafe(shown))")
+            do { bytes = try await DocumentTransfer.exportArchive(doc.id, from: doc.library, to: out, progress: report) } catch let e as FileError where splitParent(e.path) == splitParent(out) {
                 throw PathError("cannot write '\(shown)': \(String(cString: strerror(e.errno)))")
             } catch StoreError.file(let e) where splitParent(e.path) == splitParent(out) {
                 throw PathError("cannot write '\(shown)': \(String(cString: strerror(e.errno)))")
@@ -170,10 +173,12 @@ struct ExportCommand: Command {
         let progress = ProgressLine()
         for (n, e) in entries.enumerated() {
             let name = ExportCommand.backupName(title: e.title, id: e.id)
-            if !args.flag("json") { progress.step("exporting \(n + 1) of \(entries.count): \(terminalSafe(e.title))") }
+            let label = "exporting \(n + 1) of \(entries.count): \(terminalSafe(e.title))"
+            if !args.flag("json") { progress.step(label) }
             do {
                 let path = try checkedOutputPath(folder + "/" + name)
-                let bytes = try await DocumentTransfer.exportArchive(e.id, from: lib, to: path)
+                let bytes = try await DocumentTransfer.exportArchive(e.id, from: lib, to: path,
+                                                                     progress: args.flag("json") ? { @Sendable _ in } : progress.percent(label))
                 written.append(["id": e.id.uuidString, "title": e.title, "path": path, "bytes": bytes])
             } catch {
                 failed += 1
@@ -237,9 +242,10 @@ struct ImportCommand: Command {
         var failed = 0
         let progress = ProgressLine()
         for (n, path) in args.positionals.enumerated() {
-            if !args.flag("json") { progress.step("importing \(n + 1) of \(args.positionals.count): \(terminalSafe(path))") }
+            let label = "importing \(n + 1) of \(args.positionals.count): \(terminalSafe(path))"
+            if !args.flag("json") { progress.step(label) }
             do {
-                var result = try await importFile(path, into: lib, document: into, progress: progress)
+                var result = try await importFile(path, into: lib, document: into, progress: progress, progressLabel: label)
                 result["file"] = path
                 results.append(result)
             } catch {
@@ -260,7 +266,8 @@ struct ImportCommand: Command {
     }
 
     /// Imports one file; prints its line unless --json; returns its JSON object.
-    func importFile(_ path: String, into lib: Library, document into: DocumentRef?, progress: ProgressLine? = nil) async throws -> [String: Any] {
+    func importFile(_ path: String, into lib: Library, document into: DocumentRef?, progress: ProgressLine? = nil,
+                    progressLabel: String? = nil) async throws -> [String: Any] {
         // The progress line (several files) is cleared before this file's own lines, or its error.
         defer { progress?.done() }
         let data = try readInputFile(path)
@@ -268,7 +275,10 @@ struct ImportCommand: Command {
         case .inkML:
             let target = into?.library ?? lib
             let title = args.value("title") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-            let result = try await DocumentTransfer.importInkML(data, into: target, title: title, document: into?.id)
+            let line = progress ?? ProgressLine()
+            let report = args.flag("json") ? { @Sendable _ in } : line.percent(progressLabel ?? "importing \(terminalSafe(path))")
+            let result = try await DocumentTransfer.importInkML(data, into: target, title: title, document: into?.id, progress: report)
+            line.done()
             progress?.done()
             for w in result.warnings { printError("lnote import: warning: \(terminalSafe(path)): \(terminalSafe(w))") }
             if !args.flag("json") {
@@ -279,7 +289,10 @@ struct ImportCommand: Command {
                     "path": result.package.path]
         case .zip:
             guard into == nil else { throw UsageError("--into applies to InkML files only; a zip export becomes a document of its own") }
-            let result = try DocumentTransfer.importArchive(data, into: lib)
+            let line = progress ?? ProgressLine()
+            let report = args.flag("json") ? { @Sendable _ in } : line.percent(progressLabel ?? "importing \(terminalSafe(path))")
+            let result = try DocumentTransfer.importArchive(data, into: lib, progress: report)
+            line.done()
             if let title = args.value("title") {
                 do { try await lib.rename(result.package.id, to: title) } catch {
                     throw PathError("imported as \(result.package.id.uuidString), but its title could not be set: \(error)")

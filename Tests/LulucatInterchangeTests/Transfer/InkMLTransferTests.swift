@@ -28,4 +28,34 @@ import LulucatInterchange
         }
         #expect(result.strokes == 3 && result.samples == 15)
     }
+
+    @Test func anImportReportsItsTracesThenTheDocumentInOrder() async throws {
+        let root = NSTemporaryDirectory() + "lnote-inkml-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let library = Library(root: root)
+        var text = "<ink xmlns=\"http://www.w3.org/2003/InkML\">\n"
+        for t in 0..<40 { text += "<trace>\(t) 0, \(t + 5) 5, \(t + 9) 9</trace>\n" }
+        let data = Data((text + "</ink>\n").utf8)
+        // A new document, then a new last page of an existing one.
+        for existing in [nil, try library.createDocument(title: "Existing").id] {
+            let reports = Reports()
+            let result = try await DocumentTransfer.importInkML(data, into: library, title: "Forty", document: existing) { reports.add($0) }
+            #expect(result.strokes == 40)
+            let seen = reports.all
+            // 40 traces and one step that makes the document or page appear: 0 of 41 first,
+            // 41 of 41 last, each report above the one before it.
+            #expect(seen.first == OperationProgress(.importing, completed: 0, total: 41))
+            #expect(seen.last == OperationProgress(.importing, completed: 41, total: 41))
+            #expect(seen.count == 42 && Set(seen.map(\.total)) == [41])
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.completed < $1.completed })
+        }
+    }
+}
+
+/// Progress reports gathered from a callback that may run on another thread.
+final class Reports: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [OperationProgress] = []
+    func add(_ p: OperationProgress) { lock.withLock { items.append(p) } }
+    var all: [OperationProgress] { lock.withLock { items } }
 }

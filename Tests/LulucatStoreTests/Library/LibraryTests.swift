@@ -235,6 +235,37 @@ import LulucatStoreTesting
         #expect(throws: StoreError.self) { try library.resolve("") }
     }
 
+    @Test func titlesInOtherScriptsResolveInAnyCaseAndWithoutTheirAccents() throws {
+        let tmp = TemporaryFolder()
+        let library = Library(root: tmp.path)
+        let street = try library.createDocument(title: "Straße 5").id
+        let greek = try library.createDocument(title: "Σημειώσεις μαθήματος").id
+        let russian = try library.createDocument(title: "Документ").id
+        let resume = try library.createDocument(title: "Résumé").id
+        let resumeDraft = try library.createDocument(title: "Résumé draft").id
+        let istanbul = try library.createDocument(title: "İstanbul trip").id
+        let kana = try library.createDocument(title: "ノート").id
+        #expect(try library.resolve("STRASSE 5") == street)       // ß folds to ss
+        #expect(try library.resolve("ΣΗΜΕΙΏΣΕΙΣ") == greek)       // Greek capitals, final sigma
+        #expect(try library.resolve("σημειωσεις") == greek)       // and without the tonos
+        #expect(try library.resolve("документ") == russian)
+        #expect(try library.resolve("résumé") == resume)          // with its accents, in any case
+        #expect(try library.resolve("resume") == resume)          // without: the one whole title
+        #expect(try library.resolve("resume d") == resumeDraft)   // and the start of a title
+        #expect(try library.resolve("istanbul") == istanbul)      // the dot of İ is a mark
+        #expect(try library.resolve("ﾉｰﾄ") == kana)                // half-width katakana
+        // A title matched with its marks never falls through to one matched without them.
+        let cafe = try library.createDocument(title: "Cafe").id
+        _ = try library.createDocument(title: "Café")
+        #expect(try library.resolve("cafe") == cafe)
+        do {
+            _ = try library.resolve("resum")
+            Issue.record("an ambiguous accentless prefix resolved")
+        } catch {
+            #expect("\(error)".contains("matches 2 documents"), "\(error)")
+        }
+    }
+
     @Test func defaultRootHonoursEnvironment() {
         #expect(Library.defaultRoot(environment: ["LNOTE_LIBRARY": "/x/y", "HOME": "/h"]) == "/x/y")
         #if canImport(Darwin)

@@ -54,6 +54,9 @@ private func name(_ e: SessionEvent) -> String {
     case .findings: return "findings"
     case .undoChanged: return "undo"
     case .closed: return "closed"
+    case .state: return "state"
+    case .elementsEdited: return "edited"
+    case .documentEdited: return "document"
     }
 }
 

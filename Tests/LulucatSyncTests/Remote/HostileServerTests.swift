@@ -365,6 +365,44 @@ struct HostileServerTests {
     /// can draw and save then.
     @Test(arguments: ["GET /notes/blobs/", "PUT /notes/blobs/"])
     func noDocumentIsLockedWhileAMergedDocumentsBlobsMove(_ stalled: String) async throws {
+        var rng = TestRandom(seed: 33)
+        let theirs = makeStroke(&rng), ours = makeStroke(&rng)
+        try await checkTheAppSavesWhileTheRoundWaits(on: stalled, seed: 35) { other, doc in
+            try await edit(other, doc) { s in try await s.append(theirs, to: await s.pageIDs()[0]) }
+            return theirs.id
+        } ours: { lib, doc in
+            try await edit(lib, doc) { s in try await s.append(ours, to: await s.pageIDs()[0]) }
+            return [ours.id]
+        } then: { _, _ in }
+    }
+
+    /// An image another device put on a page: its asset's blob is fetched with the page's blob,
+    /// before the document is locked, so the app can draw and save while the server holds it.
+    @Test func noDocumentIsLockedWhileAnImagesAssetArrives() async throws {
+        let picture = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<900).map { UInt8(truncatingIfNeeded: $0 &* 11) })
+        nonisolated(unsafe) var image: ImageElement?
+        try await checkTheAppSavesWhileTheRoundWaits(on: "GET /notes/blobs/" + BlobName(of: Array(picture)).hex, seed: 34) { other, doc in
+            let made = try await edit(other, doc) { s in
+                try await s.insertImage(picture, fileExtension: "png", frame: QuantizedRect(x: 10, y: 20, width: 300, height: 200),
+                                        on: await s.pageIDs()[0])
+            }
+            image = made
+            return made.id
+        } ours: { _, _ in [] } then: { lib, doc in
+            let shown = try await edit(lib, doc) { s in try await s.assetPath(of: image!) }
+            #expect(FileManager.default.contents(atPath: shown) == picture, "the image's asset did not arrive whole")
+        }
+    }
+
+    /// A library synced with a folder that another library syncs with too: the other makes an
+    /// edit (`theirs`, returning the element it added) and syncs, this one makes its own
+    /// (`ours`, returning the elements it added), then syncs through a server that keeps `stalled` (method and path prefix)
+    /// unanswered. While the round waits there, the app draws and saves on the document: never
+    /// refused as in use. Then both converge with every element, and `then` checks more.
+    func checkTheAppSavesWhileTheRoundWaits(on stalled: String, seed: UInt64,
+                                           theirs: (Library, UUID) async throws -> UUID,
+                                           ours: (Library, UUID) async throws -> [UUID],
+                                           then: (Library, UUID) async throws -> Void) async throws {
         let root = temporaryFolder("hostile-root")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let (lib, doc) = try await library()
@@ -376,11 +414,9 @@ struct HostileServerTests {
         _ = try await lib.sync(with: try remote(friendly), options: roundOptions)
         friendly.stop()
         _ = try await other.sync(with: folder, options: roundOptions)
-        var rng = TestRandom(seed: 33)
-        let theirs = makeStroke(&rng), ours = makeStroke(&rng), drawn = makeStroke(&rng)
-        try await edit(other, doc) { s in try await s.append(theirs, to: await s.pageIDs()[0]) }
+        let added = try await theirs(other, doc)
         _ = try await other.sync(with: folder, options: roundOptions)
-        try await edit(lib, doc) { s in try await s.append(ours, to: await s.pageIDs()[0]) }
+        let kept = try await ours(lib, doc)
         let server = try HostileServer(root: root)
         defer { server.stop() }
         let parts = stalled.split(separator: " ")
@@ -392,6 +428,8 @@ struct HostileServerTests {
         let seen = await eventually { server.requests.contains { $0.hasPrefix(stalled) } }
         #expect(seen, "the round did not reach \(stalled): \(server.requests)")
         // The round waits on the server: the app draws and saves.
+        var rng = TestRandom(seed: seed)
+        let drawn = makeStroke(&rng)
         try await edit(lib, doc) { s in try await s.append(drawn, to: await s.pageIDs()[0]) }
         server.stop()
         _ = try? await round.value
@@ -399,10 +437,12 @@ struct HostileServerTests {
         defer { again.stop() }
         for _ in 0..<2 { _ = try await lib.sync(with: try remote(again), options: roundOptions) }
         _ = try await other.sync(with: folder, options: roundOptions)
+        let mine = try await contents(of: lib).documents[doc]!.allElements
         for l in [lib, other] {
             let have = try await contents(of: l).documents[doc]!.allElements
-            #expect(have.isSuperset(of: [theirs.id, ours.id, drawn.id]), "a stroke was lost")
+            #expect(have.isSuperset(of: [added, drawn.id] + kept) && have == mine, "an element was lost")
         }
+        try await then(lib, doc)
         try await checkIntact(lib, try await contents(of: lib), "after")
     }
 }

@@ -33,6 +33,11 @@ enum ConformanceRemote: String, CaseIterable, Sendable {
     /// listings only; nginx lists a change token of its own, docs/sync.md §9).
     var etagOnGet: Bool { ![.folder, .nginx, .lighttpd].contains(self) }
 
+    /// The requests `create` of a new name takes once the remote has had a reply: a `PUT` and a
+    /// `MOVE` on WebDAV servers whose `PUT` writes in place or ignores `If-None-Match` (nginx,
+    /// rclone: docs/sync.md §9.1), one request everywhere else.
+    var createRequests: Int { self == .nginx || self == .rclone ? 2 : 1 }
+
     /// The server of a WebDAV case other than Apache.
     var server: WebDAVServer.Kind? { WebDAVServer.Kind(rawValue: rawValue) }
 
@@ -163,7 +168,7 @@ final class RemoteUnderTest: @unchecked Sendable {
 /// What a remote must do, one check per case (each a test case of every remote's test function).
 enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case list, getBytesExactly, getEnforcesMaxBytes, getMissing, putReplacesWhole, delete, makeFolderIdempotent, createKeepsWhatIsThere,
-         unsafeNamesAreRefused, interruptedUpload, statisticsCountRequests
+         unsafeNamesAreRefused, interruptedUpload, statisticsCountRequests, createCost
 
     var testDescription: String {
         switch self {
@@ -178,6 +183,7 @@ enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .interruptedUpload: "an upload cut halfway leaves the old bytes whole, or nothing for a new name; never a torn file"
         case .createKeepsWhatIsThere: "create: writes a new name whole; a whole copy there is kept; one of another size (torn) is replaced; no temporary file stays"
         case .statisticsCountRequests: "statistics: one request per call, found or not; put's bytes sent and get's received exactly"
+        case .createCost: "create of a new name: one request where the server's PUT is whole or nothing and conditional (Apache, lighttpd), a PUT and a MOVE elsewhere"
         }
     }
 
@@ -197,6 +203,7 @@ enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .interruptedUpload: try await C.interruptedUpload(t)
         case .createKeepsWhatIsThere: try await C.createKeepsWhatIsThere(t)
         case .statisticsCountRequests: try await C.statisticsCountRequests(t)
+        case .createCost: try await C.createCost(t, requests: remote.createRequests)
         }
     }
 }
@@ -446,6 +453,22 @@ struct RemoteConformanceTests {
         let listed = try await r.list("box")
         #expect(listed.map(\.name).sorted() == ["new", "torn"], "left beside them: \(listed.map(\.name))")
         for e in listed { #expect(e.size == whole.count, "\(e)") }
+    }
+
+    static func createCost(_ t: RemoteUnderTest, requests expected: Int) async throws {
+        let r = t.remote
+        try await r.makeFolder("box")
+        let bytes = randomBytes(5000, seed: 11)
+        r.statistics.reset()
+        try await r.create("box/one", bytes)
+        #expect(r.statistics.requests == expected, "create took \(r.statistics.requests) requests")
+        #expect(try await r.get("box/one", maxBytes: 1 << 20).bytes == bytes)
+        // Made again, and over a torn copy: still whole, nothing beside it.
+        try await r.create("box/one", bytes)
+        try await r.put("box/torn", Array(bytes.prefix(10)))
+        try await r.create("box/torn", bytes)
+        #expect(try await r.get("box/torn", maxBytes: 1 << 20).bytes == bytes)
+        #expect(try await r.list("box").map(\.name).sorted() == ["one", "torn"])
     }
 
     static func statisticsCountRequests(_ t: RemoteUnderTest) async throws {

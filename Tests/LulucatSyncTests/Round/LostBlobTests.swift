@@ -55,6 +55,50 @@ import Testing
         #expect(c.documents[doc]?.allElements == Set(drawn + [image.id]))
     }
 
+    /// The same on an encrypted remote: the request is named by the blob's sealed name, the
+    /// device that needs the blob goes on with the rest, and the holder serves it.
+    @Test func onAnEncryptedRemoteALostBlobIsAskedForUnderItsSealedNameAndComesBack() async throws {
+        let remote = MemoryRemote()
+        let a = Library(root: temporaryFolder("lost-enc-a")), b = Library(root: temporaryFolder("lost-enc-b"))
+        defer { for l in [a, b] { try? FileManager.default.removeItem(atPath: l.root) } }
+        let doc = try a.createDocument(title: "Sealed and found").id
+        let drawn = try await drawStrokes(a, doc, 3, seed: 32)
+        let other = try b.createDocument(title: "B's own").id
+        for lib in [a, b] { try await RemoteEncryption.setUp(library: lib, remote: remote, passphrase: passphrase, cost: testCost) }
+        _ = try await a.sync(with: remote, options: testSyncOptions)
+        let blobs = remote.storedFiles.keys.filter { $0.hasPrefix("blobs/") }
+        #expect(blobs.count == 1, "\(blobs)")
+        for path in blobs { try await remote.delete(path) }
+
+        // B cannot have A's document: it says so, asks under the sealed name, and its own
+        // document still goes up (the round is not stopped).
+        let first = try await b.sync(with: remote, options: testSyncOptions)
+        #expect(first.problems.count == 1 && first.problems[0].contains("the devices that hold it are asked"), "\(first.problems)")
+        #expect(first.documentsPushed == 1, "\(first)")
+        let requests = remote.storedFiles.keys.filter { $0.hasSuffix(".lost") }
+        let key = try LocalEncryption.readKey(a)
+        let published = try #require(SyncStateStore(library: a).baseHead(doc)?.pages.values.first?.blob)
+        let sealed = try EncryptedRemote.sealedRequestName(key: key, document: doc, blob: published)
+        #expect(requests == ["heads/" + sealed], "\(requests)")
+        #expect(!requests[0].contains(doc.uuidString.lowercased()) && !requests[0].contains(doc.uuidString), "the request names the document")
+        // Asked again next round: no second request while one is listed.
+        _ = try await b.sync(with: remote, options: testSyncOptions)
+        #expect(remote.storedFiles.keys.filter { $0.hasSuffix(".lost") }.count == 1)
+
+        // One round of A: the blob is back under its sealed name, the request gone.
+        let healed = try await a.sync(with: remote, options: testSyncOptions)
+        #expect(!healed.blobsRestored.isEmpty && healed.problems.isEmpty, "\(healed)")
+        #expect(Set(remote.storedFiles.keys.filter { $0.hasPrefix("blobs/") }).isSuperset(of: Set(blobs)), "the same sealed name")
+        #expect(remote.storedFiles.keys.filter { $0.hasSuffix(".lost") }.isEmpty)
+
+        // B converges with A's document, and A gets B's.
+        let second = try await b.sync(with: remote, options: testSyncOptions)
+        #expect(second.problems.isEmpty && second.skipped.isEmpty, "\(second)")
+        #expect(try await contents(of: b).documents[doc]?.allElements == Set(drawn))
+        _ = try await a.sync(with: remote, options: testSyncOptions)
+        #expect(try a.list().contains { $0.id == other })
+    }
+
     @Test func aRequestNoDeviceHereCanServeIsLeftAndCostsNothing() async throws {
         let remote = MemoryRemote()
         let a = Library(root: temporaryFolder("lost-none"))
