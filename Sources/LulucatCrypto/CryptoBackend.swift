@@ -10,20 +10,20 @@
 /// let sealed = try CryptoBackend.sealChaChaPoly(key: key, nonce: nonce, plaintext: page, associatedData: ad)
 /// let page = try CryptoBackend.openChaChaPoly(key: key, nonce: nonce, sealed: sealed, associatedData: ad)
 /// ```
-public enum CryptoBackend {
+package enum CryptoBackend {
     /// ChaCha20-Poly1305: key, nonce and tag sizes (RFC 8439).
-    public static let keyByteCount = 32
-    public static let nonceByteCount = 12
-    public static let tagByteCount = 16
+    package static let keyByteCount = 32
+    package static let nonceByteCount = 12
+    package static let tagByteCount = 16
     /// HMAC-SHA256's output size.
-    public static let macByteCount = 32
+    package static let macByteCount = 32
 
     /// What the primitives come from, e.g. "OpenSSL 3.0.19 27 Jan 2026 (libcrypto)" or "CryptoKit".
-    public static var name: String { Platform.name }
+    package static var name: String { Platform.name }
 
     /// `count` bytes from the system's cryptographic random generator.
     /// - Throws: `CryptoError.backend` when the generator fails (it is never silently weak).
-    public static func randomBytes(_ count: Int) throws -> [UInt8] {
+    package static func randomBytes(_ count: Int) throws -> [UInt8] {
         guard count >= 0 else { throw CryptoError.invalidArgument("a negative random byte count") }
         return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             try Platform.fillRandom(UnsafeMutableRawBufferPointer(buffer))
@@ -33,7 +33,7 @@ public enum CryptoBackend {
 
     /// SHA-256 of `message` (FIPS 180-4): 32 bytes, from the platform (SHA instructions where the
     /// CPU has them). Sync names its content-addressed blobs with it.
-    public static func sha256(_ message: [UInt8]) throws -> [UInt8] {
+    package static func sha256(_ message: [UInt8]) throws -> [UInt8] {
         try message.withUnsafeBytes { m in
             try [UInt8](unsafeUninitializedCapacity: macByteCount) { buffer, initialized in
                 try Platform.sha256(m, into: UnsafeMutableRawBufferPointer(buffer))
@@ -43,7 +43,7 @@ public enum CryptoBackend {
     }
 
     /// HMAC-SHA256 of `message` under `key` (RFC 2104, FIPS 180-4): 32 bytes.
-    public static func hmacSHA256(key: SecretBytes, message: [UInt8]) throws -> [UInt8] {
+    package static func hmacSHA256(key: SecretBytes, message: [UInt8]) throws -> [UInt8] {
         try key.withUnsafeBytes { k in
             try message.withUnsafeBytes { m in try hmacSHA256(key: k, message: m) }
         }
@@ -58,7 +58,7 @@ public enum CryptoBackend {
 
     /// HKDF-SHA256 (RFC 5869), extract then expand: `outputCount` bytes (at most 255 × 32).
     /// An empty salt is the RFC's "not provided" (32 zero bytes).
-    public static func hkdfSHA256(inputKey: SecretBytes, salt: [UInt8], info: [UInt8], outputCount: Int) throws -> SecretBytes {
+    package static func hkdfSHA256(inputKey: SecretBytes, salt: [UInt8], info: [UInt8], outputCount: Int) throws -> SecretBytes {
         guard outputCount > 0, outputCount <= 255 * macByteCount else {
             throw CryptoError.invalidArgument("HKDF-SHA256 output of \(outputCount) bytes (1...8160)")
         }
@@ -73,7 +73,7 @@ public enum CryptoBackend {
 
     /// PBKDF2 with HMAC-SHA256 (RFC 8018 §5.2): `outputCount` bytes from `password` and `salt`.
     /// No minimum is enforced here (the RFC vectors use one iteration); `RemoteKeys` enforces its floor.
-    public static func pbkdf2SHA256(password: [UInt8], salt: [UInt8], iterations: Int, outputCount: Int) throws -> SecretBytes {
+    package static func pbkdf2SHA256(password: [UInt8], salt: [UInt8], iterations: Int, outputCount: Int) throws -> SecretBytes {
         guard iterations >= 1, iterations <= Int(UInt32.max) else {
             throw CryptoError.invalidArgument("PBKDF2 iteration count \(iterations) (1...\(UInt32.max))")
         }
@@ -90,7 +90,7 @@ public enum CryptoBackend {
     /// ChaCha20-Poly1305 (RFC 8439 §2.8): the ciphertext followed by the 16-byte tag.
     /// - Parameters:
     ///   - nonce: 12 bytes, never used twice with one key (callers draw it at random).
-    public static func sealChaChaPoly(key: SecretBytes, nonce: [UInt8], plaintext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+    package static func sealChaChaPoly(key: SecretBytes, nonce: [UInt8], plaintext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
         try checkSizes(key: key.count, nonce: nonce.count)
         let count = plaintext.count
         return try [UInt8](unsafeUninitializedCapacity: count + tagByteCount) { buffer, initialized in
@@ -113,7 +113,7 @@ public enum CryptoBackend {
     /// Opens what `sealChaChaPoly` made: the plaintext, or `CryptoError.authenticationFailed` when
     /// the ciphertext, the tag, the nonce, the key or the associated data differ (no byte of
     /// plaintext is returned then).
-    public static func openChaChaPoly(key: SecretBytes, nonce: [UInt8], sealed: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+    package static func openChaChaPoly(key: SecretBytes, nonce: [UInt8], sealed: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
         try checkSizes(key: key.count, nonce: nonce.count)
         guard sealed.count >= tagByteCount else { throw CryptoError.authenticationFailed }
         let count = sealed.count - tagByteCount
@@ -150,9 +150,13 @@ public enum CryptoBackend {
 
 /// Key material that is zeroed when the last reference goes: a key, a derived subkey, a
 /// passphrase-derived key. Swift arrays are copied freely, so keys never live in one.
+///
+/// The bytes are written once, when it is made, and only read afterwards: one value may be
+/// shared between threads.
 public final class SecretBytes: @unchecked Sendable {
     // Written once in init, read only afterwards: safe to share between threads.
     private let storage: UnsafeMutableRawBufferPointer
+    /// How many bytes it holds.
     public let count: Int
 
     /// Copies `bytes` (the caller's array is not zeroed: prefer the initializers that fill in place).
@@ -176,11 +180,15 @@ public final class SecretBytes: @unchecked Sendable {
         self.count = count
     }
 
-    /// A fresh random secret of `count` bytes.
+    /// A fresh random secret of `count` bytes, from the system's cryptographic random generator.
+    /// - Throws: `CryptoError.backend` when the generator fails.
     public static func random(count: Int) throws -> SecretBytes {
         try SecretBytes(count: count) { try Platform.fillRandom($0) }
     }
 
+    /// Lends the bytes to `body` without copying them into an array. The pointer is valid only
+    /// inside `body`; do not keep it, and do not copy the bytes anywhere that is not zeroed after use.
+    /// - Returns: what `body` returns.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
     }

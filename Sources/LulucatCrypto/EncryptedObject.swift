@@ -6,16 +6,16 @@
 import Foundation
 
 /// The byte layout of an encrypted object, in one place.
-public enum EncryptedObject {
+package enum EncryptedObject {
     /// "LCOB".
-    public static let magic: [UInt8] = [0x4C, 0x43, 0x4F, 0x42]
-    public static let version: UInt8 = 1
+    package static let magic: [UInt8] = [0x4C, 0x43, 0x4F, 0x42]
+    package static let version: UInt8 = 1
     /// Bytes before the ciphertext.
-    public static let headerByteCount = 44
+    package static let headerByteCount = 44
     /// Every byte an object adds to its plaintext: header and tag.
-    public static let overhead = headerByteCount + CryptoBackend.tagByteCount
+    package static let overhead = headerByteCount + CryptoBackend.tagByteCount
     /// Longest name bound into an object, in UTF-8 bytes.
-    public static let maximumNameByteCount = 1024
+    package static let maximumNameByteCount = 1024
 
     enum Offset {
         static let version = 4, kind = 5, reserved = 6, length = 8, keyCheck = 16, nonce = 24
@@ -31,7 +31,7 @@ extension LibraryKey {
     ///     UTF-8 bytes.
     /// - Returns: `plaintext.count + 60` bytes, different at every call (a random nonce).
     /// - Throws: `CryptoError.invalidArgument` for an over-long name, `.backend` if libcrypto fails.
-    public func seal(kind: ObjectKind, document: UUID, name: String, plaintext: [UInt8]) throws -> [UInt8] {
+    package func seal(kind: ObjectKind, document: UUID, name: String, plaintext: [UInt8]) throws -> [UInt8] {
         try seal(kind: kind, document: document, name: name, plaintext: plaintext,
                  nonce: CryptoBackend.randomBytes(CryptoBackend.nonceByteCount))
     }
@@ -87,7 +87,7 @@ extension LibraryKey {
     ///   `.notAnEncryptedObject`, `.unsupportedVersion`, `.truncated`, `.malformed`, `.wrongKind`,
     ///   `.wrongKey`, `.wrongDocument`, `.wrongName`, `.tampered`. Nothing of the plaintext is
     ///   returned unless every byte authenticates.
-    public func open(kind: ObjectKind, document: UUID, name: String, sealed: [UInt8]) throws -> [UInt8] {
+    package func open(kind: ObjectKind, document: UUID, name: String, sealed: [UInt8]) throws -> [UInt8] {
         let header = try EncryptedObject.parseHeader(sealed, expectedKind: kind)
         guard CryptoBackend.constantTimeEqual(header.keyCheck, keyCheck) else { throw CryptoError.wrongKey }
         let nameBytes = Array(name.utf8)

@@ -3,7 +3,9 @@
 
 import Foundation
 
-/// What an encrypted object is; bound into its associated data and its header.
+/// What an encrypted object on the remote is, bound into its header and its associated data so
+/// that an object of one kind is never read as another (``CryptoError/wrongKind(expected:found:)``
+/// names the two).
 public enum ObjectKind: UInt8, Sendable, CustomStringConvertible {
     /// An immutable content blob (a page blob or an asset).
     case blob = 1
@@ -12,6 +14,7 @@ public enum ObjectKind: UInt8, Sendable, CustomStringConvertible {
     /// A library-wide settings object other than the key settings (which the passphrase seals).
     case settings = 3
 
+    /// The kind in a word: "blob", "head" or "settings".
     public var description: String {
         switch self {
         case .blob: return "blob"
@@ -21,13 +24,25 @@ public enum ObjectKind: UInt8, Sendable, CustomStringConvertible {
     }
 }
 
-/// The key of one synced library. Sealing and opening objects, and naming blobs, go through it.
+/// The key of one synced library: 256 random bits, made once by the first device and shared with
+/// the others wrapped under the passphrase (``RemoteKeys``).
+///
+/// Every object an encrypted remote holds is sealed under a subkey derived from it, and every
+/// name there is keyed by it (docs/encryption.md §2–4): whoever holds it reads the library;
+/// the server never sees it. An app rarely handles one itself (`RemoteEncryption` in LulucatSync
+/// makes, keeps and unlocks it); it can keep a copy of its bytes where it keeps other secrets
+/// (``withMaterial(_:)``) and make the key from them again (``init(_:)``).
 ///
 /// ```swift
-/// let (keys, key) = try RemoteKeys.create(passphrase: passphrase)   // once, on the first device
-/// let sealed = try key.seal(kind: .head, document: id, name: "\(id).\(device).head", plaintext: head)
+/// let (settings, key) = try RemoteKeys.create(passphrase: passphrase)   // once, on the first device
+/// let same = try settings.unlock(passphrase: passphrase)                // every other device
+/// assert(same.keyCheck == key.keyCheck)
 /// ```
+///
+/// Immutable and `Sendable`: one key may be used from any thread. Its bytes and subkeys live in
+/// ``SecretBytes``, zeroed when the key is released.
 public final class LibraryKey: Sendable {
+    /// The key's length in bytes: 32.
     public static let byteCount = 32
     /// The HKDF `info` strings (docs/encryption.md §2). Salt: none (the key is uniformly random).
     static let blobInfo = Array("LulucatStore v1 blobs".utf8)
@@ -49,7 +64,10 @@ public final class LibraryKey: Sendable {
     /// beside the remote's address: key settings that unlock to another key were replaced.
     public let keyCheck: [UInt8]
 
-    /// The key from its 32 bytes (as `RemoteKeys.unlock` recovers them).
+    /// The key from its 32 bytes (as ``RemoteKeys/unlock(passphrase:)`` recovers them, or as
+    /// ``withMaterial(_:)`` gave them), with its subkeys derived at once.
+    /// - Throws: `CryptoError.invalidArgument` when `material` is not 32 bytes; `.backend` when the
+    ///   platform's HKDF fails.
     public init(_ material: SecretBytes) throws {
         guard material.count == LibraryKey.byteCount else {
             throw CryptoError.invalidArgument("a library key of \(material.count) bytes (32)")
@@ -73,7 +91,8 @@ public final class LibraryKey: Sendable {
         try material.withUnsafeBytes(body)
     }
 
-    /// A new random library key.
+    /// A new random library key, from the system's cryptographic random generator.
+    /// - Throws: `CryptoError.backend` when the generator fails (never a weaker key).
     public static func generate() throws -> LibraryKey {
         try LibraryKey(SecretBytes.random(count: byteCount))
     }
@@ -89,7 +108,7 @@ public final class LibraryKey: Sendable {
     /// The remote name of a blob: 64 lowercase hex digits of HMAC-SHA256 under the names subkey
     /// over the document's 16 UUID bytes and the blob's plaintext (docs/encryption.md §4). Equal
     /// content in one document has one name; the server cannot test a guess without the key.
-    public func blobName(document: UUID, content: [UInt8]) throws -> String {
+    package func blobName(document: UUID, content: [UInt8]) throws -> String {
         var message = [UInt8]()
         message.reserveCapacity(16 + content.count)
         message.append(contentsOf: uuidBytes(document))

@@ -4,7 +4,16 @@
 
 import Foundation
 
-/// The wrapped library key, as stored on the remote.
+/// The key settings of an encrypted remote: the library key wrapped under a key derived from the
+/// passphrase (PBKDF2-HMAC-SHA256, then ChaCha20-Poly1305), 88 bytes stored on the remote
+/// (docs/encryption.md §1).
+///
+/// The first device ``create(passphrase:)``s them; every other device ``unlock(passphrase:)``s
+/// them with the same passphrase; ``rewrap(oldPassphrase:newPassphrase:)`` changes the
+/// passphrase without re-encrypting anything. The server holds only these bytes: it can try
+/// passphrases offline at the cost of the key derivation, which is calibrated to about 250 ms a
+/// guess on the device that made them, so a passphrase of a few words is what protects the
+/// library. `RemoteEncryption` in LulucatSync does all of this for a library.
 ///
 /// ```swift
 /// let (settings, key) = try RemoteKeys.create(passphrase: "correct horse battery staple")
@@ -13,12 +22,12 @@ import Foundation
 /// ```
 public struct RemoteKeys: Sendable, Equatable {
     /// "LKEY".
-    public static let magic: [UInt8] = [0x4C, 0x4B, 0x45, 0x59]
-    public static let version: UInt8 = 1
+    package static let magic: [UInt8] = [0x4C, 0x4B, 0x45, 0x59]
+    package static let version: UInt8 = 1
     /// The only key derivation of version 1.
     static let kdfPBKDF2SHA256: UInt8 = 1
-    public static let byteCount = 88
-    public static let saltByteCount = 16
+    package static let byteCount = 88
+    package static let saltByteCount = 16
     /// No key settings below this many PBKDF2 iterations are made or opened: OWASP's figure for
     /// PBKDF2-HMAC-SHA256 (2023).
     public static let iterationFloor = 210_000
@@ -27,7 +36,10 @@ public struct RemoteKeys: Sendable, Equatable {
     /// What calibration aims at on the device that makes or rewraps the settings.
     public static let calibrationTarget: Duration = .milliseconds(250)
 
+    /// The PBKDF2 iteration count the passphrase is derived with (between ``iterationFloor`` and
+    /// ``iterationCeiling`` for settings made here; checked against the floor when unlocking).
     public let iterations: Int
+    /// The 16 random bytes of salt the passphrase is derived with (not secret).
     public let salt: [UInt8]
     let nonce: [UInt8]
     /// The wrapped key and its tag (48 bytes).
@@ -86,7 +98,12 @@ public struct RemoteKeys: Sendable, Equatable {
 
     // MARK: Making, unlocking, rewrapping
 
-    /// A new random library key and its settings, at an iteration count calibrated on this device.
+    /// A new random library key and its settings, at an iteration count calibrated on this device
+    /// (``calibratedIterations(target:)``: the call itself takes about half a second). The
+    /// passphrase is normalized (Unicode NFC) before it is derived, so one typed on another
+    /// keyboard unlocks the same key; it is kept nowhere.
+    /// - Returns: the settings to store on the remote (``encoded``) and the key they wrap.
+    /// - Throws: `CryptoError.backend` when the platform's random generator or primitives fail.
     public static func create(passphrase: String) throws -> (settings: RemoteKeys, key: LibraryKey) {
         try create(passphrase: passphrase, iterations: calibratedIterations(), random: CryptoBackend.randomBytes)
     }
@@ -101,8 +118,12 @@ public struct RemoteKeys: Sendable, Equatable {
         return (settings, key)
     }
 
-    /// The library key, or `CryptoError.wrongPassphrase`. Never a partial key: the wrapped key is
-    /// authenticated before any byte of it is used.
+    /// The library key these settings wrap. Never a partial key: the wrapped key is authenticated
+    /// before any byte of it is used. Takes as long as the key derivation (about 250 ms on the
+    /// device that made the settings): call it off the main thread.
+    /// - Throws: `CryptoError.wrongPassphrase` when the passphrase does not open them (or the
+    ///   settings were tampered with), `.weakKeySettings` when they ask for fewer iterations than
+    ///   ``iterationFloor`` (settings a hostile server made weak), `.backend` when the platform fails.
     public func unlock(passphrase: String) throws -> LibraryKey {
         try unlock(passphrase: passphrase, minimumIterations: RemoteKeys.iterationFloor)
     }

@@ -5,7 +5,7 @@ import Foundation
 
 extension LibraryKey {
     /// Characters of a sealed head name: 2 × (12 nonce + 32 ciphertext + 16 tag) = 120.
-    public static let sealedHeadNameLength = 120
+    package static let sealedHeadNameLength = 120
     static let headNameAssociatedData = Array("LulucatStore v1 head name".utf8)
 
     /// The remote name of one device's head of one document: deterministic (one name per pair,
@@ -15,7 +15,7 @@ extension LibraryKey {
     /// `ChaCha20-Poly1305(head-names subkey, nonce, document ‖ device, AD "LulucatStore v1 head name")`;
     /// the name is the lowercase hex of `nonce ‖ ciphertext ‖ tag`. A synthetic nonce (SIV): it
     /// repeats only for the same plaintext, which is what makes the name deterministic.
-    public func sealedHeadName(document: UUID, device: UUID) throws -> String {
+    package func sealedHeadName(document: UUID, device: UUID) throws -> String {
         let plain = uuidBytes(document) + uuidBytes(device)
         let nonce = Array(try CryptoBackend.hmacSHA256(key: nameKey, message: [0x03] + plain).prefix(CryptoBackend.nonceByteCount))
         let sealed = try CryptoBackend.sealChaChaPoly(key: headNameKey, nonce: nonce, plaintext: plain,
@@ -27,7 +27,7 @@ extension LibraryKey {
     /// digits (not a head name at all).
     /// - Throws: `CryptoError.tampered` when it has a head name's shape but does not open, or opens
     ///   to a pair whose name would be another (not made by this key).
-    public func openSealedHeadName(_ name: String) throws -> (document: UUID, device: UUID)? {
+    package func openSealedHeadName(_ name: String) throws -> (document: UUID, device: UUID)? {
         guard let bytes = unhex(name), bytes.count == LibraryKey.sealedHeadNameLength / 2 else { return nil }
         let nonce = Array(bytes[0..<CryptoBackend.nonceByteCount])
         let plain: [UInt8]

@@ -14,13 +14,21 @@ public enum RemoteEncryption {
 
     /// Joins or creates the encrypted remote: the first device makes the library key and the key
     /// settings; every other unlocks them with the passphrase. The key is then kept in
-    /// `.sync/library.key` (0600); the passphrase is kept nowhere.
+    /// `.sync/library.key` (0600); the passphrase is kept nowhere. From then on
+    /// ``LibrarySync/sync(options:progress:)`` syncs this library end-to-end encrypted.
+    ///
+    /// Derives a key from the passphrase (about 250 ms of work on the device that made the
+    /// settings) and makes a few requests; it waits for a round of this library that is running.
+    /// - Parameters:
+    ///   - library: the library to sync encrypted.
+    ///   - remote: the remote it syncs with: empty, or set up by another device.
+    ///   - passphrase: the passphrase of every device of this library.
+    ///   - allowWeak: accept a passphrase ``weakness(of:)`` finds weak for a new library key
+    ///     (scripts and tests that know what they do); joining an existing remote never checks it.
     /// - Returns: whether this call created the key settings.
     /// - Throws: `SyncError.encryption` (`.wrongPassphrase`, `.remoteNotEncrypted`, `.settingsReplaced`,
-    ///   `.anotherKeyHere`), `SyncError.remote`, `.store`, `.localState`.
+    ///   `.anotherKeyHere`, `.weakPassphrase`), `SyncError.remote`, `.store`, `.localState`.
     @discardableResult
-    /// - Parameter allowWeak: accept a passphrase `weakness(of:)` finds weak for a new library key
-    ///   (scripts and tests that know what they do); joining an existing remote never checks it.
     public static func setUp(library: Library, remote: any Remote, passphrase: String, allowWeak: Bool = false) async throws(SyncError)
         -> Bool {
         try await setUp(library: library, remote: remote, passphrase: passphrase, cost: .standard, allowWeak: allowWeak)
@@ -113,7 +121,12 @@ public enum RemoteEncryption {
     /// Changes the passphrase: the same library key wrapped anew (nothing else is re-encrypted).
     /// - Throws: `SyncError.encryption(.wrongPassphrase)` when `old` does not open the remote's
     ///   settings, `.encryption(.settingsReplaced)` when they hold another key than this library's.
-    /// - Parameter allowWeak: accept a new passphrase `weakness(of:)` finds weak.
+    /// - Parameters:
+    ///   - library: a library set up for encryption with `remote`.
+    ///   - remote: the remote whose key settings change.
+    ///   - old: the passphrase now.
+    ///   - new: the passphrase from now on (checked by ``weakness(of:)``).
+    ///   - allowWeak: accept a new passphrase ``weakness(of:)`` finds weak.
     public static func changePassphrase(library: Library, remote: any Remote, old: String, new: String,
                                         allowWeak: Bool = false) async throws(SyncError) {
         try await changePassphrase(library: library, remote: remote, old: old, new: new, cost: .standard, allowWeak: allowWeak)

@@ -185,9 +185,18 @@ package struct HistoryBlob: Hashable, Sendable {
 
 /// Which versions are kept (docs/sync.md §12.4): every one for `everyVersion`, then the newest of
 /// each page per UTC day until `daily`, then per week until `weekly`; older, none.
+///
+/// Ages are in seconds, counted back from this device's clock (`HistoryOptions.now`); thinning
+/// keeps the newest version of each page in each UTC day or week. Each device thins what it
+/// publishes itself; garbage collection then lets go of the page blobs no kept version names.
 public struct HistoryRetention: Sendable, Hashable {
+    /// How long every version is kept, in seconds (a week by default).
     public var everyVersion: TimeInterval
+    /// Until what age one version per page per UTC day is kept, in seconds (30 days by default;
+    /// never less than `everyVersion`).
     public var daily: TimeInterval
+    /// Until what age one version per page per week is kept, in seconds (365 days by default;
+    /// never less than `daily`). Older versions are let go.
     public var weekly: TimeInterval
 
     /// Every version for `everyVersion` seconds, then one a day (per page) until `daily`, then one a week until `weekly`.
@@ -202,6 +211,8 @@ public struct HistoryRetention: Sendable, Hashable {
     /// No history: no entry is written, none is listed.
     public static let keepNothing = HistoryRetention(everyVersion: 0, daily: 0, weekly: 0)
 
+    /// Whether this retention keeps no version at all (`weekly` is zero or less): no history
+    /// entry is written or listed.
     public var keepsNothing: Bool { weekly <= 0 }
 
     /// The entries kept at `now` (ms), in their order. `page` names the page an entry is a version of.

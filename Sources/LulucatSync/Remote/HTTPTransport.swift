@@ -106,32 +106,32 @@ package struct HTTPReply {
 
 /// What a transport read: the largest reply body it held (to check memory stays bounded
 /// without measuring the process) and how many replies it ended at a cap or a deadline.
-public struct TransportCounters: Sendable, Equatable {
+package struct TransportCounters: Sendable, Equatable {
     /// The most bytes one reply body held at once.
-    public var largestBody = 0
+    package var largestBody = 0
     /// Replies refused or cut off at their size cap.
-    public var cappedReplies = 0
+    package var cappedReplies = 0
     /// Requests ended by a silence, rate or deadline limit.
-    public var timedOut = 0
+    package var timedOut = 0
     /// Bytes FoundationNetworking delivered for a request already ended (dropped unread).
-    public var droppedBytes = 0
+    package var droppedBytes = 0
 }
 
 /// Bounded HTTP exchanges over one URLSession: each reply body capped while it streams (the
 /// announced `Content-Length` checked first, the transfer cancelled at the cap, whatever the
 /// server sends), each request ended by the limits of `TransferLimits` and the round's deadline,
 /// redirects refused, authentication challenges cancelled.
-public final class HTTPTransport: @unchecked Sendable {
+package final class HTTPTransport: @unchecked Sendable {
     private let sessionLock = NSLock()
     private var _session: URLSession
     private let configuration: URLSessionConfiguration
     let delegate: TransportDelegate
     /// The limits of requests made outside a sync round.
-    public let limits: TransferLimits
+    package let limits: TransferLimits
 
     /// A transport with its own ephemeral session (no cache, no cookies); `limits` apply to the
     /// requests made outside a round (a round's `SyncOptions.transfer` apply within it).
-    public init(limits: TransferLimits = TransferLimits(), maximumConnectionsPerHost: Int = 4) {
+    package init(limits: TransferLimits = TransferLimits(), maximumConnectionsPerHost: Int = 4) {
         self.limits = limits
         delegate = TransportDelegate()
         let config = URLSessionConfiguration.ephemeral
@@ -169,12 +169,12 @@ public final class HTTPTransport: @unchecked Sendable {
                                               .unsupportedURL, .badURL]
 
     /// The most of a reply that is not a success a caller may ask to keep (`errorBodyBytes`): 64 KiB.
-    public static let maxErrorBodyBytes = TransportDelegate.discardLimit
+    package static let maxErrorBodyBytes = TransportDelegate.discardLimit
 
     /// What this transport has read so far.
-    public var counters: TransportCounters { delegate.lock.withLock { delegate.counters } }
+    package var counters: TransportCounters { delegate.lock.withLock { delegate.counters } }
     /// Sets the counters back to zero.
-    public func resetCounters() { delegate.lock.withLock { delegate.counters = TransportCounters() } }
+    package func resetCounters() { delegate.lock.withLock { delegate.counters = TransportCounters() } }
 
     /// One request: its reply with a body of at most `maxBytes` (larger, announced or sent, is
     /// `.invalidResponse` and the transfer is cancelled there), within the limits (the round's,

@@ -4,7 +4,8 @@ import Foundation
 
 /// One name in a remote folder, as the server listed it (untrusted: validate before use).
 public struct RemoteEntry: Sendable, Equatable {
-    /// The entry's name in its folder, as listed (check it with `RemotePath.isSafeName` before use).
+    /// The entry's name in its folder, as listed. A round uses only names of 1 to 128 characters
+    /// of `A-Z a-z 0-9 . _ -` not starting with a dot, and ignores every other.
     public var name: String
     /// Compared without a `W/` prefix; nil when the server gave none.
     public var etag: String?
@@ -99,15 +100,28 @@ public enum RemoteRefusal: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A remote folder holding `heads/` and `blobs/`. Paths are relative, `/`-separated, and built
-/// only from names `RemotePath.isSafeName` accepts.
+/// Where a library's sync state lives: a folder holding `heads/` and `blobs/`, reached by five
+/// calls (docs/sync.md §9).
+///
+/// The library ships three: ``FolderRemote`` (a folder on this device), ``WebDAVRemote`` and
+/// ``S3Remote``; ``SyncConfiguration/makeRemote(environment:netrc:)`` makes the right one from a
+/// URL or a path. An app may conform a type of its own to sync through another store. Sync asks
+/// no more of it than this: a `put` replaces a file whole or leaves it as it was, and a `get`
+/// after a successful `put` returns those bytes or a later `put`'s. No compare-and-swap, no
+/// locking, no listing consistency is needed.
+///
+/// Paths are relative, `/`-separated, and built only from names of 1 to 128 characters of
+/// `A-Z a-z 0-9 . _ -` that do not start with a dot. Everything a remote returns is untrusted:
+/// a round checks each name, size and hash itself.
+///
+/// A remote is `Sendable`: a round calls it from several tasks at once.
 public protocol Remote: Sendable {
     /// The entries of one folder (one level); `notFound` when it does not exist. A remote that
-    /// reads a reply reads at most `RemoteLimits.listingBytes` of it.
+    /// reads a reply reads at most 64 MiB of it.
     func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry]
     /// The entries of one folder, reading at most `maxBytes` of the server's reply (a larger one
     /// is `invalidResponse`, refused as it streams, before it is parsed). Defaults to `list(_:)`,
-    /// which is bounded by `RemoteLimits.listingBytes`; a remote that reads a reply implements it.
+    /// which is bounded at 64 MiB; a remote that reads a reply implements it.
     func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry]
     /// A file's bytes and its ETag when the server gave one; `notFound` when it does not exist;
     /// `invalidResponse` when larger than `maxBytes`, refused before more than `maxBytes` is held.
@@ -145,19 +159,21 @@ extension Remote {
 
 /// The size caps of what a round reads from a remote, one per kind of object (docs/sync.md §2):
 /// a reply larger than its cap is refused while it streams, before it is parsed.
-public enum RemoteLimits {
+package enum RemoteLimits {
     /// A listing's reply (the `PROPFIND` XML; a folder remote counts each name plus 64 bytes):
     /// 64 MiB, some 200,000 heads.
-    public static let listingBytes = 64 << 20
+    package static let listingBytes = 64 << 20
     /// A head: 16 MiB.
-    public static var headBytes: Int { Head.maxBytes }
+    package static var headBytes: Int { Head.maxBytes }
     /// A page or asset blob: 256 MiB.
-    public static var blobBytes: Int { PageBlob.maxBytes }
+    package static var blobBytes: Int { PageBlob.maxBytes }
     /// The reply to a write (`PUT`, `DELETE`, `MKCOL`), which sync does not use: 1 MiB.
-    public static let writeReplyBytes = 1 << 20
+    package static let writeReplyBytes = 1 << 20
 }
 
-/// Counts of a remote's requests, shared by its calls.
+/// Counts of a remote's requests, shared by its calls: what ``SyncReport/requests``,
+/// ``SyncReport/bytesSent`` and ``SyncReport/bytesReceived`` are taken from. Safe to read from
+/// any thread while requests run (the counters are behind a lock).
 public final class RemoteStatistics: @unchecked Sendable {
     private let lock = NSLock()
     private var _requests = 0
@@ -187,22 +203,22 @@ public final class RemoteStatistics: @unchecked Sendable {
 }
 
 /// The rules for the paths a round builds and the names a remote lists, for every `Remote`.
-public enum RemotePath {
+package enum RemotePath {
     /// A name we may put in a path: 1...128 of `[A-Za-z0-9._-]`, not starting with a dot.
-    public static func isSafeName(_ name: String) -> Bool {
+    package static func isSafeName(_ name: String) -> Bool {
         let u = Array(name.utf8)
         guard !u.isEmpty, u.count <= 128, u[0] != 46 else { return false }
         return u.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 46 || $0 == 45 || $0 == 95 }
     }
 
     /// Whether every component of a relative path is a safe name.
-    public static func isSafe(_ path: String) -> Bool {
+    package static func isSafe(_ path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         return !parts.isEmpty && parts.allSatisfy { isSafeName(String($0)) }
     }
 
     /// An ETag without its weak prefix, for comparison.
-    public static func normalizedETag(_ etag: String?) -> String? {
+    package static func normalizedETag(_ etag: String?) -> String? {
         guard var e = etag?.trimmingCharacters(in: .whitespaces), !e.isEmpty else { return nil }
         if e.hasPrefix("W/") { e.removeFirst(2) }
         return e

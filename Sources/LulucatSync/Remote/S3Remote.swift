@@ -108,7 +108,7 @@ public struct S3Location: Sendable, Equatable {
     }
 
     /// A DNS-compliant bucket name: 3...63 of `a-z 0-9 . -`, a letter or digit at both ends.
-    public static func isBucketName(_ name: String) -> Bool {
+    package static func isBucketName(_ name: String) -> Bool {
         let u = Array(name.utf8)
         func alnum(_ b: UInt8) -> Bool {
             switch b {
@@ -202,25 +202,29 @@ public final class S3Remote: Remote, @unchecked Sendable {
     let now: @Sendable () -> Date
     /// The largest listing page read (a larger one is `.invalidResponse`, refused as it
     /// streams); the pages of one listing together are bounded by its `maxBytes` too.
-    public static let maxListingPageBytes = 16 << 20
+    package static let maxListingPageBytes = 16 << 20
     /// The most pages one listing reads (1,000 keys a page on AWS).
-    public static let maxListingPages = 10_000
+    package static let maxListingPages = 10_000
     /// The largest object one `PUT` may carry (S3's limit; sync's objects are far smaller).
-    public static let maxPutBytes = 5 << 30
+    package static let maxPutBytes = 5 << 30
     /// Objects larger than this go up as a multipart upload (a blob is at most 256 MiB, a page
     /// blob typically a few KB to 250 KB: almost every object is one `PUT`).
-    public static let multipartThreshold = 32 << 20
+    package static let multipartThreshold = 32 << 20
     /// The size of each part but the last (S3's minimum is 5 MiB).
-    public static let partSize = 16 << 20
+    package static let partSize = 16 << 20
     /// This remote's threshold and part size (tests lower them).
     let multipart: (threshold: Int, partSize: Int)
     /// Keys per listing page asked for (`max-keys`); nil: the server's default (1,000 on AWS).
     let listPageSize: Int?
 
-    /// A remote at `location`, signing with `credentials` (nil: unsigned requests, which only a
-    /// public bucket answers).
-    /// - Parameter timeout: outside a sync round, how long the server may send nothing (a round
-    ///   uses `SyncOptions.transfer`).
+    /// A remote at `location`, with the default limits of ``TransferLimits`` but its silence,
+    /// outside a sync round.
+    /// - Parameters:
+    ///   - location: the endpoint, bucket and key prefix.
+    ///   - credentials: the keys requests are signed with; nil: unsigned requests, which only a
+    ///     public bucket answers.
+    ///   - timeout: outside a sync round, how long the server may send nothing, in seconds (a round
+    ///     uses `SyncOptions.transfer`).
     public convenience init(location: S3Location, credentials: S3Credentials?, timeout: TimeInterval = 30) {
         self.init(location: location, credentials: credentials, limits: TransferLimits(silence: .seconds(timeout)))
     }
@@ -361,13 +365,13 @@ public final class S3Remote: Remote, @unchecked Sendable {
 
     /// The folder's entries: one ListObjectsV2 per page (delimiter "/"), the folder's own marker
     /// left out; `notFound` when no key starts with the folder's prefix. The pages together are
-    /// read up to `RemoteLimits.listingBytes`.
+    /// read up to 64 MiB.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         try await list(folder, maxBytes: RemoteLimits.listingBytes)
     }
 
     /// The folder's entries, as `list(_:)`, its pages read up to `maxBytes` together (each page
-    /// also at most `maxListingPageBytes`): a page that would pass them is refused as it streams.
+    /// also at most 16 MiB): a page that would pass them is refused as it streams.
     public func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry] {
         let prefix = try key(folder, folder: true)
         var entries: [RemoteEntry] = []

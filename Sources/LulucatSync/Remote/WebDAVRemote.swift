@@ -29,9 +29,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     public let statistics = RemoteStatistics()
     let credentials: WebDAVCredentials?
     /// The bounded exchanges every request goes through (its counters show the largest reply held).
-    public let transport: HTTPTransport
+    package let transport: HTTPTransport
     /// The largest `PROPFIND` reply read (a larger one is `.invalidResponse`).
-    public static let maxListingBytes = RemoteLimits.listingBytes
+    package static let maxListingBytes = RemoteLimits.listingBytes
     private let serverLock = NSLock()
     nonisolated(unsafe) private var serverHeader: String?
 
@@ -44,8 +44,13 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         return server.hasPrefix("apache") || server.hasPrefix("lighttpd")
     }
 
-    /// - Parameter timeout: outside a sync round, how long the server may send nothing (a round
-    ///   uses `SyncOptions.transfer`).
+    /// A remote at the WebDAV collection `url`, with the default limits of ``TransferLimits`` but
+    /// its silence, outside a sync round.
+    /// - Parameters:
+    ///   - url: the collection that holds (or will hold) `heads/` and `blobs/`; http or https.
+    ///   - credentials: HTTP Basic credentials, sent with every request; nil for none.
+    ///   - timeout: outside a sync round, how long the server may send nothing, in seconds (a round
+    ///     uses `SyncOptions.transfer`).
     /// - Throws: `RemoteError.failed` for a URL that is not http(s), or credentials over plain
     ///   http to anything but the loopback address.
     public convenience init(url: URL, credentials: WebDAVCredentials?, timeout: TimeInterval = 30) throws(RemoteError) {
@@ -126,7 +131,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 
     /// One `PROPFIND` of depth 1: the folder's entries, without the folder itself; a reply larger
-    /// than `RemoteLimits.listingBytes` is `.invalidResponse`.
+    /// than 64 MiB is `.invalidResponse`, refused as it streams.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         try await list(folder, maxBytes: RemoteLimits.listingBytes)
     }

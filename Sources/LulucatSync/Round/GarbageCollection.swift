@@ -6,9 +6,12 @@ import LulucatStore
 
 /// When and how blobs are collected. The clock is this device's only (never compared with another's).
 public struct GarbageOptions: Sendable {
-    /// How long a blob must stay unreferenced, with one ETag, before it is deleted.
+    /// How long a blob must stay unreferenced, with one ETag, before it is deleted, in seconds
+    /// (a week by default). Keep it longer than any round takes: a blob becomes referenced again
+    /// only through a round that read it referenced, or a new upload of it (docs/sync.md §8).
     public var grace: TimeInterval
-    /// A round that did work collects when the last collection is older than this.
+    /// A round that did work collects when the last collection is older than this, in seconds
+    /// (a day by default).
     public var interval: TimeInterval
     /// This device's clock (tests pass a fake one).
     public var now: @Sendable () -> Date

@@ -16,6 +16,18 @@ import LulucatStore
 /// A synced library receives the documents of every device, whichever engine made them: an app
 /// whose devices may make SQLite documents calls `Library.enableSQLiteEngine()` at launch, as it
 /// does to open them (without it such a document is skipped, with the reason, until it is).
+///
+/// ```swift
+/// let remote = try SyncConfiguration(remote: "https://dav.example.org/notes/").makeRemote()
+/// let report = try await LibrarySync(library: library, remote: remote).sync { progress in
+///     print(progress.done, "of", progress.total)
+/// }
+/// ```
+///
+/// A value is cheap to make and `Sendable`; every call may come from any task. Rounds of one
+/// library never overlap, in this process or another: a second waits for the first
+/// (`SyncOptions.waitForOtherRound`). An app's open sessions stay usable during a round: a document
+/// open in this process is merged through its session, between the app's edits.
 public struct LibrarySync: Sendable {
     /// The library this syncs.
     public let library: Library
@@ -30,7 +42,11 @@ public struct LibrarySync: Sendable {
     /// Whether this library syncs end-to-end encrypted (it holds a key).
     public var isEncrypted: Bool { key != nil }
 
-    /// - Throws: when `.sync/` cannot be prepared, or the library's key cannot be read.
+    /// Prepares `library` to sync with `remote`: makes `.sync/` and this library's device id on
+    /// first use, and reads the library key when encryption was set up (`RemoteEncryption.setUp`).
+    /// Makes no request.
+    /// - Throws: `SyncError.store` or `.localState` when `.sync/` cannot be prepared;
+    ///   `.encryption` when the library's key cannot be read.
     public init(library: Library, remote: any Remote) throws(SyncError) {
         let key = RemoteEncryption.isSetUp(library) ? try LocalEncryption.readKey(library) : nil
         try self.init(library: library, remote: remote, key: key)
@@ -51,9 +67,26 @@ public struct LibrarySync: Sendable {
     static let headsFolder = "heads"
     static let blobsFolder = "blobs"
 
-    /// One round. Cancellable between documents (a document is applied and published whole). One
-    /// round per library at a time, across processes: a round waits for another that is running
-    /// (`SyncOptions.waitForOtherRound`), so two never reuse a stamp or race on `.sync/`.
+    /// One round: lists the remote's heads, merges every document changed here or elsewhere (a
+    /// join: concurrent edits are all kept, docs/sync.md §5), writes the result here and
+    /// publishes this device's heads and blobs. Cancellable between documents (a document is
+    /// applied and published whole). One round per library at a time, across processes: a round
+    /// waits for another that is running (`SyncOptions.waitForOtherRound`), so two never reuse a
+    /// stamp or race on `.sync/`.
+    ///
+    /// A round that fails leaves every document either as it was or merged whole; the next
+    /// round repeats what did not finish (a write that may or may not have happened is written
+    /// again). A document that cannot be worked on this round is listed in
+    /// `SyncReport.skipped` with the reason, and nothing of it is lost.
+    /// - Parameters:
+    ///   - options: the round's limits, deadlines, history and garbage collection.
+    ///   - progress: called on the round's task (not the main actor) before each document and
+    ///     once at the end.
+    /// - Returns: what the round did.
+    /// - Throws: `SyncError`: `.remote` when the server cannot be reached or refuses (in words a
+    ///   person can act on), `.anotherRoundRunning`, `.massDeletion` when the round would move
+    ///   more than `SyncOptions.trashLimit` documents to the trash, `.encryption` for an encrypted
+    ///   remote's refusals, `.store`/`.localState` for the library's own files.
     public func sync(options: SyncOptions = SyncOptions(),
                      progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
         let lock = try await store.lockRounds(waiting: options.waitForOtherRound)
@@ -95,8 +128,9 @@ public struct LibrarySync: Sendable {
 }
 
 extension Library {
-    /// Syncs this library with a remote: see `LibrarySync`.
-    public func sync(with remote: any Remote, options: SyncOptions = SyncOptions(),
+    /// Syncs this library with a remote: `LibrarySync(library:remote:).sync(options:progress:)`,
+    /// which is the one public name of a round (this shorthand is for the package's tests and tools).
+    package func sync(with remote: any Remote, options: SyncOptions = SyncOptions(),
                      progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
         try await LibrarySync(library: self, remote: remote).sync(options: options, progress: progress)
     }

@@ -10,10 +10,13 @@ import LulucatStore
 public struct PageVersion: Sendable, Hashable, Identifiable {
     /// The version's blob (64 lowercase hex): the same on every device. `lnote` shows its first 12 characters.
     public let id: String
+    /// The document the page belongs to.
     public let document: UUID
+    /// The page this is a version of (the page's id, which stays the same when pages move).
     public let page: UUID
     /// When it was published, on its device's clock.
     public let time: Date
+    /// The device that published it first (its `LibrarySync.device`).
     public let device: UUID
     /// The device's name as it published it ("" when it gave none).
     public let deviceName: String

@@ -102,7 +102,7 @@ public struct SyncConfiguration: Sendable, Equatable {
     /// An S3 remote's keys: `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (with
     /// `AWS_SESSION_TOKEN` when set) in `environment`, else the netrc entry of the endpoint's host;
     /// nil when neither has them (requests then go unsigned).
-    public static func s3Credentials(_ location: S3Location, environment: [String: String], netrc: String?) -> S3Credentials? {
+    package static func s3Credentials(_ location: S3Location, environment: [String: String], netrc: String?) -> S3Credentials? {
         if let a = environment["AWS_ACCESS_KEY_ID"], let s = environment["AWS_SECRET_ACCESS_KEY"], !a.isEmpty, !s.isEmpty {
             let token = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
             return S3Credentials(accessKey: a, secretKey: s, sessionToken: token)
@@ -114,7 +114,7 @@ public struct SyncConfiguration: Sendable, Equatable {
     }
 
     /// The login and password of `host` in netrc text (or of `default`).
-    public static func netrc(_ text: String, host: String) -> WebDAVCredentials? {
+    package static func netrc(_ text: String, host: String) -> WebDAVCredentials? {
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map(String.init)
         var i = 0
         var current: String?
@@ -139,7 +139,8 @@ public struct SyncConfiguration: Sendable, Equatable {
     }
 }
 
-/// What `lnote sync --status` shows.
+/// Where a library stands against its remote, without running a round
+/// (``LibrarySync/status(offline:)``; what `lnote sync --status` shows).
 public struct SyncStatus: Sendable {
     /// This library's device id.
     public var device: UUID

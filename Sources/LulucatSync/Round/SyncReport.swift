@@ -39,9 +39,9 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     /// The garbage collection this round ran, if it ran one.
     public var garbage: GarbageReport?
     /// Element fingerprints computed this round (the rest came from the bases' print tables).
-    public var fingerprinted = 0
+    package var fingerprinted = 0
     /// Strokes read hollow this round (their samples not decoded: their bytes copied into a blob).
-    public var readHollow = 0
+    package var readHollow = 0
     /// How this round reached each document it worked on (the tests and the crash check tell
     /// the paths apart).
     package var paths: [UUID: DocumentPath] = [:]
