@@ -174,13 +174,17 @@ struct InkMLInterpreter {
             if declared == nil { placeOnPage(&slice, page: n + 1, of: starts.count) }
             // A page too small for its ink grows: to the ink when the file declared it, with a
             // margin when we chose it.
+            // The far edges of all the ink first: grown stroke by stroke, a page kept less than
+            // the margin beyond a stroke that ended a little further than the one that grew it.
             let margin: Int64 = declared == nil ? Self.pageMargin : 0
+            var right = Int64.min, bottom = Int64.min
             for s in slice {
                 guard let b = s.bounds else { continue }
-                let right = Int64(b.x) + Int64(b.width), bottom = Int64(b.y) + Int64(b.height)
-                if right > Int64(size.width) { size.width = Int32(clamping: right + margin) }
-                if bottom > Int64(size.height) { size.height = Int32(clamping: bottom + margin) }
+                right = max(right, Int64(b.x) + Int64(b.width))
+                bottom = max(bottom, Int64(b.y) + Int64(b.height))
             }
+            if right > Int64(size.width) { size.width = Int32(clamping: right + margin) }
+            if bottom > Int64(size.height) { size.height = Int32(clamping: bottom + margin) }
             pages.append(PageContent(canvasSize: size, elements: slice.map { .stroke($0) }))
         }
         let startTimes = strokes.indices.map { i -> Double? in

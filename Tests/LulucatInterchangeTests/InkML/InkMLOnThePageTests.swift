@@ -97,6 +97,18 @@ import LulucatStore
         #expect(!far.warnings.contains { $0.contains("moved") }, "\(far.warnings)")
     }
 
+    /// A page grown for its ink keeps 36 pt beyond the farthest stroke, not beyond the first
+    /// that passed Letter (grown stroke by stroke, Wacom's pages converted to InkML kept 13 to
+    /// 24 pt).
+    @Test func aPageGrowsToItsFarthestInk() throws {
+        let doc = try InkMLReader.read(Data("""
+            <ink><definitions><brush xml:id="b"><brushProperty name="width" value="2" units="pt"/></brush>
+            <context xml:id="c" brushRef="#b"><traceFormat><channel name="X" units="pt"/><channel name="Y" units="pt"/></traceFormat></context></definitions>
+            <trace contextRef="#c">100 100, 700 800</trace><trace contextRef="#c">720 810</trace></ink>
+            """.utf8))
+        #expect(doc.page.canvasSize == QuantizedSize(width: 7200 + 10 + 360, height: 8100 + 10 + 360))
+    }
+
     static func contains(_ outer: QuantizedRect, _ inner: QuantizedRect) -> Bool {
         Int64(inner.x) >= Int64(outer.x) && Int64(inner.y) >= Int64(outer.y)
             && Int64(inner.x) + Int64(inner.width) <= Int64(outer.x) + Int64(outer.width)
