@@ -84,6 +84,14 @@ struct ChannelMapper {
     /// X and Y have no length unit: the stroke is fitted to the page with the others like it.
     let unitless: Bool
     private var t: Int?, tScale = 1.0
+    /// T has no units: milliseconds, unless a trace's first T is a time since 1970 in seconds
+    /// (`secondsSince1970`).
+    private var tWithoutUnits = false
+    /// First T values read as seconds since 1970 when T has no units: 2000-01-01 to 2100-01-01.
+    /// As milliseconds those would be 11 to 47 days, far longer than any stroke, and times
+    /// since 1970 in milliseconds are a thousand times larger (IAMonDo's Anoto pen files write
+    /// seconds).
+    static let secondsSince1970: ClosedRange<Double> = 946_684_800...4_102_444_800
     /// Milliseconds between samples when there is no T channel but the ink source gives a rate.
     private let sampleInterval: Double?
     /// The trace's `duration` (ms), for times when there is no T channel and no sample rate.
@@ -153,8 +161,11 @@ struct ChannelMapper {
             case "T":
                 t = i
                 hasT = true
-                if let f = c.factor(to: InkMLUnits.millisecondsPer) { tScale = f } else {
-                    warnings.append(("units-T-\(c.units ?? "")", "channel T has \(c.units.map { "units \"\($0)\"" } ?? "no units"); its values are read as milliseconds"))
+                if let f = c.factor(to: InkMLUnits.millisecondsPer) { tScale = f } else if c.units == nil {
+                    // Said with the first trace: its values decide between ms and seconds.
+                    tWithoutUnits = true
+                } else {
+                    warnings.append(("units-T-\(c.units ?? "")", "channel T has units \"\(c.units ?? "")\"; its values are read as milliseconds"))
                 }
             case "F":
                 f = i
@@ -229,6 +240,15 @@ struct ChannelMapper {
         var lastX = Double.nan, lastY = Double.nan, lastT = Double.nan, lastF = Double.nan, lastW = Double.nan
         var firstT = Double.nan
         let durationStep = duration.map { n > 1 ? $0 / Double(n - 1) : 0 }
+        if let t, tWithoutUnits, let first = columns[t].first(where: { !$0.isNaN }) {
+            if Self.secondsSince1970.contains(first) {
+                tScale = 1000
+                warnings.append(("units-T-seconds", "channel T has no units and its values (\(first) first) are times since 1970 in seconds; they are read as seconds"))
+            } else {
+                tScale = 1
+                warnings.append(("units-T-", "channel T has no units; its values are read as milliseconds"))
+            }
+        }
         if oa != nil || otx != nil && oty != nil { out.azimuth = [] }
         if oe != nil || otx != nil && oty != nil { out.altitude = [] }
         for i in 0..<n {

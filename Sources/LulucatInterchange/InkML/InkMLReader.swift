@@ -174,13 +174,17 @@ struct InkMLInterpreter {
             if declared == nil { placeOnPage(&slice, page: n + 1, of: starts.count) }
             // A page too small for its ink grows: to the ink when the file declared it, with a
             // margin when we chose it.
+            // The far edges of all the ink first: grown stroke by stroke, a page kept less than
+            // the margin beyond a stroke that ended a little further than the one that grew it.
             let margin: Int64 = declared == nil ? Self.pageMargin : 0
+            var right = Int64.min, bottom = Int64.min
             for s in slice {
                 guard let b = s.bounds else { continue }
-                let right = Int64(b.x) + Int64(b.width), bottom = Int64(b.y) + Int64(b.height)
-                if right > Int64(size.width) { size.width = Int32(clamping: right + margin) }
-                if bottom > Int64(size.height) { size.height = Int32(clamping: bottom + margin) }
+                right = max(right, Int64(b.x) + Int64(b.width))
+                bottom = max(bottom, Int64(b.y) + Int64(b.height))
             }
+            if right > Int64(size.width) { size.width = Int32(clamping: right + margin) }
+            if bottom > Int64(size.height) { size.height = Int32(clamping: bottom + margin) }
             pages.append(PageContent(canvasSize: size, elements: slice.map { .stroke($0) }))
         }
         let startTimes = strokes.indices.map { i -> Double? in
@@ -193,24 +197,33 @@ struct InkMLInterpreter {
     /// The margin kept around ink on a page the file did not declare: 36 pt, in 0.1 pt.
     static let pageMargin: Int64 = 360
 
-    /// Puts the ink of a page the file did not declare on the page: ink left of or above the
-    /// origin (a producer whose origin is the page's centre, as reMarkable's, or a canvas moved
-    /// by its owner) is moved right and down, all of it by one offset, so that its left and top
-    /// edges lie `pageMargin` inside the page; the shapes and their places relative to each other
-    /// do not change. Said in a warning.
+    /// Puts the ink of a page the file did not declare on the page, all of it by one offset, so
+    /// that the shapes and their places relative to each other do not change (said in a
+    /// warning):
+    /// - where the pen went left of or above the origin (a producer whose origin is the page's
+    ///   centre, as reMarkable's, a transform that turns the page, as IAMonDo's, or a canvas moved
+    ///   by its owner), the ink is moved right or down until that edge, widths included, lies
+    ///   `pageMargin` inside the page;
+    /// - where the pen stayed on the page but a stroke along its edge passes it by its width (the
+    ///   W3C example, Word), the ink is moved by that width only, so that it keeps its place on
+    ///   the page and shows whole.
     private mutating func placeOnPage(_ slice: inout [Stroke], page: Int, of pages: Int) {
-        // Where the pen went decides (a stroke on the edge, its width past it, stays); the
-        // offset then brings the ink's edge, widths included, to the margin.
         guard let pen = slice.lazy.compactMap(\.centreBounds).reduce(nil, { $0?.union($1) ?? $1 }),
               let ink = slice.lazy.compactMap(\.bounds).reduce(nil, { $0?.union($1) ?? $1 }) else { return }
-        let dx = pen.x < 0 ? Self.pageMargin - Int64(ink.x) : 0
-        let dy = pen.y < 0 ? Self.pageMargin - Int64(ink.y) : 0
+        let dx = pen.x < 0 ? Self.pageMargin - Int64(ink.x) : ink.x < 0 ? -Int64(ink.x) : 0
+        let dy = pen.y < 0 ? Self.pageMargin - Int64(ink.y) : ink.y < 0 ? -Int64(ink.y) : 0
         guard dx != 0 || dy != 0 else { return }
-        // Every moved sample stays in the model's range; ink too large for that is left where
-        // it is (verify says it lies outside the page).
-        guard Int64(ink.x) + Int64(ink.width) + dx <= Int64(Int32.max), Int64(ink.y) + Int64(ink.height) + dy <= Int64(Int32.max) else {
-            return
+        // Every moved sample, its width included, stays in the model's range; ink too large for
+        // that is left where it is (verify says it lies outside the page). The far edges come
+        // from the samples: a union of bounds is clamped to the model's range.
+        var farX = Int64.min, farY = Int64.min
+        for stroke in slice {
+            for s in stroke.samples {
+                farX = max(farX, Int64(s.x) + Int64(s.radius))
+                farY = max(farY, Int64(s.y) + Int64(s.radius))
+            }
         }
+        guard farX + dx <= Int64(Int32.max), farY + dy <= Int64(Int32.max) else { return }
         for i in slice.indices {
             for j in slice[i].samples.indices {
                 slice[i].samples[j].x = Int32(Int64(slice[i].samples[j].x) + dx)
@@ -218,7 +231,7 @@ struct InkMLInterpreter {
             }
         }
         let which = pages > 1 ? "page \(page): " : ""
-        warn("offpage-\(page)", "\(which)the ink lay left of or above the page (the file's origin is elsewhere); it was moved \(InkMLNumber.format(Double(dx) / 10)) pt right and \(InkMLNumber.format(Double(dy) / 10)) pt down, all of it together")
+        warn("offpage-\(page)", "\(which)the ink reached left of or above the page; it was moved \(InkMLNumber.format(Double(dx) / 10)) pt right and \(InkMLNumber.format(Double(dy) / 10)) pt down, all of it together")
     }
 
     /// Fits the strokes whose X and Y have no units to the page, all by one scale and offset
@@ -535,7 +548,9 @@ struct InkMLInterpreter {
     /// A `<mapping>` of X and Y, or nil (with a warning) when it cannot be applied:
     /// - `identity`;
     /// - `affine` (or `matrix`): an `<affine>` or `<matrix>` child with rows `a b c, d e f` (or
-    ///   `a b, d e`; a third row of a 3 x 3 matrix is ignored);
+    ///   `a b, d e`; a third row of a 3 x 3 matrix is ignored); with `<bind source>` and
+    ///   `<bind target>` children, one column per source (and a last one added) and one row per
+    ///   target, of which the X and Y rows are taken (`boundAffine`);
     /// - `product`: its child mappings composed, the first applied first (a child that cannot
     ///   be applied makes the whole product not applied);
     /// - `mappingRef="#id"`: the mapping of that id.
@@ -562,14 +577,28 @@ struct InkMLInterpreter {
                 warn("mapping-bad", "an affine mapping (line \(node.line)) without values is not applied")
                 return nil
             }
+            // Rows are separated by commas (a trailing comma ends the last one), values by
+            // white space.
             let rows = values.text.split(separator: ",").map { row in
                 row.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { InkMLNumber.parse(String($0)) }
-            }
+            }.filter { !$0.isEmpty }
+            let binds = node.children(named: "bind")
+            let sources = binds.compactMap { $0.attribute("source") }
+            let targets = binds.compactMap { $0.attribute("target") }
             var map: PlaneMap?
-            if rows.count >= 2, rows[0].count == rows[1].count, rows[0].count == 2 || rows[0].count == 3,
-               rows[0].allSatisfy({ $0 != nil }), rows[1].allSatisfy({ $0 != nil }) {
-                let r0 = rows[0].map { $0! }, r1 = rows[1].map { $0! }
-                map = PlaneMap(a: r0[0], b: r0[1], c: r0.count == 3 ? r0[2] : 0, d: r1[0], e: r1[1], f: r1.count == 3 ? r1[2] : 0)
+            if sources.isEmpty {
+                // X and Y alone: rows `a b c, d e f` or `a b, d e`.
+                if rows.count >= 2, rows[0].count == rows[1].count, rows[0].count == 2 || rows[0].count == 3,
+                   rows[0].allSatisfy({ $0 != nil }), rows[1].allSatisfy({ $0 != nil }) {
+                    let r0 = rows[0].map { $0! }, r1 = rows[1].map { $0! }
+                    map = PlaneMap(a: r0[0], b: r0[1], c: r0.count == 3 ? r0[2] : 0, d: r1[0], e: r1[1], f: r1.count == 3 ? r1[2] : 0)
+                }
+            } else {
+                map = Self.boundAffine(rows: rows, sources: sources, targets: targets.isEmpty ? sources : targets)
+                if map == nil {
+                    warn("canvasTransform-bound", "an affine mapping (line \(node.line)) of the channels \(sources.joined(separator: " ")) whose X and Y cannot be taken from its \(rows.count) rows, or depend on other channels, is not applied; coordinates are read as written")
+                    return nil
+                }
             }
             guard let map, map.isFinite, map.lengthScale > 1e-9, map.lengthScale < 1e9 else {
                 warn("canvasTransform-bad", "a mapping (line \(node.line)) whose values cannot be read is not applied; coordinates are read as written")
@@ -596,6 +625,28 @@ struct InkMLInterpreter {
             warn("canvasTransform-\(type)", "a mapping \(what) (line \(node.line)) is not applied; coordinates are read as written (then fitted to the page if they have no units)")
             return nil
         }
+    }
+
+    /// The X and Y part of an affine mapping of named channels (`<bind source>`s in the order of
+    /// the matrix's columns, `<bind target>`s in the order of its rows, as IAMonDo's Anoto pen
+    /// files write X Y T F): each row has one value per source and, optionally, a last one that
+    /// is added. Nil when X or Y is not among both, a row is missing or not numbers, or X or Y
+    /// would depend on a channel other than X and Y.
+    static func boundAffine(rows: [[Double?]], sources: [String], targets: [String]) -> PlaneMap? {
+        guard let xs = sources.firstIndex(of: "X"), let ys = sources.firstIndex(of: "Y"),
+              let xt = targets.firstIndex(of: "X"), let yt = targets.firstIndex(of: "Y"),
+              xt < rows.count, yt < rows.count else { return nil }
+        var out: [[Double]] = []
+        for row in [rows[xt], rows[yt]] {
+            guard row.count == sources.count || row.count == sources.count + 1 else { return nil }
+            let values = row.compactMap { $0 }
+            guard values.count == row.count else { return nil }
+            for (i, v) in values.prefix(sources.count).enumerated() where i != xs && i != ys && v != 0 { return nil }
+            out.append(values)
+        }
+        let c = out[0].count > sources.count ? out[0][sources.count] : 0
+        let f = out[1].count > sources.count ? out[1][sources.count] : 0
+        return PlaneMap(a: out[0][xs], b: out[0][ys], c: c, d: out[1][xs], e: out[1][ys], f: f)
     }
 
     private func channelProperties(of source: XMLElementNode) -> [String: (Double, String?)] {

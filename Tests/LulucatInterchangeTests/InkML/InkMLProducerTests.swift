@@ -206,7 +206,7 @@ enum InkMLFixtures {
         func read(_ w: String) throws -> InkMLDocument {
             try InkMLReader.read(Data("""
                 <ink><traceFormat><channel name="X"/><channel name="Y"/><channel name="W"\(w)/></traceFormat>
-                <trace>0 0 0.01, 1 1 0.01</trace></ink>
+                <trace>0.1 0.1 0.01, 1.1 1.1 0.01</trace></ink>
                 """.utf8))
         }
         let unitless = try read("")

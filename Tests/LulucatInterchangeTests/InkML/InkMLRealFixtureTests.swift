@@ -28,6 +28,9 @@ enum RealInkML {
         "crohme/formulaire001-equation001.inkml": .unitless,
         "crohme/IVC_2014_501_em_18-excerpt.inkml": .unitless,
         "crohme/Nakagawa-10065.inkml": .unitless,
+        "crohme/KAIST-TrainData2_23_sub_9.inkml": .unitless,
+        // Units "ink", which no InkML version defines: fitted like unitless ink.
+        "imadoc/ImadocSen-writer10-sentence1-excerpt.inkml": .unitless,
         "crohme/MfrDB1843-excerpt.inkml": .points,
         "onenote/highlighter_onenote.inkml": .himetric,
         "onenote/onenote_web.inkml": .himetric,

@@ -32,10 +32,14 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
         // The recommendation's first example: no trace format, so X and Y.
         let doc = try inkml(##"<ink xmlns="http://www.w3.org/2003/InkML"><trace>10 0, 9 14, 8 28</trace><trace>1 2</trace></ink>"##)
         #expect(doc.strokes.count == 2)
-        #expect(xy(doc) == [[100, 0], [90, 140], [80, 280]])
-        // No units, and the ink on a page at a legible size: read as points, said once.
-        #expect(substantive(doc.warnings).count == 1, "\(doc.warnings)")
-        #expect(substantive(doc.warnings).allSatisfy { $0.contains("read as points") })
+        // The first point is on the page's top edge: the stroke's width (1 pt) passed it, so the
+        // ink is moved down by that much, and shows whole.
+        #expect(xy(doc) == [[100, 10], [90, 150], [80, 290]])
+        // No units, and the ink on a page at a legible size: read as points, said once; the
+        // move is said too.
+        #expect(substantive(doc.warnings).count == 2, "\(doc.warnings)")
+        #expect(substantive(doc.warnings).contains { $0.contains("read as points") })
+        #expect(substantive(doc.warnings).contains { $0.contains("moved 0 pt right and 1 pt down") })
     }
 
     @Test func missingTimeAndForceGiveConstantChannels() throws {
@@ -114,11 +118,11 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
                   <inkml:brushProperty name="transparency" value="55"/>
                 </inkml:brush>
               </inkml:definitions>
-              <inkml:trace contextRef="#ctx0" brushRef="#br0">2540 1270 32767, 5080 0 0</inkml:trace>
+              <inkml:trace contextRef="#ctx0" brushRef="#br0">2540 1270 32767, 5080 127 0</inkml:trace>
             </inkml:ink>
             """)
         #expect(substantive(doc.warnings).isEmpty, "\(doc.warnings)")
-        #expect(xy(doc) == [[720, 360], [1440, 0]])
+        #expect(xy(doc) == [[720, 360], [1440, 36]])
         #expect(doc.strokes[0].samples.map(\.pressure) == [1000, 0])
         #expect(doc.strokes[0].ink.color == RGBA8(r: 255, g: 0, b: 0, a: 200))
         #expect(doc.strokes[0].ink.width == 15) // 0.05292 cm = 1.5 pt
@@ -145,13 +149,13 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
                   <inkml:timestamp xml:id="ts0" timeString="2026-11-30T12:00:00"/>
                 </inkml:context>
               </inkml:definitions>
-              <inkml:trace xml:id="t0" contextRef="#ctx0">0 0 0, 1000 2000 16</inkml:trace>
+              <inkml:trace xml:id="t0" contextRef="#ctx0">1000 1000 0, 2000 3000 16</inkml:trace>
               <msink:context><msink:trace>this is not ink</msink:trace></msink:context>
-              <inkml:trace contextRef="#ctx0">10 10 5</inkml:trace>
+              <inkml:trace contextRef="#ctx0">100 100 5</inkml:trace>
             </inkml:ink>
             """)
         #expect(doc.strokes.count == 2)
-        #expect(xy(doc) == [[0, 0], [283, 567]]) // 1 cm = 28.35 pt, 2 cm = 56.69 pt
+        #expect(xy(doc) == [[283, 283], [567, 850]]) // 1 cm = 28.35 pt, 2 cm = 56.69 pt, 3 cm = 85.04 pt
         #expect(doc.strokes[0].samples.map(\.time) == [0, 16])
         #expect(doc.warnings.count == 1, "\(doc.warnings)")
         #expect(doc.warnings.contains { $0.contains("channel T has units \"dev\"") })
@@ -259,14 +263,14 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
                 <context xml:id="a" traceFormatRef="#mmXY" brushRef="#thickRed"/>
                 <context xml:id="b" contextRef="#a" traceFormatRef="#ptYXT"/>
               </definitions>
-              <trace contextRef="#a">25.4 0</trace>
-              <trace contextRef="#b">1 2 5, 3 4 9</trace>
+              <trace contextRef="#a">25.4 12.7</trace>
+              <trace contextRef="#b">10 20 5, 30 40 9</trace>
               <trace contextRef="#b" brushRef="#DefaultBrush">1 2 0</trace>
             </ink>
             """)
         #expect(substantive(doc.warnings).isEmpty)
-        #expect(xy(doc, stroke: 0) == [[720, 0]])
-        #expect(xy(doc, stroke: 1) == [[20, 10], [40, 30]])
+        #expect(xy(doc, stroke: 0) == [[720, 360]])
+        #expect(xy(doc, stroke: 1) == [[200, 100], [400, 300]])
         #expect(doc.strokes[1].samples.map(\.time) == [0, 4])
         #expect(doc.strokes[0].ink.width == 113)
         #expect(doc.strokes[1].ink.color == RGBA8(r: 255, g: 0, b: 0)) // inherited through context a
@@ -303,8 +307,8 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
               <traceGroup contextRef="#mm" brushRef="#hl">
                 <trace>25.4 25.4</trace>
                 <traceGroup>
-                  <trace>50.8 0</trace>
-                  <trace contextRef="#pt">1 1</trace>
+                  <trace>50.8 2.54</trace>
+                  <trace contextRef="#pt">5 5</trace>
                 </traceGroup>
                 <annotation type="truth">A</annotation>
               </traceGroup>
@@ -314,8 +318,8 @@ func xy(_ doc: InkMLDocument, stroke: Int = 0) -> [[Int32]] {
             """)
         #expect(doc.strokes.count == 4)
         #expect(xy(doc, stroke: 0) == [[720, 720]])
-        #expect(xy(doc, stroke: 1) == [[1440, 0]])
-        #expect(xy(doc, stroke: 2) == [[10, 10]])
+        #expect(xy(doc, stroke: 1) == [[1440, 72]])
+        #expect(xy(doc, stroke: 2) == [[50, 50]])
         #expect(doc.strokes[0].ink.tool == .highlighter)
         #expect(doc.strokes[1].ink.tool == .highlighter)
         #expect(doc.strokes[2].ink.tool == .pen) // its own contextRef brings the context's brush
