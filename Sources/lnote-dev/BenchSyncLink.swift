@@ -6,10 +6,11 @@
 // strokes (1,500 of 150 samples: about 254 KB), every other page --small-strokes strokes (23: about
 // 3.9 KB). Each figure is the median of the pairs' ratios over --pairs pairs (default 9), the
 // round and its floor taking turns (which goes first alternates):
-// - one page edited (a stroke added to the small page, then to the large one): the round, with a
-//   new remote (a first connection, as `lnote sync` run once makes it: "cold") and with one remote
-//   kept across rounds (its connections reused, as an app keeps it: "warm"), ÷ one plain `PUT` of
-//   the page file's bytes by a new remote through the same relay;
+// - one page edited (a stroke added to the small page and its oldest deleted, then the same on the
+//   large one): the round, with a new remote (a first connection, as `lnote sync` run once makes
+//   it: "cold"; and the same with `.sync/server` removed first, as before it was kept) and with one
+//   remote kept across rounds (its connections reused, as an app keeps it: "warm"), ÷ one plain
+//   `PUT` of the page file's bytes by a new remote through the same relay;
 // - nothing changed: the round ÷ one `PROPFIND` of the heads (cold ÷ a new remote's, warm ÷ the
 //   kept remote's), requests and bytes;
 // - bytes sent by the one-page round ÷ the page file's size, and the head's size;
@@ -136,25 +137,34 @@ extension SyncBench {
         var ourOnePage: [Double] = []
         for (label, index, target) in [("small", min(1, pageIDs.count - 1), 1.6), ("large", 0, 1.4)] {
             let page = pageIDs[index]
-            var cold: [LinkSample] = [], warmRounds: [LinkSample] = [], floors: [LinkSample] = []
-            var coldRatios: [Double] = [], warmRatios: [Double] = []
+            var cold: [LinkSample] = [], unnamed: [LinkSample] = [], warmRounds: [LinkSample] = [], floors: [LinkSample] = []
+            var coldRatios: [Double] = [], unnamedRatios: [Double] = [], warmRatios: [Double] = []
             var pageBytes = 0
+            // A stroke added and the oldest one deleted: the page keeps its size across the pairs.
             func edit() async throws -> [UInt8] {
                 try await withSession(lib, doc) { s in
+                    let oldest = try await s.content(of: page).strokes.first?.id
                     try await s.append(stroke(&rng, samples: samples), to: page)
+                    if let oldest { try await s.delete([oldest], from: page) }
                     return try PageFile.encode(try await s.content(of: page), codec: .compact)
                 }
             }
             for k in 0..<pairs {
-                var c = LinkSample(ms: 0), w = LinkSample(ms: 0), f = LinkSample(ms: 0)
-                var steps = ["cold", "floor", "warm"]
-                steps = Array(steps[(k % 3)...] + steps[..<(k % 3)])
+                var c = LinkSample(ms: 0), u = LinkSample(ms: 0), w = LinkSample(ms: 0), f = LinkSample(ms: 0)
+                var steps = ["cold", "floor", "warm", "unnamed"]
+                steps = Array(steps[(k % 4)...] + steps[..<(k % 4)])
                 for step in steps {
                     switch step {
                     case "cold":
                         let bytes = try await edit()
                         pageBytes = bytes.count
                         c = try await round(try remote())
+                    case "unnamed":
+                        // The same without the server's name recorded by the last round (.sync/server,
+                        // docs/sync.md §6): the round before it was kept, side by side.
+                        pageBytes = try await edit().count
+                        try? FileManager.default.removeItem(atPath: lib.root + "/.sync/server")
+                        u = try await round(try remote())
                     case "warm":
                         pageBytes = try await edit().count
                         w = try await round(warm)
@@ -166,20 +176,24 @@ extension SyncBench {
                         f.sent = bytes.count
                     }
                 }
-                cold.append(c); warmRounds.append(w); floors.append(f)
-                coldRatios.append(c.ms / f.ms); warmRatios.append(w.ms / f.ms)
+                cold.append(c); unnamed.append(u); warmRounds.append(w); floors.append(f)
+                coldRatios.append(c.ms / f.ms); unnamedRatios.append(u.ms / f.ms); warmRatios.append(w.ms / f.ms)
                 if rclone != nil {
                     rcloneOnePage.append(try rcloneSync())
                     ourOnePage.append(c.ms)
                 }
             }
             let lastCold = cold.last!
+            // The page file as the last floor sent it (edits keep its size within a stroke).
+            pageBytes = floors.last!.sent
             say("one page edited (\(label), a \(pageBytes)-byte page file): round (cold) \(spread(cold.map(\.ms))) ms ÷ one PUT of the page's bytes "
                   + "\(spread(floors.map(\.ms))) ms: median of the pairs' ratios \(spread(coldRatios, 2)) (target ≤ \(target)); "
                   + "the round kept its connections (warm) \(spread(warmRounds.map(\.ms))) ms, ratio \(spread(warmRatios, 2)); "
+                  + "cold without the server's name recorded \(spread(unnamed.map(\.ms))) ms, ratio \(spread(unnamedRatios, 2)); "
                   + "last cold round: \(describe(lastCold)); last warm round: \(describe(warmRounds.last!)); last PUT: \(describe(floors.last!))")
             pageFigures.append(["page": label, "pageFileBytes": pageBytes, "roundColdMs": median(cold.map(\.ms)), "roundWarmMs": median(warmRounds.map(\.ms)),
                                 "putMs": median(floors.map(\.ms)), "ratioCold": median(coldRatios), "ratioWarm": median(warmRatios), "target": target,
+                                "roundColdUnnamedMs": median(unnamed.map(\.ms)), "ratioColdUnnamed": median(unnamedRatios), "lastColdUnnamed": sampleJSON(unnamed.last!),
                                 "lastCold": sampleJSON(lastCold), "lastWarm": sampleJSON(warmRounds.last!), "lastPut": sampleJSON(floors.last!)])
             if label == "small" { (lastPageBytes, lastPageRound) = (pageBytes, lastCold) }
         }

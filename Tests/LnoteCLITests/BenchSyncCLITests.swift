@@ -72,7 +72,7 @@ import Testing
         for p in pages {
             let small = p["page"] as? String == "small"
             #expect(p["target"] as? Double == (small ? 1.6 : 1.4))
-            for key in ["ratioCold", "ratioWarm", "roundColdMs", "putMs"] {
+            for key in ["ratioCold", "ratioWarm", "ratioColdUnnamed", "roundColdMs", "putMs"] {
                 let v = try #require(p[key] as? Double)
                 #expect(v > 0 && v.isFinite, "\(key) \(v)")
             }
