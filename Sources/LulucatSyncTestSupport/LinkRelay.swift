@@ -101,7 +101,7 @@ public final class LinkRelay: @unchecked Sendable {
                 return
             }
             let accepted = ContinuousClock.now
-            guard let s = connectUpstream() else { close(c); continue }
+            guard let s = Loopback.connect(upstreamPort) else { close(c); continue }
             var one: Int32 = 1
             for fd in [c, s] { setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) }
             let refused: Bool = lock.withLock {
@@ -225,19 +225,6 @@ public final class LinkRelay: @unchecked Sendable {
         var ts = timespec(tv_sec: Int(s), tv_nsec: Int(atto / 1_000_000_000))
         var left = timespec()
         while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
-    }
-
-    private func connectUpstream() -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = UInt16(upstreamPort).bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        if !ok { close(fd); return nil }
-        return fd
     }
 }
 

@@ -14,17 +14,7 @@ import Glibc
 @Suite struct LinkRelayTests {
     /// A blocking client socket connected to `port` on 127.0.0.1, reads bounded by 20 s.
     static func connect(_ port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = UInt16(port).bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard ok else { close(fd); throw TestFailure("connect to \(port) failed") }
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard let fd = Loopback.connect(port, timeout: 20) else { throw TestFailure("connect to \(port) failed") }
         return fd
     }
 
