@@ -119,20 +119,7 @@ public final class FaultProxy: @unchecked Sendable {
         sendAll(client, reply)
     }
 
-    private func connectUpstream() -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = UInt16(upstreamPort).bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        if !ok { close(fd); return nil }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        return fd
-    }
+    private func connectUpstream() -> Int32? { Loopback.connect(upstreamPort, timeout: 10) }
 
 
     private func sendAll(_ fd: Int32, _ bytes: [UInt8]) {

@@ -6,7 +6,27 @@ import Foundation
 import Glibc
 #endif
 
-enum Loopback {
+/// Sockets on 127.0.0.1 for the test servers and their tests.
+public enum Loopback {
+    /// A blocking socket connected to `port` on 127.0.0.1, its reads bounded by `timeout`
+    /// seconds (0: unbounded); nil when nothing answers there.
+    public static func connect(_ port: Int, timeout: Int = 0) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = UInt16(port).bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let ok = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        if !ok { close(fd); return nil }
+        if timeout > 0 {
+            var t = timeval(tv_sec: timeout, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &t, socklen_t(MemoryLayout<timeval>.size))
+        }
+        return fd
+    }
+
     /// A socket listening on 127.0.0.1, on a port the system chose.
     static func listen(_ what: String) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -2,7 +2,8 @@
 // starts on 127.0.0.1 (LulucatSyncTestSupport). Release build:
 //   swift build -c release --product lnote-dev
 //   .build/release/lnote-dev bench sync [--rounds N] [--documents N] [--strokes N] [--samples N] [--pairs N] [--seed S]
-//                                       [--only pages|many|rounds] [--server apache|nginx|lighttpd|rclone] [--trace] [--why]
+//                                       [--only pages|many|rounds|link] [--server apache|nginx|lighttpd|rclone] [--trace] [--why]
+//   --only link: the round over a real link, through a LinkRelay (BenchSyncLink.swift).
 //   --server: the idle round (many) and the randomized rounds through that server (WebDAVServer).
 //   --only many: the idle round at 100, 1,000, ... up to --documents (default 10,000) documents, against
 //   one PROPFIND of the heads plus Library.list, taking turns (--pairs pairs, default 9), with memory.
@@ -353,8 +354,9 @@ enum SyncBench {
 
     // MARK: Main
 
-    static let valued: Set<String> = ["--rounds", "--documents", "--strokes", "--samples", "--pairs", "--seed", "--runs", "--only", "--server"]
-    static let flags: Set<String> = ["--trace", "--why", "--encrypted"]
+    static let valued: Set<String> = ["--rounds", "--documents", "--strokes", "--samples", "--pairs", "--seed", "--runs", "--only", "--server",
+                                      "--pages", "--small-strokes", "--delay-ms", "--mbit"]
+    static let flags: Set<String> = ["--trace", "--why", "--encrypted", "--json"]
 
     /// Every argument is a known flag, and every count a whole number of at least 1 (a seed, of at least 0).
     static func validate(_ arguments: [String]) throws {
@@ -370,7 +372,7 @@ enum SyncBench {
                     throw UsageError("bench sync: --server takes apache, nginx, lighttpd or rclone, not '\(v)'")
                 }
             } else if a == "--only" {
-                guard ["pages", "many", "rounds"].contains(v) else { throw UsageError("bench sync: --only takes pages, many or rounds, not '\(v)'") }
+                guard ["pages", "many", "rounds", "link"].contains(v) else { throw UsageError("bench sync: --only takes pages, many, rounds or link, not '\(v)'") }
             } else if a == "--seed" {
                 guard UInt64(v) != nil else { throw UsageError("bench sync: --seed takes a whole number, not '\(v)'") }
             } else {
@@ -398,6 +400,11 @@ enum SyncBench {
             return
         }
         let only: String? = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        // Only when asked: it runs through a relay that stands for a real link (BenchSyncLink.swift).
+        if only == "link" {
+            try await linkBench(server, seed: seed)
+            return
+        }
         if only == nil || only == "pages" {
             try await oneEditedPage(server, pages: 2, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)
             try await oneEditedPage(server, pages: 200, strokes: arg("strokes", 1500), samples: arg("samples", 150), seed: seed)

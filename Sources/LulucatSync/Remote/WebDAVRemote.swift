@@ -44,6 +44,16 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         return server.hasPrefix("apache") || server.hasPrefix("lighttpd")
     }
 
+    /// The server's name as the last reply's `Server` header gave it, or as `assumeServer` set it
+    /// before any reply; nil when neither.
+    var serverName: String? { serverLock.withLock { serverHeader } }
+
+    /// Takes `name` as the server's until a reply names it: the name the last round recorded
+    /// (`.sync/server`, docs/sync.md §6), so that a blob sent before the first reply of this
+    /// process (the round's early uploads, while the listing is on its way) takes the one-`PUT`
+    /// `create` on a server known for it. Any reply's own header replaces it.
+    func assumeServer(_ name: String) { serverLock.withLock { if serverHeader == nil { serverHeader = name } } }
+
     /// A remote at the WebDAV collection `url`, with the default limits of ``TransferLimits`` but
     /// its silence, outside a sync round.
     /// - Parameters:

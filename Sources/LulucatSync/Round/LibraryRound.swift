@@ -43,6 +43,8 @@ struct LibraryRound {
     var prepared: [UUID: DocumentRound] = [:]
     /// Whether the remote is the one `.sync/plain-remote` names (read once a round).
     let knownPlain: Bool
+    /// The server's name `.sync/server` recorded for this remote (WebDAV only).
+    let recordedServer: String?
 
     /// Documents prepared before the listing at most (each holds its coded page; none holds its lock).
     static let speculationLimit = 4
@@ -56,6 +58,15 @@ struct LibraryRound {
         seen = sync.store.seen()
         index = sync.store.index()
         knownPlain = sync.store.isKnownPlain(sync.remote.identity)
+        // A new WebDAVRemote (the first round of a process) knows its server only from a reply:
+        // the name recorded by an earlier round lets a blob sent before the listing answers take
+        // the one-PUT `create` on Apache or lighttpd instead of a PUT and a MOVE (docs/sync.md §9).
+        if let dav = sync.remote as? WebDAVRemote {
+            recordedServer = sync.store.serverName(sync.remote.identity)
+            if knownPlain, let name = recordedServer { dav.assumeServer(name) }
+        } else {
+            recordedServer = nil
+        }
     }
 
     mutating func run(progress: @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
@@ -170,6 +181,10 @@ struct LibraryRound {
                 try await remote.makeFolder(LibrarySync.blobsFolder)
             }
         case .failure(let e): throw .remote(e)
+        }
+        // The server's name as the listing's reply gave it, for the next process's first round.
+        if let name = (sync.remote as? WebDAVRemote)?.serverName.flatMap(SyncStateStore.keptServerName), name != recordedServer {
+            store.recordServerName(sync.remote.identity, name)
         }
         let changed = changedHeads(entries)
         var work: [UUID] = []

@@ -79,8 +79,41 @@ struct SyncStateStore {
         try? writeQuickly(Array(identity.utf8), to: plainRemotePath)
     }
 
-    /// Forgets which remote is plain (another remote was set up).
-    func forgetPlainRemote() { try? fs.removeIfPresent(plainRemotePath) }
+    /// Forgets which remote is plain (another remote was set up), and the server's name.
+    func forgetPlainRemote() {
+        try? fs.removeIfPresent(plainRemotePath)
+        try? fs.removeIfPresent(serverNamePath)
+    }
+
+    // MARK: The server's name
+
+    var serverNamePath: String { folder + "/server" }
+
+    /// The longest server name kept (a `Server` header is the server's, untrusted: cut here).
+    static let serverNameLimit = 200
+
+    /// What a `Server` header becomes in `.sync/server`: printable ASCII only, at most
+    /// `serverNameLimit` bytes; nil when nothing is left.
+    static func keptServerName(_ name: String) -> String? {
+        let kept = String(decoding: name.utf8.filter { $0 >= 0x20 && $0 < 0x7F }.prefix(serverNameLimit), as: UTF8.self)
+        return kept.isEmpty ? nil : kept
+    }
+
+    /// The server name recorded for the remote `identity` (`.sync/server`: the identity, a line
+    /// feed, the name), nil when none is or it was recorded for another remote.
+    func serverName(_ identity: String) -> String? {
+        guard !identity.isEmpty, let bytes = try? fs.readFile(serverNamePath, limit: 1 << 16) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let nl = text.firstIndex(of: "\n"), String(text[..<nl]) == identity else { return nil }
+        return Self.keptServerName(String(text[text.index(after: nl)...]))
+    }
+
+    /// Records the server's name for the remote `identity`. Not synced: a rollback only makes the
+    /// next process's early blob uploads take the two-request `create` until a reply comes.
+    func recordServerName(_ identity: String, _ name: String) {
+        guard !identity.isEmpty, !identity.contains("\n"), let kept = Self.keptServerName(name) else { return }
+        try? writeQuickly(Array((identity + "\n" + kept).utf8), to: serverNamePath)
+    }
 
     // MARK: Heads seen
 
