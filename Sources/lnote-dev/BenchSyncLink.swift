@@ -49,7 +49,7 @@ extension SyncBench {
         // The library: page 0 a full page, the others small.
         var rng = Rng(seed: seed)
         let lib = Library(root: tempDir("link"))
-        let doc = try lib.createDocument(title: "\(pages) pages").id
+        let doc = try await lib.createDocument(title: "\(pages) pages").id
         try await withSession(lib, doc) { s in
             let first = await s.pageIDs()[0]
             for _ in 0..<strokes { try await s.append(stroke(&rng, samples: samples), to: first) }

@@ -21,7 +21,7 @@ struct ServerNameTests {
         let relay = try LinkRelay(upstreamPort: server.port, link: .init(delay: .milliseconds(150), bitsPerSecond: 0))
         defer { relay.stop() }
         let lib = Library(root: temporaryFolder("lib"))
-        let doc = try lib.createDocument(title: "Named").id
+        let doc = try await lib.createDocument(title: "Named").id
         var rng = TestRandom(seed: 31)
         let first = makeStroke(&rng), second = makeStroke(&rng)
         try await edit(lib, doc) { s in try await s.append(first, to: await s.pageIDs()[0]) }
