@@ -263,6 +263,10 @@ extension Library {
     /// file and before the claim: a cancelled import throws `.cancelled` and leaves no document
     /// and no staging folder. Once the claim's rename is done the import is finished.
     /// - Parameters:
+    ///   - document: the bytes of the package's `document.json`, the document's truth (its id,
+    ///     title, page list), checked before anything is written.
+    ///   - files: the package's other files, by relative path and size, as the archive lists
+    ///     them; each is written through `copy`.
     ///   - progress: called between steps, on the calling thread.
     ///   - copy: streams one file's bytes to the function it is given. A `StoreError` it throws
     ///     is rethrown as is; any other error is an `.importRefused` naming it.
