@@ -18,7 +18,7 @@ package enum PageExport {
     ///     or missing assets become placeholders and are listed in `problems`.
     /// - Throws: `RenderError` for a bad scale, an over-limit size or an encoder failure.
     package static func export(_ content: PageContent, format: PageExportFormat, scale: Double = 2,
-                              quality: Int = 90, assetData: (UUID) throws -> Data?) throws
+                               quality: Int = 90, assetData: (UUID) throws -> Data?) throws
         -> (data: Data, problems: [RenderProblem]) {
         switch format {
         case .svg:
@@ -47,7 +47,7 @@ package enum PageExport {
     /// - Throws: `RenderError.invalidScale` for a scale that is not positive and finite, or an
     ///   encoder failure.
     package static func exportFitting(_ content: PageContent, format: PageExportFormat, scale: Double = 2,
-                                     quality: Int = 90, assetData: (UUID) throws -> Data?) throws -> Result {
+                                      quality: Int = 90, assetData: (UUID) throws -> Data?) throws -> Result {
         switch format {
         case .svg:
             let svg = SVGWriter.svg(for: content, assets: assetData)

@@ -13,8 +13,8 @@ extension PageRenderer {
     /// ```
     /// - Throws: `RenderError.invalidScale` for a scale that is not positive and finite.
     package static func render(_ content: PageContent, fitting scale: Double,
-                              maxDimension: Int = ImageLimits.maxDimension, maxPixels: Int = ImageLimits.maxPixels,
-                              assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
+                               maxDimension: Int = ImageLimits.maxDimension, maxPixels: Int = ImageLimits.maxPixels,
+                               assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
         let fitted = try fittedScale(canvas: content.canvasSize, requested: scale,
                                      maxDimension: maxDimension, maxPixels: maxPixels)
         let (w, h) = bitmapSize(canvas: content.canvasSize, scale: fitted)
@@ -31,8 +31,8 @@ extension PageRenderer {
     /// `requested`, or the largest scale below it at which the canvas fits `maxDimension` a
     /// side and `maxPixels` in all (rounding up included).
     package static func fittedScale(canvas: QuantizedSize, requested: Double,
-                                   maxDimension: Int = ImageLimits.maxDimension,
-                                   maxPixels: Int = ImageLimits.maxPixels) throws -> Double {
+                                    maxDimension: Int = ImageLimits.maxDimension,
+                                    maxPixels: Int = ImageLimits.maxPixels) throws -> Double {
         guard requested.isFinite, requested > 0 else { throw RenderError.invalidScale(requested) }
         let limitSide = max(1, min(maxDimension, ImageLimits.maxDimension))
         let limitPixels = max(1, min(maxPixels, ImageLimits.maxPixels))

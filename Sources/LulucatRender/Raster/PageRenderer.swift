@@ -32,7 +32,7 @@ package enum PageRenderer {
     /// - Throws: `RenderError.invalidScale` for a scale that is not positive and finite,
     ///   `.imageTooLarge` when the bitmap would exceed `ImageLimits`.
     package static func render(_ content: PageContent, scale: Double,
-                              assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
+                               assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
         guard scale.isFinite, scale > 0 else { throw RenderError.invalidScale(scale) }
         let wd = (Double(max(content.canvasSize.width, 1)) / 10 * scale).rounded(.up)
         let hd = (Double(max(content.canvasSize.height, 1)) / 10 * scale).rounded(.up)
@@ -109,7 +109,7 @@ package enum Thumbnail {
     /// - Throws: `RenderError.invalidScale` when `width` or `maxHeight` is not positive,
     ///   `.imageTooLarge` beyond `ImageLimits`.
     package static func make(_ content: PageContent, width: Int = defaultWidth, maxHeight: Int? = nil,
-                            assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
+                             assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
         guard width > 0 else { throw RenderError.invalidScale(Double(width)) }
         if let maxHeight, maxHeight <= 0 { throw RenderError.invalidScale(Double(maxHeight)) }
         let canvasWidth = Double(max(content.canvasSize.width, 1)) / 10
@@ -126,7 +126,7 @@ package enum Thumbnail {
 
     /// The thumbnail as JPEG bytes, ready for `thumbnails/<page-id>.jpg`.
     package static func jpeg(_ content: PageContent, width: Int = defaultWidth, maxHeight: Int? = nil, quality: Int = 80,
-                            assets: (UUID) throws -> RGBAImage?) throws -> (data: Data, problems: [RenderProblem]) {
+                             assets: (UUID) throws -> RGBAImage?) throws -> (data: Data, problems: [RenderProblem]) {
         let result = try make(content, width: width, maxHeight: maxHeight, assets: assets)
         return (try result.image.jpegData(quality: quality), result.problems)
     }
