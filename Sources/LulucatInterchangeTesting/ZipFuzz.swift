@@ -18,8 +18,8 @@ public enum ZipFuzz {
     /// The reader's own limits, and the import's: a fuzzed archive gets what a real one gets.
     /// (Within 64 KiB of input they bound one entry to about 13 MB: 1 MiB below the ratio floor,
     /// at most 200 times the compressed size above it.)
-    public static let limits = ZipReader.Limits()
-    public static let packageLimits = PackageArchive.defaultLimits
+    package static let limits = ZipReader.Limits()
+    package static let packageLimits = PackageArchive.defaultLimits
 
     public static func problem(_ bytes: [UInt8]) -> String? {
         if let p = problemOnce(bytes) { return "as given: \(p)" }
@@ -62,7 +62,7 @@ public enum ZipFuzz {
 
     /// What opening promised: safe, unique names inside the limits, data inside the archive,
     /// entries that do not overlap.
-    public static func listingProblem(_ reader: ZipReader, size: Int) -> String? {
+    package static func listingProblem(_ reader: ZipReader, size: Int) -> String? {
         guard reader.entries.count <= limits.maxEntries else { return "\(reader.entries.count) entries listed" }
         var keys = Set<String>()
         for e in reader.entries {

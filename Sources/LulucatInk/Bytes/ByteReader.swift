@@ -6,14 +6,14 @@ import Foundation
 /// `PageFormatError.truncated` with the offset where more bytes were needed.
 ///
 /// It borrows its bytes, so it is lent only inside a closure: `ByteReader.reading(bytes) { r in … }`
-/// gives a reader that cannot outlive the bytes' `withUnsafeBytes` (the closure does not escape, and
-/// the pointer itself is not public). The store's own modules build readers over buffers they
-/// hold through the `package` initializer.
-public struct ByteReader {
+/// gives a reader that cannot outlive the bytes' `withUnsafeBytes` (the closure does not escape).
+/// The store's own modules also build readers over buffers they hold with the initializer. Package
+/// access only: apps never read page bytes field by field.
+package struct ByteReader {
     package let buffer: UnsafeRawBufferPointer
-    public private(set) var offset: Int
+    package private(set) var offset: Int
     /// The offset of the first byte in the whole file, so errors name file offsets.
-    public let base: Int
+    package let base: Int
 
     package init(_ buffer: UnsafeRawBufferPointer, base: Int = 0) {
         self.buffer = buffer
@@ -23,7 +23,7 @@ public struct ByteReader {
 
     /// Runs `body` with a reader over `bytes` (`[UInt8]`, `Data`, a slice); the reader is valid
     /// only inside `body`.
-    public static func reading<T, E: Error>(_ bytes: some ContiguousBytes, base: Int = 0,
+    package static func reading<T, E: Error>(_ bytes: some ContiguousBytes, base: Int = 0,
                                            _ body: (inout ByteReader) throws(E) -> T) throws(E) -> T {
         // `ContiguousBytes.withUnsafeBytes` rethrows untyped; the typed error is carried out of it.
         var result: Result<T, E>!
@@ -34,40 +34,40 @@ public struct ByteReader {
         return try result.get()
     }
 
-    public var remaining: Int { buffer.count - offset }
-    public var isAtEnd: Bool { offset == buffer.count }
-    public var fileOffset: Int { base + offset }
+    package var remaining: Int { buffer.count - offset }
+    package var isAtEnd: Bool { offset == buffer.count }
+    package var fileOffset: Int { base + offset }
 
-    public mutating func need(_ n: Int) throws(PageFormatError) {
+    package mutating func need(_ n: Int) throws(PageFormatError) {
         if n < 0 || n > buffer.count - offset {
             throw PageFormatError.truncated(offset: base + offset, needed: n, available: buffer.count - offset)
         }
     }
 
-    public mutating func readUInt8() throws(PageFormatError) -> UInt8 {
+    package mutating func readUInt8() throws(PageFormatError) -> UInt8 {
         try need(1)
         defer { offset += 1 }
         return buffer[offset]
     }
-    public mutating func readUInt16() throws(PageFormatError) -> UInt16 {
+    package mutating func readUInt16() throws(PageFormatError) -> UInt16 {
         try need(2)
         defer { offset += 2 }
         return UInt16(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
-    public mutating func readUInt32() throws(PageFormatError) -> UInt32 {
+    package mutating func readUInt32() throws(PageFormatError) -> UInt32 {
         try need(4)
         defer { offset += 4 }
         return UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
-    public mutating func readInt32() throws(PageFormatError) -> Int32 { Int32(bitPattern: try readUInt32()) }
-    public mutating func readUInt64() throws(PageFormatError) -> UInt64 {
+    package mutating func readInt32() throws(PageFormatError) -> Int32 { Int32(bitPattern: try readUInt32()) }
+    package mutating func readUInt64() throws(PageFormatError) -> UInt64 {
         try need(8)
         defer { offset += 8 }
         return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     /// Unsigned LEB128 of at most 10 bytes; an overlong or overflowing varint is an error.
-    public mutating func readVarint() throws(PageFormatError) -> UInt64 {
+    package mutating func readVarint() throws(PageFormatError) -> UInt64 {
         let start = base + offset
         var result: UInt64 = 0
         var shift: UInt64 = 0
@@ -84,7 +84,7 @@ public struct ByteReader {
     }
 
     /// A varint that must be at most `limit`, as an Int (for counts and lengths).
-    public mutating func readCount(limit: Int, _ what: @autoclosure () -> String) throws(PageFormatError) -> Int {
+    package mutating func readCount(limit: Int, _ what: @autoclosure () -> String) throws(PageFormatError) -> Int {
         let start = base + offset
         let v = try readVarint()
         guard v <= UInt64(limit) else {
@@ -93,26 +93,26 @@ public struct ByteReader {
         return Int(v)
     }
 
-    public mutating func readUUID() throws(PageFormatError) -> UUID {
+    package mutating func readUUID() throws(PageFormatError) -> UUID {
         try need(16)
         defer { offset += 16 }
         return UUID.read(from: buffer, at: offset)
     }
 
     /// The next `count` bytes as a sub-reader (whose offsets still name file offsets).
-    public mutating func readSlice(_ count: Int) throws(PageFormatError) -> ByteReader {
+    package mutating func readSlice(_ count: Int) throws(PageFormatError) -> ByteReader {
         try need(count)
         defer { offset += count }
         return ByteReader(UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count]), base: base + offset)
     }
 
-    public mutating func readData(_ count: Int) throws(PageFormatError) -> Data {
+    package mutating func readData(_ count: Int) throws(PageFormatError) -> Data {
         try need(count)
         defer { offset += count }
         return Data(UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count]))
     }
 
-    public mutating func skip(_ count: Int) throws(PageFormatError) {
+    package mutating func skip(_ count: Int) throws(PageFormatError) {
         try need(count)
         offset += count
     }

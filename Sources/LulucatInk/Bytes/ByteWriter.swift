@@ -3,32 +3,32 @@
 import Foundation
 
 /// A growing byte buffer with append-only verbs (`write*`), in the spirit of NIO's `ByteBuffer`.
-public struct ByteWriter: Sendable {
-    public var bytes: [UInt8]
+package struct ByteWriter: Sendable {
+    package var bytes: [UInt8]
 
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    public var count: Int { bytes.count }
-    public mutating func reserve(_ extra: Int) { bytes.reserveCapacity(bytes.count + extra) }
+    package var count: Int { bytes.count }
+    package mutating func reserve(_ extra: Int) { bytes.reserveCapacity(bytes.count + extra) }
 
-    @inlinable public mutating func writeUInt8(_ v: UInt8) { bytes.append(v) }
+    @inlinable package mutating func writeUInt8(_ v: UInt8) { bytes.append(v) }
 
-    @inlinable public mutating func writeUInt16(_ v: UInt16) {
+    @inlinable package mutating func writeUInt16(_ v: UInt16) {
         withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
-    @inlinable public mutating func writeUInt32(_ v: UInt32) {
+    @inlinable package mutating func writeUInt32(_ v: UInt32) {
         withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
-    @inlinable public mutating func writeInt32(_ v: Int32) { writeUInt32(UInt32(bitPattern: v)) }
-    @inlinable public mutating func writeUInt64(_ v: UInt64) {
+    @inlinable package mutating func writeInt32(_ v: Int32) { writeUInt32(UInt32(bitPattern: v)) }
+    @inlinable package mutating func writeUInt64(_ v: UInt64) {
         withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Unsigned LEB128: seven bits a byte, low bits first, high bit set on every byte but the last.
-    @inlinable public mutating func writeVarint(_ value: UInt64) {
+    @inlinable package mutating func writeVarint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -36,25 +36,25 @@ public struct ByteWriter: Sendable {
         }
         bytes.append(UInt8(v))
     }
-    @inlinable public mutating func writeVarint(_ value: Int) { writeVarint(UInt64(value)) }
+    @inlinable package mutating func writeVarint(_ value: Int) { writeVarint(UInt64(value)) }
 
-    public mutating func writeBytes(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
-    public mutating func writeBytes(_ data: Data) { data.withUnsafeBytes { bytes.append(contentsOf: $0) } }
-    public mutating func writeBytes(_ array: [UInt8]) { bytes.append(contentsOf: array) }
+    package mutating func writeBytes(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
+    package mutating func writeBytes(_ data: Data) { data.withUnsafeBytes { bytes.append(contentsOf: $0) } }
+    package mutating func writeBytes(_ array: [UInt8]) { bytes.append(contentsOf: array) }
 
-    public mutating func writeUUID(_ id: UUID) {
+    package mutating func writeUUID(_ id: UUID) {
         withUnsafeBytes(of: id.uuid) { bytes.append(contentsOf: $0) }
     }
 
     /// Overwrites four bytes at `offset` (a placeholder written earlier) with `v`, little-endian.
-    public mutating func setUInt32(_ v: UInt32, at offset: Int) {
+    package mutating func setUInt32(_ v: UInt32, at offset: Int) {
         withUnsafeBytes(of: v.littleEndian) { src in
             for i in 0..<4 { bytes[offset + i] = src[i] }
         }
     }
 
     /// Gives the bytes' storage to `body` to fill `count` new bytes at the end directly.
-    public mutating func append(count: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) {
+    package mutating func append(count: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: count))
         bytes.withUnsafeMutableBytes { all in
@@ -62,5 +62,5 @@ public struct ByteWriter: Sendable {
         }
     }
 
-    public var data: Data { Data(bytes) }
+    package var data: Data { Data(bytes) }
 }

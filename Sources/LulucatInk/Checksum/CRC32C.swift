@@ -4,7 +4,7 @@
 import CCRC32C
 
 /// CRC-32C (polynomial 0x1EDC6F41, reflected 0x82F63B78), as in iSCSI (RFC 3720) and ext4.
-public enum CRC32C {
+package enum CRC32C {
     static let tables: [[UInt32]] = {
         var t = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 8)
         for i in 0..<256 {
@@ -21,16 +21,16 @@ public enum CRC32C {
     static let flat: [UInt32] = tables.flatMap { $0 }
 
     /// Whether the processor's CRC32C instructions are used.
-    public static let usesHardware: Bool = lulucat_crc32c_hw_available() != 0
+    package static let usesHardware: Bool = lulucat_crc32c_hw_available() != 0
 
     /// The CRC32C of `bytes`, continuing from `crc` (the CRC of the bytes before them; 0 to start).
-    public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         guard usesHardware, let base = bytes.baseAddress else { return software(bytes, continuing: crc) }
         return lulucat_crc32c_hw(crc, base, bytes.count)
     }
 
     /// The portable slicing-by-8 CRC32C, the reference for the hardware path.
-    public static func software(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+    package static func software(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         var c = ~crc
         let n = bytes.count
         guard n > 0, let base = bytes.baseAddress else { return crc }
@@ -53,7 +53,7 @@ public enum CRC32C {
         return ~c
     }
 
-    public static func checksum(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0, continuing: crc) }
     }
 
@@ -62,13 +62,13 @@ public enum CRC32C {
     /// The CRC32C of `a ‖ b` from the CRC32C of `a`, the CRC32C of `b` and the length of `b`, in
     /// O(log length) steps, without reading either (as zlib's `crc32_combine`). A page file saved
     /// with strokes appended checksums the new bytes only, not the ones it copies.
-    public static func combine(_ crcA: UInt32, _ crcB: UInt32, lengthB: Int) -> UInt32 {
+    package static func combine(_ crcA: UInt32, _ crcB: UInt32, lengthB: Int) -> UInt32 {
         shift(crcA, by: lengthB) ^ crcB
     }
 
     /// The CRC32C of `b` alone from the CRC32C of `a ‖ b`, the CRC32C of `a` and the length of
     /// `b` (the inverse of `combine` in its second argument).
-    public static func suffix(of crcAB: UInt32, prefix crcA: UInt32, lengthB: Int) -> UInt32 {
+    package static func suffix(of crcAB: UInt32, prefix crcA: UInt32, lengthB: Int) -> UInt32 {
         crcAB ^ shift(crcA, by: lengthB)
     }
 

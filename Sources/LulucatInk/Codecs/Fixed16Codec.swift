@@ -3,8 +3,8 @@
 /// `fixed16`: each sample as x Int32, y Int32, radius UInt16, pressure UInt16, time UInt32,
 /// little-endian; then each present optional channel (azimuth, altitude, opacity) as UInt16 LE a
 /// sample. It is also the BLOB layout of the SQLite engine.
-public enum Fixed16Codec: SampleCodec {
-    public static let bytesPerSample = 16
+package enum Fixed16Codec: SampleCodec {
+    package static let bytesPerSample = 16
 
     /// Whether `Sample` in memory is exactly the little-endian record, so bulk copies are exact.
     @usableFromInline static let memoryIsRecord: Bool = {
@@ -19,7 +19,7 @@ public enum Fixed16Codec: SampleCodec {
         #endif
     }()
 
-    public static func encode(_ stroke: Stroke, into writer: inout ByteWriter) {
+    package static func encode(_ stroke: Stroke, into writer: inout ByteWriter) {
         writeRecords(stroke.samples, into: &writer)
         for channel in stroke.optionalChannelValues {
             writer.append(count: channel.count * 2) { dst in
@@ -29,7 +29,7 @@ public enum Fixed16Codec: SampleCodec {
     }
 
     /// Appends the 16-byte records of `samples`.
-    public static func writeRecords(_ samples: [Sample], into writer: inout ByteWriter) {
+    package static func writeRecords(_ samples: [Sample], into writer: inout ByteWriter) {
         let n = samples.count * 16
         if memoryIsRecord {
             samples.withUnsafeBytes { src in writer.writeBytes(src) }
@@ -48,7 +48,7 @@ public enum Fixed16Codec: SampleCodec {
     }
 
     /// Reads `count` 16-byte records from `raw` (which must hold at least `count * 16` bytes).
-    public static func readRecords(_ raw: UnsafeRawBufferPointer, count: Int) -> [Sample] {
+    package static func readRecords(_ raw: UnsafeRawBufferPointer, count: Int) -> [Sample] {
         precondition(raw.count >= count * 16)
         return [Sample](unsafeUninitializedCapacity: count) { dst, initialized in
             if memoryIsRecord, count > 0 {
@@ -68,7 +68,7 @@ public enum Fixed16Codec: SampleCodec {
         }
     }
 
-    public static func decode(count: Int, channels: OptionalChannels, from reader: inout ByteReader)
+    package static func decode(count: Int, channels: OptionalChannels, from reader: inout ByteReader)
         throws(PageFormatError) -> (samples: [Sample], channels: [[UInt16]]) {
         let channelCount = channels.rawValue.nonzeroBitCount
         let (bytes, overflow) = count.multipliedReportingOverflow(by: 16 + 2 * channelCount)

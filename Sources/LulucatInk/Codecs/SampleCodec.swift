@@ -7,7 +7,9 @@ public enum SampleCodecID: UInt8, Sendable, CaseIterable, CustomStringConvertibl
     /// Lossless delta coding with a bit-level entropy code; the default on disk.
     case compact = 1
 
+    /// The codec's name, as document.json and `lnote` write it: `fixed16` or `compact`.
     public var description: String { self == .fixed16 ? "fixed16" : "compact" }
+    /// The codec a name written by `description` names; nil for any other name.
     public init?(name: String) {
         guard let c = SampleCodecID.allCases.first(where: { $0.description == name }) else { return nil }
         self = c
@@ -16,7 +18,7 @@ public enum SampleCodecID: UInt8, Sendable, CaseIterable, CustomStringConvertibl
 
 /// Codes the samples of one stroke (and its optional channels). The sample count and the channel
 /// set are written by the page format before the coded bytes; the codec writes everything else.
-public protocol SampleCodec {
+package protocol SampleCodec {
     /// Appends the coded samples and optional channels of `stroke` to `writer`.
     static func encode(_ stroke: Stroke, into writer: inout ByteWriter)
     /// Decodes `count` samples and the channels in `channels` from `reader`, which holds exactly
@@ -36,7 +38,7 @@ extension SampleCodecID {
 
     /// The coded bytes of one stroke's samples alone, as this codec writes them in a page file
     /// (sample count included; id, ink and element framing not).
-    public func codedSampleBytes(_ stroke: Stroke) -> Int {
+    package func codedSampleBytes(_ stroke: Stroke) -> Int {
         var w = ByteWriter(capacity: stroke.samples.count * 4 + 16)
         w.writeVarint(stroke.samples.count)
         codec.encode(stroke, into: &w)
@@ -44,12 +46,12 @@ extension SampleCodecID {
     }
 
     /// Encodes only a stroke's samples (no count), as a page file would, for benchmarks and BLOBs.
-    public func encodeSamples(_ stroke: Stroke, into writer: inout ByteWriter) {
+    package func encodeSamples(_ stroke: Stroke, into writer: inout ByteWriter) {
         codec.encode(stroke, into: &writer)
     }
 
     /// Decodes samples written by `encodeSamples`.
-    public func decodeSamples(count: Int, channels: OptionalChannels, from reader: inout ByteReader)
+    package func decodeSamples(count: Int, channels: OptionalChannels, from reader: inout ByteReader)
         throws(PageFormatError) -> (samples: [Sample], channels: [[UInt16]]) {
         try codec.decode(count: count, channels: channels, from: &reader)
     }

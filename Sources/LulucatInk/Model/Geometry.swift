@@ -2,8 +2,12 @@
 
 /// A size in 0.1 pt.
 public struct QuantizedSize: Hashable, Sendable {
+    /// The width in 0.1 pt (6120 is 612 pt).
     public var width: Int32
+    /// The height in 0.1 pt.
     public var height: Int32
+    /// A size of `width` by `height`, both in 0.1 pt. `Quantize.size(width:height:)` makes one
+    /// from points.
     public init(width: Int32, height: Int32) { self.width = width; self.height = height }
     /// A US Letter page, 612 x 792 pt.
     public static let letter = QuantizedSize(width: 6120, height: 7920)
@@ -13,10 +17,16 @@ public struct QuantizedSize: Hashable, Sendable {
 
 /// A rectangle in 0.1 pt.
 public struct QuantizedRect: Hashable, Sendable {
+    /// The left edge in 0.1 pt, x growing to the right.
     public var x: Int32
+    /// The top edge in 0.1 pt, y growing downwards.
     public var y: Int32
+    /// The width in 0.1 pt.
     public var width: Int32
+    /// The height in 0.1 pt.
     public var height: Int32
+    /// A rectangle whose top left corner is at `x`, `y`, all four in 0.1 pt.
+    /// `Quantize.rect(x:y:width:height:)` makes one from points.
     public init(x: Int32, y: Int32, width: Int32, height: Int32) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }

@@ -12,7 +12,14 @@ public enum InkJSON {
         return e
     }
 
+    /// The JSON form of `value` (a `PageContent`, an `Element`, a `Stroke`, ...), in the
+    /// documented canonical bytes: what an app puts on the pasteboard or in a drag session.
+    /// - Throws: `EncodingError` when `value` cannot be encoded (the model's types always can).
     public static func encode<T: Encodable>(_ value: T) throws -> Data { try encoder().encode(value) }
+    /// Reads a value of `type` from its JSON form, accepting any equivalent JSON (keys in any
+    /// order, whitespace, escaped slashes). Every value read is exactly the value written.
+    /// - Throws: `DecodingError.dataCorrupted` saying what is wrong when the JSON is not that
+    ///   form (a wrong count of numbers, a number out of its range, two elements with one id, ...).
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         try JSONDecoder().decode(type, from: data)
     }
@@ -49,6 +56,7 @@ extension Sample: Codable {
                                                     debugDescription: "a sample has more than 5 numbers"))
         }
     }
+    /// Writes the JSON form (docs/json-form.md): `[x, y, radius, pressure, time]`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.unkeyedContainer()
         try c.encode(x); try c.encode(y); try c.encode(radius); try c.encode(pressure); try c.encode(time)
@@ -61,6 +69,7 @@ extension QuantizedSize: Codable {
         let v: [Int32] = try integers(decoder, 2, "a size")
         self.init(width: v[0], height: v[1])
     }
+    /// Writes the JSON form (docs/json-form.md): `[width, height]`.
     public func encode(to encoder: Encoder) throws { try encodeIntegers([width, height], encoder) }
 }
 
@@ -70,6 +79,7 @@ extension QuantizedRect: Codable {
         let v: [Int32] = try integers(decoder, 4, "a rectangle")
         self.init(x: v[0], y: v[1], width: v[2], height: v[3])
     }
+    /// Writes the JSON form (docs/json-form.md): `[x, y, width, height]`.
     public func encode(to encoder: Encoder) throws { try encodeIntegers([x, y, width, height], encoder) }
 }
 
@@ -79,6 +89,7 @@ extension RGBA8: Codable {
         let v: [UInt8] = try integers(decoder, 4, "a colour")
         self.init(r: v[0], g: v[1], b: v[2], a: v[3])
     }
+    /// Writes the JSON form (docs/json-form.md): `[r, g, b, a]`.
     public func encode(to encoder: Encoder) throws { try encodeIntegers([r, g, b, a], encoder) }
 }
 
@@ -91,6 +102,7 @@ extension Tool: Codable {
         }
         self = tool
     }
+    /// Writes the JSON form (docs/json-form.md): the tool's name (`description`).
     public func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(description)
@@ -99,11 +111,16 @@ extension Tool: Codable {
 
 extension Ink: Codable {
     private enum Keys: String, CodingKey { case tool, color, width }
+    /// Reads the JSON form (docs/json-form.md): `{"color": [r, g, b, a], "tool": name,
+    /// "width": n}`.
+    /// - Throws: `DecodingError` when a key is missing or a value is out of its range.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         self.init(tool: try c.decode(Tool.self, forKey: .tool), color: try c.decode(RGBA8.self, forKey: .color),
                   width: try c.decode(UInt16.self, forKey: .width))
     }
+    /// Writes the JSON form (docs/json-form.md): `{"color": [r, g, b, a], "tool": name,
+    /// "width": n}`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(tool, forKey: .tool)
@@ -127,6 +144,8 @@ extension Stroke: Codable {
                 debugDescription: "stroke \(id) has a channel whose length differs from its \(samples.count) samples"))
         }
     }
+    /// Writes the JSON form (docs/json-form.md): `"id"`, `"ink"`, `"samples"` and a key for each
+    /// optional channel the stroke has (`"azimuth"`, `"altitude"`, `"opacity"`).
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(id, forKey: .id)
@@ -140,11 +159,14 @@ extension Stroke: Codable {
 
 extension ImageElement: Codable {
     private enum Keys: String, CodingKey { case id, asset, frame, rotation }
+    /// Reads the JSON form (docs/json-form.md): `{"asset", "frame", "id", "rotation"}`.
+    /// - Throws: `DecodingError` when a key is missing or a value is out of its range.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         self.init(id: try c.decode(UUID.self, forKey: .id), assetID: try c.decode(UUID.self, forKey: .asset),
                   frame: try c.decode(QuantizedRect.self, forKey: .frame), rotation: try c.decode(Int32.self, forKey: .rotation))
     }
+    /// Writes the JSON form (docs/json-form.md): `{"asset", "frame", "id", "rotation"}`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(id, forKey: .id)
@@ -167,6 +189,8 @@ extension UnknownElement: Codable {
             throw DecodingError.dataCorruptedError(forKey: .payload, in: c, debugDescription: "\(error)")
         }
     }
+    /// Writes the JSON form (docs/json-form.md): `{"kind": n, "payload": base64}`, the payload
+    /// with its id.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(kind, forKey: .kind)
@@ -177,6 +201,10 @@ extension UnknownElement: Codable {
 extension Element: Codable {
     /// An object with exactly one key naming the case: `{"stroke": ...}`, `{"image": ...}` or `{"unknown": ...}`.
     private enum Keys: String, CodingKey, CaseIterable { case stroke, image, unknown }
+    /// Reads the JSON form (docs/json-form.md): an object with one key naming the case,
+    /// `{"stroke": ...}`, `{"image": ...}` or `{"unknown": ...}`.
+    /// - Throws: `DecodingError.dataCorrupted` when the object has none or several of those keys,
+    ///   or the value of the case does not decode.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         guard c.allKeys.count == 1, let key = c.allKeys.first else {
@@ -189,6 +217,8 @@ extension Element: Codable {
         case .unknown: self = .unknown(try c.decode(UnknownElement.self, forKey: .unknown))
         }
     }
+    /// Writes the JSON form (docs/json-form.md): an object with one key naming the case,
+    /// `{"stroke": ...}`, `{"image": ...}` or `{"unknown": ...}`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         switch self {
@@ -210,6 +240,8 @@ extension PageContent: Codable {
             throw DecodingError.dataCorruptedError(forKey: .elements, in: c, debugDescription: "two elements share an id")
         }
     }
+    /// Writes the JSON form (docs/json-form.md): `{"canvas": [width, height], "elements": [...]}`,
+    /// elements in z-order.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(canvasSize, forKey: .canvas)

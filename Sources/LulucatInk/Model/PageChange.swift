@@ -14,23 +14,27 @@ public enum ZPosition: Hashable, Sendable {
 
 /// A transform of a selection in quantized units: scale and rotate about a centre, then translate.
 public struct QuantizedTransform: Hashable, Sendable {
-    /// Translation in 0.1 pt.
+    /// Horizontal translation in 0.1 pt, applied after the scale and rotation.
     public var dx: Int32
+    /// Vertical translation in 0.1 pt (y grows downwards).
     public var dy: Int32
     /// Scale in thousandths (1,000 keeps the size).
     public var scale: Int32
     /// Rotation in 0.01 degrees, clockwise on screen.
     public var rotation: Int32
-    /// Centre of scale and rotation in 0.1 pt.
+    /// Horizontal position of the centre of scale and rotation, in 0.1 pt.
     public var centerX: Int32
+    /// Vertical position of the centre of scale and rotation, in 0.1 pt.
     public var centerY: Int32
 
+    /// A transform from its parts, each in its quantum; by default the identity (scale 1,000).
     public init(dx: Int32 = 0, dy: Int32 = 0, scale: Int32 = 1000, rotation: Int32 = 0,
                 centerX: Int32 = 0, centerY: Int32 = 0) {
         self.dx = dx; self.dy = dy; self.scale = scale; self.rotation = rotation
         self.centerX = centerX; self.centerY = centerY
     }
 
+    /// A move by `dx`, `dy` (0.1 pt) with no scale or rotation.
     public static func translation(dx: Int32, dy: Int32) -> QuantizedTransform { .init(dx: dx, dy: dy) }
 
     /// Maps one point, rounding to nearest.
@@ -91,7 +95,9 @@ public enum PageChange: Hashable, Sendable {
 
 /// A page change that does not fit the page it is applied to.
 public struct PageChangeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What did not fit, for a log ("delete names an element the page does not have").
     public var message: String
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
@@ -161,7 +167,7 @@ extension PageContent {
     /// `apply(_:)`, and the content and the set are unchanged when it throws.
     ///
     /// - Parameter ids: nil, or exactly the ids of `elements` (as this function leaves it).
-    public mutating func apply(_ change: PageChange, ids: inout Set<UUID>?) throws(PageChangeError) {
+    package mutating func apply(_ change: PageChange, ids: inout Set<UUID>?) throws(PageChangeError) {
         guard case .append(let new) = change else {
             try apply(change)
             guard var known = ids.take() else { return }
@@ -209,7 +215,7 @@ extension PageChange {
     /// `elements` elements. A replay of untrusted changes (an imported journal) adds these up
     /// against a budget: a change costs up to a few passes over the page, so a journal of many
     /// small frames on a page of many elements is quadratic in the bytes that hold it.
-    public func scanCost(onPageOf elements: Int) -> Int {
+    package func scanCost(onPageOf elements: Int) -> Int {
         func lookups(_ n: Int) -> Int { n <= PageChange.scansPerChange ? n * elements : elements + n }
         switch self {
         case .append(let new): return lookups(new.count) + new.count

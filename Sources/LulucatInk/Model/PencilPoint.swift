@@ -5,15 +5,21 @@ import Foundation
 
 /// A point in points (a `CGPoint` without CoreGraphics).
 public struct InkPoint: Hashable, Sendable {
+    /// Horizontal position in points, growing to the right.
     public var x: Double
+    /// Vertical position in points, growing downwards.
     public var y: Double
+    /// A point at `x`, `y` (points).
     public init(x: Double, y: Double) { self.x = x; self.y = y }
 }
 
 /// A size in points (a `CGSize` without CoreGraphics).
 public struct InkSize: Hashable, Sendable {
+    /// The width in points.
     public var width: Double
+    /// The height in points.
     public var height: Double
+    /// A size of `width` by `height` points.
     public init(width: Double, height: Double) { self.width = width; self.height = height }
 }
 
@@ -34,6 +40,8 @@ public struct PencilPoint: Hashable, Sendable {
     /// Radians, 0 flat on the screen, π/2 perpendicular.
     public var altitude: Double
 
+    /// A point with PencilKit's defaults for what is not given: opaque, a nominal full press, the
+    /// pen upright (azimuth 0, altitude π/2).
     public init(location: InkPoint, timeOffset: Double, size: InkSize, opacity: Double = 1,
                 force: Double = 1, azimuth: Double = 0, altitude: Double = .pi / 2) {
         self.location = location

@@ -8,10 +8,12 @@ import Foundation
 public struct QuantizeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What was being quantized ("x", "azimuth", ...).
     public var what: String
+    /// The value as it was passed (in points, radians, seconds, ... as the function took it).
     public var value: Double
     /// The range it must be in, as a person reads it.
     public var allowed: String
 
+    /// An error saying that `value`, given for `what`, is not `allowed`.
     public init(what: String, value: Double, allowed: String) {
         self.what = what; self.value = value; self.allowed = allowed
     }

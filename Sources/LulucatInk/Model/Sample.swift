@@ -16,6 +16,8 @@ public struct Sample: Hashable, Sendable {
     /// Milliseconds from the stroke's first sample.
     public var time: UInt32
 
+    /// A sample from values already in their quanta (0.1 pt, thousandths, milliseconds). The
+    /// `Quantize` functions convert from points, forces and seconds.
     public init(x: Int32, y: Int32, radius: UInt16, pressure: UInt16, time: UInt32) {
         self.x = x
         self.y = y

@@ -15,15 +15,21 @@ import Foundation
 /// total.apply(to: original) == original  // true
 /// ```
 public struct SimilarityTransform: Hashable, Sendable {
+    /// The scale times the cosine of the rotation.
     public var a: Double
+    /// The scale times the sine of the rotation (positive turns clockwise on screen).
     public var b: Double
+    /// Horizontal translation in 0.1 pt, applied after the scale and rotation.
     public var tx: Double
+    /// Vertical translation in 0.1 pt.
     public var ty: Double
 
+    /// The map `x' = a·x − b·y + tx`, `y' = b·x + a·y + ty` (positions in 0.1 pt).
     public init(a: Double, b: Double, tx: Double, ty: Double) {
         self.a = a; self.b = b; self.tx = tx; self.ty = ty
     }
 
+    /// The transform that leaves every point where it is.
     public static let identity = SimilarityTransform(a: 1, b: 0, tx: 0, ty: 0)
 
     /// The same map as `QuantizedTransform.apply(x:y:)` before its rounding.

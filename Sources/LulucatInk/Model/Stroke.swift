@@ -5,7 +5,9 @@ import Foundation
 /// Optional per-sample channels a stroke may carry. A stroke has a channel for all of its samples
 /// or not at all.
 public struct OptionalChannels: OptionSet, Hashable, Sendable {
+    /// The channel bits as the page file stores them (bit 0 azimuth, 1 altitude, 2 opacity).
     public let rawValue: UInt8
+    /// The channels whose bits `rawValue` sets.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// Azimuth of the pen in 0.001 rad (0...6283).
     public static let azimuth = OptionalChannels(rawValue: 1 << 0)
@@ -13,13 +15,17 @@ public struct OptionalChannels: OptionSet, Hashable, Sendable {
     public static let altitude = OptionalChannels(rawValue: 1 << 1)
     /// Opacity in thousandths (PencilKit keeps it per sample).
     public static let opacity = OptionalChannels(rawValue: 1 << 2)
+    /// Every optional channel this version knows: what a stroke from PencilKit points carries.
     public static let all: OptionalChannels = [.azimuth, .altitude, .opacity]
 }
 
 /// A pen stroke as the canvas drew it.
 public struct Stroke: Hashable, Sendable, Identifiable {
+    /// The stroke's id, unique on its page.
     public var id: UUID
+    /// The tool, colour and base width it was drawn with.
     public var ink: Ink
+    /// The pen's samples in the order drawn (at most `PageFile.maxSamplesPerStroke`).
     public var samples: [Sample]
     /// Azimuth per sample in 0.001 rad, or nil when the stroke has no azimuth channel.
     public var azimuth: [UInt16]?
@@ -28,6 +34,9 @@ public struct Stroke: Hashable, Sendable, Identifiable {
     /// Opacity per sample in thousandths, or nil.
     public var opacity: [UInt16]?
 
+    /// A stroke from quantized samples and, optionally, per-sample channels, each with one value
+    /// per sample (a session refuses a stroke whose channels do not, with
+    /// `PageFormatError.unencodable`). `init(ink:pencilPoints:)` makes one from points.
     public init(id: UUID = UUID(), ink: Ink = Ink(), samples: [Sample],
                 azimuth: [UInt16]? = nil, altitude: [UInt16]? = nil, opacity: [UInt16]? = nil) {
         self.id = id

@@ -8,16 +8,16 @@ import Foundation
 /// Encodes and decodes single elements. Every element of a version-2 page file and of a
 /// version-2 journal is a *record* that checks on its own, so a damaged file keeps every element
 /// whose own bytes are intact (`PageFile.salvage`).
-public enum ElementCodec {
+package enum ElementCodec {
     /// Element kind bytes.
-    public enum Kind {
-        public static let stroke: UInt8 = 1
-        public static let image: UInt8 = 2
-        public static func isKnown(_ kind: UInt8) -> Bool { kind == stroke || kind == image }
+    package enum Kind {
+        package static let stroke: UInt8 = 1
+        package static let image: UInt8 = 2
+        package static func isKnown(_ kind: UInt8) -> Bool { kind == stroke || kind == image }
     }
 
     /// Bytes a record adds around its payload, besides the length varint: kind, header check, CRC.
-    public static let recordOverhead = 1 + 2 + 4
+    package static let recordOverhead = 1 + 2 + 4
     /// The smallest record: a 16-byte payload (every payload begins with an id).
     static let minimumRecord = recordOverhead + 1 + 16
 
@@ -27,7 +27,7 @@ public enum ElementCodec {
     /// value per sample, more than `PageFile.maxSamplesPerStroke` samples, or an unknown element that
     /// claims a known kind (read back as a stroke or image it would change meaning or fail). Every
     /// engine refuses the same elements: the session checks each edit with this before it applies it.
-    public static func check(_ element: Element) throws(PageFormatError) {
+    package static func check(_ element: Element) throws(PageFormatError) {
         switch element {
         case .stroke(let s):
             guard s.channelsAreConsistent else {
@@ -48,7 +48,7 @@ public enum ElementCodec {
     // MARK: Payloads
 
     /// The kind byte of an element.
-    public static func kind(of element: Element) -> UInt8 {
+    package static func kind(of element: Element) -> UInt8 {
         switch element {
         case .stroke: return Kind.stroke
         case .image: return Kind.image
@@ -202,7 +202,7 @@ public enum ElementCodec {
     /// Appends an element as a checked record with its ink inline.
     /// - Returns: for a stroke, where its channel bits and coded samples are in `w`.
     @discardableResult
-    public static func writeRecord(_ element: Element, codec: SampleCodecID, into w: inout ByteWriter) throws(PageFormatError) -> Range<Int>? {
+    package static func writeRecord(_ element: Element, codec: SampleCodecID, into w: inout ByteWriter) throws(PageFormatError) -> Range<Int>? {
         var p = ByteWriter(capacity: 64)
         let part = try writePayload(element, inkIndex: nil, codec: codec, into: &p)
         var shift = 0
@@ -308,7 +308,7 @@ public enum ElementCodec {
 
     /// A count varint, then each element: checked records (`checked`, journal format 2) or the
     /// unchecked framing (journal format 1), the ink inline either way.
-    public static func writeList(_ elements: [Element], codec: SampleCodecID, checked: Bool, into w: inout ByteWriter) throws(PageFormatError) {
+    package static func writeList(_ elements: [Element], codec: SampleCodecID, checked: Bool, into w: inout ByteWriter) throws(PageFormatError) {
         w.writeVarint(elements.count)
         for element in elements {
             if checked { try writeRecord(element, codec: codec, into: &w) } else {
@@ -319,7 +319,7 @@ public enum ElementCodec {
 
     /// Reads what `writeList` wrote. Treats its input as untrusted. `verify` checks each record's
     /// header check and CRC32C too (a journal frame's own CRC already covers them: replay does not).
-    public static func readList(_ r: inout ByteReader, codec: SampleCodecID, checked: Bool, verify: Bool = false) throws(PageFormatError) -> [Element] {
+    package static func readList(_ r: inout ByteReader, codec: SampleCodecID, checked: Bool, verify: Bool = false) throws(PageFormatError) -> [Element] {
         // Each element takes at least 2 bytes (a checked one at least `minimumRecord`).
         let count = try r.readCount(limit: r.remaining / (checked ? minimumRecord : 2), "element count")
         var elements: [Element] = []

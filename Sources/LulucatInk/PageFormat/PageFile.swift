@@ -3,9 +3,14 @@
 
 import Foundation
 
-/// Encodes and decodes `pages/<page-id>.content` files.
+/// Encodes and decodes `pages/<page-id>.content` files, the format docs/page-format.md specifies
+/// byte by byte.
+///
+/// An app reads and edits pages through a document session, which saves them; `PageFile` is for
+/// reading or writing the bytes of one page outside a library (an extension given a page file, a
+/// test fixture).
 public enum PageFile {
-    /// "LNPG".
+    /// The four bytes every page content file begins with: `LNPG`.
     public static let magic: [UInt8] = [0x4C, 0x4E, 0x50, 0x47]
     /// The format version this build writes and the newest it reads. Version 1 (an ink table,
     /// elements without their own checks) is still read, and written as the canonical form
@@ -19,7 +24,7 @@ public enum PageFile {
     /// (`PageContent.contentHash`, used by verified migration). Changing it changes every blob
     /// name, every fingerprint and every content hash, so it never changes for existing data:
     /// a new page format version changes `version`, not this.
-    public static let canonicalVersion: UInt16 = 1
+    package static let canonicalVersion: UInt16 = 1
 
     /// The canonical bytes of `content`: its page file in `canonicalVersion`, samples coded with
     /// `codec`. The one encoding that hashes, fingerprints or exchanges pages; use it, never
@@ -30,23 +35,23 @@ public enum PageFile {
     /// - Parameter hollow: ids of hollow strokes `content` may hold; each must be copied from
     ///   `reusing` (otherwise `unencodable`).
     /// - Throws: `PageFormatError.unencodable` for a page no engine could store.
-    public static func canonicalBytes(_ content: PageContent, codec: SampleCodecID, reusing: EncodedStrokes? = nil,
-                                      hollow: Set<UUID> = []) throws(PageFormatError) -> [UInt8] {
+    package static func canonicalBytes(_ content: PageContent, codec: SampleCodecID, reusing: EncodedStrokes? = nil,
+                                       hollow: Set<UUID> = []) throws(PageFormatError) -> [UInt8] {
         try encode(content, codec: codec, reusing: reusing, version: canonicalVersion, hollow: hollow).bytes
     }
     /// The fixed part of every version's header (magic, version, codec, flags, canvas size).
-    public static let headerSize = 16
+    package static let headerSize = 16
     /// Version 2's header: the 16 bytes, the element count (u32) and the header's CRC32C (u32).
-    public static let checkedHeaderSize = 24
-    public static let trailerSize = 4
+    package static let checkedHeaderSize = 24
+    package static let trailerSize = 4
 
     /// Element kind bytes.
-    public typealias Kind = ElementCodec.Kind
+    package typealias Kind = ElementCodec.Kind
 
     /// Most samples one stroke may hold (about 73 minutes at 240 Hz).
     public static let maxSamplesPerStroke = 1 << 20
     /// Most distinct inks a page may hold (version 1's ink table).
-    public static let maxInks = 1 << 16
+    package static let maxInks = 1 << 16
 
     // MARK: Encoding
 
@@ -64,8 +69,8 @@ public enum PageFile {
     /// - Parameter hollow: ids of hollow strokes (`decodeKeepingStrokes(_:hollowing:)`) that
     ///   `content` may hold: each must be copied from `cache`; one that would be coded from its
     ///   (missing) samples is refused (`unencodable`).
-    public static func encode(_ content: PageContent, codec: SampleCodecID, reusing cache: EncodedStrokes?, version: UInt16 = version,
-                              hollow: Set<UUID> = []) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
+    package static func encode(_ content: PageContent, codec: SampleCodecID, reusing cache: EncodedStrokes?, version: UInt16 = version,
+                               hollow: Set<UUID> = []) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes) {
         precondition(version == 1 || version == 2, "page format version \(version)")
         let reuse = cache?.codec == codec ? cache : nil
         // A version-2 file from a version-2 file: the records of unchanged strokes are copied as
@@ -137,8 +142,8 @@ public enum PageFile {
     /// - Returns: nil when `previous` cannot be extended so (another codec, a version-1 file,
     ///   fewer elements than the file holds); encode the page whole then.
     /// - Throws: `PageFormatError.unencodable` for an appended element `ElementCodec.check` refuses.
-    public static func encode(_ content: PageContent, codec: SampleCodecID,
-                              appendingTo previous: EncodedStrokes) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes)? {
+    package static func encode(_ content: PageContent, codec: SampleCodecID,
+                               appendingTo previous: EncodedStrokes) throws(PageFormatError) -> (bytes: [UInt8], strokes: EncodedStrokes)? {
         var strokes = previous
         guard let bytes = try extend(&strokes, to: content, codec: codec) else { return nil }
         return (bytes, strokes)
@@ -153,8 +158,8 @@ public enum PageFile {
     ///   when it cannot be extended so.
     /// - Throws: `PageFormatError.unencodable` for an appended element `ElementCodec.check`
     ///   refuses, `strokes` unchanged.
-    public static func extend(_ strokes: inout EncodedStrokes, to content: PageContent,
-                              codec: SampleCodecID) throws(PageFormatError) -> [UInt8]? {
+    package static func extend(_ strokes: inout EncodedStrokes, to content: PageContent,
+                               codec: SampleCodecID) throws(PageFormatError) -> [UInt8]? {
         let oldLength = strokes.bytes.count
         guard strokes.codec == codec, oldLength >= checkedHeaderSize + trailerSize else { return nil }
         let (oldVersion, oldCount, oldTrailer, oldHeaderCRC) = strokes.bytes.withUnsafeBytes { raw in
@@ -357,12 +362,12 @@ public enum PageFile {
     // MARK: Decoding
 
     /// The header of a page file, readable without decoding its elements.
-    public struct Header: Equatable, Sendable {
-        public var version: UInt16
-        public var codec: SampleCodecID
-        public var canvasSize: QuantizedSize
+    package struct Header: Equatable, Sendable {
+        package var version: UInt16
+        package var codec: SampleCodecID
+        package var canvasSize: QuantizedSize
         /// Version 2: how many elements follow (checked by `verifyHeaderChecksum`).
-        public var elementCount: Int?
+        package var elementCount: Int?
     }
 
     /// Decodes a page content file, checking its magic, version, codec and CRC32C first.
@@ -375,7 +380,7 @@ public enum PageFile {
 
     /// Decodes a page and keeps where each stroke's coded samples are, so that saving the page
     /// again copies the strokes that did not change.
-    public static func decodeKeepingStrokes(_ bytes: [UInt8]) throws(PageFormatError) -> (content: PageContent, strokes: EncodedStrokes) {
+    package static func decodeKeepingStrokes(_ bytes: [UInt8]) throws(PageFormatError) -> (content: PageContent, strokes: EncodedStrokes) {
         var parts: [UUID: Range<Int>]? = [:]
         let content = try bytes.withUnsafeBytes { raw in
             Result { () throws(PageFormatError) in try decode(raw, recording: &parts) }
@@ -401,7 +406,7 @@ public enum PageFile {
     /// A hollow stroke is a placeholder, not the page's stroke: it is good only for what needs its
     /// id, its ink and its coded bytes (an `encode` that copies it from the returned coded
     /// strokes, in the same codec). Returns the ids of the hollow strokes.
-    public static func decodeKeepingStrokes(_ bytes: [UInt8], hollowing: (UUID, UInt64, SampleCodecID) -> Bool) throws(PageFormatError)
+    package static func decodeKeepingStrokes(_ bytes: [UInt8], hollowing: (UUID, UInt64, SampleCodecID) -> Bool) throws(PageFormatError)
         -> (content: PageContent, strokes: EncodedStrokes, hollow: Set<UUID>) {
         var parts: [UUID: Range<Int>]? = [:]
         var hollow = Set<UUID>()
@@ -422,7 +427,7 @@ public enum PageFile {
     /// every element and sample), without keeping its elements: each is decoded, counted and
     /// dropped, so the memory it takes is one element's, not the page's. Import and verify use
     /// it on pages they only check (export-format.md §6).
-    public static func check(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) -> PageSummary {
+    package static func check(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) -> PageSummary {
         var parts: [UUID: Range<Int>]? = nil
         var summary = PageSummary(canvasSize: QuantizedSize(width: 0, height: 0), elementCount: 0, sampleCount: 0, assetIDs: [])
         let canvas = try readHeader(bytes).canvasSize
@@ -440,7 +445,7 @@ public enum PageFile {
         return summary
     }
 
-    public static func check(_ bytes: [UInt8]) throws(PageFormatError) -> PageSummary {
+    package static func check(_ bytes: [UInt8]) throws(PageFormatError) -> PageSummary {
         try bytes.withUnsafeBytes { raw in Result { () throws(PageFormatError) in try check(raw) } }.get()
     }
 
@@ -516,16 +521,23 @@ public enum PageFile {
         return header
     }
 
+    /// Decodes the bytes of a page content file (version 1 or 2), checking its magic, version,
+    /// codec and CRC32C first.
+    ///
+    /// - Throws: `PageFormatError` saying what is wrong and at which byte.
     public static func decode(_ bytes: [UInt8]) throws(PageFormatError) -> PageContent {
         try bytes.withUnsafeBytes { raw in Result { () throws(PageFormatError) in try decode(raw) } }.get()
     }
 
+    /// Decodes a page content file read into `data`, as `decode(_:)` with its bytes does.
+    ///
+    /// - Throws: `PageFormatError` saying what is wrong and at which byte.
     public static func decode(_ data: Data) throws(PageFormatError) -> PageContent {
         try data.withUnsafeBytes { raw in Result { () throws(PageFormatError) in try decode(raw) } }.get()
     }
 
     /// Reads and checks the 16-byte header (magic, version, codec, flags).
-    public static func readHeader(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) -> Header {
+    package static func readHeader(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) -> Header {
         var r = ByteReader(bytes)
         guard bytes.count >= 4 else {
             throw .truncated(offset: 0, needed: headerSize + trailerSize, available: bytes.count)
@@ -553,7 +565,7 @@ public enum PageFile {
     }
 
     /// Version 2: checks the header's own CRC32C (bytes 20..<24, over bytes 0..<20).
-    public static func verifyHeaderChecksum(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) {
+    package static func verifyHeaderChecksum(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) {
         guard bytes.count >= checkedHeaderSize else {
             throw .truncated(offset: bytes.count, needed: checkedHeaderSize - bytes.count, available: 0)
         }
@@ -563,7 +575,7 @@ public enum PageFile {
     }
 
     /// Checks the CRC32C trailer over everything before it.
-    public static func verifyChecksum(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) {
+    package static func verifyChecksum(_ bytes: UnsafeRawBufferPointer) throws(PageFormatError) {
         let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - trailerSize])
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt32.self))
         let computed = CRC32C.checksum(body)
@@ -572,18 +584,18 @@ public enum PageFile {
 }
 
 /// What `PageFile.check` reports of a valid page: what document.json records of it, and its size.
-public struct PageSummary: Hashable, Sendable {
-    public var canvasSize: QuantizedSize
-    public var elementCount: Int
-    public var sampleCount: Int
+package struct PageSummary: Hashable, Sendable {
+    package var canvasSize: QuantizedSize
+    package var elementCount: Int
+    package var sampleCount: Int
     /// Asset ids the page's images show.
-    public var assetIDs: Set<UUID>
+    package var assetIDs: Set<UUID>
     /// Strokes none of whose samples' centres lies on the page: ink the page never shows (a
     /// stroke partly off the page, drawn past its edge, is not counted). Verify warns of them.
-    public var strokesOffPage: Int
+    package var strokesOffPage: Int
 
-    public init(canvasSize: QuantizedSize, elementCount: Int, sampleCount: Int, assetIDs: Set<UUID>,
-                strokesOffPage: Int = 0) {
+    package init(canvasSize: QuantizedSize, elementCount: Int, sampleCount: Int, assetIDs: Set<UUID>,
+                 strokesOffPage: Int = 0) {
         self.canvasSize = canvasSize
         self.elementCount = elementCount
         self.sampleCount = sampleCount
@@ -592,7 +604,7 @@ public struct PageSummary: Hashable, Sendable {
     }
 
     /// The summary of decoded content.
-    public init(_ content: PageContent) {
+    package init(_ content: PageContent) {
         self.init(canvasSize: content.canvasSize, elementCount: content.elements.count,
                   sampleCount: content.sampleCount, assetIDs: content.assetIDs,
                   strokesOffPage: content.strokes.reduce(0) { n, s in n + (s.centreBounds.map { $0.meets(content.canvasSize) } == false ? 1 : 0) })
@@ -603,22 +615,22 @@ public struct PageSummary: Hashable, Sendable {
 
 extension PageFile {
     /// What a damaged page file still holds: every element whose own record checks.
-    public struct Salvage: Sendable, Equatable {
-        public var content: PageContent
+    package struct Salvage: Sendable, Equatable {
+        package var content: PageContent
         /// How many elements the file says it holds, when its header checks (else unknown).
-        public var expected: Int?
+        package var expected: Int?
         /// Whether the header (canvas size, codec, element count) checked.
-        public var headerIntact: Bool
+        package var headerIntact: Bool
         /// Whether the file decoded whole (nothing was lost).
-        public var intact: Bool
-        public var salvaged: Int { content.elements.count }
+        package var intact: Bool
+        package var salvaged: Int { content.elements.count }
         /// Elements lost: `expected − salvaged` when the header says how many there were.
-        public var lost: Int? { expected.map { max(0, $0 - salvaged) } }
+        package var lost: Int? { expected.map { max(0, $0 - salvaged) } }
     }
 
     /// Most payload bytes a salvage checksums while searching for records (a file of garbage
     /// cannot make it take long).
-    public static let salvageBudget = 256 << 20
+    package static let salvageBudget = 256 << 20
 
     /// Every element of a page file whose own bytes still parse and check, in file order.
     ///
@@ -630,7 +642,7 @@ extension PageFile {
     /// did not check.
     ///
     /// - Parameter fallback: the canvas size when the header is damaged (document.json's).
-    public static func salvage(_ bytes: [UInt8], canvasSize fallback: QuantizedSize) -> Salvage {
+    package static func salvage(_ bytes: [UInt8], canvasSize fallback: QuantizedSize) -> Salvage {
         if let content = try? decode(bytes) {
             return Salvage(content: content, expected: content.elements.count, headerIntact: true, intact: true)
         }
@@ -676,17 +688,17 @@ extension PageFile {
 /// The coded bytes of each stroke of one page file (from its channel byte to the end of its coded
 /// samples), kept so that the next save of the page copies unchanged strokes instead of coding
 /// them again. A stroke whose samples change under the same id must be forgotten first.
-public struct EncodedStrokes: Sendable {
-    public let codec: SampleCodecID
+package struct EncodedStrokes: Sendable {
+    package let codec: SampleCodecID
     /// The whole page file the strokes were read from or written to.
     var bytes: [UInt8]
     var parts: [UUID: Range<Int>]
 
     /// How many strokes it holds.
-    public var count: Int { parts.count }
+    package var count: Int { parts.count }
 
     /// Drops strokes whose samples changed (or that left the page) so they are coded afresh.
-    public mutating func forget<S: Sequence>(_ ids: S) where S.Element == UUID {
+    package mutating func forget<S: Sequence>(_ ids: S) where S.Element == UUID {
         for id in ids { parts[id] = nil }
     }
 
@@ -696,7 +708,7 @@ public struct EncodedStrokes: Sendable {
     /// samples). With the stroke's id it determines the stroke (a decoder rebuilds the stroke
     /// from exactly these). Nil when these coded strokes do not hold `stroke`. The same on every
     /// device and run (sync keeps it beside a stroke's fingerprint, docs/sync.md §6).
-    public func digest(of stroke: Stroke) -> UInt64? {
+    package func digest(of stroke: Stroke) -> UInt64? {
         guard let part = parts[stroke.id] else { return nil }
         return bytes.withUnsafeBytes { Self.digest(codec: codec, ink: stroke.ink, coded: UnsafeRawBufferPointer(rebasing: $0[part])) }
     }

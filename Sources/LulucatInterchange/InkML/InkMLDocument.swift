@@ -10,6 +10,8 @@ public struct InkMLDocument: Sendable {
     /// Strokes in file order (z-order); each canvas is US Letter (or the page group's canvas),
     /// grown to hold the ink.
     public var pages: [PageContent]
+    /// Sentences a person should see about what was not kept (a channel dropped, traces
+    /// skipped, a mapping not applied), each said once; empty when everything was read.
     public var warnings: [String]
     /// When each stroke of `strokes` began, in milliseconds since 1970-01-01T00:00:00Z, when
     /// the file anchors it to a timestamp (docs/inkml.md, "Time"); nil where it does not.
@@ -19,10 +21,12 @@ public struct InkMLDocument: Sendable {
     /// The first page (the only one of files from other writers).
     public var page: PageContent { pages.first ?? PageContent() }
 
-    /// Strokes and samples of every page.
+    /// The strokes of every page, page by page, each in z-order.
     public var strokes: [Stroke] { pages.flatMap(\.strokes) }
+    /// The samples of every page's strokes.
     public var sampleCount: Int { pages.reduce(0) { $0 + $1.sampleCount } }
 
+    /// A document of `pages` (one empty US Letter page when none is given) and its `warnings`.
     public init(pages: [PageContent], warnings: [String], strokeStartTimes: [Double?] = []) {
         self.pages = pages.isEmpty ? [PageContent()] : pages
         self.warnings = warnings

@@ -40,6 +40,8 @@ import LulucatStore
 /// print(doc.strokes.count, doc.sampleCount, doc.warnings)
 /// ```
 public enum InkMLReader {
+    /// Bounds on what one file may make the reader hold: generous for real ink, fatal for a file
+    /// made to exhaust memory. A file over a bound is refused with `InkMLError.Kind.tooLarge`.
     public struct Limits: Sendable {
         /// Files above this size are refused before parsing.
         public var maxFileBytes = 256 << 20
@@ -47,15 +49,21 @@ public enum InkMLReader {
         public var maxPoints = 10_000_000
         /// XML elements in the file.
         public var maxElements = 2_000_000
+        /// The default bounds: 256 MiB, 10 million points, 2 million elements.
         public init() {}
     }
 
-    /// Reads an InkML file's ink.
+    /// Reads an InkML file (untrusted input) as the strokes of one page, or of several when it
+    /// holds the page groups `InkMLWriter.write(pages:)` writes. Positions are quantized to
+    /// 0.1 pt; what the model cannot keep is dropped and said once in the warnings.
     ///
-    /// - Parameter progress: called as the traces of the ink stream are read: `completed` of
-    ///   `total` traces (`total` counted once the file is parsed, so the first report, 0 of
-    ///   `total`, comes after the parse, which takes about a third of the time of a large file).
-    ///   It runs on the calling thread, between traces, where cancellation is also checked.
+    /// - Parameters:
+    ///   - data: the file's bytes.
+    ///   - limits: bounds on the file's size, points and elements.
+    ///   - progress: called as the traces of the ink stream are read: `completed` of `total`
+    ///     traces (`total` counted once the file is parsed, so the first report, 0 of `total`,
+    ///     comes after the parse, which takes about a third of the time of a large file). It runs
+    ///     on the calling thread, between traces, where cancellation is also checked.
     /// - Throws: `InkMLError` with the line and column of the problem where there is one.
     public static func read(_ data: Data, limits: Limits = Limits(),
                             progress: ((OperationProgress) -> Void)? = nil) throws(InkMLError) -> InkMLDocument {

@@ -27,6 +27,7 @@ import LulucatInk
 public enum InkMLWriter {
     /// A document's pages as one InkML file, and what InkML could not carry.
     public struct Export: Sendable {
+        /// The InkML file, UTF-8 XML.
         public var data: Data
         /// One sentence per kind of content left out ("page 2: 3 images ..."), empty when
         /// everything was written.
@@ -70,6 +71,9 @@ public enum InkMLWriter {
         return out
     }
 
+    /// The strokes of one page as an InkML file (UTF-8 XML) without a page group: what other
+    /// programs expect of a single drawing. Images, unknown elements and opacity channels are
+    /// left out, silently; `write(pages:)` says what it left out.
     public static func write(_ page: PageContent) -> Data {
         var (out, index) = header(page.strokes)
         traces(page.strokes, index, indent: "  ", into: &out)

@@ -12,9 +12,9 @@ import LulucatStore
 /// let zip = try PackageArchive.export(files: files, topFolder: documentID)
 /// let back = try PackageArchive.read(zip)   // [(relativePath, data)], top folder removed
 /// ```
-public enum PackageArchive {
+package enum PackageArchive {
     /// Bounds for importing a package: generous for real notebooks, fatal for zip bombs.
-    public static var defaultLimits: ZipReader.Limits {
+    package static var defaultLimits: ZipReader.Limits {
         var l = ZipReader.Limits()
         l.maxEntries = ImportLimits.maxFiles
         l.maxTotalUncompressed = ImportLimits.maxDocumentBytes
@@ -37,8 +37,8 @@ public enum PackageArchive {
     ///     with any tool gives back a package folder.
     /// - Throws: `ArchiveError` `.outsideLayout` for a path the layout does not allow (we never
     ///   write what `read` would refuse), `.duplicateName`, `.tooLarge`.
-    public static func export(files: [(relativePath: String, data: Data)], topFolder: UUID? = nil,
-                              options: ZipWriter.Options = ZipWriter.Options()) throws(ArchiveError) -> Data {
+    package static func export(files: [(relativePath: String, data: Data)], topFolder: UUID? = nil,
+                               options: ZipWriter.Options = ZipWriter.Options()) throws(ArchiveError) -> Data {
         let writer = ZipWriter(options: options)
         try write(files: files, topFolder: topFolder, to: writer)
         return try writer.finish()
@@ -46,8 +46,8 @@ public enum PackageArchive {
 
     /// Like `export(files:topFolder:options:)` into a writer the caller made (for instance one
     /// streaming to a file); the caller calls `finish()`.
-    public static func write(files: [(relativePath: String, data: Data)], topFolder: UUID?,
-                             to writer: ZipWriter) throws(ArchiveError) {
+    package static func write(files: [(relativePath: String, data: Data)], topFolder: UUID?,
+                              to writer: ZipWriter) throws(ArchiveError) {
         let prefix = topFolder.map { "\($0.uuidString).\(PackageLayout.packageExtension)/" } ?? ""
         for file in files.sorted(by: { exportOrder($0.relativePath, before: $1.relativePath) }) {
             guard PackageLayout.allowsFile(file.relativePath) else {
@@ -65,8 +65,8 @@ public enum PackageArchive {
     /// - Parameters:
     ///   - paths: package-relative paths, each a file of `PackageLayout`.
     ///   - contents: reads one file; an error it throws is rethrown as is.
-    public static func write(paths: [String], topFolder: UUID?, to writer: ZipWriter,
-                             contents: (String) throws -> Data) throws {
+    package static func write(paths: [String], topFolder: UUID?, to writer: ZipWriter,
+                              contents: (String) throws -> Data) throws {
         for path in paths.sorted(by: exportOrder) {
             try write(files: [(path, try contents(path))], topFolder: topFolder, to: writer)
         }
@@ -79,7 +79,7 @@ public enum PackageArchive {
     /// - Throws: `ArchiveError` for every way the archive can be unsafe or foreign (see
     ///   `ZipReader`), `.outsideLayout` for a name that is not a package path or entries that do
     ///   not share one top folder, `.malformed` when there is no `document.json`.
-    public static func read(_ data: Data, limits: ZipReader.Limits = defaultLimits) throws(ArchiveError) -> [(relativePath: String, data: Data)] {
+    package static func read(_ data: Data, limits: ZipReader.Limits = defaultLimits) throws(ArchiveError) -> [(relativePath: String, data: Data)] {
         var files: [(relativePath: String, data: Data)] = []
         let zip = try open(data, limits: limits)
         for entry in zip.reader.entries where !entry.isDirectory {
@@ -91,8 +91,8 @@ public enum PackageArchive {
     /// Checks the archive, then calls `body` with each file's package-relative path and contents,
     /// one at a time (only one file's contents is in memory at once). Nothing is inflated before
     /// every name and size has been checked.
-    public static func forEachFile(in data: Data, limits: ZipReader.Limits = defaultLimits,
-                                   _ body: (String, Data) throws -> Void) throws {
+    package static func forEachFile(in data: Data, limits: ZipReader.Limits = defaultLimits,
+                                    _ body: (String, Data) throws -> Void) throws {
         let zip = try open(data, limits: limits)
         try zip.reader.forEachFile { entry, contents in
             try body(String(entry.path.dropFirst(zip.prefixLength)), contents)
@@ -103,7 +103,7 @@ public enum PackageArchive {
     /// their entries, inflating nothing: the caller streams the ones it wants with
     /// `ZipReader.stream(_:chunkSize:into:)`.
     /// - Returns: also the id of the archive's `<UUID>.lnote/` top folder, when it has one.
-    public static func files(in data: Data, limits: ZipReader.Limits = defaultLimits) throws(ArchiveError)
+    package static func files(in data: Data, limits: ZipReader.Limits = defaultLimits) throws(ArchiveError)
         -> (reader: ZipReader, files: [(path: String, entry: ZipReader.Entry)], topFolder: UUID?) {
         let zip = try open(data, limits: limits)
         let files = zip.reader.entries.filter { !$0.isDirectory }.map { (String($0.path.dropFirst(zip.prefixLength)), $0) }

@@ -126,10 +126,21 @@ public enum DocumentTransfer {
 
     /// Imports an InkML file as a new document, or as a new last page of `document`.
     ///
-    /// - Parameter progress: `completed` of `total` steps: one per trace of the file's ink stream
-    ///   (reported once the file is parsed), then one that makes the document or page appear.
-    ///   Reports are monotonic and the last is `completed == total`. It runs between traces, on
-    ///   the importing task.
+    /// A new document is made whole before it appears in the library, so an import interrupted
+    /// at any point leaves none. Into an existing document the pages are added through a session
+    /// opened for the import and closed (saved) before it returns.
+    /// - Parameters:
+    ///   - data: the InkML file's bytes (untrusted).
+    ///   - library: the library the document is made in, or that holds `document`.
+    ///   - title: the new document's title (unused when `document` is given).
+    ///   - document: the document to add the pages to, or nil for a new document.
+    ///   - progress: `completed` of `total` steps: one per trace of the file's ink stream
+    ///     (reported once the file is parsed), then one that makes the document or page appear.
+    ///     Reports are monotonic and the last is `completed == total`. It runs between traces, on
+    ///     the importing task.
+    /// - Throws: `InkMLError` for a file that cannot be read (nothing is made), `StoreError` from
+    ///   the library or the session, `CancellationError` when the task is cancelled after the
+    ///   file is read.
     public static func importInkML(_ data: Data, into library: Library, title: String, document: UUID? = nil,
                                    progress: @escaping @Sendable (OperationProgress) -> Void = { _ in }) async throws -> InkMLImport {
         // Fixed by the reader's first report: its traces, and one more for the document.

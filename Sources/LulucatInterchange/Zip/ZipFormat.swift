@@ -44,17 +44,17 @@ enum ZipFormat {
 }
 
 /// A timestamp in MS-DOS form, as the zip headers store it (local time, 2-second resolution).
-public struct ZipTimestamp: Hashable, Sendable {
-    public var time: UInt16
-    public var date: UInt16
+package struct ZipTimestamp: Hashable, Sendable {
+    package var time: UInt16
+    package var date: UInt16
 
-    public init(time: UInt16, date: UInt16) { self.time = time; self.date = date }
+    package init(time: UInt16, date: UInt16) { self.time = time; self.date = date }
 
     /// 1980-01-01 00:00:00, the earliest DOS date: what deterministic archives carry.
-    public static let fixed = ZipTimestamp(time: 0, date: (0 << 9) | (1 << 5) | 1)
+    package static let fixed = ZipTimestamp(time: 0, date: (0 << 9) | (1 << 5) | 1)
 
     /// The timestamp for a calendar date and time (years 1980...2107; others are clamped).
-    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+    package init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
         let y = UInt16(min(max(year, 1980), 2107) - 1980)
         let mo = UInt16(min(max(month, 1), 12)), d = UInt16(min(max(day, 1), 31))
         let h = UInt16(min(max(hour, 0), 23)), mi = UInt16(min(max(minute, 0), 59))

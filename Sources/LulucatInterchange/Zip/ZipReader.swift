@@ -23,40 +23,40 @@ import Foundation
 ///     let bytes = try zip.contents(of: entry)
 /// }
 /// ```
-public struct ZipReader: Sendable {
+package struct ZipReader: Sendable {
     /// Bounds that keep a hostile archive (a zip bomb) from exhausting memory or time.
-    public struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// At most this many entries (folders included).
-        public var maxEntries: Int = 10_000
+        package var maxEntries: Int = 10_000
         /// The sum of the declared uncompressed sizes.
-        public var maxTotalUncompressed: UInt64 = 2 << 30
+        package var maxTotalUncompressed: UInt64 = 2 << 30
         /// One entry's declared uncompressed size.
-        public var maxEntryUncompressed: UInt64 = 1 << 30
+        package var maxEntryUncompressed: UInt64 = 1 << 30
         /// Uncompressed size / compressed size, checked for entries above `ratioFloor` bytes.
-        public var maxRatio: UInt64 = 200
+        package var maxRatio: UInt64 = 200
         /// Small entries may compress extremely well (a run of zeros) without being a threat.
-        public var ratioFloor: UInt64 = 1 << 20
+        package var ratioFloor: UInt64 = 1 << 20
 
-        public init() {}
+        package init() {}
     }
 
     /// One entry as the central directory describes it, after its checks.
-    public struct Entry: Hashable, Sendable {
-        public var path: String
-        public var isDirectory: Bool
+    package struct Entry: Hashable, Sendable {
+        package var path: String
+        package var isDirectory: Bool
         /// 0 stored, 8 deflate.
-        public var method: UInt16
-        public var crc32: UInt32
-        public var compressedSize: UInt64
-        public var uncompressedSize: UInt64
+        package var method: UInt16
+        package var crc32: UInt32
+        package var compressedSize: UInt64
+        package var uncompressedSize: UInt64
         /// Where the local header starts.
-        public var localHeaderOffset: Int
+        package var localHeaderOffset: Int
         /// Where the (compressed) data starts.
-        public var dataOffset: Int
+        package var dataOffset: Int
     }
 
-    public let entries: [Entry]
-    public let limits: Limits
+    package let entries: [Entry]
+    package let limits: Limits
     private let data: Data
 
     /// Opens and checks an archive.
@@ -64,8 +64,8 @@ public struct ZipReader: Sendable {
     ///   - allowedName: the layout the caller accepts, given each (already safe) name; folder
     ///     entries end with `/`.
     /// - Throws: `ArchiveError` naming the first problem found.
-    public init(_ data: Data, limits: Limits = Limits(),
-                allowedName: (String) -> Bool = { _ in true }) throws(ArchiveError) {
+    package init(_ data: Data, limits: Limits = Limits(),
+                 allowedName: (String) -> Bool = { _ in true }) throws(ArchiveError) {
         self.data = data
         self.limits = limits
         self.entries = try data.withRawBytes { (buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> [Entry] in
@@ -74,13 +74,13 @@ public struct ZipReader: Sendable {
     }
 
     /// The entry named `path`, if any.
-    public func entry(_ path: String) -> Entry? { entries.first { $0.path == path } }
+    package func entry(_ path: String) -> Entry? { entries.first { $0.path == path } }
 
     /// The uncompressed contents of `entry`, checked against its declared size and CRC-32.
     /// - Throws: `.sizeMismatch` if the data inflates to more or less than declared (inflating
     ///   stops one byte past the declared size), `.malformed` for corrupt deflate data,
     ///   `.checksumMismatch`.
-    public func contents(of entry: Entry) throws(ArchiveError) -> Data {
+    package func contents(of entry: Entry) throws(ArchiveError) -> Data {
         // Entries are values a caller could alter: check again what opening checked.
         guard entry.dataOffset >= 0, entry.compressedSize <= UInt64(data.count),
               entry.dataOffset <= data.count - Int(entry.compressedSize),
@@ -110,7 +110,7 @@ public struct ZipReader: Sendable {
     /// the entry's size. The checks end with the stream: when this throws, what `sink` received
     /// must be discarded.
     /// - Throws: what `contents(of:)` throws, and whatever `sink` throws.
-    public func stream(_ entry: Entry, chunkSize: Int = 1 << 20, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func stream(_ entry: Entry, chunkSize: Int = 1 << 20, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard entry.dataOffset >= 0, entry.compressedSize <= UInt64(data.count),
               entry.dataOffset <= data.count - Int(entry.compressedSize),
               entry.uncompressedSize <= limits.maxEntryUncompressed,
@@ -177,7 +177,7 @@ public struct ZipReader: Sendable {
 
     /// Calls `body` with each file entry (folders skipped) and its checked contents, in archive
     /// order. Only one entry's contents is alive at a time.
-    public func forEachFile(_ body: (Entry, Data) throws -> Void) throws {
+    package func forEachFile(_ body: (Entry, Data) throws -> Void) throws {
         for entry in entries where !entry.isDirectory {
             try body(entry, try contents(of: entry))
         }

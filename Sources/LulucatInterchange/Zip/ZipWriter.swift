@@ -17,18 +17,18 @@ import LulucatInk
 /// try zip.add(path: "assets/\(id).jpg", data: jpeg, method: .stored)
 /// let bytes = try zip.finish()
 /// ```
-public final class ZipWriter {
-    public enum Method: Sendable {
+package final class ZipWriter {
+    package enum Method: Sendable {
         case stored
         case deflated
     }
 
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The timestamp written into every header.
-        public var timestamp: ZipTimestamp = .fixed
+        package var timestamp: ZipTimestamp = .fixed
         /// The zlib level for deflated entries (0...9). Fixed, so output is reproducible.
-        public var compressionLevel: Int32 = 6
-        public init(timestamp: ZipTimestamp = .fixed, compressionLevel: Int32 = 6) {
+        package var compressionLevel: Int32 = 6
+        package init(timestamp: ZipTimestamp = .fixed, compressionLevel: Int32 = 6) {
             self.timestamp = timestamp
             self.compressionLevel = compressionLevel
         }
@@ -53,14 +53,14 @@ public final class ZipWriter {
     private var finished = false
 
     /// An archive built in memory and returned by `finish()`.
-    public init(options: Options = Options()) {
+    package init(options: Options = Options()) {
         self.options = options
         self.sink = nil
     }
 
     /// An archive streamed to `sink` as it is built (a file being written, a socket); `finish()`
     /// then returns empty data. An error thrown by the sink becomes `ArchiveError.Kind.io`.
-    public init(options: Options = Options(), sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    package init(options: Options = Options(), sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.options = options
         self.sink = sink
     }
@@ -71,14 +71,14 @@ public final class ZipWriter {
     ///   - method: `.deflated` by default; `.stored` for data that is already compressed (JPEG).
     /// - Throws: `ArchiveError` `.unsafeName`, `.duplicateName`, `.tooLarge` (4 GiB without
     ///   zip64), or `.io`.
-    public func add(path: String, data: Data, method: Method = .deflated) throws(ArchiveError) {
+    package func add(path: String, data: Data, method: Method = .deflated) throws(ArchiveError) {
         try data.withRawBytes { (raw: UnsafeRawBufferPointer) throws(ArchiveError) in
             try add(path: path, bytes: raw, method: method)
         }
     }
 
     /// Adds a file entry from raw bytes (see `add(path:data:method:)`).
-    public func add(path: String, bytes: UnsafeRawBufferPointer, method: Method = .deflated) throws(ArchiveError) {
+    package func add(path: String, bytes: UnsafeRawBufferPointer, method: Method = .deflated) throws(ArchiveError) {
         try checkName(path, directory: false)
         guard UInt64(bytes.count) < ZipFormat.zip32Limit else {
             throw ArchiveError(.tooLarge, entry: path, "\(bytes.count) bytes is over the 4 GiB a zip archive without zip64 holds")
@@ -99,7 +99,7 @@ public final class ZipWriter {
 
     /// Adds an empty folder entry; `path` ends with `/`. Folders are implied by file paths, so
     /// this is only needed for empty folders.
-    public func addFolder(path: String) throws(ArchiveError) {
+    package func addFolder(path: String) throws(ArchiveError) {
         try checkName(path, directory: true)
         try appendEntry(path: path, method: ZipFormat.methodStored, crc: 0, uncompressed: 0,
                         payload: UnsafeRawBufferPointer(start: nil, count: 0), attributes: ZipFormat.directoryAttributes)
@@ -107,7 +107,7 @@ public final class ZipWriter {
 
     /// Writes the central directory and the end record.
     /// - Returns: the archive when built in memory, empty data when streamed to a sink.
-    public func finish() throws(ArchiveError) -> Data {
+    package func finish() throws(ArchiveError) -> Data {
         guard !finished else { throw ArchiveError(.malformed, "finish() called twice") }
         finished = true
         let directoryStart = written

@@ -4,10 +4,10 @@ import Foundation
 
 extension RGBAImage {
     /// The encoded formats an asset can have.
-    public enum Format: String, Sendable { case jpeg, png }
+    package enum Format: String, Sendable { case jpeg, png }
 
     /// The format named by the first bytes of `data`, or nil.
-    public static func sniffFormat(_ data: Data) -> Format? {
+    package static func sniffFormat(_ data: Data) -> Format? {
         if data.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if data.starts(with: PNGFormat.signature) { return .png }
         return nil
@@ -15,7 +15,7 @@ extension RGBAImage {
 
     /// Decodes a JPEG or PNG asset, whichever its signature says.
     /// - Throws: `RenderError.unknownImageFormat`, or the decoder's error.
-    public init(decoding data: Data) throws {
+    package init(decoding data: Data) throws {
         switch RGBAImage.sniffFormat(data) {
         case .jpeg: self = try JPEGCodec.decode(data)
         case .png: self = try PNGDecoder.decode(data)
@@ -24,8 +24,8 @@ extension RGBAImage {
     }
 
     /// This image as a JPEG file of `quality` (1...100), flattened onto white.
-    public func jpegData(quality: Int = 85) throws -> Data { try JPEGCodec.encode(self, quality: quality) }
+    package func jpegData(quality: Int = 85) throws -> Data { try JPEGCodec.encode(self, quality: quality) }
 
     /// This image as a PNG file.
-    public func pngData() throws -> Data { try PNGEncoder.encode(self) }
+    package func pngData() throws -> Data { try PNGEncoder.encode(self) }
 }

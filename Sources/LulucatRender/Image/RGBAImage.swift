@@ -4,14 +4,14 @@
 ///
 /// What the renderer draws into, what the PNG and JPEG decoders produce, and what an image asset
 /// is drawn from.
-public struct RGBAImage: Hashable, Sendable {
-    public let width: Int
-    public let height: Int
+package struct RGBAImage: Hashable, Sendable {
+    package let width: Int
+    package let height: Int
     /// `width * height * 4` bytes.
-    public var pixels: [UInt8]
+    package var pixels: [UInt8]
 
     /// - Precondition: `pixels.count == width * height * 4`.
-    public init(width: Int, height: Int, pixels: [UInt8]) {
+    package init(width: Int, height: Int, pixels: [UInt8]) {
         precondition(width >= 0 && height >= 0 && pixels.count == width * height * 4,
                      "RGBAImage: \(pixels.count) bytes for \(width) x \(height) pixels")
         self.width = width
@@ -20,7 +20,7 @@ public struct RGBAImage: Hashable, Sendable {
     }
 
     /// An image filled with one colour.
-    public init(width: Int, height: Int, fill: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) {
+    package init(width: Int, height: Int, fill: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) {
         var p = [UInt8](repeating: 0, count: width * height * 4)
         p.withUnsafeMutableBufferPointer { buf in
             var i = 0
@@ -33,13 +33,13 @@ public struct RGBAImage: Hashable, Sendable {
     }
 
     /// The pixel at (x, y) as (r, g, b, a).
-    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+    package func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         let i = (y * width + x) * 4
         return (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
     }
 
     /// Whether every pixel has alpha 255.
-    public var isOpaque: Bool {
+    package var isOpaque: Bool {
         pixels.withUnsafeBufferPointer { buf in
             var i = 3
             while i < buf.count {
@@ -51,7 +51,7 @@ public struct RGBAImage: Hashable, Sendable {
     }
 
     /// This image composited over white, alpha 255 everywhere (JPEG has no alpha channel).
-    public func flattenedOnWhite() -> RGBAImage {
+    package func flattenedOnWhite() -> RGBAImage {
         if isOpaque { return self }
         var out = pixels
         out.withUnsafeMutableBufferPointer { buf in
@@ -72,14 +72,14 @@ public struct RGBAImage: Hashable, Sendable {
 }
 
 /// Limits every decoder checks before it allocates: files come from other devices.
-public enum ImageLimits {
+package enum ImageLimits {
     /// Largest width or height accepted, in pixels.
-    public static let maxDimension = 16_384
+    package static let maxDimension = 16_384
     /// Largest pixel count accepted (100 megapixels).
-    public static let maxPixels = 100_000_000
+    package static let maxPixels = 100_000_000
 
     /// Throws `RenderError.imageTooLarge` unless `width` x `height` is non-empty and within the limits.
-    public static func check(width: Int, height: Int, format: String) throws {
+    package static func check(width: Int, height: Int, format: String) throws {
         guard width > 0, height > 0 else {
             throw RenderError.corruptImage(format: format, "the image declares \(width) x \(height) pixels")
         }

@@ -3,7 +3,7 @@
 import Foundation
 
 /// Why an image could not be decoded or encoded, or a page not rendered.
-public enum RenderError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum RenderError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The scale (pixels per point) is not a positive finite number.
     case invalidScale(Double)
     /// The bitmap would exceed `ImageLimits` (16,384 px a side, 100 megapixels).
@@ -32,25 +32,25 @@ public enum RenderError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Something a render could not draw as asked; the page was still drawn, with a placeholder.
-public struct RenderProblem: Hashable, Sendable, CustomStringConvertible {
-    public enum Kind: Hashable, Sendable {
+package struct RenderProblem: Hashable, Sendable, CustomStringConvertible {
+    package enum Kind: Hashable, Sendable {
         /// No asset with this id was found.
         case missingAsset
         /// The asset's bytes could not be decoded (the decoder's message).
         case unreadableAsset(String)
     }
     /// The image element that shows the asset.
-    public var elementID: UUID
-    public var assetID: UUID
-    public var kind: Kind
+    package var elementID: UUID
+    package var assetID: UUID
+    package var kind: Kind
 
-    public init(elementID: UUID, assetID: UUID, kind: Kind) {
+    package init(elementID: UUID, assetID: UUID, kind: Kind) {
         self.elementID = elementID
         self.assetID = assetID
         self.kind = kind
     }
 
-    public var description: String {
+    package var description: String {
         switch kind {
         case .missingAsset:
             return "image \(elementID): asset \(assetID) is missing; drew a placeholder"

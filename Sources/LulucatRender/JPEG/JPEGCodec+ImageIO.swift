@@ -6,8 +6,8 @@ import CoreGraphics
 import Foundation
 import ImageIO
 
-public enum JPEGCodec {
-    public static func decode(_ data: Data) throws -> RGBAImage {
+package enum JPEGCodec {
+    package static func decode(_ data: Data) throws -> RGBAImage {
         guard let source = CGImageSourceCreateWithData(data as CFData, nil),
               let props = CGImageSourceCopyPropertiesAtIndex(source, 0, nil) as? [CFString: Any],
               let w = props[kCGImagePropertyPixelWidth] as? Int,
@@ -30,7 +30,7 @@ public enum JPEGCodec {
         return RGBAImage(width: w, height: h, pixels: pixels)
     }
 
-    public static func encode(_ image: RGBAImage, quality: Int) throws -> Data {
+    package static func encode(_ image: RGBAImage, quality: Int) throws -> Data {
         guard image.width > 0, image.height > 0, (1...100).contains(quality) else {
             throw RenderError.encodingFailed(format: "JPEG", "empty image or quality outside 1...100")
         }

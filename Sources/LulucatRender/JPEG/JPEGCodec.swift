@@ -5,11 +5,11 @@ import CJPEG
 import Foundation
 
 /// Encodes and decodes JPEG in memory. On Apple platforms the same API is backed by ImageIO.
-public enum JPEGCodec {
+package enum JPEGCodec {
     /// Decodes a JPEG into RGBA (alpha 255).
     /// - Throws: `RenderError.corruptImage` for truncated or corrupt data (libjpeg's warnings
     ///   count as errors), `.imageTooLarge` beyond `ImageLimits`, before any pixel is allocated.
-    public static func decode(_ data: Data) throws -> RGBAImage {
+    package static func decode(_ data: Data) throws -> RGBAImage {
         guard !data.isEmpty else { throw RenderError.corruptImage(format: "JPEG", "no data") }
         return try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> RGBAImage in
             let bytes = raw.bindMemory(to: UInt8.self)
@@ -47,7 +47,7 @@ public enum JPEGCodec {
     /// - Parameter quality: 1...100.
     /// - Throws: `RenderError.encodingFailed` for an empty image, a quality outside 1...100, or a
     ///   library failure.
-    public static func encode(_ image: RGBAImage, quality: Int) throws -> Data {
+    package static func encode(_ image: RGBAImage, quality: Int) throws -> Data {
         guard image.width > 0, image.height > 0 else {
             throw RenderError.encodingFailed(format: "JPEG", "the image is empty (\(image.width) x \(image.height))")
         }

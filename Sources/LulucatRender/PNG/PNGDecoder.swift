@@ -4,11 +4,11 @@
 
 import Foundation
 
-public enum PNGDecoder {
+package enum PNGDecoder {
     /// Decodes a PNG into straight-alpha RGBA.
     /// - Throws: `RenderError.corruptImage` (bad signature, chunk, CRC or data),
     ///   `.unsupportedImage` (bit depth other than 8, interlacing), `.imageTooLarge`.
-    public static func decode(_ data: Data) throws -> RGBAImage {
+    package static func decode(_ data: Data) throws -> RGBAImage {
         try data.withUnsafeBytes { try decode(bytes: $0) }
     }
 

@@ -2,12 +2,12 @@
 
 import Foundation
 
-public enum PNGEncoder {
+package enum PNGEncoder {
     /// The PNG file of `image`: colour type 2 (RGB) when every pixel is opaque, else 6 (RGBA).
     /// Each row takes the filter whose output has the smallest sum of absolute values (the libpng
     /// heuristic), which compresses rendered pages far better than no filter.
     /// - Throws: `RenderError.encodingFailed` for an empty or over-limit image.
-    public static func encode(_ image: RGBAImage) throws -> Data {
+    package static func encode(_ image: RGBAImage) throws -> Data {
         guard image.width > 0, image.height > 0 else {
             throw RenderError.encodingFailed(format: "PNG", "the image is empty (\(image.width) x \(image.height))")
         }

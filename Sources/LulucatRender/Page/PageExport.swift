@@ -4,11 +4,11 @@ import Foundation
 import LulucatInk
 
 /// The file formats a page can be exported to.
-public enum PageExportFormat: String, Sendable, CaseIterable {
+package enum PageExportFormat: String, Sendable, CaseIterable {
     case png, jpg, svg
 }
 
-public enum PageExport {
+package enum PageExport {
     /// The page as a file of `format`.
     ///
     /// - Parameters:
@@ -17,8 +17,8 @@ public enum PageExport {
     ///   - assetData: the stored bytes (JPEG or PNG) of an asset, nil when missing. Undecodable
     ///     or missing assets become placeholders and are listed in `problems`.
     /// - Throws: `RenderError` for a bad scale, an over-limit size or an encoder failure.
-    public static func export(_ content: PageContent, format: PageExportFormat, scale: Double = 2,
-                              quality: Int = 90, assetData: (UUID) throws -> Data?) throws
+    package static func export(_ content: PageContent, format: PageExportFormat, scale: Double = 2,
+                               quality: Int = 90, assetData: (UUID) throws -> Data?) throws
         -> (data: Data, problems: [RenderProblem]) {
         switch format {
         case .svg:
@@ -31,14 +31,14 @@ public enum PageExport {
     }
 
     /// What `exportFitting` made.
-    public struct Result: Sendable {
-        public var data: Data
-        public var problems: [RenderProblem]
+    package struct Result: Sendable {
+        package var data: Data
+        package var problems: [RenderProblem]
         /// Pixels per point used for PNG and JPEG: `scale`, or less when the page at `scale`
         /// would pass `ImageLimits` (nil for SVG).
-        public var scale: Double?
+        package var scale: Double?
         /// The scale was lowered to fit the limits.
-        public var fitted: Bool
+        package var fitted: Bool
     }
 
     /// The page as a file of `format`, never refused for its size: a raster page too large at
@@ -46,8 +46,8 @@ public enum PageExport {
     /// the result says which.
     /// - Throws: `RenderError.invalidScale` for a scale that is not positive and finite, or an
     ///   encoder failure.
-    public static func exportFitting(_ content: PageContent, format: PageExportFormat, scale: Double = 2,
-                                     quality: Int = 90, assetData: (UUID) throws -> Data?) throws -> Result {
+    package static func exportFitting(_ content: PageContent, format: PageExportFormat, scale: Double = 2,
+                                      quality: Int = 90, assetData: (UUID) throws -> Data?) throws -> Result {
         switch format {
         case .svg:
             let svg = SVGWriter.svg(for: content, assets: assetData)

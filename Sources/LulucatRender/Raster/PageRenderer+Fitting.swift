@@ -12,9 +12,9 @@ extension PageRenderer {
     /// if r.scale < 2 { print("drawn at \(r.scale) px/pt to fit") }
     /// ```
     /// - Throws: `RenderError.invalidScale` for a scale that is not positive and finite.
-    public static func render(_ content: PageContent, fitting scale: Double,
-                              maxDimension: Int = ImageLimits.maxDimension, maxPixels: Int = ImageLimits.maxPixels,
-                              assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
+    package static func render(_ content: PageContent, fitting scale: Double,
+                               maxDimension: Int = ImageLimits.maxDimension, maxPixels: Int = ImageLimits.maxPixels,
+                               assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
         let fitted = try fittedScale(canvas: content.canvasSize, requested: scale,
                                      maxDimension: maxDimension, maxPixels: maxPixels)
         let (w, h) = bitmapSize(canvas: content.canvasSize, scale: fitted)
@@ -30,9 +30,9 @@ extension PageRenderer {
 
     /// `requested`, or the largest scale below it at which the canvas fits `maxDimension` a
     /// side and `maxPixels` in all (rounding up included).
-    public static func fittedScale(canvas: QuantizedSize, requested: Double,
-                                   maxDimension: Int = ImageLimits.maxDimension,
-                                   maxPixels: Int = ImageLimits.maxPixels) throws -> Double {
+    package static func fittedScale(canvas: QuantizedSize, requested: Double,
+                                    maxDimension: Int = ImageLimits.maxDimension,
+                                    maxPixels: Int = ImageLimits.maxPixels) throws -> Double {
         guard requested.isFinite, requested > 0 else { throw RenderError.invalidScale(requested) }
         let limitSide = max(1, min(maxDimension, ImageLimits.maxDimension))
         let limitPixels = max(1, min(maxPixels, ImageLimits.maxPixels))

@@ -4,14 +4,14 @@ import Foundation
 import LulucatInk
 
 /// A rendered page and what could not be drawn as asked.
-public struct RenderResult: Sendable {
-    public var image: RGBAImage
+package struct RenderResult: Sendable {
+    package var image: RGBAImage
     /// Images drawn as placeholders (missing or undecodable assets), in drawing order. Empty when
     /// everything was drawn.
-    public var problems: [RenderProblem]
+    package var problems: [RenderProblem]
     /// Pixels per point of the bitmap: the scale asked for, or the one `render(_:fitting:)`
     /// fitted the limits with.
-    public var scale: Double
+    package var scale: Double
 }
 
 /// Rasterizes pages.
@@ -22,7 +22,7 @@ public struct RenderResult: Sendable {
 /// }
 /// let png = try result.image.pngData()
 /// ```
-public enum PageRenderer {
+package enum PageRenderer {
     /// Renders `content` at `scale` pixels per point (1 = 72 dpi) on white.
     ///
     /// - Parameters:
@@ -31,8 +31,8 @@ public enum PageRenderer {
     ///     means the asset is unreadable. Either way a placeholder is drawn and a problem reported.
     /// - Throws: `RenderError.invalidScale` for a scale that is not positive and finite,
     ///   `.imageTooLarge` when the bitmap would exceed `ImageLimits`.
-    public static func render(_ content: PageContent, scale: Double,
-                              assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
+    package static func render(_ content: PageContent, scale: Double,
+                               assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
         guard scale.isFinite, scale > 0 else { throw RenderError.invalidScale(scale) }
         let wd = (Double(max(content.canvasSize.width, 1)) / 10 * scale).rounded(.up)
         let hd = (Double(max(content.canvasSize.height, 1)) / 10 * scale).rounded(.up)
@@ -99,17 +99,17 @@ public enum PageRenderer {
 private struct AssetFailure: Error { var kind: RenderProblem.Kind }
 
 /// Thumbnails for the library grid.
-public enum Thumbnail {
+package enum Thumbnail {
     /// The default width of a library thumbnail, in pixels.
-    public static let defaultWidth = 256
+    package static let defaultWidth = 256
 
     /// The page fitted to `width` pixels, its height following the canvas's aspect ratio; with
     /// `maxHeight`, fitted into `width` x `maxHeight` instead (a landscape page fills the width, a
     /// tall one the height), for a library grid of fixed cells.
     /// - Throws: `RenderError.invalidScale` when `width` or `maxHeight` is not positive,
     ///   `.imageTooLarge` beyond `ImageLimits`.
-    public static func make(_ content: PageContent, width: Int = defaultWidth, maxHeight: Int? = nil,
-                            assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
+    package static func make(_ content: PageContent, width: Int = defaultWidth, maxHeight: Int? = nil,
+                             assets: (UUID) throws -> RGBAImage?) throws -> RenderResult {
         guard width > 0 else { throw RenderError.invalidScale(Double(width)) }
         if let maxHeight, maxHeight <= 0 { throw RenderError.invalidScale(Double(maxHeight)) }
         let canvasWidth = Double(max(content.canvasSize.width, 1)) / 10
@@ -125,8 +125,8 @@ public enum Thumbnail {
     }
 
     /// The thumbnail as JPEG bytes, ready for `thumbnails/<page-id>.jpg`.
-    public static func jpeg(_ content: PageContent, width: Int = defaultWidth, maxHeight: Int? = nil, quality: Int = 80,
-                            assets: (UUID) throws -> RGBAImage?) throws -> (data: Data, problems: [RenderProblem]) {
+    package static func jpeg(_ content: PageContent, width: Int = defaultWidth, maxHeight: Int? = nil, quality: Int = 80,
+                             assets: (UUID) throws -> RGBAImage?) throws -> (data: Data, problems: [RenderProblem]) {
         let result = try make(content, width: width, maxHeight: maxHeight, assets: assets)
         return (try result.image.jpegData(quality: quality), result.problems)
     }

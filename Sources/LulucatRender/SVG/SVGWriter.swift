@@ -5,13 +5,13 @@ import Foundation
 import LulucatInk
 
 /// An SVG page and the images it could not embed.
-public struct SVGResult: Sendable {
-    public var text: String
+package struct SVGResult: Sendable {
+    package var text: String
     /// Images drawn as placeholders (missing asset, or bytes that do not decode as JPEG or PNG).
-    public var problems: [RenderProblem]
+    package var problems: [RenderProblem]
 }
 
-public enum SVGWriter {
+package enum SVGWriter {
     /// The SVG document of `content`.
     ///
     /// - Parameter assets: the encoded bytes (JPEG or PNG) of an asset id, nil when missing; a
@@ -21,7 +21,7 @@ public enum SVGWriter {
     /// Each stroke is one `<path>` whose pieces are filled once (non-zero rule), so a translucent
     /// stroke has no darker joints, as in the raster. SVG has no per-point opacity: a stroke with an
     /// opacity channel is drawn at its mean opacity.
-    public static func svg(for content: PageContent, assets: (UUID) throws -> Data?) -> SVGResult {
+    package static func svg(for content: PageContent, assets: (UUID) throws -> Data?) -> SVGResult {
         let w = Double(content.canvasSize.width) / 10, h = Double(content.canvasSize.height) / 10
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "

@@ -20,7 +20,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` from the destination (`.cantOpen`, `.full`, ...) or `.busy` when a
     ///   lock kept the copy from finishing. A destination this call created is removed on failure.
-    public func backup(to destination: String) throws(SQLiteError) {
+    package func backup(to destination: String) throws(SQLiteError) {
         let source = try openHandle()
         let existed = FileManager.default.fileExists(atPath: destination)
         let target = try Connection(path: destination)
@@ -57,7 +57,7 @@ extension Connection {
     /// schema brought up to date for a reader) without writing a byte of the file.
     ///
     /// - Throws: `SQLiteError` (`.busy` when a lock kept the copy from finishing, `.noMem`).
-    public func copyIntoMemory() throws(SQLiteError) -> Connection {
+    package func copyIntoMemory() throws(SQLiteError) -> Connection {
         let source = try openHandle()
         let target = try Connection(path: ":memory:")
         do throws(SQLiteError) {

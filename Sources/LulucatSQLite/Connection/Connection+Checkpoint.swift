@@ -8,7 +8,7 @@ import CSQLite
 #endif
 
 /// `wal_checkpoint` modes.
-public enum CheckpointMode: String, Sendable {
+package enum CheckpointMode: String, Sendable {
     case passive = "PASSIVE"
     case full = "FULL"
     case restart = "RESTART"
@@ -17,21 +17,21 @@ public enum CheckpointMode: String, Sendable {
 }
 
 /// The row `PRAGMA wal_checkpoint` returns.
-public struct CheckpointResult: Equatable, Sendable {
+package struct CheckpointResult: Equatable, Sendable {
     /// 1 when the checkpoint was blocked by another connection (a reader or writer).
-    public var busy: Int64
+    package var busy: Int64
     /// Frames in the WAL (after TRUNCATE: 0), or -1 when the database is not in WAL mode.
-    public var logFrames: Int64
+    package var logFrames: Int64
     /// Frames copied back into the database file.
-    public var checkpointedFrames: Int64
+    package var checkpointedFrames: Int64
 
     /// Every frame of the WAL is in the database file.
-    public var isComplete: Bool { busy == 0 && logFrames >= 0 && checkpointedFrames == logFrames }
+    package var isComplete: Bool { busy == 0 && logFrames >= 0 && checkpointedFrames == logFrames }
 }
 
 extension Connection {
     /// Runs `PRAGMA wal_checkpoint(mode)` and returns its row, without judging it.
-    public func walCheckpoint(_ mode: CheckpointMode) throws(SQLiteError) -> CheckpointResult {
+    package func walCheckpoint(_ mode: CheckpointMode) throws(SQLiteError) -> CheckpointResult {
         let sql = "PRAGMA wal_checkpoint(\(mode.rawValue))"
         let statement = try prepare(sql)
         guard try statement.step() else {
@@ -51,7 +51,7 @@ extension Connection {
     /// - Throws: `SQLiteError` with `.busy` when another connection kept the checkpoint from
     ///   finishing (the row says how many frames were copied), `.error` when not in WAL mode.
     @discardableResult
-    public func checkpoint(_ mode: CheckpointMode = .truncate) throws(SQLiteError) -> CheckpointResult {
+    package func checkpoint(_ mode: CheckpointMode = .truncate) throws(SQLiteError) -> CheckpointResult {
         let result = try walCheckpoint(mode)
         if result.logFrames < 0 {
             throw SQLiteError(extendedCode: ResultCode.error.rawValue, message: "the database is not in WAL mode",

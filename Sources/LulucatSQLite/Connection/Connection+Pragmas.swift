@@ -7,12 +7,12 @@ import CSQLite
 #endif
 
 /// `PRAGMA journal_mode` values.
-public enum JournalMode: String, Sendable {
+package enum JournalMode: String, Sendable {
     case delete, truncate, persist, memory, wal, off
 }
 
 /// `PRAGMA synchronous` levels.
-public enum SynchronousLevel: Int64, Sendable, CustomStringConvertible {
+package enum SynchronousLevel: Int64, Sendable, CustomStringConvertible {
     case off = 0
     /// WAL: the WAL is synced at checkpoints only; a power loss may undo the last commits, never
     /// corrupt the database.
@@ -21,12 +21,12 @@ public enum SynchronousLevel: Int64, Sendable, CustomStringConvertible {
     case full = 2
     case extra = 3
 
-    public var description: String { ["off", "normal", "full", "extra"][Int(rawValue)] }
+    package var description: String { ["off", "normal", "full", "extra"][Int(rawValue)] }
 }
 
 extension Connection {
     /// Runs a statement that returns one integer (a pragma read) and returns it.
-    public func scalarInt(_ sql: String) throws(SQLiteError) -> Int64 {
+    package func scalarInt(_ sql: String) throws(SQLiteError) -> Int64 {
         let statement = try prepare(sql)
         guard try statement.step() else {
             throw SQLiteError(extendedCode: ResultCode.error.rawValue, message: "no row returned", sql: sql, path: path)
@@ -35,7 +35,7 @@ extension Connection {
     }
 
     /// Runs a statement that returns one text value and returns it.
-    public func scalarText(_ sql: String) throws(SQLiteError) -> String {
+    package func scalarText(_ sql: String) throws(SQLiteError) -> String {
         let statement = try prepare(sql)
         guard try statement.step(), let text = statement.string(at: 0) else {
             throw SQLiteError(extendedCode: ResultCode.error.rawValue, message: "no text returned", sql: sql, path: path)
@@ -44,7 +44,7 @@ extension Connection {
     }
 
     /// The journal mode in use.
-    public func journalMode() throws(SQLiteError) -> JournalMode {
+    package func journalMode() throws(SQLiteError) -> JournalMode {
         let text = try scalarText("PRAGMA journal_mode").lowercased()
         return JournalMode(rawValue: text) ?? .delete
     }
@@ -53,7 +53,7 @@ extension Connection {
     /// cannot use WAL and answers with its current mode instead of an error).
     ///
     /// - Throws: `SQLiteError` when the mode in effect afterwards is not `mode`.
-    public func setJournalMode(_ mode: JournalMode) throws(SQLiteError) {
+    package func setJournalMode(_ mode: JournalMode) throws(SQLiteError) {
         let sql = "PRAGMA journal_mode = \(mode.rawValue)"
         let applied = try scalarText(sql).lowercased()
         guard applied == mode.rawValue else {
@@ -63,54 +63,54 @@ extension Connection {
         }
     }
 
-    public func synchronous() throws(SQLiteError) -> SynchronousLevel {
+    package func synchronous() throws(SQLiteError) -> SynchronousLevel {
         SynchronousLevel(rawValue: try scalarInt("PRAGMA synchronous")) ?? .full
     }
 
-    public func setSynchronous(_ level: SynchronousLevel) throws(SQLiteError) {
+    package func setSynchronous(_ level: SynchronousLevel) throws(SQLiteError) {
         try execute("PRAGMA synchronous = \(level.rawValue)")
     }
 
     /// Bounds the size a WAL (or rollback journal) file is truncated back to after a checkpoint
     /// resets it. -1 means no bound.
-    public func setJournalSizeLimit(bytes: Int64) throws(SQLiteError) {
+    package func setJournalSizeLimit(bytes: Int64) throws(SQLiteError) {
         try execute("PRAGMA journal_size_limit = \(bytes)")
     }
 
     /// WAL pages after which a commit runs a passive checkpoint itself; 0 turns that off.
-    public func setWALAutocheckpoint(pages: Int) throws(SQLiteError) {
+    package func setWALAutocheckpoint(pages: Int) throws(SQLiteError) {
         try execute("PRAGMA wal_autocheckpoint = \(pages)")
     }
 
     /// The application's schema version stored in the database header (bytes 60-63).
-    public func userVersion() throws(SQLiteError) -> Int64 { try scalarInt("PRAGMA user_version") }
+    package func userVersion() throws(SQLiteError) -> Int64 { try scalarInt("PRAGMA user_version") }
 
-    public func setUserVersion(_ version: Int32) throws(SQLiteError) {
+    package func setUserVersion(_ version: Int32) throws(SQLiteError) {
         try execute("PRAGMA user_version = \(version)")
     }
 
     /// Page size in bytes; it can change only before the first table is created (or by VACUUM).
-    public func pageSize() throws(SQLiteError) -> Int64 { try scalarInt("PRAGMA page_size") }
+    package func pageSize() throws(SQLiteError) -> Int64 { try scalarInt("PRAGMA page_size") }
 
-    public func setPageSize(_ bytes: Int) throws(SQLiteError) {
+    package func setPageSize(_ bytes: Int) throws(SQLiteError) {
         try execute("PRAGMA page_size = \(bytes)")
     }
 
     /// The page cache size: positive in pages, negative in KiB.
-    public func setCacheSize(_ value: Int) throws(SQLiteError) {
+    package func setCacheSize(_ value: Int) throws(SQLiteError) {
         try execute("PRAGMA cache_size = \(value)")
     }
 
     /// `PRAGMA mmap_size`: how many bytes of the database file SQLite may read through a memory
     /// map instead of `pread` (0: none). SQLite caps it at its compile-time maximum.
-    public func setMemoryMapSize(bytes: Int64) throws(SQLiteError) {
+    package func setMemoryMapSize(bytes: Int64) throws(SQLiteError) {
         _ = try scalarInt("PRAGMA mmap_size = \(bytes)")
     }
 
     /// `PRAGMA quick_check`: the problems SQLite finds in the file's structure, empty when "ok".
     ///
     /// - Throws: `SQLiteError` when the file cannot even be read (`.notADatabase`, `.corrupt`).
-    public func quickCheck(maxErrors: Int = 100) throws(SQLiteError) -> [String] {
+    package func quickCheck(maxErrors: Int = 100) throws(SQLiteError) -> [String] {
         let statement = try prepare("PRAGMA quick_check(\(maxErrors))")
         var problems: [String] = []
         while try statement.step() {

@@ -8,7 +8,7 @@ import CSQLite
 #endif
 
 /// How a transaction takes its lock (`BEGIN DEFERRED | IMMEDIATE | EXCLUSIVE`).
-public enum TransactionKind: String, Sendable {
+package enum TransactionKind: String, Sendable {
     case deferred = "DEFERRED"
     /// Takes the write lock at BEGIN, so a busy database fails before any work is done.
     case immediate = "IMMEDIATE"
@@ -30,7 +30,7 @@ extension Connection {
     ///   - body: the work. If it throws, the transaction is rolled back and its error rethrown.
     /// - Throws: the first error: BEGIN's, `body`'s, or COMMIT's. When COMMIT fails (a deferred
     ///   constraint, I/O, a full disk) the transaction is rolled back and COMMIT's error thrown.
-    public func transaction<R>(_ kind: TransactionKind = .immediate, _ body: () throws -> R) throws -> R {
+    package func transaction<R>(_ kind: TransactionKind = .immediate, _ body: () throws -> R) throws -> R {
         try execute("BEGIN \(kind.rawValue) TRANSACTION")
         let result: R
         do {

@@ -10,14 +10,14 @@ import CLulucatVFS
 
 /// The VFS that can coalesce a WAL's writes. A connection opened through it behaves exactly as one
 /// opened through the default VFS until `Connection.setWALWriteBuffer(bytes:)` turns the buffer on.
-public enum CoalescingVFS {
+package enum CoalescingVFS {
     /// The name to open a connection with (`Connection(path:flags:vfs:)`).
-    public static let name = LULUCAT_VFS_NAME
+    package static let name = LULUCAT_VFS_NAME
 
     /// Registers the VFS (once per process; later calls return at once).
     ///
     /// - Throws: `SQLiteError` when SQLite refuses the registration.
-    public static func register() throws(SQLiteError) {
+    package static func register() throws(SQLiteError) {
         let rc = lulucat_vfs_register()
         guard rc == SQLITE_OK else {
             throw SQLiteError(extendedCode: rc, message: "cannot register the \(name) VFS: \(String(cString: sqlite3_errstr(rc)))")
@@ -26,27 +26,27 @@ public enum CoalescingVFS {
 }
 
 /// What a connection's WAL files have done through `CoalescingVFS` since it opened.
-public struct WALWriteStatistics: Equatable, Sendable {
+package struct WALWriteStatistics: Equatable, Sendable {
     /// `xWrite` calls SQLite made on the WAL, and their bytes.
-    public var writeCalls: UInt64
-    public var writeBytes: UInt64
+    package var writeCalls: UInt64
+    package var writeBytes: UInt64
     /// Writes handed to the operating system for the WAL.
-    public var fileWrites: UInt64
+    package var fileWrites: UInt64
     /// Buffers written out at a WAL index barrier: commits published without a sync before them.
-    public var barrierFlushes: UInt64
+    package var barrierFlushes: UInt64
     /// Nanoseconds in the WAL's write(2) calls and in its syncs, and how many syncs.
-    public var writeNanoseconds: UInt64 = 0
-    public var syncs: UInt64 = 0
-    public var syncNanoseconds: UInt64 = 0
+    package var writeNanoseconds: UInt64 = 0
+    package var syncs: UInt64 = 0
+    package var syncNanoseconds: UInt64 = 0
     /// The database file's own writes and syncs (checkpoints), and their nanoseconds.
-    public var databaseWrites: UInt64 = 0
-    public var databaseWriteBytes: UInt64 = 0
-    public var databaseSyncs: UInt64 = 0
-    public var databaseNanoseconds: UInt64 = 0
+    package var databaseWrites: UInt64 = 0
+    package var databaseWriteBytes: UInt64 = 0
+    package var databaseSyncs: UInt64 = 0
+    package var databaseNanoseconds: UInt64 = 0
     /// Early writebacks started on the WAL (`setWALWriteback(bytes:)`).
-    public var writebacks: UInt64 = 0
+    package var writebacks: UInt64 = 0
 
-    public init(writeCalls: UInt64, writeBytes: UInt64, fileWrites: UInt64, barrierFlushes: UInt64) {
+    package init(writeCalls: UInt64, writeBytes: UInt64, fileWrites: UInt64, barrierFlushes: UInt64) {
         self.writeCalls = writeCalls
         self.writeBytes = writeBytes
         self.fileWrites = fileWrites
@@ -58,7 +58,7 @@ extension Connection {
     /// What this connection's WAL files have done through `CoalescingVFS`.
     ///
     /// - Throws: `SQLiteError` when the connection was not opened through `CoalescingVFS`.
-    public func walWriteStatistics() throws(SQLiteError) -> WALWriteStatistics {
+    package func walWriteStatistics() throws(SQLiteError) -> WALWriteStatistics {
         let db = try openHandle()
         var s = lulucat_vfs_stats()
         let rc = sqlite3_file_control(db, "main", LULUCAT_FCNTL_WAL_STATS, &s)
@@ -88,7 +88,7 @@ extension Connection {
     /// - Throws: `SQLiteError` (`.notFound`-coded) when the connection was not opened through
     ///   `CoalescingVFS`.
     @discardableResult
-    public func setWALWriteBuffer(bytes: Int) throws(SQLiteError) -> Int {
+    package func setWALWriteBuffer(bytes: Int) throws(SQLiteError) -> Int {
         try walWriteBufferControl(Int32(clamping: max(0, bytes)))
     }
 
@@ -100,7 +100,7 @@ extension Connection {
     /// - Returns: the setting now in force (always 0 where the system has no sync_file_range).
     /// - Throws: `SQLiteError` when the connection was not opened through `CoalescingVFS`.
     @discardableResult
-    public func setWALWriteback(bytes: Int) throws(SQLiteError) -> Int {
+    package func setWALWriteback(bytes: Int) throws(SQLiteError) -> Int {
         let db = try openHandle()
         var value = Int32(clamping: max(0, bytes))
         let rc = sqlite3_file_control(db, "main", LULUCAT_FCNTL_WAL_WRITEBACK, &value)
@@ -111,7 +111,7 @@ extension Connection {
     }
 
     /// The WAL write buffer in force (0: off).
-    public func walWriteBuffer() throws(SQLiteError) -> Int {
+    package func walWriteBuffer() throws(SQLiteError) -> Int {
         try walWriteBufferControl(-1)
     }
 

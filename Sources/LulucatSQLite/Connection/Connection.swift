@@ -7,19 +7,19 @@ import CSQLite
 #endif
 
 /// How to open a database file (`SQLITE_OPEN_*`).
-public struct OpenFlags: OptionSet, Sendable {
-    public let rawValue: Int32
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+package struct OpenFlags: OptionSet, Sendable {
+    package let rawValue: Int32
+    package init(rawValue: Int32) { self.rawValue = rawValue }
 
-    public static let readOnly = OpenFlags(rawValue: SQLITE_OPEN_READONLY)
-    public static let readWrite = OpenFlags(rawValue: SQLITE_OPEN_READWRITE)
-    public static let create = OpenFlags(rawValue: SQLITE_OPEN_CREATE)
+    package static let readOnly = OpenFlags(rawValue: SQLITE_OPEN_READONLY)
+    package static let readWrite = OpenFlags(rawValue: SQLITE_OPEN_READWRITE)
+    package static let create = OpenFlags(rawValue: SQLITE_OPEN_CREATE)
     /// Refuse to follow a symbolic link as the database file (packages come from other devices).
-    public static let noFollow = OpenFlags(rawValue: 0x0100_0000)  // SQLITE_OPEN_NOFOLLOW, 3.31+
+    package static let noFollow = OpenFlags(rawValue: 0x0100_0000)  // SQLITE_OPEN_NOFOLLOW, 3.31+
     /// The connection is used by one thread at a time (ours are owned by one actor or one task).
-    public static let noMutex = OpenFlags(rawValue: SQLITE_OPEN_NOMUTEX)
+    package static let noMutex = OpenFlags(rawValue: SQLITE_OPEN_NOMUTEX)
 
-    public static let `default`: OpenFlags = [.readWrite, .create, .noMutex]
+    package static let `default`: OpenFlags = [.readWrite, .create, .noMutex]
 }
 
 /// A connection to one SQLite database file. Not `Sendable`: one owner (an actor, a task) uses it.
@@ -31,9 +31,9 @@ public struct OpenFlags: OptionSet, Sendable {
 /// ```
 ///
 /// `close()` reports failure; `deinit` only closes what an error path or a forgetful owner left open.
-public final class Connection {
+package final class Connection {
     /// The file this connection opened.
-    public let path: String
+    package let path: String
     /// nil once closed.
     private(set) var handle: OpaquePointer?
     /// The file-backed VFS this connection was opened through, kept alive until the connection is gone.
@@ -50,7 +50,7 @@ public final class Connection {
     ///   - vfs: the name of a registered VFS (`CoalescingVFS.name`, registered first if so); nil
     ///     for SQLite's default.
     /// - Throws: `SQLiteError` (`.cantOpen` for a missing directory or an unreadable file).
-    public init(path: String, flags: OpenFlags = .default, vfs: String? = nil) throws(SQLiteError) {
+    package init(path: String, flags: OpenFlags = .default, vfs: String? = nil) throws(SQLiteError) {
         self.path = path
         if vfs == CoalescingVFS.name { try CoalescingVFS.register() }
         var db: OpaquePointer?
@@ -70,7 +70,7 @@ public final class Connection {
     /// operation; the connection keeps the VFS registered while it lives.
     ///
     /// - Throws: `SQLiteError` (`.cantOpen` when the backend cannot open the file).
-    public convenience init(path: String, flags: OpenFlags = .default, vfs: FileBackedVFS) throws(SQLiteError) {
+    package convenience init(path: String, flags: OpenFlags = .default, vfs: FileBackedVFS) throws(SQLiteError) {
         try self.init(path: path, flags: flags, vfs: vfs.name)
         fileBackedVFS = vfs
     }
@@ -82,13 +82,13 @@ public final class Connection {
     }
 
     /// Whether `close()` has succeeded.
-    public var isClosed: Bool { handle == nil }
+    package var isClosed: Bool { handle == nil }
 
     /// Closes the connection.
     ///
     /// - Throws: `SQLiteError` with `.busy` when a `Statement` of this connection is still alive
     ///   (the connection then stays open), `.misuse` when already closed.
-    public func close() throws(SQLiteError) {
+    package func close() throws(SQLiteError) {
         guard let db = handle else {
             throw SQLiteError(extendedCode: ResultCode.misuse.rawValue, message: "the connection is already closed", path: path)
         }
@@ -121,7 +121,7 @@ public final class Connection {
     /// Runs one or more SQL statements separated by semicolons, discarding any rows.
     ///
     /// - Throws: `SQLiteError` naming the statement that failed.
-    public func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         let db = try openHandle(sql: sql)
         var utf8 = Array(sql.utf8CString)
         try utf8.withUnsafeMutableBufferPointer { (buffer) throws(SQLiteError) in
@@ -151,26 +151,26 @@ public final class Connection {
     /// Compiles one statement.
     ///
     /// - Throws: `SQLiteError` carrying the SQL when it does not compile.
-    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         try Statement(connection: self, sql: sql)
     }
 
     /// The rowid of the last successful INSERT on this connection.
-    public var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+    package var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    public var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+    package var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
     /// Whether no transaction is open.
-    public var isAutocommit: Bool { handle.map { sqlite3_get_autocommit($0) != 0 } ?? true }
+    package var isAutocommit: Bool { handle.map { sqlite3_get_autocommit($0) != 0 } ?? true }
 
     /// How long a statement waits for another connection's lock before failing with `.busy`.
-    public func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
+    package func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
         let db = try openHandle()
         let rc = sqlite3_busy_timeout(db, milliseconds)
         guard rc == SQLITE_OK else { throw lastError(rc, sql: nil) }
     }
 
     /// The version of the SQLite library in use ("3.40.1").
-    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+    package static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }
 
 extension String {

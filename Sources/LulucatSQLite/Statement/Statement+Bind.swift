@@ -21,20 +21,20 @@ extension Statement {
         guard rc == SQLITE_OK else { throw connection.lastError(rc, sql: sql) }
     }
 
-    public func bind(_ value: Int64, at index: Int) throws(SQLiteError) {
+    package func bind(_ value: Int64, at index: Int) throws(SQLiteError) {
         try check(sqlite3_bind_int64(handle, Int32(index), value))
     }
 
-    public func bind(_ value: Int, at index: Int) throws(SQLiteError) {
+    package func bind(_ value: Int, at index: Int) throws(SQLiteError) {
         try bind(Int64(value), at: index)
     }
 
-    public func bind(_ value: Double, at index: Int) throws(SQLiteError) {
+    package func bind(_ value: Double, at index: Int) throws(SQLiteError) {
         try check(sqlite3_bind_double(handle, Int32(index), value))
     }
 
     /// Binds UTF-8 text (SQLite copies it).
-    public func bind(_ value: String, at index: Int) throws(SQLiteError) {
+    package func bind(_ value: String, at index: Int) throws(SQLiteError) {
         // withCString never gives NULL, so an empty string binds as text, not as NULL.
         let rc = value.withCString { text in
             sqlite3_bind_text(handle, Int32(index), text, Int32(value.utf8.count), BindLifetime.transientBytes)
@@ -42,18 +42,18 @@ extension Statement {
         try check(rc)
     }
 
-    public func bindNull(at index: Int) throws(SQLiteError) {
+    package func bindNull(at index: Int) throws(SQLiteError) {
         try check(sqlite3_bind_null(handle, Int32(index)))
     }
 
     /// Binds a BLOB, copied by SQLite (safe whatever happens to `bytes` afterwards).
-    public func bind(_ bytes: [UInt8], at index: Int) throws(SQLiteError) {
+    package func bind(_ bytes: [UInt8], at index: Int) throws(SQLiteError) {
         let rc = bytes.withUnsafeBytes { raw in bindBlob(raw, at: index, copy: true) }
         try check(rc)
     }
 
     /// Binds a BLOB, copied by SQLite.
-    public func bind(_ data: Data, at index: Int) throws(SQLiteError) {
+    package func bind(_ data: Data, at index: Int) throws(SQLiteError) {
         let rc = data.withUnsafeBytes { raw in bindBlob(raw, at: index, copy: true) }
         try check(rc)
     }
@@ -64,12 +64,12 @@ extension Statement {
     /// ```swift
     /// try insert.withBlob(samples, at: 3) { try insert.run() }
     /// ```
-    public func withBlob<R>(_ bytes: [UInt8], at index: Int, _ body: () throws -> R) throws -> R {
+    package func withBlob<R>(_ bytes: [UInt8], at index: Int, _ body: () throws -> R) throws -> R {
         try bytes.withUnsafeBytes { raw in try withBlob(raw, at: index, body) }
     }
 
     /// Binds raw bytes as a BLOB without a copy for the duration of `body`.
-    public func withBlob<R>(_ raw: UnsafeRawBufferPointer, at index: Int, _ body: () throws -> R) throws -> R {
+    package func withBlob<R>(_ raw: UnsafeRawBufferPointer, at index: Int, _ body: () throws -> R) throws -> R {
         try check(bindBlob(raw, at: index, copy: false))
         // The statement may still point at `raw` after `body`: rebind to NULL before it is freed.
         defer { sqlite3_reset(handle); sqlite3_bind_null(handle, Int32(index)) }

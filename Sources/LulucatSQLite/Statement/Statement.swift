@@ -16,9 +16,9 @@ import CSQLite
 /// ```
 ///
 /// Parameter indexes are 1-based and column indexes 0-based, as in SQLite.
-public final class Statement {
-    public let sql: String
-    public let connection: Connection
+package final class Statement {
+    package let sql: String
+    package let connection: Connection
     let handle: OpaquePointer
 
     init(connection: Connection, sql: String) throws(SQLiteError) {
@@ -45,7 +45,7 @@ public final class Statement {
     /// - Returns: true when a row is available to read, false when the statement is done.
     /// - Throws: `SQLiteError` carrying this statement's SQL.
     @discardableResult
-    public func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -59,22 +59,22 @@ public final class Statement {
     }
 
     /// Steps to completion, ignoring rows, then resets so the statement can run again.
-    public func run() throws(SQLiteError) {
+    package func run() throws(SQLiteError) {
         while try step() {}
         try reset()
     }
 
     /// Rewinds the statement so it can run again; bindings are kept.
-    public func reset() throws(SQLiteError) {
+    package func reset() throws(SQLiteError) {
         let rc = sqlite3_reset(handle)
         guard rc == SQLITE_OK else { throw connection.lastError(rc, sql: sql) }
     }
 
     /// Sets every parameter back to NULL (and releases any bytes bound without a copy).
-    public func clearBindings() {
+    package func clearBindings() {
         sqlite3_clear_bindings(handle)
     }
 
     /// How many `?` parameters the statement has.
-    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+    package var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
 }

@@ -10,14 +10,14 @@ import CLulucatVFS
 
 /// A failed backend call: the errno the file system returned. The VFS turns it into SQLite's code
 /// for the operation (ENOSPC and EDQUOT: `SQLITE_FULL`; otherwise `SQLITE_IOERR_WRITE`, `_FSYNC`, ...).
-public struct SQLiteFileBackendError: Error, Sendable, Equatable {
-    public var errno: Int32
-    public init(errno: Int32) { self.errno = errno }
+package struct SQLiteFileBackendError: Error, Sendable, Equatable {
+    package var errno: Int32
+    package init(errno: Int32) { self.errno = errno }
 }
 
 /// The file operations a `FileBackedVFS` makes. Handles are the backend's own; paths are the
 /// database paths as given to `Connection` (plus SQLite's "-wal" and "-journal" suffixes).
-public protocol SQLiteFileBackend: Sendable {
+package protocol SQLiteFileBackend: Sendable {
     /// Opens `path` for reading and writing (reading only with `readOnly`); with `create`, creates a
     /// missing file (and says so); with `exclusive`, an existing file is an error (EEXIST).
     func open(_ path: String, create: Bool, exclusive: Bool, readOnly: Bool) throws(SQLiteFileBackendError) -> (handle: Int64, created: Bool)
@@ -38,15 +38,15 @@ public protocol SQLiteFileBackend: Sendable {
 /// A registered VFS over one backend, under a name of its own (`name`). A `Connection` opened with
 /// it keeps it alive; it is unregistered when the last owner lets go (and freed once SQLite has
 /// closed every file it opened through it). Its WAL index and locks live in memory, per instance.
-public final class FileBackedVFS: @unchecked Sendable {
+package final class FileBackedVFS: @unchecked Sendable {
     /// The name SQLite knows it by ("lulucat-fs-<n>").
-    public let name: String
+    package let name: String
     private let raw: OpaquePointer
 
     /// Registers a new VFS over `backend`.
     ///
     /// - Throws: `SQLiteError` when SQLite refuses the registration.
-    public init(_ backend: any SQLiteFileBackend) throws(SQLiteError) {
+    package init(_ backend: any SQLiteFileBackend) throws(SQLiteError) {
         let context = Unmanaged.passRetained(BackendBox(backend)).toOpaque()
         var callbacks = Self.callbacks(context)
         var rc: Int32 = SQLITE_OK

@@ -14,12 +14,12 @@
 ///
 /// Untrusted input: a stroke of N samples always codes to at least N bits, so the decoder rejects a
 /// count above 8 times the bytes it has left before it allocates anything.
-public enum CompactCodec: SampleCodec {
-    public static func encode(_ stroke: Stroke, into writer: inout ByteWriter) {
+package enum CompactCodec: SampleCodec {
+    package static func encode(_ stroke: Stroke, into writer: inout ByteWriter) {
         writer.writeBytes(CompactStrokeEncoder.encode(stroke))
     }
 
-    public static func decode(count: Int, channels: OptionalChannels, from reader: inout ByteReader)
+    package static func decode(count: Int, channels: OptionalChannels, from reader: inout ByteReader)
         throws(PageFormatError) -> (samples: [Sample], channels: [[UInt16]]) {
         try CompactStrokeDecoder.decode(count: count, channels: channels, from: &reader)
     }
