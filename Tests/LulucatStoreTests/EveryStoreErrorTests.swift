@@ -380,3 +380,17 @@ enum EveryStoreError {
         #expect(userFacingProblems(Shown(errorDescription: "It is 12345678 bytes.", recoverySuggestion: "Free space.")) == [])
     }
 }
+
+@Suite struct ImportRejectedTextTests {
+    /// An import refused for what verify found says each finding on one line: no line break,
+    /// which lnote would show as an escaped "\n".
+    @Test func anImportRefusedForFindingsIsOneLine() {
+        let error = StoreError.importRejected([Finding(.error, "pages/A.content", "checksum mismatch"),
+                                               Finding(.error, "document.json", "page 2 is listed twice")])
+        // What lnote prints (the reason), and what an app shows (the sentence): one line each.
+        let reason = "\(error)"
+        #expect(!reason.contains("\n") && reason.contains("checksum mismatch; error: document.json: page 2 is listed twice"), "\(reason)")
+        #expect(!(error.errorDescription ?? "\n").contains("\n"))
+    }
+}
+

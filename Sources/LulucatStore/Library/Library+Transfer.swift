@@ -17,7 +17,9 @@ public struct ImportResult: Sendable {
 extension StoreError {
     /// An imported package that fails verification; nothing was added to the library.
     public static func importRejected(_ findings: [Finding]) -> StoreError {
-        .importRefused(reason: "the imported document is not valid, nothing was imported:\n" + findings.map { "  \($0)" }.joined(separator: "\n"), cause: nil)
+        // One line: a sentence a person reads, and lnote prints as it is (a line break would be
+        // shown as an escaped "\n").
+        .importRefused(reason: "the imported document is not valid, nothing was imported: " + findings.map { "\($0)" }.joined(separator: "; "), cause: nil)
     }
 
     /// What an import throws for `error`: a `StoreError` as it is, a file error of the library's
