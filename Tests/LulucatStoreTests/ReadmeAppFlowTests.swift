@@ -21,7 +21,8 @@ import LulucatStoreSQLite
 
         let library = Library(root: tmp.path)
         let package = try await library.createDocument(title: "Lecture notes")
-        let session = try await library.openShared(package.id)
+        let window = try await library.openShared(package.id)
+        let session = window.session
         let page = await session.pageIDs()[0]
 
         let stroke = try Stroke(ink: Ink(tool: .pen), pencilPoints: points)
@@ -32,7 +33,7 @@ import LulucatStoreSQLite
         }
         let clipboard = try InkJSON.encode(try await session.content(of: page))
         try await session.flush()
-        try await session.close()
+        try await window.close()
 
         let copy = try await library.duplicate(package.id)
         try await library.rename(copy.id, to: "Lecture notes (old)")

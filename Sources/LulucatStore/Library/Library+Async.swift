@@ -9,12 +9,13 @@ import Foundation
 import LulucatInk
 
 extension Library {
-    /// Opens a document, or hands out the session this process already has open for it (a second
-    /// window): the session is shared, and closes when every holder has called `close()`.
+    /// The shared session of `openShared`, without a holder: each call counts one more holder of
+    /// the session, and each `close()` of the session lets one go (the package's own callers,
+    /// which pair them; an app gets a `SessionHolder` per window from `openShared`).
     ///
     /// - Throws: `StoreError.documentInUse` only when another process has it open.
     @concurrent
-    public func openShared(_ id: UUID, options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
+    package func openSharedSession(_ id: UUID, options: SessionOptions = SessionOptions()) async throws(StoreError) -> DocumentSession {
         let path = package(id).path
         // Tasks of this process opening the same document at once: one opens, the others wait for
         // its session (bounded: 60 s of 2 ms waits) instead of meeting its lock half-way.

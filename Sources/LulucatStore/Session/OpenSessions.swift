@@ -187,10 +187,18 @@ public final class SessionHolder: @unchecked Sendable {
 }
 
 extension Library {
-    /// Opens a document for one window: the session this process has open for it, shared, or a
-    /// new one. Each window closes its own holder (`SessionHolder.close()`, once however often it
-    /// is called); the session closes with the last.
-    public func openWindow(_ id: UUID, options: SessionOptions = SessionOptions()) async throws(StoreError) -> SessionHolder {
-        SessionHolder(try await openShared(id, options: options))
+    /// Opens a document for one window: a holder of the session this process has open for it,
+    /// shared, or of a new one. Each window closes its own holder (`SessionHolder.close()`, once
+    /// however often it is called, so a window closing twice never closes another's session); the
+    /// session closes with the last holder. A holder dropped without `close()` lets go by itself.
+    ///
+    /// ```swift
+    /// let window = try await library.openShared(id)
+    /// try await window.session.append(stroke, to: page)
+    /// try await window.close()
+    /// ```
+    /// - Throws: `StoreError.documentInUse` only when another process has it open.
+    public func openShared(_ id: UUID, options: SessionOptions = SessionOptions()) async throws(StoreError) -> SessionHolder {
+        SessionHolder(try await openSharedSession(id, options: options))
     }
 }

@@ -17,8 +17,8 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         let package = try await library.createDocument(title: "Two windows")
-        let first = try await library.openShared(package.id, options: noAutosave)
-        let second = try await library.openShared(package.id, options: noAutosave)
+        let first = try await library.openSharedSession(package.id, options: noAutosave)
+        let second = try await library.openSharedSession(package.id, options: noAutosave)
         #expect(first === second)
         #expect(await first.holderCount == 2)
         // A plain open still says in use: it asks for the document to itself.
@@ -48,7 +48,7 @@ import LulucatStoreTesting
         #expect(try await reopened.content(of: page).elements == [.stroke(a), .stroke(b)])
         try await reopened.close()
         // Closed for good: the next openShared opens a new session.
-        let third = try await library.openShared(package.id, options: noAutosave)
+        let third = try await library.openSharedSession(package.id, options: noAutosave)
         #expect(third !== first)
         #expect(await third.holderCount == 1)
         try await third.close()
@@ -65,7 +65,7 @@ import LulucatStoreTesting
         let c = try await library.createDocument(title: "C"), elsewhere = try await other.createDocument(title: "D")
         #expect(library.openSessions().isEmpty)
         let sa = try await library.open(a.id, options: noAutosave)
-        let sb = try await library.openShared(b.id, options: noAutosave)
+        let sb = try await library.openSharedSession(b.id, options: noAutosave)
         let sd = try await other.open(elsewhere.id, options: noAutosave)
         let open = library.openSessions()
         #expect(Set(open.keys) == [a.id, b.id])
@@ -85,7 +85,7 @@ import LulucatStoreTesting
         let library = Library(root: tmp.path)
         let package = try await library.createDocument(title: "Race")
         let sessions = try await withThrowingTaskGroup(of: DocumentSession.self) { group in
-            for _ in 0..<16 { group.addTask { try await library.openShared(package.id, options: self.noAutosave) } }
+            for _ in 0..<16 { group.addTask { try await library.openSharedSession(package.id, options: self.noAutosave) } }
             var all: [DocumentSession] = []
             for try await s in group { all.append(s) }
             return all
@@ -150,8 +150,8 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         let package = try await library.createDocument(title: "Doomed")
-        let session = try await library.openShared(package.id, options: noAutosave)
-        _ = try await library.openShared(package.id, options: noAutosave)
+        let session = try await library.openSharedSession(package.id, options: noAutosave)
+        _ = try await library.openSharedSession(package.id, options: noAutosave)
         let page = await session.pageIDs()[0]
         let stroke = sampleStroke(seed: 5)
         try await session.append(stroke, to: page)

@@ -63,8 +63,8 @@ import LulucatStoreTesting
         let tmp = TemporaryFolder()
         let library = Library(root: tmp.path)
         let id = try await library.createDocument(title: "Two windows").id
-        let a = try await library.openWindow(id, options: options)
-        let b = try await library.openWindow(id, options: options)
+        let a = try await library.openShared(id, options: options)
+        let b = try await library.openShared(id, options: options)
         let page = await a.session.pageIDs()[0]
         b.session.submit([.append([.stroke(strokes[0])])], to: page)
         let first = closeWithoutAwait(a), second = closeWithoutAwait(a)

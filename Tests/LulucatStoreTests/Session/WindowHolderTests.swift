@@ -48,7 +48,7 @@ import LulucatStoreTesting
         print("window figures (\(engine)): reopened right after a dropped window 200 times: \(refusals) refusals")
         #expect(refusals == 0)
         // The last window may still be held by the task that drops it: shared, not refused.
-        let last = try await library.openShared(id, options: options)
+        let last = try await library.openSharedSession(id, options: options)
         if refusals == 0 { #expect(try await last.content(of: page!).elements.map(\.id) == strokes.map(\.id)) }
         try await last.close()
     }
@@ -61,9 +61,9 @@ import LulucatStoreTesting
         let id = try await library.createDocument(title: "Three windows").id
         let options = SessionOptions(autosaveDelay: nil, thumbnails: nil)
         let strokes = HandwritingGenerator(seed: 3211).page(strokes: 4, canvas: .letter).strokes
-        let a = try await library.openWindow(id, options: options)
-        let b = try await library.openWindow(id, options: options)
-        var c: SessionHolder? = try await library.openWindow(id, options: options)
+        let a = try await library.openShared(id, options: options)
+        let b = try await library.openShared(id, options: options)
+        var c: SessionHolder? = try await library.openShared(id, options: options)
         #expect(a.session === b.session && b.session === c!.session)
         #expect(await a.session.holderCount == 3)
         let page = await a.session.pageIDs()[0]
@@ -88,6 +88,6 @@ import LulucatStoreTesting
     }
 
     static func open(_ library: Library, _ id: UUID, _ options: SessionOptions) async -> Result<DocumentSession, StoreError> {
-        do { return .success(try await library.openShared(id, options: options)) } catch { return .failure(error) }
+        do { return .success(try await library.openSharedSession(id, options: options)) } catch { return .failure(error) }
     }
 }
