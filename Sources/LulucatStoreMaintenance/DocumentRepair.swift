@@ -34,6 +34,7 @@ public struct DocumentRepair: Sendable {
         let lock = try package.lockForWriting(fs)
         defer { fs.unlock(lock) }
         var findings: [Finding] = []
+        try package.completeTransaction(fileSystem: fs, findings: &findings)
         var doc: DocumentMetadata
         do { doc = try PackageReader.readDocument(package, fileSystem: fs) } catch {
             guard case .corruptFile = error else { throw error }

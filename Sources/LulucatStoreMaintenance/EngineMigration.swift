@@ -117,6 +117,7 @@ public struct EngineMigration: Sendable {
         defer { fs.unlock(lock) }
         let start = DispatchTime.now().uptimeNanoseconds
         var findings: [Finding] = []
+        try package.completeTransaction(fileSystem: fs, findings: &findings)
         var doc = try PackageReader.readDocument(package, fileSystem: fs)
         // An engine this build lacks, on either side: refused before anything is tidied.
         for engine in [doc.engine, target] { try engine.requireAvailable(package) }

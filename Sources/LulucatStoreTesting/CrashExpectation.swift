@@ -16,6 +16,10 @@ public struct ExpectedDocument: Sendable, Equatable {
     /// Files that must survive byte for byte in `pages/` or `recovered/` (a page file repair moves
     /// aside, a damaged page's original bytes kept by salvage), under any name.
     public var keptBytes: [[UInt8]] = []
+    /// Set by a step that must leave the document whole as one version or the other (a
+    /// transaction): every crash state then equals one candidate in title, page order and every
+    /// page's content together, not page by page.
+    public var allOrNone = false
 
     public init(id: UUID, title: String, pages: [(id: UUID, content: PageContent)] = [], assets: [UUID: [UInt8]] = [:]) {
         self.id = id
@@ -157,6 +161,15 @@ public enum CrashChecker {
                     }
                 } else if !versions.contains(content) {
                     problems.append("\(name): page \(page) is neither its old nor its new version (\(content.elements.count) elements; expected \(versions.map(\.elements.count)))")
+                }
+            }
+            // A transaction in flight: the document is one version whole, never a mix.
+            if strictOrder, candidates.contains(where: \.allOrNone) {
+                let whole = candidates.contains { c in
+                    c.title == title && c.pages.map(\.id) == order && order.allSatisfy { contents[$0] == c.content(of: $0) }
+                }
+                if !whole {
+                    problems.append("\(name): the document mixes the versions of an all-or-none step (title \"\(title)\", \(order.count) pages)")
                 }
             }
             // The assets of what is shown must be there, byte for byte.

@@ -11,6 +11,7 @@ extension CrashFlow {
     public static let all: [CrashFlow] = [
         createDocument, savePages, insertImage, pageStructure, rename, duplicate, delete, closeRemovesOrphans, manifestRepair,
         importPackage, workday, journalSaves, migration, sqliteSaves, sqliteDuplicate, sqliteMigration, repairSalvage,
+        transactions, journalTransactions, sqliteTransactions,
     ]
 
     static let noAutosave = SessionOptions(autosaveDelay: nil)
@@ -294,6 +295,67 @@ extension CrashFlow {
         }
         try await close(s, steps)
     })
+
+    /// Transactions over several pages and the page list, and the undo of one: at every crash
+    /// state the document is wholly before or wholly after each (`ExpectedDocument.allOrNone`).
+    public static let transactions = transactionFlow(name: "transactions", engine: .snapshot, seed: 14)
+    public static let journalTransactions = transactionFlow(name: "journal transactions", engine: .journal, seed: 15, faultStride: 5)
+    public static let sqliteTransactions = transactionFlow(name: "sqlite transactions", engine: .sqlite, seed: 16, faultStride: 10)
+
+    static func transactionFlow(name: String, engine: EngineKind, seed: UInt32, faultStride: Int = 2) -> CrashFlow {
+        CrashFlow(name: name, testFaultStride: faultStride,
+                  setUp: oneDocument(title: "Seminar", pages: [(3, 0), (2, 0), (1, 0)], seed: seed, engine: engine), run: { library, steps in
+            let id = steps.expected.documents.keys.first!
+            let pages = steps.expected.documents[id]!.pages.map(\.id)
+            var session: DocumentSession?
+            var options = SessionOptions(autosaveDelay: nil)
+            options.undoLevels = 10
+            try await steps.step("open") { session = try await library.open(id, options: options) }
+            let s = session!
+            func current() async throws -> [(id: UUID, content: PageContent)] {
+                var out: [(id: UUID, content: PageContent)] = []
+                for p in await s.pageIDs() { out.append((p, try await s.content(of: p))) }
+                return out
+            }
+            // Every page read first, so the steps below read nothing from the disk after their call.
+            var after: [(id: UUID, content: PageContent)] = []
+            try await edit("read every page", steps) { after = try await current() }
+            // Cut two strokes from the first page and paste them on the second.
+            try await steps.step("cut and paste across pages", atomic: true) {
+                try await s.transaction("Cut and paste") { s in
+                    let moved = Array(try s.content(of: pages[0]).elements.prefix(2))
+                    try s.delete(moved.map(\.id), from: pages[0])
+                    try s.append(moved, to: pages[1])
+                }
+                after = try await current()
+            } expect: { e in
+                e.documents[id]!.pages = after
+                e.documents[id]!.allOrNone = true
+            }
+            // A page added and drawn on, the last page moved first, the second removed, a title.
+            try await steps.step("restructure in one transaction", atomic: true) {
+                try await s.transaction("Restructure") { s in
+                    let added = try s.addPage(canvas: .a4)
+                    try s.append([.stroke(SampleContent.stroke(seed: seed * 7))], to: added)
+                    try s.movePage(pages[2], to: 0)
+                    try s.removePage(pages[1])
+                    try s.rename(to: "Seminar, restructured")
+                }
+                after = try await current()
+            } expect: { e in
+                e.documents[id]!.pages = after
+                e.documents[id]!.title = "Seminar, restructured"
+            }
+            try await steps.step("undo the restructuring", atomic: true) {
+                _ = try await s.undo()
+                after = try await current()
+            } expect: { e in
+                e.documents[id]!.pages = after
+                e.documents[id]!.title = "Seminar"
+            }
+            try await close(s, steps)
+        })
+    }
 
     public static let rename = CrashFlow(name: "rename", setUp: oneDocument(title: "Untitled", pages: [(1, 0)], seed: 4), run: { library, steps in
         let id = steps.expected.documents.keys.first!

@@ -101,7 +101,8 @@ public final class FlowSteps: @unchecked Sendable {
             let found = atomic && !undetermined
                 ? await CrashChecker.check(afterFailure, acknowledged: before, next: nil, strictOrder: true)
                 : await CrashChecker.check(afterFailure, acknowledged: before, next: next, strictOrder: false)
-            mutex.withLock { problems += found.map { "after a failed '\(label)': \($0)" } }
+            let failed = fs.failedCalls.dropFirst(failuresBefore).joined(separator: ", ")
+            mutex.withLock { problems += found.map { "after a failed '\(label)' (\(failed): \(error)): \($0)" } }
             mutex.withLock { acknowledged.append((label, fs.recordedCount, next)) }
             return
         }

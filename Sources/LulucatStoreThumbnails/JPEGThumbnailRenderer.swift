@@ -52,6 +52,7 @@ extension ThumbnailWriter {
             return [Finding(.error, package.path, "thumbnails not rebuilt: \(error)")]
         }
         defer { fs.unlock(lock) }
+        _ = try? package.completeTransaction(fileSystem: fs, findings: &findings)
         guard let doc = try? PackageReader.readDocument(package, fileSystem: fs) else {
             return [Finding(.error, package.documentPath, "cannot be read; thumbnails not rebuilt")]
         }

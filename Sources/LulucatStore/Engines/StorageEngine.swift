@@ -17,6 +17,10 @@ package protocol StorageEngine: AnyObject {
     func loadPageForEditing(_ id: UUID) throws(StoreError) -> (PageContent, EncodedStrokes?)
     /// Makes a new page durable, before document.json lists it.
     func createPage(_ id: UUID, content: PageContent) throws(StoreError)
+    /// Makes a page hold `content` whole, whatever it held (or whether it was there): how a
+    /// transaction's record is written (TransactionRecord.swift), so running it twice writes the
+    /// same. Defaults to `createPage`, which replaces the page in the snapshot and SQLite engines.
+    func replacePage(_ id: UUID, content: PageContent) throws(StoreError)
     /// Makes a dirty page durable: `content` is the whole page now, `changes` what happened since
     /// its last save (an engine may write either).
     func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes?
@@ -84,6 +88,7 @@ extension StorageEngine {
     package func compact(_ id: UUID) throws(StoreError) -> Bool { false }
     package func pageUnloaded(_ id: UUID) {}
     package func closeWithoutTidying() {}
+    package func replacePage(_ id: UUID, content: PageContent) throws(StoreError) { try createPage(id, content: content) }
     package var rewriteFallbacks: Int { 0 }
     package func compactingFormWriter() -> (any FormWriter)? { nil }
     package func limitReadCost(_ budget: Int?) {}

@@ -40,7 +40,8 @@ extension FileSystem {
         try writeAtomically(bytes, to: path, creating: .createExclusivePrivate)
     }
 
-    func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String, creating mode: OpenMode) throws(FileError) {
+    func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String, creating mode: OpenMode,
+                         syncingDirectory: Bool = true) throws(FileError) {
         let (dir, name) = splitPath(path)
         let temp = dir + "/" + temporaryFilePrefix + UUID().uuidString + "-" + name
         // A failure names the file being written, never the temporary file or its descriptor.
@@ -61,7 +62,16 @@ extension FileSystem {
             try? unlink(temp)
             throw error.naming(path)
         }
-        try syncDirectory(dir)
+        if syncingDirectory { try syncDirectory(dir) }
+    }
+
+    /// `writeAtomically` up to the rename, without the folder's sync: when it throws, `path`
+    /// holds what it held; when it returns, `path` holds `bytes` and the caller syncs the folder
+    /// (a commit point that must know whether the rename happened: TransactionRecord).
+    package func writeRenamedUnsynced(_ bytes: [UInt8], to path: String) throws(FileError) {
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(FileError) in try writeAtomically(raw, to: path, creating: .createExclusive, syncingDirectory: false) }
+        }.get()
     }
 
     /// `writeAtomically(_:to:)` for bytes in an array: written whole to a temporary file, synced,

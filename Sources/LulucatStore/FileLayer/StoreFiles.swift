@@ -35,6 +35,7 @@ package struct StoreFiles {
 
     package func readFile(_ path: String, limit: Int = 1 << 31) throws(StoreError) -> [UInt8] { try convert { () throws(FileError) in try files.readFile(path, limit: limit) } }
     package func writeAtomically(_ bytes: [UInt8], to path: String) throws(StoreError) { try convert { () throws(FileError) in try files.writeAtomically(bytes, to: path) } }
+    package func writeRenamedUnsynced(_ bytes: [UInt8], to path: String) throws(StoreError) { try convert { () throws(FileError) in try files.writeRenamedUnsynced(bytes, to: path) } }
     package func writeAtomically(_ data: Data, to path: String) throws(StoreError) { try convert { () throws(FileError) in try files.writeAtomically(data, to: path) } }
     package func ensureDirectory(_ path: String) throws(StoreError) { try convert { () throws(FileError) in try files.ensureDirectory(path) } }
     package func removeTree(_ path: String) throws(StoreError) { try convert { () throws(FileError) in try files.removeTree(path) } }

@@ -46,7 +46,7 @@ extension DocumentSession {
         }
         guard !metadata.pages.contains(where: { $0.id == id }) else { throw .invalidArgument("page \(id) exists already") }
         let now = try Date.storeNow()
-        try engine.createPage(id, content: content)
+        if deferredStructure == nil { try engine.createPage(id, content: content) }
         var updated = metadata
         let assets = content.assetIDs.sortedByUUIDString()
         updated.pages.insert(PageEntry(id: id, canvas: content.canvasSize, created: now, modified: now,
@@ -54,6 +54,7 @@ extension DocumentSession {
         updated.modified = now
         try commitMetadata(updated)
         loaded[id] = LoadedPage(content: content, lastUse: useClock)
+        deferWholePage(id)
         evictCleanPages(keeping: id)
         // Observers heard of an empty page (`documentEdited`): its elements follow.
         if !content.elements.isEmpty { eventHub.send(.elementsEdited(ElementChanges(page: id, edits: [.append(content.elements)]))) }
@@ -203,7 +204,9 @@ extension Library {
         let package = inTrash ? DocumentPackage(id: id, libraryRoot: trashPath) : package(id)
         let lock = try package.lockForWriting(fs)
         do {
-            if try fs.checked.fileExists(package.path + "/" + DocumentSession.sessionMarkerName) {
+            let unclean = try fs.checked.fileExists(package.path + "/" + DocumentSession.sessionMarkerName)
+            let inTransaction = try fs.checked.fileExists(package.transactionPath)
+            if unclean || inTransaction {
                 fs.unlock(lock)
                 return nil
             }

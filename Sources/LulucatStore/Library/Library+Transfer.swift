@@ -63,6 +63,7 @@ extension Library {
         let package = self.package(id)
         var lastError: (any Error)?
         for _ in 0..<Library.consistentReadAttempts {
+            try finishTransaction(package)
             let doc = try PackageReader.readDocument(package, fileSystem: fs)
             if try doc.engine.needsPreparationForCopy(package, fileSystem: fs) {
                 let lock: FileDescriptor
@@ -94,6 +95,28 @@ extension Library {
             if afterFiles == files, try stamps(package, afterFiles) == before { return result }
         }
         throw StoreError.invalidArgument("\(package.path) changed while it was read, \(Library.consistentReadAttempts) times (a session is saving it)\(lastError.map { "; last: \($0)" } ?? ""); try again")
+    }
+
+    /// A transaction record in the package (docs/package-format.md): its files are not yet what
+    /// it committed. Finished here under the document's lock when nobody holds it (a crash left
+    /// it); waited for, up to 10 s, while a session writes it; refused where it cannot be written.
+    func finishTransaction(_ package: DocumentPackage) throws(StoreError) {
+        let fs = fileSystem
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try fs.checked.fileExists(package.transactionPath) {
+            let lock: FileDescriptor
+            do { lock = try package.lockForWriting(fs) } catch {
+                if case .file(let e) = error, e.errno == EROFS || e.errno == EACCES || e.errno == EPERM {
+                    throw StoreError.invalidArgument("\(package.path) holds a transaction a crash interrupted, which only a writer can finish; open it once where it can be written")
+                }
+                guard case .documentInUse = error, ContinuousClock.now < deadline else { throw error }
+                usleep(1000)  // a session is writing the transaction's files: a few milliseconds
+                continue
+            }
+            defer { fs.unlock(lock) }
+            var findings: [Finding] = []
+            try package.completeTransaction(fileSystem: fs, findings: &findings)
+        }
     }
 
     /// How many times `withConsistentFiles` reads a document that keeps changing under it.

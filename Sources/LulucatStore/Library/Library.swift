@@ -411,6 +411,8 @@ public struct Library: Sendable {
         // Holding the lock keeps a writer from changing the package while it is copied.
         let lock = try source.lockForWriting(fs)
         defer { fs.unlock(lock) }
+        var findings: [Finding] = []
+        try source.completeTransaction(fileSystem: fs, findings: &findings)
         try PackageReader.readDocument(source, fileSystem: fs).engine.prepareForCopy(source, fileSystem: fs)
         return try copyDocument(source, title: title, progress: progress)
     }

@@ -98,9 +98,22 @@ extension DocumentSession {
     /// the last reference. A failure leaves the marker, so the next open reconciles and reports.
     static func finishReleased(package: DocumentPackage, fileSystem fs: any FileSystem, engine: any StorageEngine,
                                metadata: DocumentMetadata, dirtyPages: [PageSave], metadataDirty: Bool,
-                               lock: FileDescriptor) {
+                               pending: PendingRecord? = nil, wholeWrites: Set<UUID> = [], lock: FileDescriptor) {
         defer { fs.unlock(lock) }
+        var dirtyPages = dirtyPages
         do {
+            // A committed transaction's writes first; then the pages it wrote, or that must be
+            // written whole, are written whole when they changed since.
+            if let pending {
+                try pending.record.apply(to: package, engine: engine, manifest: PackageJSON.encode(Manifest(metadata)),
+                                         contents: pending.contents, fileSystem: fs)
+            }
+            var whole = wholeWrites
+            if let pending { whole.formUnion(pending.contents.keys) }
+            for p in dirtyPages where whole.contains(p.id) && pending?.contents[p.id] != p.content {
+                try engine.replacePage(p.id, content: p.content)
+            }
+            dirtyPages.removeAll { whole.contains($0.id) }
             if !dirtyPages.isEmpty {
                 if engine.savesPagesTogether {
                     _ = try engine.savePages(dirtyPages)
@@ -108,7 +121,7 @@ extension DocumentSession {
                     for p in dirtyPages { _ = try engine.savePage(p.id, content: p.content, changes: p.changes, reusing: p.reusing) }
                 }
             }
-            if metadataDirty || !dirtyPages.isEmpty {
+            if metadataDirty || !dirtyPages.isEmpty || pending != nil || !wholeWrites.isEmpty {
                 var writer = DocumentJSONWriter()
                 let doc = writer.encode(metadata)
                 let manifest = PackageJSON.encode(Manifest(metadata))

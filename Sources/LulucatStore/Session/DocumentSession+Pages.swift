@@ -18,12 +18,14 @@ extension DocumentSession {
         let id = UUID()
         let content = PageContent(canvasSize: canvas)
         let now = try Date.storeNow()
-        try engine.createPage(id, content: content)
+        // In a transaction the page is written at its commit, with the page list.
+        if deferredStructure == nil { try engine.createPage(id, content: content) }
         var updated = metadata
         updated.pages.insert(PageEntry(id: id, canvas: canvas, created: now, modified: now, elementCount: 0), at: at)
         updated.modified = now
         try commitMetadata(updated)
         loaded[id] = LoadedPage(content: content, lastUse: useClock)
+        deferWholePage(id)
         evictCleanPages(keeping: id)
         if at == 0 { queueCoverThumbnailIfMissing() }
         recordUndo(.removePage(id), name: "Add Page")
@@ -47,6 +49,12 @@ extension DocumentSession {
         updated.modified = try Date.storeNow()
         try commitMetadata(updated)
         loaded[page] = nil
+        wholeWrites.remove(page)
+        // In a transaction the file goes at its commit, after the page list.
+        if deferredStructure != nil {
+            deferredStructure!.wholePages.remove(page)
+            return
+        }
         // document.json no longer lists the page: the removal has happened. A content file that
         // cannot be removed now is an unlisted page, kept and reported by the next open.
         do { try engine.removePage(page) } catch { lastSaveError = error }
@@ -75,6 +83,13 @@ extension DocumentSession {
         updated.modified = try Date.storeNow()
         try commitMetadata(updated)
         if i == 0 || index == 0 { queueCoverThumbnailIfMissing() }
+    }
+
+    /// A page added during a transaction: dirty, and written whole at its commit (no file holds it).
+    func deferWholePage(_ id: UUID) {
+        guard deferredStructure != nil else { return }
+        loaded[id]?.dirty = true
+        deferredStructure!.wholePages.insert(id)
     }
 
     /// The library grid shows the first page's thumbnail (the manifest's cover). A page gets one
@@ -114,6 +129,16 @@ extension DocumentSession {
     /// document.json is the commit point: once it is written the change has happened, and a
     /// manifest that cannot follow now is rewritten by the next flush, close or open.
     func commitMetadata(_ updated: DocumentMetadata) throws(StoreError) {
+        if deferredStructure != nil {
+            // A transaction under way: written at its commit (DocumentSession+Transactions.swift).
+            let old = metadata
+            metadata = updated
+            metadataDirty = true
+            deferredStructure!.metadataChanged = true
+            eventHub.send(.documentEdited(DocumentChanges(from: old, to: updated)))
+            return
+        }
+        try finishPendingRecord()
         let fs = fileSystem
         try fs.checked.writeAtomically(documentWriter.encode(updated), to: package.documentPath)
         let old = metadata

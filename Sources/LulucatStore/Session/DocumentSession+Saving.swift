@@ -39,7 +39,15 @@ extension DocumentSession {
     }
 
     func saveDirtyPages() throws(StoreError) {
+        // A transaction under way saves at its commit.
+        guard deferredStructure == nil else { return }
         try checkPackageIsThere()
+        do { try finishPendingRecord() } catch {
+            let explained = explainFailure(error)
+            lastSaveError = explained
+            throw explained
+        }
+        try saveWholePages()
         if engine.savesPagesTogether { return try saveDirtyPagesTogether() }
         var firstError: StoreError?
         // The dirty pages, in the document's order, are among the loaded ones (a few): found
@@ -71,6 +79,20 @@ extension DocumentSession {
         }
         lastSaveError = nil
         retryDelay = nil
+    }
+
+    /// The pages whose next save must write them whole (`wholeWrites`), before the others.
+    func saveWholePages() throws(StoreError) {
+        for id in wholeWrites.sortedByUUIDString() {
+            guard let p = loaded[id], p.dirty else { wholeWrites.remove(id); continue }
+            do { try engine.replacePage(id, content: p.content) } catch {
+                let explained = explainFailure(error)
+                lastSaveError = explained
+                throw explained
+            }
+            wholeWrites.remove(id)
+            markSaved(id, p, encoded: nil)
+        }
     }
 
     /// The page is durable as `p` was: clean in memory, its thumbnail queued.
@@ -119,6 +141,8 @@ extension DocumentSession {
 
     /// Writes document.json, then the manifest (the cache follows the truth).
     func writeMetadata() throws(StoreError) {
+        guard deferredStructure == nil else { return }
+        try finishPendingRecord()
         let fs = fileSystem
         let doc = documentWriter.encode(metadata)
         let manifest = PackageJSON.encode(Manifest(metadata))

@@ -103,7 +103,9 @@ extension DocumentSession {
     /// pen-up undoes that stroke.
     /// - Returns: false when there was nothing to undo.
     /// - Throws: when the group no longer fits (another device's merge removed what it names): the
-    ///   document is left as it was and the group is dropped from the history.
+    ///   document is left as it was and the group is dropped from the history. When it cannot be
+    ///   read or written (`StoreError.file`: the disk is full), the document is left as it was
+    ///   and the group stays, to be undone again.
     @discardableResult
     public func undo(page: UUID? = nil) throws(StoreError) -> Bool {
         applySubmitted()
@@ -126,11 +128,22 @@ extension DocumentSession {
         let before = undoHistory.state
         let group = undoHistory[keyPath: source].remove(at: index)
         var inverse: [UndoStep] = []
+        // A group over several pages is undone as a transaction is made: all of it or none, a
+        // crash included (DocumentSession+Transactions.swift).
+        let outermost = beginDeferring()
         do {
             for step in group.steps { inverse.insert(try perform(step), at: 0) }
+            if outermost { try commitDeferred() }
         } catch {
             // Put back what was done of it, newest first; the group is dropped.
             for step in inverse { _ = try? perform(step) }
+            if outermost { settleRolledBack() }
+            // A group that failed to be written (the disk) stays to be tried again; one that no
+            // longer fits the document is dropped.
+            switch error {
+            case .pageNotFound, .elementNotFound, .invalidArgument: break
+            default: undoHistory[keyPath: source].insert(group, at: index)
+            }
             announceUndo(before)
             throw error
         }
@@ -207,44 +220,5 @@ extension DocumentSession {
         let inverse = Self.inverse(of: change, on: try load(page).content)
         try edit(page, change)
         recordUndo(.page(page, inverse), name: name)
-    }
-
-    // MARK: Transactions
-
-    /// Runs `body` as one transaction over the document (GRDB's `write`): edits on any pages,
-    /// pages added, removed and moved, the title, all or none. `body` runs on the session without
-    /// suspending, so nothing else (an autosave, another caller, a sync merge) runs in between;
-    /// when it throws, every change it made is undone, newest first, before the error is
-    /// rethrown. In the undo history it is one group named `name`.
-    ///
-    /// ```swift
-    /// try await session.transaction("Cut and paste") { s in
-    ///     try s.delete(selection.map(\.id), from: source)
-    ///     try s.append(selection, to: target)
-    /// }
-    /// ```
-    /// All or none holds against errors. Against a crash, each page and the page list are saved
-    /// whole as always, but a save may hold some pages of the transaction and not yet others.
-    public func transaction<T: Sendable>(_ name: String = "", _ body: @Sendable (isolated DocumentSession) throws -> T) throws -> T {
-        try checkWritable()
-        guard transactionLog == nil else { return try body(self) }  // nested: part of the outer one
-        transactionLog = []
-        beginUndoGroup(name)
-        do {
-            let result = try body(self)
-            transactionLog = nil
-            endUndoGroup()
-            return result
-        } catch {
-            let steps = transactionLog ?? []
-            transactionLog = nil
-            // The group gathered so far is dropped with the changes it undoes.
-            if undoEnabled, undoHistory.depth > 0 {
-                undoHistory.depth = 0
-                undoHistory.open = nil
-            }
-            for step in steps { _ = try? perform(step) }
-            throw error
-        }
     }
 }

@@ -50,6 +50,15 @@ public actor DocumentSession {
     var undoHistory = UndoHistory()
     /// While a transaction runs: the steps that undo what it did so far, newest first.
     var transactionLog: [UndoStep]?
+    /// Page-structure changes of a transaction under way, kept in memory until it commits
+    /// (DocumentSession+Transactions.swift).
+    var deferredStructure: DeferredStructure?
+    /// A committed transaction whose writes have not all happened (one failed after the commit):
+    /// finished before anything else is written.
+    var pendingRecord: PendingRecord?
+    /// Pages whose next save writes them whole: their recorded changes no longer lead from what
+    /// is stored to what they hold (a page put back by a rollback, one changed after a record).
+    var wholeWrites: Set<UUID> = []
     /// Writes thumbnails off the saving path (nil when the options turn them off, or when this
     /// build draws none: `ThumbnailWriter.isAvailable`).
     let thumbnailWriter: ThumbnailWriter?
@@ -134,7 +143,8 @@ public actor DocumentSession {
         // An open of this package meanwhile waits for the lock rather than being refused.
         OpenSessions.shared.beginRelease(package.path)
         DocumentSession.finishReleased(package: package, fileSystem: fileSystem, engine: engineForRelease.engine, metadata: metadata,
-                                       dirtyPages: dirty, metadataDirty: metadataDirty, lock: lock)
+                                       dirtyPages: dirty, metadataDirty: metadataDirty, pending: pendingRecord,
+                                       wholeWrites: wholeWrites, lock: lock)
         OpenSessions.shared.endRelease(package.path)
     }
 
@@ -156,6 +166,8 @@ public actor DocumentSession {
         let session: DocumentSession
         var findings: [Finding] = []
         do throws(StoreError) {
+            // A transaction a crash interrupted is finished first (docs/package-format.md).
+            try package.completeTransaction(fileSystem: fs, journal: options.journal, findings: &findings)
             let metadata: DocumentMetadata
             do throws(StoreError) { metadata = try PackageReader.readDocument(package, fileSystem: fs) } catch {
                 // The library view shows it needs repair (its manifest alone may look fine).

@@ -19,12 +19,16 @@ public actor ReadOnlySession {
     public nonisolated let package: DocumentPackage
     let fileSystem: any FileSystem
     var metadata: DocumentMetadata
+    /// The pages of a transaction record found at open or reload (TransactionOverlay).
+    var overlay: [UUID: PageContent] = [:]
     /// The engine, reachable from `deinit` (which may not touch a non-Sendable property).
     let owned: EngineOwnership
     var isClosed = false
     var engine: (any StorageEngine)? { isClosed ? nil : owned.engine }
 
-    init(package: DocumentPackage, fileSystem: any FileSystem, metadata: DocumentMetadata, engine: any StorageEngine) {
+    init(package: DocumentPackage, fileSystem: any FileSystem, metadata: DocumentMetadata, engine: any StorageEngine,
+         overlay: [UUID: PageContent] = [:]) {
+        self.overlay = overlay
         self.package = package
         self.fileSystem = fileSystem
         self.metadata = metadata
@@ -45,9 +49,12 @@ public actor ReadOnlySession {
             throw .documentNotFound(package.path)
         }
         guard info.kind == .directory else { throw .unexpectedFileKind(path: package.path, found: info.kind) }
-        let metadata = try PackageReader.readDocument(package, fileSystem: fs)
+        // A committed transaction whose writes may not all have happened is read from its record.
+        let overlay = TransactionOverlay.read(package, fileSystem: fs)
+        let metadata: DocumentMetadata
+        if let overlay { metadata = overlay.document } else { metadata = try PackageReader.readDocument(package, fileSystem: fs) }
         let engine = try DocumentSession.makeEngine(metadata, package: package, fileSystem: fs, readOnly: true)
-        return ReadOnlySession(package: package, fileSystem: fs, metadata: metadata, engine: engine)
+        return ReadOnlySession(package: package, fileSystem: fs, metadata: metadata, engine: engine, overlay: overlay?.pages ?? [:])
     }
 
     /// The document's title as read at open (or at the last `reload()`).
@@ -70,13 +77,16 @@ public actor ReadOnlySession {
     public func content(of page: UUID) throws(StoreError) -> PageContent {
         guard let engine else { throw .sessionClosed }
         guard metadata.pages.contains(where: { $0.id == page }) else { throw .pageNotFound(page) }
+        if let content = overlay[page] { return content }
         do { return try engine.loadPage(page) } catch { throw error.numberingPages(metadata.pages.map(\.id)) }
     }
 
     /// Reads document.json again (a writer added, removed or renamed pages since).
     public func reload() throws(StoreError) {
         guard engine != nil else { throw .sessionClosed }
-        metadata = try PackageReader.readDocument(package, fileSystem: fileSystem)
+        let found = TransactionOverlay.read(package, fileSystem: fileSystem)
+        if let found { metadata = found.document } else { metadata = try PackageReader.readDocument(package, fileSystem: fileSystem) }
+        overlay = found?.pages ?? [:]
     }
 
     /// Lets go of the files (a SQLite connection closed without a checkpoint). Calling it again does nothing.

@@ -75,6 +75,14 @@ public struct DocumentVerifier: Sendable {
         if wasOpen {
             add(.warning, package.path, "the document is open in a session, or its last session did not close; page metadata is reconciled when it is next opened")
         }
+        if (try? fs.info(package.transactionPath)) != nil {
+            if let bytes = try? fs.readFile(package.transactionPath, limit: TransactionRecord.maxFileSize),
+               (try? TransactionRecord.decode(bytes)) != nil {
+                add(.warning, package.transactionPath, "a transaction committed before a crash is not yet written into the files; the next open finishes it (readers read it from this record)")
+            } else {
+                add(.error, package.transactionPath, "a transaction record that cannot be read; the next open keeps it in recovered/ without applying it")
+            }
+        }
         if (try? fs.info(package.path + "/" + EngineForm.migrationMarkerName)) != nil {
             add(.warning, package.path + "/" + EngineForm.migrationMarkerName, "an engine migration was interrupted; the \(doc.engine.rawValue) engine's form is the document, the other form's files are removed on the next open")
         }

@@ -158,6 +158,15 @@ package final class JournalEngine: StorageEngine {
         pages[id] = PageJournal(snapshot: SnapshotIdentity(snapshot: bytes), onlyAppended: true)
     }
 
+    /// The page's journal goes first, then its snapshot is written whole: a crash in between
+    /// leaves the old snapshot alone, which the transaction record that asked for this writes again.
+    package func replacePage(_ id: UUID, content: PageContent) throws(StoreError) {
+        if let fd = pages[id]?.fd { try? fileSystem.close(fd) }
+        pages[id] = nil
+        try fileSystem.checked.removeIfPresent(package.journalPath(id))
+        try createPage(id, content: content)
+    }
+
     /// Appends one frame holding `changes` and syncs it; the save is acknowledged only after the sync.
     package func savePage(_ id: UUID, content: PageContent, changes: [PageChange], reusing: EncodedStrokes?) throws(StoreError) -> EncodedStrokes? {
         var p = try state(id)
