@@ -139,11 +139,20 @@ extension DocumentSession {
             return
         }
         try finishPendingRecord()
+        let old = metadata
+        try writeDocumentFiles(updated, old: old) {
+            metadata = updated
+            eventHub.send(.documentEdited(DocumentChanges(from: old, to: updated)))
+        }
+    }
+
+    /// Writes `updated` as document.json (the commit point; `committed` runs right after), then
+    /// the manifest (one that cannot follow now is rewritten by the next flush, close or open),
+    /// then tells the library.
+    func writeDocumentFiles(_ updated: DocumentMetadata, old: DocumentMetadata, committed: () -> Void = {}) throws(StoreError) {
         let fs = fileSystem
         try fs.checked.writeAtomically(documentWriter.encode(updated), to: package.documentPath)
-        let old = metadata
-        metadata = updated
-        eventHub.send(.documentEdited(DocumentChanges(from: old, to: updated)))
+        committed()
         do {
             try fs.checked.writeAtomically(PackageJSON.encode(Manifest(updated)), to: package.manifestPath)
             metadataDirty = false

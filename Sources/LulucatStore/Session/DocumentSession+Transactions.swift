@@ -99,7 +99,7 @@ extension DocumentSession {
         if whole.isEmpty && removed.isEmpty && dirty.count + (d.metadataChanged ? 1 : 0) <= 1 {
             // One page's edits (saved as any edit is) or document.json alone.
             if d.metadataChanged {
-                try writeDocumentFiles(old: d.before)
+                try writeDocumentFiles(metadata, old: d.before)
             }
             deferredStructure = nil
             return
@@ -174,21 +174,6 @@ extension DocumentSession {
         }
         let title = metadata.title
         sendLibraryEvent(old.map { $0.title != title } == true ? .renamed(package.id, title: title) : .changed(package.id))
-    }
-
-    /// document.json then the manifest, for a transaction whose only write they are.
-    private func writeDocumentFiles(old: DocumentMetadata) throws(StoreError) {
-        let fs = fileSystem
-        try fs.checked.writeAtomically(documentWriter.encode(metadata), to: package.documentPath)
-        do {
-            try fs.checked.writeAtomically(PackageJSON.encode(Manifest(metadata)), to: package.manifestPath)
-            metadataDirty = false
-        } catch {
-            metadataDirty = true
-            lastSaveError = error
-        }
-        let (id, title) = (package.id, metadata.title)
-        sendLibraryEvent(old.title != title ? .renamed(id, title: title) : .changed(id))
     }
 }
 
