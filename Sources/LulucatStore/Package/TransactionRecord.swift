@@ -120,16 +120,40 @@ package struct TransactionOverlay: Sendable {
     /// The package's record, read whole; nil when there is none or it does not read (a reader then
     /// reads the files, as a writer's open would leave them).
     package static func read(_ package: DocumentPackage, fileSystem fs: any FileSystem) -> TransactionOverlay? {
-        guard let bytes = try? fs.readFile(package.transactionPath, limit: TransactionRecord.maxFileSize),
-              let record = try? TransactionRecord.decode(bytes),
-              let document = try? PackageJSON.decodeDocument(record.document, path: package.transactionPath),
-              document.id == package.id else { return nil }
+        guard let bytes = try? fs.readFile(package.transactionPath, limit: TransactionRecord.maxFileSize) else { return nil }
+        return try? parse(bytes, of: package).overlay
+    }
+
+    /// A record's bytes checked whole, as a writer applies them and a reader reads them: the
+    /// record, its document.json naming this package, every page it writes listed there and
+    /// decoding, no page it removes listed.
+    /// - Throws: `.unsupportedVersion` for a newer record, `.corruptFile` for any other.
+    static func parse(_ bytes: [UInt8], of package: DocumentPackage) throws(StoreError) -> (record: TransactionRecord, overlay: TransactionOverlay) {
+        let path = package.transactionPath
+        let record: TransactionRecord
+        do throws(TransactionRecordError) { record = try TransactionRecord.decode(bytes) } catch {
+            if case .newerVersion(let v) = error {
+                throw .unsupportedVersion(path: path, found: v, supported: Int(TransactionRecord.version))
+            }
+            throw .corruptFile(path: path, reason: "\(error)")
+        }
+        let document = try PackageJSON.decodeDocument(record.document, path: path)
+        guard document.id == package.id else { throw .corruptFile(path: path, reason: "it names document \(document.id)") }
+        let listed = Set(document.pages.map(\.id))
         var pages: [UUID: PageContent] = [:]
         for p in record.pages {
-            guard let content = try? PageFile.decode(p.file) else { return nil }
+            guard listed.contains(p.id) else {
+                throw .corruptFile(path: path, reason: "it writes page \(p.id), which its document.json does not list")
+            }
+            guard let content = try? PageFile.decode(p.file) else {
+                throw .corruptFile(path: path, reason: "page \(p.id) in it cannot be read")
+            }
             pages[p.id] = content
         }
-        return TransactionOverlay(document: document, pages: pages)
+        for p in record.removed where listed.contains(p) {
+            throw .corruptFile(path: path, reason: "it removes page \(p), which its document.json lists")
+        }
+        return (record, TransactionOverlay(document: document, pages: pages))
     }
 }
 
@@ -152,28 +176,9 @@ extension DocumentPackage {
             throw .file(error)
         }
         let record: TransactionRecord
-        let metadata: DocumentMetadata
+        let read: TransactionOverlay
         do throws(StoreError) {
-            do throws(TransactionRecordError) { record = try TransactionRecord.decode(bytes) } catch {
-                if case .newerVersion(let v) = error {
-                    throw .unsupportedVersion(path: transactionPath, found: v, supported: Int(TransactionRecord.version))
-                }
-                throw .corruptFile(path: transactionPath, reason: "\(error)")
-            }
-            metadata = try PackageJSON.decodeDocument(record.document, path: transactionPath)
-            guard metadata.id == id else { throw .corruptFile(path: transactionPath, reason: "it names document \(metadata.id)") }
-            let listed = Set(metadata.pages.map(\.id))
-            for p in record.pages where !listed.contains(p.id) {
-                throw .corruptFile(path: transactionPath, reason: "it writes page \(p.id), which its document.json does not list")
-            }
-            for p in record.removed where listed.contains(p) {
-                throw .corruptFile(path: transactionPath, reason: "it removes page \(p), which its document.json lists")
-            }
-            for p in record.pages {
-                guard (try? PageFile.decode(p.file)) != nil else {
-                    throw .corruptFile(path: transactionPath, reason: "page \(p.id) in it cannot be read")
-                }
-            }
+            (record, read) = try TransactionOverlay.parse(bytes, of: self)
         } catch {
             guard case .corruptFile = error else { throw error }
             // Kept, never applied: a record that does not read whole was not written by a commit.
@@ -184,10 +189,12 @@ extension DocumentPackage {
             markNeedsRepair("the transaction record cannot be read", fileSystem: fs)
             return true
         }
+        let metadata = read.document
         try metadata.engine.requireAvailable(self)
         let engine = try metadata.engine.makeEngine(self, codec: metadata.sampleCodec, fileSystem: fs, journal: journal, readOnly: false)
         do {
-            try record.apply(to: self, engine: engine, manifest: PackageJSON.encode(Manifest(metadata)), fileSystem: fs)
+            try record.apply(to: self, engine: engine, manifest: PackageJSON.encode(Manifest(metadata)),
+                             contents: read.pages, fileSystem: fs)
             try engine.close()
         } catch {
             engine.closeWithoutTidying()

@@ -163,7 +163,7 @@ extension DocumentSession {
         try pending.record.apply(to: package, engine: engine, manifest: PackageJSON.encode(Manifest(metadata)),
                                    contents: pending.contents, fileSystem: fs)
         pendingRecord = nil
-        if documentWriter.encode(metadata) != pending.record.document { metadataDirty = true } else { metadataDirty = false }
+        metadataDirty = documentWriter.encode(metadata) != pending.record.document
         for (id, content) in pending.contents {
             guard let p = loaded[id] else { continue }
             if p.content == content {
@@ -182,13 +182,11 @@ extension TransactionRecord {
     /// document.json, the manifest (`manifest`: its bytes), the removed pages' files and
     /// thumbnails. The same writes again after a crash halfway.
     package func apply(to package: DocumentPackage, engine: any StorageEngine, manifest: [UInt8],
-                       contents: [UUID: PageContent] = [:], fileSystem fs: any FileSystem) throws(StoreError) {
+                       contents: [UUID: PageContent], fileSystem fs: any FileSystem) throws(StoreError) {
         for p in pages {
-            let content: PageContent
-            if let known = contents[p.id] { content = known } else {
-                do { content = try PageFile.decode(p.file) } catch {
-                    throw .corruptFile(path: package.transactionPath, reason: "page \(p.id) in it cannot be read: \(error)")
-                }
+            // Every caller holds the pages decoded (the session's, or TransactionOverlay.parse's).
+            guard let content = contents[p.id] else {
+                throw .corruptFile(path: package.transactionPath, reason: "page \(p.id) in it was not read")
             }
             try engine.replacePage(p.id, content: content)
         }
