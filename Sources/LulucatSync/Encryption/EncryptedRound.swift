@@ -24,7 +24,7 @@ struct EncryptedRound: Sendable {
     /// would use fails its checks or the key settings changed. A head older than one read before
     /// (the remote rolled back) is left out of the round and reported in its problems; the rest
     /// of the library syncs.
-    func sync(options: SyncOptions, progress: @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
+    func sync(options: SyncOptions, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
         var local = try LocalEncryption.load(library)
         guard local.keyCheck == key.keyCheck else { throw .encryption(.notSetUp(".sync/encryption.json names another key")) }
         let round = EncryptionRound(highest: local.highest, written: local.written)

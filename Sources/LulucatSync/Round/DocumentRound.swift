@@ -23,6 +23,8 @@ struct RoundContext {
     let requested = LostBlobRequests()
     /// The blobs whose upload failed this round: not sent again within it.
     let failedUploads = FailedUploads()
+    /// What the progress callback is told (the document at work, its pages moved).
+    let progress = RoundProgress()
 }
 
 /// One document's round. It is a small state machine: made fresh (`run` takes it through the

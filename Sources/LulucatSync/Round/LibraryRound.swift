@@ -69,7 +69,9 @@ struct LibraryRound {
         }
     }
 
-    mutating func run(progress: @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
+    mutating func run(progress: @escaping @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
+        context.progress.start(progress)
+        defer { context.progress.stop() }
         // 1. The heads: one PROPFIND, on its way while the local side is read (2) and while the
         //    documents that changed only here are prepared (speculation, below).
         let remote = sync.remote
@@ -88,7 +90,7 @@ struct LibraryRound {
         }
         let listed = await listedAhead
         do {
-            return try await finish(listed, progress: progress)
+            return try await finish(listed)
         } catch {
             await discardPrepared()
             throw error
@@ -154,8 +156,7 @@ struct LibraryRound {
     }
 
     /// The round once the listing of heads is in: steps 1 (the listing's result) to 6.
-    mutating func finish(_ listed: Result<[RemoteEntry], RemoteError>, progress: @Sendable (SyncProgress) -> Void) async throws(SyncError)
-        -> SyncReport {
+    mutating func finish(_ listed: Result<[RemoteEntry], RemoteError>) async throws(SyncError) -> SyncReport {
         var entries: [RemoteEntry] = []
         // Our heads that the server acknowledged and did not keep: written again, then the round fails.
         var notKept: [String] = []
@@ -211,10 +212,10 @@ struct LibraryRound {
         for (i, doc) in work.enumerated() {
             if Task.isCancelled { throw .cancelled }
             try LibrarySync.checkRoundDeadline()
-            progress(SyncProgress(done: i, total: work.count, document: doc))
+            context.progress.document(done: i, total: work.count, document: doc)
             try await runDocument(doc, heads: heads[doc] ?? [])
         }
-        progress(SyncProgress(done: work.count, total: work.count, document: nil))
+        context.progress.document(done: work.count, total: work.count, document: nil)
         await removeServedRequests(lostTaken)
         // Entries of documents skipped this round are dropped: their bases are read next time.
         for doc in report.skipped.keys { index[doc] = nil }

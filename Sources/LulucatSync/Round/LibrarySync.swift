@@ -80,7 +80,8 @@ public struct LibrarySync: Sendable {
     /// `SyncReport.skipped` with the reason, and nothing of it is lost.
     /// - Parameters:
     ///   - options: the round's limits, deadlines, history and garbage collection.
-    ///   - progress: called on the round's task (not the main actor) before each document and
+    ///   - progress: called on the round's tasks (not the main actor) before each document, as
+    ///     each page of it goes up or comes down (in order, under a lock: return quickly), and
     ///     once at the end.
     /// - Returns: what the round did.
     /// - Throws: `SyncError`: `.remote` when the server cannot be reached or refuses (in words a
@@ -88,7 +89,7 @@ public struct LibrarySync: Sendable {
     ///   more than `SyncOptions.trashLimit` documents to the trash, `.encryption` for an encrypted
     ///   remote's refusals, `.store`/`.localState` for the library's own files.
     public func sync(options: SyncOptions = SyncOptions(),
-                     progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
+                     progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
         let lock = try await store.lockRounds(waiting: options.waitForOtherRound)
         defer { store.unlockRounds(lock) }
         // Every request of the round, in any of its tasks, obeys its limits and its deadline.
@@ -108,7 +109,7 @@ public struct LibrarySync: Sendable {
     }
 
     /// The plain round, the library's round lock held by the caller.
-    func plainRound(options: SyncOptions, progress: @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
+    func plainRound(options: SyncOptions, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(SyncError) -> SyncReport {
         var round = LibraryRound(self, options: options)
         return try await round.run(progress: progress)
     }
@@ -131,7 +132,7 @@ extension Library {
     /// Syncs this library with a remote: `LibrarySync(library:remote:).sync(options:progress:)`,
     /// which is the one public name of a round (this shorthand is for the package's tests and tools).
     package func sync(with remote: any Remote, options: SyncOptions = SyncOptions(),
-                     progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
+                     progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) async throws(SyncError) -> SyncReport {
         try await LibrarySync(library: self, remote: remote).sync(options: options, progress: progress)
     }
 }

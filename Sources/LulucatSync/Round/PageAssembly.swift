@@ -19,7 +19,11 @@ extension DocumentRound {
         let codec = SampleCodecID(name: head.origin.codec) ?? .compact
         var bytes: UInt64 = 0
         var pages: [UUID: PageRecord] = [:]
-        for (pid, p) in head.pages.sorted(by: { $0.key.precedesInBytes($1.key) }) {
+        let sorted = head.pages.sorted(by: { $0.key.precedesInBytes($1.key) })
+        context.progress.willMove(sorted.compactMap { pid, p in
+            Self.knownState(of: pid, in: head, base: base) == nil && snapshots[p.blob] == nil ? LibrarySync.blobsFolder + "/" + p.blob.hex : nil
+        }, of: id)
+        for (pid, p) in sorted {
             var st = Self.knownState(of: pid, in: head, base: base)
             if st == nil {
                 do { st = try await snapshot(p.blob, codec: codec).state } catch {
@@ -78,6 +82,7 @@ extension DocumentRound {
             try await remote.get(LibrarySync.blobsFolder + "/" + name.hex, maxBytes: PageBlob.maxBytes)
         }
         guard BlobName(of: bytes) == name else { throw .damaged(object: "blob \(name.hex)", reason: "its SHA-256 is not its name") }
+        context.progress.moved(LibrarySync.blobsFolder + "/" + name.hex, of: id)
         return bytes
     }
 

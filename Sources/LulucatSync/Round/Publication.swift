@@ -13,8 +13,10 @@ struct Publication {
     var states: [UUID: PageState]
     /// The blobs that no head we know names (assets, then pages), to upload before the head.
     var uploads: [(path: String, bytes: [UInt8])]
+    /// The paths of `uploads` that are page blobs.
+    var pagePaths: [String]
     /// How many of `uploads` are page blobs.
-    var pageBlobs: Int
+    var pageBlobs: Int { pagePaths.count }
 }
 
 /// The `modified` times (ms) the base records for the document and its pages after a round (-1:
@@ -79,7 +81,7 @@ extension DocumentRound {
         var head = Head(device: sync.device, of: merged, pages: pages)
         var historyUpload: [(path: String, bytes: [UInt8])] = []
         head.history = try await history(coded: coded, known: known, named: Set(pages.values.map(\.blob)), upload: &historyUpload)
-        return Publication(head: head, states: states, uploads: uploads + pageUploads + historyUpload, pageBlobs: pageUploads.count)
+        return Publication(head: head, states: states, uploads: uploads + pageUploads + historyUpload, pagePaths: pageUploads.map(\.path))
     }
 
     /// Our head's history (docs/sync.md §12.2): the last acknowledged one, with an entry for each
@@ -250,7 +252,8 @@ extension DocumentRound {
             // A failure leaves the base unpublished: the next round publishes it even if
             // nothing else changes.
             // Started before the listing was in (`prepareUnderLock`), or now.
-            if let task = uploading ?? (uploads.isEmpty ? nil : Self.uploadTask(remote, uploads, of: id, failed: context.failedUploads)) {
+            context.progress.willMove(publication.pagePaths, of: id)
+            if let task = uploading ?? (uploads.isEmpty ? nil : Self.uploadTask(remote, uploads, of: id, context: context)) {
                 do {
                     next.savedStates = try save(next, previous: base, durable: true)
                 } catch {
@@ -281,29 +284,55 @@ extension DocumentRound {
 
     /// `putAll` in a task of its own, which always finishes (its outcome a `Result`).
     static func uploadTask(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])], of document: UUID,
-                           failed: FailedUploads) -> Task<Result<Int, SyncError>, Never> {
-        Task { await putAllResult(remote, uploads, of: document, failed: failed) }
-    }
-
-    static func putAllResult(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])], of document: UUID,
-                             failed: FailedUploads) async -> Result<Int, SyncError> {
-        do { return .success(try await putAll(remote, uploads, of: document, failed: failed)) } catch { return .failure(error) }
-    }
-
-    /// Uploads blobs one after the other (`Remote.create`: a blob already there is never
-    /// written over); returns how many. Nothing is sent again once an upload of the round
-    /// failed for the same blob or the same document (its early upload, before the listing, and
-    /// then its publication once merged): that failure stands for the round (a full or refusing
-    /// server answers the same; the next round tries again).
-    static func putAll(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])], of document: UUID,
-                       failed: FailedUploads) async throws(SyncError) -> Int {
-        for (path, bytes) in uploads {
-            if let earlier = failed.error(path, of: document) { throw SyncError.remote(earlier) }
-            do { try await remote.create(path, bytes) } catch {
-                failed.record(path, of: document, error)
-                throw SyncError.remote(error)
+                           context: RoundContext) -> Task<Result<Int, SyncError>, Never> {
+        let (failed, progress) = (context.failedUploads, context.progress)
+        return Task {
+            do throws(SyncError) { return .success(try await putAll(remote, uploads, of: document, failed: failed, progress: progress)) } catch {
+                return .failure(error)
             }
         }
+    }
+
+    /// Uploads blobs (`Remote.create`: a blob already there is never written over); returns
+    /// how many. The first goes alone, so that a server that refuses every write (full, wrong
+    /// credentials) sees one request; the rest go `Remote.concurrentUploads` at a time (the head,
+    /// the commit point, is written by the caller only after all of them). Nothing is sent again
+    /// once an upload of the round failed for the same blob or the same document (its early
+    /// upload, before the listing, and then its publication once merged): that failure stands
+    /// for the round (a full or refusing server answers the same; the next round tries again).
+    /// Once one fails, no more start; those under way finish, and the first failure is thrown.
+    static func putAll(_ remote: any Remote, _ uploads: [(path: String, bytes: [UInt8])], of document: UUID,
+                       failed: FailedUploads, progress: RoundProgress? = nil) async throws(SyncError) -> Int {
+        @Sendable func put(_ upload: (path: String, bytes: [UInt8])) async -> RemoteError? {
+            if let earlier = failed.error(upload.path, of: document) { return earlier }
+            do { try await remote.create(upload.path, upload.bytes) } catch {
+                failed.record(upload.path, of: document, error)
+                return error
+            }
+            progress?.moved(upload.path, of: document)
+            return nil
+        }
+        guard let first = uploads.first else { return 0 }
+        if let e = await put(first) { throw SyncError.remote(e) }
+        let width = max(1, remote.concurrentUploads)
+        var failure: RemoteError?
+        await withTaskGroup(of: RemoteError?.self) { group in
+            var next = 1
+            while next < uploads.count, next <= width {
+                let upload = uploads[next]
+                next += 1
+                group.addTask { await put(upload) }
+            }
+            while let result = await group.next() {
+                if failure == nil, let e = result { failure = e }
+                if failure == nil, next < uploads.count {
+                    let upload = uploads[next]
+                    next += 1
+                    group.addTask { await put(upload) }
+                }
+            }
+        }
+        if let failure { throw SyncError.remote(failure) }
         return uploads.count
     }
 }

@@ -42,7 +42,8 @@ public struct SyncOptions: Sendable {
     }
 }
 
-/// Where a round is: `done` of `total` documents that needed work.
+/// Where a round is: `done` of `total` documents that needed work, and within the document at
+/// work, `pagesMoved` of the `pagesToMove` pages whose blobs go up or come down.
 public struct SyncProgress: Sendable {
     /// Documents finished.
     public var done: Int
@@ -50,4 +51,10 @@ public struct SyncProgress: Sendable {
     public var total: Int
     /// The document being worked on; nil once the round is done.
     public var document: UUID?
+    /// Pages of `document` whose blobs went up or came down so far this round.
+    public var pagesMoved = 0
+    /// Pages of `document` whose blobs the round moves, as far as it knows them yet: the count
+    /// grows as the round finds them (a merge fetches the pages it lacks before it uploads the
+    /// pages it codes), so `pagesMoved` never passes it. 0 for a document whose pages all stay.
+    public var pagesToMove = 0
 }

@@ -48,7 +48,7 @@ extension DocumentRound {
         let uploads = publication.uploads
         if uploadEarly, !uploads.isEmpty, !base.published || base.head != publication.head || healing {
             let remote = self.remote
-            earlyUploads = Self.uploadTask(remote, uploads, of: id, failed: context.failedUploads)
+            earlyUploads = Self.uploadTask(remote, uploads, of: id, context: context)
         }
         return true
     }

@@ -209,16 +209,16 @@ struct SyncCommand: Command {
 }
 
 /// `lnote sync`'s progress on standard error: a first line at once ("syncing with REMOTE"), then
-/// the documents done and, as each page's blob goes up or comes down, the bytes moved (the
-/// remote's counters, read every quarter second by the caller's `tick`), so that a large notebook
-/// is not minutes of silence. On a terminal one line rewritten in place; in a log a line per
-/// document, and a line of bytes at most once a second.
+/// the documents done and, as each page's blob goes up or comes down, the pages and bytes moved
+/// (the bytes are the remote's counters, read every quarter second by the caller's `tick`), so
+/// that a large notebook is not minutes of silence. On a terminal one line rewritten in place; in
+/// a log a line per document, and a line of pages and bytes at most once a second.
 final class SyncProgressLine: @unchecked Sendable {
     private let line = ProgressLine()
     private let statistics: RemoteStatistics
     private let start: (sent: Int, received: Int)
     private let lock = NSLock()
-    private var counted: (done: Int, total: Int)?
+    private var counted: SyncProgress?
     private var shown = ""
     private var shownAt = ContinuousClock.now
     private var finished = false
@@ -229,11 +229,15 @@ final class SyncProgressLine: @unchecked Sendable {
         show("syncing with \(terminalSafe(remote))", force: true)
     }
 
-    /// A document started (or, `done == total`, the last one finished): a line of its own.
+    /// A document started (or, `done == total`, the last one finished): a line of its own; a
+    /// page of it moved: shown as the bytes are.
     func documents(_ p: SyncProgress) {
         guard p.total > 0 else { return }
-        lock.withLock { counted = (p.done, p.total) }
-        show(text(), force: true)
+        let newDocument: Bool = lock.withLock {
+            defer { counted = p }
+            return counted.map { $0.done != p.done || $0.total != p.total || $0.document != p.document } ?? true
+        }
+        show(text(), force: newDocument)
     }
 
     /// The bytes moved since the last line, if any: on a terminal now, in a log once a second.
@@ -252,6 +256,7 @@ final class SyncProgressLine: @unchecked Sendable {
         let sent = statistics.bytesSent - start.sent, received = statistics.bytesReceived - start.received
         let c = lock.withLock { counted }
         var t = c.map { "syncing \($0.done)/\($0.total) documents" } ?? "syncing"
+        if let c, c.pagesToMove > 0 { t += ", \(c.pagesMoved)/\(c.pagesToMove) pages" }
         if sent > 0 || received > 0 { t += ", \(Self.size(sent)) sent, \(Self.size(received)) received" }
         return t
     }
