@@ -96,7 +96,7 @@ package struct EncryptedRemote: Remote, DocumentScopedRemote {
     let inner: any Remote
     /// What it seals into, marked as sealed.
     package var identity: String { inner.identity.isEmpty ? "" : "sealed:" + inner.identity }
-    package var concurrentUploads: Int { inner.concurrentUploads }
+    package var concurrentTransfers: Int { inner.concurrentTransfers }
     let key: LibraryKey
     let round: EncryptionRound
     /// The document a round is working on: blob paths need it (names and associated data).

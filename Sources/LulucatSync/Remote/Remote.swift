@@ -144,19 +144,19 @@ public protocol Remote: Sendable {
     /// changed document's blobs before the listing answers only to that one (never, in clear, to
     /// a remote it does not know yet). Defaults to "".
     var identity: String { get }
-    /// How many blob uploads a round keeps under way at once for one document: several for a
-    /// remote across a network, so that a first sync of a large notebook costs about one round
-    /// trip per `concurrentUploads` blobs rather than one per blob (docs/sync.md §9). Defaults
-    /// to 1 (one after the other).
-    var concurrentUploads: Int { get }
+    /// How many blob transfers a round keeps under way at once for one document (the uploads of
+    /// its blobs, the fetches of a head's pages): several for a remote across a network, so that
+    /// a first sync of a large notebook costs about one round trip per `concurrentTransfers`
+    /// blobs rather than one per blob (docs/sync.md §9). Defaults to 1 (one after the other).
+    var concurrentTransfers: Int { get }
 }
 
 extension Remote {
     /// No identity: blobs wait for the listing (see `Remote.identity`).
     public var identity: String { "" }
 
-    /// One upload at a time (see `Remote.concurrentUploads`).
-    public var concurrentUploads: Int { 1 }
+    /// One transfer at a time (see `Remote.concurrentTransfers`).
+    public var concurrentTransfers: Int { 1 }
 
     /// `list(_:)`, whose own bound applies (see `Remote.list(_:maxBytes:)`).
     public func list(_ folder: String, maxBytes: Int) async throws(RemoteError) -> [RemoteEntry] { try await list(folder) }

@@ -193,8 +193,8 @@ public final class S3Remote: Remote, @unchecked Sendable {
     public let location: S3Location
     /// `s3://BUCKET/PREFIX?endpoint=…&region=…&style=…`.
     public var identity: String { location.url }
-    /// Four blob uploads at once, one on each of the transport's connections to the server.
-    public var concurrentUploads: Int { 4 }
+    /// Four blob transfers at once, one on each of the transport's connections to the server.
+    public var concurrentTransfers: Int { 4 }
     /// Requests made and bytes moved (a listing of several pages counts each page).
     public let statistics = RemoteStatistics()
     /// The signer; nil when requests go unsigned.

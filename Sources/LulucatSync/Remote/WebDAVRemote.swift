@@ -25,8 +25,8 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     public let base: URL
     /// The collection's URL.
     public var identity: String { base.absoluteString }
-    /// Four blob uploads at once, one on each of the transport's connections to the server.
-    public var concurrentUploads: Int { 4 }
+    /// Four blob transfers at once, one on each of the transport's connections to the server.
+    public var concurrentTransfers: Int { 4 }
     /// Requests made and bytes moved.
     public let statistics = RemoteStatistics()
     let credentials: WebDAVCredentials?

@@ -20,13 +20,26 @@ extension DocumentRound {
         var bytes: UInt64 = 0
         var pages: [UUID: PageRecord] = [:]
         let sorted = head.pages.sorted(by: { $0.key.precedesInBytes($1.key) })
-        context.progress.willMove(sorted.compactMap { pid, p in
-            Self.knownState(of: pid, in: head, base: base) == nil && snapshots[p.blob] == nil ? LibrarySync.blobsFolder + "/" + p.blob.hex : nil
-        }, of: id)
+        // The blobs to fetch, in page order, each once.
+        var toFetch: [BlobName] = []
+        var listed = Set<BlobName>()
+        for (pid, p) in sorted where Self.knownState(of: pid, in: head, base: base) == nil && snapshots[p.blob] == nil {
+            if listed.insert(p.blob).inserted { toFetch.append(p.blob) }
+        }
+        context.progress.willMove(toFetch.map { LibrarySync.blobsFolder + "/" + $0.hex }, of: id)
+        // Fetched a window at a time (`Remote.concurrentTransfers` blobs at once), each decoded
+        // in page order: the raw bytes of one window at most are held besides the pages decoded.
+        var fetched: [BlobName: Result<[UInt8], SyncError>] = [:]
+        var nextFetch = 0
         for (pid, p) in sorted {
             var st = Self.knownState(of: pid, in: head, base: base)
             if st == nil {
-                do { st = try await snapshot(p.blob, codec: codec).state } catch {
+                if snapshots[p.blob] == nil, fetched[p.blob] == nil, nextFetch < toFetch.count {
+                    let window = Array(toFetch[nextFetch..<min(nextFetch + max(1, remote.concurrentTransfers), toFetch.count)])
+                    nextFetch += window.count
+                    fetched = await fetchBlobs(window)
+                }
+                do { st = try await snapshot(p.blob, codec: codec, fetched: fetched.removeValue(forKey: p.blob)).state } catch {
                     if case .remote(.notFound) = error { missingBlob = (pid, p.blob) }
                     throw error
                 }
@@ -55,9 +68,11 @@ extension DocumentRound {
     /// decoded, its page is counted (`PageFile.check`) and refused over a page's limit here in
     /// `codec` (`DocumentLimits`), so such a page never takes its memory; what it takes is kept
     /// in `pageBytes`.
-    mutating func snapshot(_ name: BlobName, codec: SampleCodecID = .compact) async throws(SyncError) -> PageSnapshot {
+    mutating func snapshot(_ name: BlobName, codec: SampleCodecID = .compact,
+                           fetched: Result<[UInt8], SyncError>? = nil) async throws(SyncError) -> PageSnapshot {
         if let s = snapshots[name] { return s }
-        let bytes = try await fetchBlob(name)
+        let bytes: [UInt8]
+        if let fetched { bytes = try fetched.get() } else { bytes = try await fetchBlob(name) }
         let snap: PageSnapshot
         var size: UInt64 = 0
         var over: String?
@@ -77,12 +92,32 @@ extension DocumentRound {
     }
 
     func fetchBlob(_ name: BlobName) async throws(SyncError) -> [UInt8] {
-        let remote = self.remote
-        let (bytes, _) = try await SyncError.remote { () async throws(RemoteError) in
-            try await remote.get(LibrarySync.blobsFolder + "/" + name.hex, maxBytes: PageBlob.maxBytes)
+        try await Self.fetchBlob(name, from: remote, of: id, progress: context.progress)
+    }
+
+    /// Page blobs fetched at once, each checked against its name; a failure is its blob's result
+    /// (the caller meets it at that page, in page order).
+    func fetchBlobs(_ names: [BlobName]) async -> [BlobName: Result<[UInt8], SyncError>] {
+        let (remote, id, progress) = (remote, id, context.progress)
+        return await withTaskGroup(of: (BlobName, Result<[UInt8], SyncError>).self) { group in
+            for name in names {
+                group.addTask {
+                    do throws(SyncError) { return (name, .success(try await Self.fetchBlob(name, from: remote, of: id, progress: progress))) } catch {
+                        return (name, .failure(error))
+                    }
+                }
+            }
+            var out: [BlobName: Result<[UInt8], SyncError>] = [:]
+            for await (name, result) in group { out[name] = result }
+            return out
         }
+    }
+
+    static func fetchBlob(_ name: BlobName, from remote: any Remote, of document: UUID, progress: RoundProgress) async throws(SyncError) -> [UInt8] {
+        let path = LibrarySync.blobsFolder + "/" + name.hex
+        let (bytes, _) = try await SyncError.remote { () async throws(RemoteError) in try await remote.get(path, maxBytes: PageBlob.maxBytes) }
         guard BlobName(of: bytes) == name else { throw .damaged(object: "blob \(name.hex)", reason: "its SHA-256 is not its name") }
-        context.progress.moved(LibrarySync.blobsFolder + "/" + name.hex, of: id)
+        progress.moved(path, of: document)
         return bytes
     }
 

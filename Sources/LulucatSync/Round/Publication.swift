@@ -295,7 +295,7 @@ extension DocumentRound {
 
     /// Uploads blobs (`Remote.create`: a blob already there is never written over); returns
     /// how many. The first goes alone, so that a server that refuses every write (full, wrong
-    /// credentials) sees one request; the rest go `Remote.concurrentUploads` at a time (the head,
+    /// credentials) sees one request; the rest go `Remote.concurrentTransfers` at a time (the head,
     /// the commit point, is written by the caller only after all of them). Nothing is sent again
     /// once an upload of the round failed for the same blob or the same document (its early
     /// upload, before the listing, and then its publication once merged): that failure stands
@@ -314,7 +314,7 @@ extension DocumentRound {
         }
         guard let first = uploads.first else { return 0 }
         if let e = await put(first) { throw SyncError.remote(e) }
-        let width = max(1, remote.concurrentUploads)
+        let width = max(1, remote.concurrentTransfers)
         var failure: RemoteError?
         await withTaskGroup(of: RemoteError?.self) { group in
             var next = 1
