@@ -16,6 +16,7 @@
 // - bytes sent by the one-page round ÷ the page file's size, and the head's size;
 // - with rclone installed, `rclone sync` of the same library folder to another folder of the
 //   server through the relay: the first sync, one page edited, nothing changed, beside ours.
+// - a new device's first pull of the library, beside `rclone copy` of rclone's copy to a new folder.
 
 import Foundation
 import LulucatInk
@@ -126,6 +127,42 @@ extension SyncBench {
         } else {
             say("rclone is not installed: no rclone figures (apt-get install rclone)")
         }
+        // A new device's first pull of the same library (its pages come down four at a time),
+        // beside `rclone copy` of rclone's copy back to a new folder through the same relay.
+        let newDevice = Library(root: tempDir("link-new-device"))
+        relay.resetCounters()
+        let pullStart = clock.now
+        let pulled = try await newDevice.sync(with: try remote(), options: options)
+        let pull = LinkSample(ms: ms(clock.now - pullStart), requests: pulled.requests, sent: pulled.bytesSent,
+                              connections: relay.counters.connections, wireUp: relay.counters.bytesUp, wireDown: relay.counters.bytesDown)
+        guard pulled.skipped.isEmpty, pulled.pagesPulled >= pages else {
+            throw UsageError("bench sync: the new device's pull skipped a document or missed pages: \(pulled)")
+        }
+        try? FileManager.default.removeItem(atPath: newDevice.root)
+        say("first pull on a new device, ours: \(describe(pull)), \(pulled.pagesPulled) pages")
+        json["firstPullOurs"] = sampleJSON(pull)
+        if rclone != nil {
+            let target = tempDir("link-rclone-copy")
+            let before = server.accessLog().count
+            relay.resetCounters()
+            let t0 = clock.now
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: rclone!)
+            p.arguments = ["copy", ":webdav:", target, "--webdav-url=" + relay.url(rcloneFolder).absoluteString, "--webdav-vendor=other",
+                           "--config", "/dev/null", "-q"]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            guard p.terminationStatus == 0 else { throw UsageError("bench sync: rclone copy failed (\(p.terminationStatus))") }
+            let c = relay.counters
+            let copy = LinkSample(ms: ms(clock.now - t0), requests: server.accessLog().count - before, connections: c.connections,
+                                  wireUp: c.bytesUp, wireDown: c.bytesDown)
+            try? FileManager.default.removeItem(atPath: target)
+            say("first pull on a new device, rclone copy: \(describe(copy))")
+            json["firstPullRclone"] = sampleJSON(copy)
+        }
+
         let warm = try remote()
         _ = try await round(warm)
 

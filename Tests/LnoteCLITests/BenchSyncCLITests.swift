@@ -60,12 +60,14 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("link: 3 ms each way, 50 Mbit/s each direction") == true, "\(r.stdout)")
-        for prefix in ["first sync, ours: ", "one page edited (small, a ", "one page edited (large, a ", "bytes sent, one small page edited: ",
+        for prefix in ["first sync, ours: ", "first pull on a new device, ours: ", "one page edited (small, a ", "one page edited (large, a ", "bytes sent, one small page edited: ",
                        "nothing changed: round (cold) "] {
             #expect(lines.contains { $0.hasPrefix(prefix) }, "\(prefix) in \(r.stdout)")
         }
         #expect(lines.contains { $0.hasPrefix("nothing changed: ") && $0.contains("requests a round 1 (target 1)") }, "\(r.stdout)")
         #expect(lines.contains { $0.hasPrefix("against rclone sync") } == Self.rclone, "\(r.stdout)")
+        #expect(lines.contains { $0.hasPrefix("first pull on a new device, rclone copy: ") } == Self.rclone, "\(r.stdout)")
+        #expect(lines.contains { $0.hasPrefix("first pull on a new device, ours: ") && $0.hasSuffix(", 3 pages") }, "\(r.stdout)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as? [String: Any])
         let pages = try #require(json["onePage"] as? [[String: Any]])
         #expect(pages.map { $0["page"] as? String } == ["small", "large"])

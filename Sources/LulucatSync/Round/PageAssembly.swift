@@ -99,18 +99,18 @@ extension DocumentRound {
     /// (the caller meets it at that page, in page order).
     func fetchBlobs(_ names: [BlobName]) async -> [BlobName: Result<[UInt8], SyncError>] {
         let (remote, id, progress) = (remote, id, context.progress)
-        return await withTaskGroup(of: (BlobName, Result<[UInt8], SyncError>).self) { group in
-            for name in names {
-                group.addTask {
-                    do throws(SyncError) { return (name, .success(try await Self.fetchBlob(name, from: remote, of: id, progress: progress))) } catch {
-                        return (name, .failure(error))
-                    }
-                }
-            }
-            var out: [BlobName: Result<[UInt8], SyncError>] = [:]
-            for await (name, result) in group { out[name] = result }
-            return out
+        let results = FetchedBlobs()
+        @Sendable func fetch(_ name: BlobName) async {
+            let result: Result<[UInt8], SyncError>
+            do { result = .success(try await Self.fetchBlob(name, from: remote, of: id, progress: progress)) } catch { result = .failure(error) }
+            results.set(name, result)
         }
+        // The children return nothing: each result goes into `results` (a task group of tuples
+        // holding a typed-throws `Result` crashed in a release build here, Swift 6.3).
+        await withTaskGroup(of: Void.self) { group in
+            for name in names { group.addTask { await fetch(name) } }
+        }
+        return results.all
     }
 
     static func fetchBlob(_ name: BlobName, from remote: any Remote, of document: UUID, progress: RoundProgress) async throws(SyncError) -> [UInt8] {
@@ -191,4 +191,13 @@ extension DocumentRound {
         if coded != nil, let lc = read.content[pid] { coded!.forget(lc.elements.map(\.id).filter { !fromLocal.contains($0) }) }
         return (out, coded, droppingMissing ? missing : [])
     }
+}
+
+/// The results of the fetches of one window, set from their tasks.
+final class FetchedBlobs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [BlobName: Result<[UInt8], SyncError>] = [:]
+
+    func set(_ name: BlobName, _ result: Result<[UInt8], SyncError>) { lock.withLock { results[name] = result } }
+    var all: [BlobName: Result<[UInt8], SyncError>] { lock.withLock { results } }
 }
