@@ -40,24 +40,39 @@ extension DocumentSession {
     /// Inserts a page under an id another device made, with its content; the content is durable
     /// before document.json lists it.
     package func insertSyncedPage(id: UUID, content: PageContent, at index: Int) throws(StoreError) {
+        try insertSyncedPages([(id, content, index)])
+    }
+
+    /// Inserts pages another device made, as `insertSyncedPage` one after the other would (each
+    /// index counted after the pages before it were inserted), with one write of document.json:
+    /// every page's content is durable before document.json lists them. All are checked before
+    /// anything is written. A new document's pages arriving from sync cost a page file each
+    /// and one document.json a batch, not a document.json each (which grew with every page).
+    package func insertSyncedPages(_ pages: [(id: UUID, content: PageContent, index: Int)]) throws(StoreError) {
         try checkOpen()
-        guard index >= 0 && index <= metadata.pages.count else {
-            throw .invalidArgument("page index \(index) is outside 0...\(metadata.pages.count)")
-        }
-        guard !metadata.pages.contains(where: { $0.id == id }) else { throw .invalidArgument("page \(id) exists already") }
+        guard !pages.isEmpty else { return }
         let now = try Date.storeNow()
-        if deferredStructure == nil { try engine.createPage(id, content: content) }
         var updated = metadata
-        let assets = content.assetIDs.sortedByUUIDString()
-        updated.pages.insert(PageEntry(id: id, canvas: content.canvasSize, created: now, modified: now,
-                                       elementCount: content.elements.count, assets: assets), at: index)
+        var ids = Set(updated.pages.map(\.id))
+        for p in pages {
+            guard p.index >= 0 && p.index <= updated.pages.count else {
+                throw .invalidArgument("page index \(p.index) is outside 0...\(updated.pages.count)")
+            }
+            guard ids.insert(p.id).inserted else { throw .invalidArgument("page \(p.id) exists already") }
+            let assets = p.content.assetIDs.sortedByUUIDString()
+            updated.pages.insert(PageEntry(id: p.id, canvas: p.content.canvasSize, created: now, modified: now,
+                                           elementCount: p.content.elements.count, assets: assets), at: p.index)
+        }
+        if deferredStructure == nil { for p in pages { try engine.createPage(p.id, content: p.content) } }
         updated.modified = now
         try commitMetadata(updated)
-        loaded[id] = LoadedPage(content: content, lastUse: useClock)
-        deferWholePage(id)
-        evictCleanPages(keeping: id)
-        // Observers heard of an empty page (`documentEdited`): its elements follow.
-        if !content.elements.isEmpty { eventHub.send(.elementsEdited(ElementChanges(page: id, edits: [.append(content.elements)]))) }
+        for p in pages {
+            loaded[p.id] = LoadedPage(content: p.content, lastUse: useClock)
+            deferWholePage(p.id)
+            evictCleanPages(keeping: p.id)
+            // Observers heard of an empty page (`documentEdited`): its elements follow.
+            if !p.content.elements.isEmpty { eventHub.send(.elementsEdited(ElementChanges(page: p.id, edits: [.append(p.content.elements)]))) }
+        }
     }
 
     /// Makes a page hold `content` (a merged page), as ordinary edits every engine saves: the new

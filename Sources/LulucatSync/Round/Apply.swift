@@ -41,6 +41,17 @@ try await SyncError.store { () async throws(StoreError) in try await s.removePag
                 written += 1
             }
         }
+        // New pages of a session the round holds alone go in by batches, one document.json write
+        // each (`insertSyncedPages`); the batch is written before anything else touches the session.
+        var pending: [(id: UUID, content: PageContent, index: Int)] = []
+        var pendingElements = 0
+        func insertPending() async throws(SyncError) {
+            guard !pending.isEmpty else { return }
+            let batch = pending
+            pending = []
+            pendingElements = 0
+            try await SyncError.store { () async throws(StoreError) in try await s.insertSyncedPages(batch) }
+        }
         for (i, pid) in order.enumerated() {
             let rec = merged.pages[pid]!
             let canvas = QuantizedSize(width: rec.fields.value.width, height: rec.fields.value.height)
@@ -48,6 +59,7 @@ try await SyncError.store { () async throws(StoreError) in try await s.removePag
             if let lp = localPages[pid] {
                 let have = seen(lp)
                 if lp.canvas == canvas && have.map(\.0) == wanted.map(\.0) && have.map(\.1) == wanted.map(\.1) { continue }
+                try await insertPending()
                 let content = try await self.content(of: pid, in: merged)
                 try await ensureAssets(content, merged, s)
                 if appHeld {
@@ -68,12 +80,19 @@ try await SyncError.store { () async throws(StoreError) in try await s.removePag
             } else {
                 let content = try await self.content(of: pid, in: merged)
                 try await ensureAssets(content, merged, s)
-                let at = min(i, await s.pageIDs().count)
-try await SyncError.store { () async throws(StoreError) in try await s.insertSyncedPage(id: pid, content: content, at: at) }
-                if appHeld { applied.uncertain.insert(pid) }
+                if appHeld {
+                    let at = min(i, await s.pageIDs().count)
+                    try await SyncError.store { () async throws(StoreError) in try await s.insertSyncedPage(id: pid, content: content, at: at) }
+                    applied.uncertain.insert(pid)
+                } else {
+                    pending.append((pid, content, min(i, await s.pageIDs().count + pending.count)))
+                    pendingElements += content.elements.count
+                    if pending.count >= Self.insertBatch || pendingElements >= Self.insertBatchElements { try await insertPending() }
+                }
             }
             written += 1
         }
+        try await insertPending()
         if appHeld {
             // Pages added in the app meanwhile keep their places; the merged pages take the
             // places merged pages hold, in the merged order.
@@ -97,6 +116,10 @@ try await SyncError.store { () async throws(StoreError) in try await s.insertSyn
         }
         return written
     }
+
+    /// New pages inserted with one document.json write at most (`apply`), and their elements at most.
+    static let insertBatch = 64
+    static let insertBatchElements = 200_000
 
     /// How many bytes of image assets `prefetchAssets` holds at most; beyond, an asset's blob is
     /// fetched when its page is applied, as before.
