@@ -86,13 +86,17 @@ extension SyncBench {
         /// `rclone sync` of the library folder (its `.sync/` left out) to /notes/rclone/ through the relay.
         let rcloneFolder = "/notes/rclone/"
         func rcloneSync() throws -> LinkSample {
+            try runRclone(["sync", lib.root, ":webdav:", "--webdav-url=" + relay.url(rcloneFolder).absoluteString, "--webdav-vendor=other",
+                           "--exclude", "/.sync/**", "--config", "/dev/null", "-q"])
+        }
+        /// rclone run with `arguments`, timed, its requests counted by the server and its bytes by the relay.
+        func runRclone(_ arguments: [String]) throws -> LinkSample {
             let before = server.accessLog().count
             relay.resetCounters()
             let t0 = clock.now
             let p = Process()
             p.executableURL = URL(fileURLWithPath: rclone!)
-            p.arguments = ["sync", lib.root, ":webdav:", "--webdav-url=" + relay.url(rcloneFolder).absoluteString, "--webdav-vendor=other",
-                           "--exclude", "/.sync/**", "--config", "/dev/null", "-q"]
+            p.arguments = arguments
             p.standardOutput = FileHandle.nullDevice
             let err = Pipe()
             p.standardError = err
@@ -101,7 +105,7 @@ extension SyncBench {
             p.waitUntilExit()
             let t = ms(clock.now - t0)
             guard p.terminationStatus == 0 else {
-                throw UsageError("bench sync: rclone sync failed (\(p.terminationStatus)): \(String(decoding: errors.prefix(400), as: UTF8.self))")
+                throw UsageError("bench sync: rclone \(arguments[0]) failed (\(p.terminationStatus)): \(String(decoding: errors.prefix(400), as: UTF8.self))")
             }
             let c = relay.counters
             return LinkSample(ms: t, requests: server.accessLog().count - before, connections: c.connections, wireUp: c.bytesUp, wireDown: c.bytesDown)
@@ -143,21 +147,8 @@ extension SyncBench {
         json["firstPullOurs"] = sampleJSON(pull)
         if rclone != nil {
             let target = tempDir("link-rclone-copy")
-            let before = server.accessLog().count
-            relay.resetCounters()
-            let t0 = clock.now
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: rclone!)
-            p.arguments = ["copy", ":webdav:", target, "--webdav-url=" + relay.url(rcloneFolder).absoluteString, "--webdav-vendor=other",
-                           "--config", "/dev/null", "-q"]
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            p.waitUntilExit()
-            guard p.terminationStatus == 0 else { throw UsageError("bench sync: rclone copy failed (\(p.terminationStatus))") }
-            let c = relay.counters
-            let copy = LinkSample(ms: ms(clock.now - t0), requests: server.accessLog().count - before, connections: c.connections,
-                                  wireUp: c.bytesUp, wireDown: c.bytesDown)
+            let copy = try runRclone(["copy", ":webdav:", target, "--webdav-url=" + relay.url(rcloneFolder).absoluteString, "--webdav-vendor=other",
+                                      "--config", "/dev/null", "-q"])
             try? FileManager.default.removeItem(atPath: target)
             say("first pull on a new device, rclone copy: \(describe(copy))")
             json["firstPullRclone"] = sampleJSON(copy)

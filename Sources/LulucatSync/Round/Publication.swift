@@ -317,20 +317,18 @@ extension DocumentRound {
         let width = max(1, remote.concurrentTransfers)
         var failure: RemoteError?
         await withTaskGroup(of: RemoteError?.self) { group in
-            var next = 1
-            while next < uploads.count, next <= width {
-                let upload = uploads[next]
-                next += 1
-                group.addTask { await put(upload) }
-            }
-            while let result = await group.next() {
-                if failure == nil, let e = result { failure = e }
-                if failure == nil, next < uploads.count {
+            var next = 1, underWay = 0
+            repeat {
+                while failure == nil, next < uploads.count, underWay < width {
                     let upload = uploads[next]
                     next += 1
+                    underWay += 1
                     group.addTask { await put(upload) }
                 }
-            }
+                guard let result = await group.next() else { break }
+                underWay -= 1
+                if failure == nil, let e = result { failure = e }
+            } while true
         }
         if let failure { throw SyncError.remote(failure) }
         return uploads.count
